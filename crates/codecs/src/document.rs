@@ -1,0 +1,65 @@
+//! Strategies for any JSON document (`--payload FILE`): those that need no Rust type.
+
+use crate::typed::{OpStrategy, emit, emit_bytes, msg, pointer_tree, sonic_projection};
+use crate::{BoxedStrategy, Canonical};
+
+/// Deserialize strategies for an arbitrary document, baseline (`dom/serde_json`) first;
+/// `lazy/sonic-rs` only when `fields` (JSON pointers) are given.
+pub fn deserialize_strategies<'a>(input: &'a [u8], fields: &[String]) -> Vec<BoxedStrategy<'a>> {
+    let n = Some(input.len() as u64);
+    let mut v: Vec<BoxedStrategy<'a>> = vec![
+        OpStrategy::boxed("dom/serde_json", n, move |s| emit(s, &serde_json::from_slice::<serde_json::Value>(input).map_err(msg)?)),
+        OpStrategy::boxed("dom/sonic-rs", n, move |s| emit(s, &sonic_rs::from_slice::<sonic_rs::Value>(input).map_err(msg)?)),
+        OpStrategy::boxed("dom/simd-json", n, move |s| {
+            let mut buf = input.to_vec();
+            emit(s, &simd_json::owned::to_value(&mut buf).map_err(msg)?)
+        }),
+        OpStrategy::boxed("dom-borrowed/simd-json", n, move |s| {
+            let mut buf = input.to_vec();
+            emit(s, &simd_json::borrowed::to_value(&mut buf).map_err(msg)?)
+        }),
+        OpStrategy::boxed("raw/serde_json", n, move |s| {
+            let raw = serde_json::from_slice::<Box<serde_json::value::RawValue>>(input).map_err(msg)?;
+            match s {
+                Some(_) => emit_bytes(s, raw.get().as_bytes()),
+                None => emit(None, &raw),
+            }
+        }),
+    ];
+    if !fields.is_empty() {
+        let fields = fields.to_vec();
+        let tree = pointer_tree(&fields);
+        v.push(OpStrategy::boxed("lazy/sonic-rs", n, move |s| sonic_projection(input, &tree, &fields, s)));
+    }
+    v
+}
+
+/// Serialize strategies for an arbitrary document: each library's DOM written back out.
+pub fn serialize_strategies<'a>(input: &[u8]) -> Result<Vec<BoxedStrategy<'a>>, String> {
+    let serde_dom: serde_json::Value = serde_json::from_slice(input).map_err(msg)?;
+    let sonic_dom: sonic_rs::Value = sonic_rs::from_slice(input).map_err(msg)?;
+    let simd_dom = simd_json::owned::to_value(&mut input.to_vec()).map_err(msg)?;
+    let n = Some(serde_json::to_vec(&serde_dom).map_err(msg)?.len() as u64);
+    Ok(vec![
+        OpStrategy::boxed("dom/serde_json", n, move |s| emit_bytes(s, &serde_json::to_vec(&serde_dom).map_err(msg)?)),
+        OpStrategy::boxed("dom/sonic-rs", n, move |s| emit_bytes(s, &sonic_rs::to_vec(&sonic_dom).map_err(msg)?)),
+        OpStrategy::boxed("dom/simd-json", n, move |s| {
+            use simd_json::prelude::Writable;
+            emit_bytes(s, simd_dom.encode().as_bytes())
+        }),
+    ])
+}
+
+/// Validates a JSON pointer's syntax (`""` or `/a/b/0`).
+pub fn check_pointer(p: &str) -> Result<(), String> {
+    if p.is_empty() || p.starts_with('/') {
+        Ok(())
+    } else {
+        Err(format!("invalid JSON pointer {p:?}: it must be empty or start with '/'"))
+    }
+}
+
+/// The canonical value of a document, for callers that need the baseline without timing.
+pub fn canonical_of(input: &[u8]) -> Result<Canonical, String> {
+    Canonical::of_json_bytes(input)
+}

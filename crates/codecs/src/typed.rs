@@ -1,0 +1,210 @@
+//! Strategies over a Rust type (`ShapeModel`): what a service does with a known payload.
+//!
+//! Every strategy is written the way a user would write it with that library's public API;
+//! where a library has no such API the strategy is absent, not faked. simd-json parses in
+//! place, so its copy of the input into a mutable buffer is part of its operation.
+
+use std::hint::black_box;
+use std::io::BufReader;
+
+use serde_json::value::RawValue;
+
+use crate::{BoxedStrategy, Canonical, ShapeModel, Strategy};
+
+/// The outcome slot: `None` when timing, `Some` when the gate wants the canonical output.
+pub type Slot<'s> = Option<&'s mut Option<Canonical>>;
+
+/// A strategy whose single closure either records its output (gate) or drops it (timing).
+pub struct OpStrategy<F> {
+    name: String,
+    bytes: Option<u64>,
+    f: F,
+}
+
+impl<F: FnMut(Slot<'_>) -> Result<(), String>> OpStrategy<F> {
+    pub fn boxed<'a>(name: impl Into<String>, bytes: Option<u64>, f: F) -> BoxedStrategy<'a>
+    where
+        F: 'a,
+    {
+        Box::new(OpStrategy { name: name.into(), bytes, f })
+    }
+}
+
+impl<F: FnMut(Slot<'_>) -> Result<(), String>> Strategy for OpStrategy<F> {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn check(&mut self) -> Result<Canonical, String> {
+        let mut out = None;
+        (self.f)(Some(&mut out))?;
+        out.ok_or_else(|| "the strategy produced no output".to_string())
+    }
+    fn run(&mut self) {
+        let _ = black_box((self.f)(None));
+    }
+    fn payload_bytes(&self) -> Option<u64> {
+        self.bytes
+    }
+}
+
+/// Hands `value` to the gate (as its canonical form) or to `black_box`.
+pub fn emit<T: serde::Serialize + ?Sized>(slot: Slot<'_>, value: &T) -> Result<(), String> {
+    match slot {
+        Some(s) => *s = Some(Canonical::of(value)?),
+        None => {
+            black_box(value);
+        }
+    }
+    Ok(())
+}
+
+/// Hands serialized bytes to the gate (re-parsed) or to `black_box`.
+pub fn emit_bytes(slot: Slot<'_>, bytes: &[u8]) -> Result<(), String> {
+    match slot {
+        Some(s) => *s = Some(Canonical::of_json_bytes(bytes)?),
+        None => {
+            black_box(bytes);
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn msg(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}
+
+/// The lazy projection of `fields` with sonic-rs: one pass that skips what it does not need.
+pub(crate) fn sonic_projection(input: &[u8], tree: &sonic_rs::PointerTree, fields: &[String], slot: Slot<'_>) -> Result<(), String> {
+    let found = sonic_rs::get_many(input, tree).map_err(msg)?;
+    match slot {
+        Some(s) => {
+            let mut out = Vec::with_capacity(fields.len());
+            for (pointer, v) in fields.iter().zip(&found) {
+                let v = v.as_ref().ok_or_else(|| format!("field {pointer} not found"))?;
+                out.push((pointer.clone(), serde_json::from_str(v.as_raw_str()).map_err(msg)?));
+            }
+            *s = Some(Canonical::Projection(out));
+        }
+        None => {
+            black_box(&found);
+        }
+    }
+    Ok(())
+}
+
+/// Builds the sonic-rs pointer tree for JSON pointers like `/lines/0/sku`.
+pub(crate) fn pointer_tree(fields: &[String]) -> sonic_rs::PointerTree {
+    let mut tree = sonic_rs::PointerTree::new();
+    for f in fields {
+        let nodes: Vec<sonic_rs::PointerNode> = f
+            .split('/')
+            .skip(1)
+            .map(|seg| {
+                let seg = seg.replace("~1", "/").replace("~0", "~");
+                match seg.parse::<usize>() {
+                    Ok(i) => sonic_rs::PointerNode::Index(i),
+                    Err(_) => sonic_rs::PointerNode::Key(seg.into()),
+                }
+            })
+            .collect();
+        tree.add_path(nodes.iter());
+    }
+    tree
+}
+
+/// Deserialize strategies for `T`, baseline (`typed/serde_json`) first.
+pub fn deserialize_strategies<'a, T: ShapeModel>(input: &'a [u8]) -> Vec<BoxedStrategy<'a>> {
+    let n = Some(input.len() as u64);
+    let lazy_fields: Vec<String> = T::LAZY_FIELDS.iter().map(|s| s.to_string()).collect();
+    let tree = pointer_tree(&lazy_fields);
+    let mut simd_buf: Vec<u8> = Vec::with_capacity(input.len());
+    let mut simd_buffers = simd_json::Buffers::new(input.len());
+    vec![
+        OpStrategy::boxed("typed/serde_json", n, move |s| emit(s, &serde_json::from_slice::<T>(input).map_err(msg)?)),
+        OpStrategy::boxed("typed/sonic-rs", n, move |s| emit(s, &sonic_rs::from_slice::<T>(input).map_err(msg)?)),
+        OpStrategy::boxed("typed/simd-json", n, move |s| {
+            let mut buf = input.to_vec();
+            emit(s, &simd_json::serde::from_slice::<T>(&mut buf).map_err(msg)?)
+        }),
+        // simd-json's documented fast path: reuse the input copy and its internal buffers.
+        OpStrategy::boxed("typed-reuse/simd-json", n, move |s| {
+            simd_buf.clear();
+            simd_buf.extend_from_slice(input);
+            emit(s, &simd_json::serde::from_slice_with_buffers::<T>(&mut simd_buf, &mut simd_buffers).map_err(msg)?)
+        }),
+        OpStrategy::boxed("borrowed/serde_json", n, move |s| emit(s, &serde_json::from_slice::<T::Borrowed<'_>>(input).map_err(msg)?)),
+        OpStrategy::boxed("borrowed/sonic-rs", n, move |s| emit(s, &sonic_rs::from_slice::<T::Borrowed<'_>>(input).map_err(msg)?)),
+        OpStrategy::boxed("borrowed/simd-json", n, move |s| {
+            let mut buf = input.to_vec();
+            emit(s, &simd_json::serde::from_slice::<T::Borrowed<'_>>(&mut buf).map_err(msg)?)
+        }),
+        OpStrategy::boxed("dom/serde_json", n, move |s| emit(s, &serde_json::from_slice::<serde_json::Value>(input).map_err(msg)?)),
+        OpStrategy::boxed("dom/sonic-rs", n, move |s| emit(s, &sonic_rs::from_slice::<sonic_rs::Value>(input).map_err(msg)?)),
+        OpStrategy::boxed("dom/simd-json", n, move |s| {
+            let mut buf = input.to_vec();
+            emit(s, &simd_json::owned::to_value(&mut buf).map_err(msg)?)
+        }),
+        OpStrategy::boxed("dom-borrowed/simd-json", n, move |s| {
+            let mut buf = input.to_vec();
+            emit(s, &simd_json::borrowed::to_value(&mut buf).map_err(msg)?)
+        }),
+        OpStrategy::boxed("dom-then-typed/serde_json", n, move |s| {
+            let v = serde_json::from_slice::<serde_json::Value>(input).map_err(msg)?;
+            emit(s, &serde_json::from_value::<T>(v).map_err(msg)?)
+        }),
+        OpStrategy::boxed("dom-then-typed/sonic-rs", n, move |s| {
+            let v = sonic_rs::from_slice::<sonic_rs::Value>(input).map_err(msg)?;
+            emit(s, &sonic_rs::from_value::<T>(&v).map_err(msg)?)
+        }),
+        OpStrategy::boxed("reader/serde_json", n, move |s| {
+            emit(s, &serde_json::from_reader::<_, T>(BufReader::new(input)).map_err(msg)?)
+        }),
+        OpStrategy::boxed("raw/serde_json", n, move |s| {
+            let raw = serde_json::from_slice::<Box<RawValue>>(input).map_err(msg)?;
+            match s {
+                Some(_) => emit_bytes(s, raw.get().as_bytes()),
+                None => emit(None, &raw),
+            }
+        }),
+        OpStrategy::boxed("lazy/sonic-rs", n, move |s| sonic_projection(input, &tree, &lazy_fields, s)),
+    ]
+}
+
+/// Serialize strategies for `value`, baseline (`typed/serde_json`, `to_vec`) first. The DOM
+/// strategies serialize a tree built once beforehand, as a handler that holds a DOM would.
+pub fn serialize_strategies<'a, T: ShapeModel>(value: &'a T) -> Vec<BoxedStrategy<'a>> {
+    let n = serde_json::to_vec(value).ok().map(|v| v.len() as u64);
+    let serde_dom = serde_json::to_value(value).expect("shapes serialize to a JSON value");
+    let text = serde_json::to_vec(value).expect("shapes serialize");
+    let sonic_dom: sonic_rs::Value = sonic_rs::from_slice(&text).expect("serde_json output parses with sonic-rs");
+    let simd_dom = simd_json::owned::to_value(&mut text.clone()).expect("serde_json output parses with simd-json");
+    let mut buf1 = Vec::new();
+    let mut buf2 = Vec::new();
+    let mut buf3 = Vec::new();
+    vec![
+        OpStrategy::boxed("typed/serde_json", n, move |s| emit_bytes(s, &serde_json::to_vec(value).map_err(msg)?)),
+        OpStrategy::boxed("typed-writer/serde_json", n, move |s| {
+            buf1.clear();
+            serde_json::to_writer(&mut buf1, value).map_err(msg)?;
+            emit_bytes(s, &buf1)
+        }),
+        OpStrategy::boxed("typed/sonic-rs", n, move |s| emit_bytes(s, &sonic_rs::to_vec(value).map_err(msg)?)),
+        OpStrategy::boxed("typed-writer/sonic-rs", n, move |s| {
+            buf2.clear();
+            sonic_rs::to_writer(&mut buf2, value).map_err(msg)?;
+            emit_bytes(s, &buf2)
+        }),
+        OpStrategy::boxed("typed/simd-json", n, move |s| emit_bytes(s, &simd_json::serde::to_vec(value).map_err(msg)?)),
+        OpStrategy::boxed("typed-writer/simd-json", n, move |s| {
+            buf3.clear();
+            simd_json::serde::to_writer(&mut buf3, value).map_err(msg)?;
+            emit_bytes(s, &buf3)
+        }),
+        OpStrategy::boxed("dom/serde_json", n, move |s| emit_bytes(s, &serde_json::to_vec(&serde_dom).map_err(msg)?)),
+        OpStrategy::boxed("dom/sonic-rs", n, move |s| emit_bytes(s, &sonic_rs::to_vec(&sonic_dom).map_err(msg)?)),
+        OpStrategy::boxed("dom/simd-json", n, move |s| {
+            use simd_json::prelude::Writable;
+            emit_bytes(s, simd_dom.encode().as_bytes())
+        }),
+    ]
+}

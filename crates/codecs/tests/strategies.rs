@@ -1,0 +1,73 @@
+//! Every strategy agrees with the baseline on every shape, and the gate catches one that does not.
+
+use jsoncost_codecs::gate::{Verdict, reference, verify};
+use jsoncost_codecs::typed::OpStrategy;
+use jsoncost_codecs::{BoxedStrategy, ShapeModel, document, typed};
+use jsoncost_shapes::*;
+
+fn all_pass(mut strategies: Vec<BoxedStrategy<'_>>) -> Vec<String> {
+    let reference = reference(strategies[0].as_mut()).unwrap();
+    let mut names = Vec::new();
+    for s in strategies.iter_mut() {
+        assert_eq!(verify(s.as_mut(), &reference), Verdict::Pass, "{}", s.name());
+        s.run();
+        names.push(s.name().to_string());
+    }
+    names
+}
+
+fn round_trip<T: ShapeModel>(value: T) {
+    let bytes = serde_json::to_vec(&value).unwrap();
+    let names = all_pass(typed::deserialize_strategies::<T>(&bytes));
+    assert_eq!(names[0], "typed/serde_json");
+    assert_eq!(names.len(), 16);
+    let names = all_pass(typed::serialize_strategies::<T>(&value));
+    assert_eq!(names.len(), 9);
+    // The typed deserializers give back the value itself.
+    let back: T = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!(serde_json::to_vec(&back).unwrap(), bytes);
+}
+
+#[test]
+fn every_strategy_round_trips_every_shape() {
+    let mut g = Generator::new(DEFAULT_SEED);
+    round_trip(g.data(1));
+    round_trip(g.order(1, ORDER_LINES));
+    round_trip(g.order(2, ORDER_LARGE_LINES));
+    round_trip(g.item(3));
+    round_trip(g.items48(1));
+}
+
+#[test]
+fn document_strategies_agree_on_any_json() {
+    let doc = br#"{"a": [1, 2.5, {"b": "x\"y\u00e9"}], "c": null, "d": true, "e": -12}"#;
+    let names = all_pass(document::deserialize_strategies(doc, &["/a/2/b".to_string(), "/e".to_string()]));
+    assert_eq!(names.last().unwrap(), "lazy/sonic-rs");
+    all_pass(document::serialize_strategies(doc).unwrap());
+}
+
+#[test]
+fn the_gate_catches_a_wrong_strategy_and_a_failing_one() {
+    let value = Generator::new(1).data(7);
+    let bytes = serde_json::to_vec(&value).unwrap();
+    let mut strategies = typed::deserialize_strategies::<Data>(&bytes);
+    let reference = reference(strategies[0].as_mut()).unwrap();
+    // Deliberately wrong: parses, then changes the name.
+    let mut wrong = OpStrategy::boxed("typed/off-by-one", None, |s| {
+        let mut d: Data = serde_json::from_slice(&bytes).map_err(|e| e.to_string())?;
+        d.id += 1;
+        typed::emit(s, &d)
+    });
+    match verify(wrong.as_mut(), &reference) {
+        Verdict::Fail(m) => assert_eq!(m, "output differs from the baseline at /Id: expected 7, got 8"),
+        Verdict::Pass => panic!("a wrong strategy passed the gate"),
+    }
+    let mut failing = OpStrategy::boxed("typed/broken", None, |s| {
+        let d: Data = serde_json::from_slice(b"{\"Id\": 1}").map_err(|e| e.to_string())?;
+        typed::emit(s, &d)
+    });
+    match verify(failing.as_mut(), &reference) {
+        Verdict::Fail(m) => assert_eq!(m, "missing field `Name` at line 1 column 9"),
+        Verdict::Pass => panic!("a failing strategy passed the gate"),
+    }
+}

@@ -1,0 +1,11 @@
+//! jsoncost's measurement engine. It knows no JSON library: it times closures, counts their
+//! allocations, summarises samples, and holds the result model every experiment fills.
+
+pub mod alloc;
+pub mod machine;
+pub mod model;
+pub mod runner;
+pub mod stats;
+
+pub use model::{Experiment, Machine, Results, Row, SCHEMA_VERSION, Status};
+pub use runner::{Config, Measurement, measure};

@@ -1,0 +1,164 @@
+//! The result model: one versioned JSON schema for every experiment, exporter, the HTML report
+//! and `compare` (design.md section 7). Field names are the public contract: add fields freely,
+//! rename none without bumping [`SCHEMA_VERSION`].
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// Version of the results.json schema written by this build.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// A whole results file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Results {
+    pub schema_version: u32,
+    pub jsoncost_version: String,
+    pub machine: Machine,
+    /// RFC 3339 UTC time the run started.
+    pub started_at: String,
+    /// True when `--quick` traded precision for time.
+    #[serde(default)]
+    pub quick: bool,
+    pub experiments: Vec<Experiment>,
+}
+
+/// The machine and build that measured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Machine {
+    pub cpu: String,
+    pub cores: usize,
+    pub os: String,
+    pub rustc: String,
+    pub target_features: Vec<String>,
+}
+
+/// One table: an experiment's measurement of one (shape, operation), (store, shape), ...
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Experiment {
+    /// `micro`, `store`, `stream` or `http`.
+    pub experiment: String,
+    /// Names the table, e.g. `data/deserialize`, `redb/order`, `items/closed`.
+    pub table: String,
+    #[serde(default)]
+    pub params: Map<String, Value>,
+    pub rows: Vec<Row>,
+    /// Human sentences computed from the rows (e.g. the store summary).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub summary: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Ok,
+    Failed,
+}
+
+/// One strategy's measurement. A failed row keeps its place with `status: failed`, an
+/// `error_message`, and no timing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    pub method: String,
+    pub baseline: bool,
+    pub status: Status,
+    pub error_message: Option<String>,
+    pub mean_ns: Option<f64>,
+    pub error_ns: Option<f64>,
+    pub stddev_ns: Option<f64>,
+    pub median_ns: Option<f64>,
+    pub p95_ns: Option<f64>,
+    #[serde(default)]
+    pub min_ns: Option<f64>,
+    #[serde(default)]
+    pub max_ns: Option<f64>,
+    pub iterations: Option<u64>,
+    pub ops_per_iteration: Option<u64>,
+    pub outliers_removed: Option<u64>,
+    pub ratio: Option<f64>,
+    pub ratio_sd: Option<f64>,
+    pub allocated_bytes: Option<f64>,
+    pub allocs: Option<f64>,
+    pub alloc_ratio: Option<f64>,
+    pub peak_bytes: Option<u64>,
+    pub mb_per_s: Option<f64>,
+    #[serde(default)]
+    pub extra: Map<String, Value>,
+    /// Per-operation time of each kept Actual iteration (ns), for `compare`'s Welch test and
+    /// the ratio's pairwise quotients.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub samples_ns: Vec<f64>,
+}
+
+impl Row {
+    /// An empty row for `method` with no measurement yet.
+    pub fn new(method: impl Into<String>) -> Self {
+        Row {
+            method: method.into(),
+            baseline: false,
+            status: Status::Ok,
+            error_message: None,
+            mean_ns: None,
+            error_ns: None,
+            stddev_ns: None,
+            median_ns: None,
+            p95_ns: None,
+            min_ns: None,
+            max_ns: None,
+            iterations: None,
+            ops_per_iteration: None,
+            outliers_removed: None,
+            ratio: None,
+            ratio_sd: None,
+            allocated_bytes: None,
+            allocs: None,
+            alloc_ratio: None,
+            peak_bytes: None,
+            mb_per_s: None,
+            extra: Map::new(),
+            samples_ns: Vec::new(),
+        }
+    }
+
+    /// A failed row: shown, never timed.
+    pub fn failed(method: impl Into<String>, message: impl Into<String>) -> Self {
+        let mut r = Row::new(method);
+        r.status = Status::Failed;
+        r.error_message = Some(message.into());
+        r
+    }
+
+    pub fn is_ok(&self) -> bool {
+        self.status == Status::Ok
+    }
+}
+
+impl Experiment {
+    pub fn new(experiment: &str, table: impl Into<String>) -> Self {
+        Experiment { experiment: experiment.into(), table: table.into(), params: Map::new(), rows: Vec::new(), summary: Vec::new() }
+    }
+
+    /// The baseline row: the one flagged `baseline`, else the first.
+    pub fn baseline(&self) -> Option<&Row> {
+        self.rows.iter().find(|r| r.baseline).or_else(|| self.rows.first())
+    }
+
+    /// Fills Ratio, RatioSD and Alloc Ratio against the baseline (the first row pushed, unless
+    /// one is flagged), then sorts fastest first with failed rows last.
+    pub fn finish(&mut self) {
+        if !self.rows.iter().any(|r| r.baseline) {
+            if let Some(first) = self.rows.first_mut() {
+                first.baseline = true;
+            }
+        }
+        let base = self.baseline().cloned();
+        if let Some(base) = base {
+            for row in self.rows.iter_mut().filter(|r| r.is_ok()) {
+                crate::stats::fill_ratios(&base, row);
+            }
+        }
+        self.rows.sort_by(|a, b| {
+            let key = |r: &Row| if r.is_ok() { r.mean_ns.unwrap_or(f64::INFINITY) } else { f64::INFINITY };
+            key(a).total_cmp(&key(b)).then((!a.is_ok()).cmp(&!b.is_ok()))
+        });
+    }
+}

@@ -1,0 +1,70 @@
+//! jsoncost's payload shapes (design.md section 2): serde models and deterministic generators.
+
+pub mod generate;
+pub mod models;
+pub mod timestamp;
+
+pub use generate::{Generator, order_id, write_telemetry};
+pub use models::*;
+
+use std::fmt;
+use std::str::FromStr;
+
+/// Lines in an `order` document (~4 KB).
+pub const ORDER_LINES: usize = 20;
+/// Lines in an `order-large` document (~40 KB, same schema).
+pub const ORDER_LARGE_LINES: usize = 240;
+/// The seed every experiment uses unless told otherwise.
+pub const DEFAULT_SEED: u64 = 0x5EED_0000_1501;
+
+/// A shape's name, as the command line and the result files spell it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ShapeName {
+    Data,
+    Order,
+    OrderLarge,
+    Item,
+    Items48,
+    Telemetry,
+}
+
+impl ShapeName {
+    /// Every shape the micro experiment knows (telemetry belongs to the stream experiment).
+    pub const MICRO: [ShapeName; 5] = [ShapeName::Data, ShapeName::Order, ShapeName::OrderLarge, ShapeName::Item, ShapeName::Items48];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ShapeName::Data => "data",
+            ShapeName::Order => "order",
+            ShapeName::OrderLarge => "order-large",
+            ShapeName::Item => "item",
+            ShapeName::Items48 => "items48",
+            ShapeName::Telemetry => "telemetry",
+        }
+    }
+}
+
+impl fmt::Display for ShapeName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("unknown shape {0:?}; valid shapes: data, order, order-large, item, items48, telemetry")]
+pub struct UnknownShape(pub String);
+
+impl FromStr for ShapeName {
+    type Err = UnknownShape;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(match s {
+            "data" => ShapeName::Data,
+            "order" => ShapeName::Order,
+            "order-large" => ShapeName::OrderLarge,
+            "item" => ShapeName::Item,
+            "items48" => ShapeName::Items48,
+            "telemetry" => ShapeName::Telemetry,
+            other => return Err(UnknownShape(other.to_string())),
+        })
+    }
+}
