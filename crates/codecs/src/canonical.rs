@@ -16,12 +16,16 @@ pub enum Canonical {
 impl Canonical {
     /// The canonical form of anything serializable (typed values and every library's DOM).
     pub fn of<T: Serialize + ?Sized>(value: &T) -> Result<Canonical, String> {
-        serde_json::to_value(value).map(Canonical::Full).map_err(|e| format!("cannot convert the output to a comparable value: {e}"))
+        serde_json::to_value(value)
+            .map(Canonical::Full)
+            .map_err(|e| format!("cannot convert the output to a comparable value: {e}"))
     }
 
     /// The canonical form of serialized output: re-parsed with serde_json.
     pub fn of_json_bytes(bytes: &[u8]) -> Result<Canonical, String> {
-        serde_json::from_slice(bytes).map(Canonical::Full).map_err(|e| format!("the output is not valid JSON: {e}"))
+        serde_json::from_slice(bytes)
+            .map(Canonical::Full)
+            .map_err(|e| format!("the output is not valid JSON: {e}"))
     }
 
     /// Compares `self` (a strategy's outcome) with the baseline's; `Err` describes the first
@@ -50,7 +54,11 @@ impl Canonical {
 
 fn short(v: &Value) -> String {
     let s = v.to_string();
-    if s.chars().count() > 60 { format!("{}…", s.chars().take(60).collect::<String>()) } else { s }
+    if s.chars().count() > 60 {
+        format!("{}…", s.chars().take(60).collect::<String>())
+    } else {
+        s
+    }
 }
 
 /// The first place where `got` differs from `expected`, as a JSON pointer and both values.
@@ -67,13 +75,18 @@ pub fn first_difference(expected: &Value, got: &Value, path: String) -> Option<S
                     }
                 }
             }
-            g.keys().find(|k| !e.contains_key(*k)).map(|k| format!("at {path}/{k}: unexpected field in the output"))
+            g.keys()
+                .find(|k| !e.contains_key(*k))
+                .map(|k| format!("at {path}/{k}: unexpected field in the output"))
         }
         (Value::Array(e), Value::Array(g)) => {
             if e.len() != g.len() {
                 return Some(format!("at {}: expected {} elements, got {}", or_root(&path), e.len(), g.len()));
             }
-            e.iter().zip(g).enumerate().find_map(|(i, (ev, gv))| first_difference(ev, gv, format!("{path}/{i}")))
+            e.iter()
+                .zip(g)
+                .enumerate()
+                .find_map(|(i, (ev, gv))| first_difference(ev, gv, format!("{path}/{i}")))
         }
         (e, g) if e == g => None,
         (e, g) => Some(format!("at {}: expected {}, got {}", or_root(&path), short(e), short(g))),

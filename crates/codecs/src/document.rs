@@ -8,8 +8,12 @@ use crate::{BoxedStrategy, Canonical};
 pub fn deserialize_strategies<'a>(input: &'a [u8], fields: &[String]) -> Vec<BoxedStrategy<'a>> {
     let n = Some(input.len() as u64);
     let mut v: Vec<BoxedStrategy<'a>> = vec![
-        OpStrategy::boxed("dom/serde_json", n, move |s| emit(s, &serde_json::from_slice::<serde_json::Value>(input).map_err(msg)?)),
-        OpStrategy::boxed("dom/sonic-rs", n, move |s| emit(s, &sonic_rs::from_slice::<sonic_rs::Value>(input).map_err(msg)?)),
+        OpStrategy::boxed("dom/serde_json", n, move |s| {
+            emit(s, &serde_json::from_slice::<serde_json::Value>(input).map_err(msg)?)
+        }),
+        OpStrategy::boxed("dom/sonic-rs", n, move |s| {
+            emit(s, &sonic_rs::from_slice::<sonic_rs::Value>(input).map_err(msg)?)
+        }),
         OpStrategy::boxed("dom/simd-json", n, move |s| {
             let mut buf = input.to_vec();
             emit(s, &simd_json::owned::to_value(&mut buf).map_err(msg)?)
@@ -29,7 +33,9 @@ pub fn deserialize_strategies<'a>(input: &'a [u8], fields: &[String]) -> Vec<Box
     if !fields.is_empty() {
         let fields = fields.to_vec();
         let tree = pointer_tree(&fields);
-        v.push(OpStrategy::boxed("lazy/sonic-rs", n, move |s| sonic_projection(input, &tree, &fields, s)));
+        v.push(OpStrategy::boxed("lazy/sonic-rs", n, move |s| {
+            sonic_projection(input, &tree, &fields, s)
+        }));
     }
     v
 }
@@ -41,8 +47,12 @@ pub fn serialize_strategies<'a>(input: &[u8]) -> Result<Vec<BoxedStrategy<'a>>, 
     let simd_dom = simd_json::owned::to_value(&mut input.to_vec()).map_err(msg)?;
     let n = Some(serde_json::to_vec(&serde_dom).map_err(msg)?.len() as u64);
     Ok(vec![
-        OpStrategy::boxed("dom/serde_json", n, move |s| emit_bytes(s, &serde_json::to_vec(&serde_dom).map_err(msg)?)),
-        OpStrategy::boxed("dom/sonic-rs", n, move |s| emit_bytes(s, &sonic_rs::to_vec(&sonic_dom).map_err(msg)?)),
+        OpStrategy::boxed("dom/serde_json", n, move |s| {
+            emit_bytes(s, &serde_json::to_vec(&serde_dom).map_err(msg)?)
+        }),
+        OpStrategy::boxed("dom/sonic-rs", n, move |s| {
+            emit_bytes(s, &sonic_rs::to_vec(&sonic_dom).map_err(msg)?)
+        }),
         OpStrategy::boxed("dom/simd-json", n, move |s| {
             use simd_json::prelude::Writable;
             emit_bytes(s, simd_dom.encode().as_bytes())

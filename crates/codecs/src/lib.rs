@@ -81,7 +81,12 @@ where
     R: FnMut(),
 {
     pub fn new(name: impl Into<String>, bytes: Option<u64>, check: C, run: R) -> Self {
-        FnStrategy { name: name.into(), check, run, bytes }
+        FnStrategy {
+            name: name.into(),
+            check,
+            run,
+            bytes,
+        }
     }
 }
 

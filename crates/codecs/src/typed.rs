@@ -26,7 +26,11 @@ impl<F: FnMut(Slot<'_>) -> Result<(), String>> OpStrategy<F> {
     where
         F: 'a,
     {
-        Box::new(OpStrategy { name: name.into(), bytes, f })
+        Box::new(OpStrategy {
+            name: name.into(),
+            bytes,
+            f,
+        })
     }
 }
 
@@ -120,8 +124,12 @@ pub fn deserialize_strategies<'a, T: ShapeModel>(input: &'a [u8]) -> Vec<BoxedSt
     let mut simd_buf: Vec<u8> = Vec::with_capacity(input.len());
     let mut simd_buffers = simd_json::Buffers::new(input.len());
     vec![
-        OpStrategy::boxed("typed/serde_json", n, move |s| emit(s, &serde_json::from_slice::<T>(input).map_err(msg)?)),
-        OpStrategy::boxed("typed/sonic-rs", n, move |s| emit(s, &sonic_rs::from_slice::<T>(input).map_err(msg)?)),
+        OpStrategy::boxed("typed/serde_json", n, move |s| {
+            emit(s, &serde_json::from_slice::<T>(input).map_err(msg)?)
+        }),
+        OpStrategy::boxed("typed/sonic-rs", n, move |s| {
+            emit(s, &sonic_rs::from_slice::<T>(input).map_err(msg)?)
+        }),
         OpStrategy::boxed("typed/simd-json", n, move |s| {
             let mut buf = input.to_vec();
             emit(s, &simd_json::serde::from_slice::<T>(&mut buf).map_err(msg)?)
@@ -130,16 +138,27 @@ pub fn deserialize_strategies<'a, T: ShapeModel>(input: &'a [u8]) -> Vec<BoxedSt
         OpStrategy::boxed("typed-reuse/simd-json", n, move |s| {
             simd_buf.clear();
             simd_buf.extend_from_slice(input);
-            emit(s, &simd_json::serde::from_slice_with_buffers::<T>(&mut simd_buf, &mut simd_buffers).map_err(msg)?)
+            emit(
+                s,
+                &simd_json::serde::from_slice_with_buffers::<T>(&mut simd_buf, &mut simd_buffers).map_err(msg)?,
+            )
         }),
-        OpStrategy::boxed("borrowed/serde_json", n, move |s| emit(s, &serde_json::from_slice::<T::Borrowed<'_>>(input).map_err(msg)?)),
-        OpStrategy::boxed("borrowed/sonic-rs", n, move |s| emit(s, &sonic_rs::from_slice::<T::Borrowed<'_>>(input).map_err(msg)?)),
+        OpStrategy::boxed("borrowed/serde_json", n, move |s| {
+            emit(s, &serde_json::from_slice::<T::Borrowed<'_>>(input).map_err(msg)?)
+        }),
+        OpStrategy::boxed("borrowed/sonic-rs", n, move |s| {
+            emit(s, &sonic_rs::from_slice::<T::Borrowed<'_>>(input).map_err(msg)?)
+        }),
         OpStrategy::boxed("borrowed/simd-json", n, move |s| {
             let mut buf = input.to_vec();
             emit(s, &simd_json::serde::from_slice::<T::Borrowed<'_>>(&mut buf).map_err(msg)?)
         }),
-        OpStrategy::boxed("dom/serde_json", n, move |s| emit(s, &serde_json::from_slice::<serde_json::Value>(input).map_err(msg)?)),
-        OpStrategy::boxed("dom/sonic-rs", n, move |s| emit(s, &sonic_rs::from_slice::<sonic_rs::Value>(input).map_err(msg)?)),
+        OpStrategy::boxed("dom/serde_json", n, move |s| {
+            emit(s, &serde_json::from_slice::<serde_json::Value>(input).map_err(msg)?)
+        }),
+        OpStrategy::boxed("dom/sonic-rs", n, move |s| {
+            emit(s, &sonic_rs::from_slice::<sonic_rs::Value>(input).map_err(msg)?)
+        }),
         OpStrategy::boxed("dom/simd-json", n, move |s| {
             let mut buf = input.to_vec();
             emit(s, &simd_json::owned::to_value(&mut buf).map_err(msg)?)
@@ -182,7 +201,9 @@ pub fn serialize_strategies<'a, T: ShapeModel>(value: &'a T) -> Vec<BoxedStrateg
     let mut buf2 = Vec::new();
     let mut buf3 = Vec::new();
     vec![
-        OpStrategy::boxed("typed/serde_json", n, move |s| emit_bytes(s, &serde_json::to_vec(value).map_err(msg)?)),
+        OpStrategy::boxed("typed/serde_json", n, move |s| {
+            emit_bytes(s, &serde_json::to_vec(value).map_err(msg)?)
+        }),
         OpStrategy::boxed("typed-writer/serde_json", n, move |s| {
             buf1.clear();
             serde_json::to_writer(&mut buf1, value).map_err(msg)?;
@@ -194,14 +215,20 @@ pub fn serialize_strategies<'a, T: ShapeModel>(value: &'a T) -> Vec<BoxedStrateg
             sonic_rs::to_writer(&mut buf2, value).map_err(msg)?;
             emit_bytes(s, &buf2)
         }),
-        OpStrategy::boxed("typed/simd-json", n, move |s| emit_bytes(s, &simd_json::serde::to_vec(value).map_err(msg)?)),
+        OpStrategy::boxed("typed/simd-json", n, move |s| {
+            emit_bytes(s, &simd_json::serde::to_vec(value).map_err(msg)?)
+        }),
         OpStrategy::boxed("typed-writer/simd-json", n, move |s| {
             buf3.clear();
             simd_json::serde::to_writer(&mut buf3, value).map_err(msg)?;
             emit_bytes(s, &buf3)
         }),
-        OpStrategy::boxed("dom/serde_json", n, move |s| emit_bytes(s, &serde_json::to_vec(&serde_dom).map_err(msg)?)),
-        OpStrategy::boxed("dom/sonic-rs", n, move |s| emit_bytes(s, &sonic_rs::to_vec(&sonic_dom).map_err(msg)?)),
+        OpStrategy::boxed("dom/serde_json", n, move |s| {
+            emit_bytes(s, &serde_json::to_vec(&serde_dom).map_err(msg)?)
+        }),
+        OpStrategy::boxed("dom/sonic-rs", n, move |s| {
+            emit_bytes(s, &sonic_rs::to_vec(&sonic_dom).map_err(msg)?)
+        }),
         OpStrategy::boxed("dom/simd-json", n, move |s| {
             use simd_json::prelude::Writable;
             emit_bytes(s, simd_dom.encode().as_bytes())

@@ -218,7 +218,12 @@ impl ProcessMeasure {
         let lock = PROCESS_LOCK.lock().unwrap_or_else(|e| e.into_inner());
         let live0 = P_LIVE.load(Relaxed);
         P_PEAK.store(live0, Relaxed);
-        let m = Self { _lock: lock, bytes0: P_BYTES.load(Relaxed), count0: P_COUNT.load(Relaxed), live0 };
+        let m = Self {
+            _lock: lock,
+            bytes0: P_BYTES.load(Relaxed),
+            count0: P_COUNT.load(Relaxed),
+            live0,
+        };
         ONLY_ENROLLED.store(only_enrolled, Relaxed);
         PROCESS_ON.store(true, Relaxed);
         m

@@ -9,14 +9,37 @@ pub fn compiled_target_features() -> Vec<String> {
     macro_rules! feat {
         ($($f:literal),*) => { $( if cfg!(target_feature = $f) { v.push($f.to_string()); } )* };
     }
-    feat!("sse2", "ssse3", "sse4.1", "sse4.2", "popcnt", "pclmulqdq", "avx", "avx2", "bmi1", "bmi2", "lzcnt", "fma", "avx512f", "avx512bw", "avx512vl", "aes", "neon");
+    feat!(
+        "sse2",
+        "ssse3",
+        "sse4.1",
+        "sse4.2",
+        "popcnt",
+        "pclmulqdq",
+        "avx",
+        "avx2",
+        "bmi1",
+        "bmi2",
+        "lzcnt",
+        "fma",
+        "avx512f",
+        "avx512bw",
+        "avx512vl",
+        "aes",
+        "neon"
+    );
     v
 }
 
 fn cpu_name() -> String {
     std::fs::read_to_string("/proc/cpuinfo")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("model name")).and_then(|l| l.split_once(':')).map(|(_, v)| v.trim().to_string()))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
         .unwrap_or_else(|| std::env::consts::ARCH.to_string())
 }
 
@@ -33,6 +56,8 @@ pub fn current() -> Machine {
 
 /// Now, as RFC 3339 UTC with seconds.
 pub fn now_rfc3339() -> String {
-    let now = time::OffsetDateTime::now_utc().replace_nanosecond(0).unwrap_or_else(|_| time::OffsetDateTime::now_utc());
+    let now = time::OffsetDateTime::now_utc()
+        .replace_nanosecond(0)
+        .unwrap_or_else(|_| time::OffsetDateTime::now_utc());
     now.format(&time::format_description::well_known::Rfc3339).unwrap_or_default()
 }

@@ -134,7 +134,13 @@ impl Row {
 
 impl Experiment {
     pub fn new(experiment: &str, table: impl Into<String>) -> Self {
-        Experiment { experiment: experiment.into(), table: table.into(), params: Map::new(), rows: Vec::new(), summary: Vec::new() }
+        Experiment {
+            experiment: experiment.into(),
+            table: table.into(),
+            params: Map::new(),
+            rows: Vec::new(),
+            summary: Vec::new(),
+        }
     }
 
     /// The baseline row: the one flagged `baseline`, else the first.
@@ -157,7 +163,13 @@ impl Experiment {
             }
         }
         self.rows.sort_by(|a, b| {
-            let key = |r: &Row| if r.is_ok() { r.mean_ns.unwrap_or(f64::INFINITY) } else { f64::INFINITY };
+            let key = |r: &Row| {
+                if r.is_ok() {
+                    r.mean_ns.unwrap_or(f64::INFINITY)
+                } else {
+                    f64::INFINITY
+                }
+            };
             key(a).total_cmp(&key(b)).then((!a.is_ok()).cmp(&!b.is_ok()))
         });
     }

@@ -181,9 +181,22 @@ pub fn measure<R>(config: &Config, mut op: impl FnMut() -> R) -> Measurement {
                 black_box(op());
             }
         });
-        (Some(stats.bytes as f64 / n as f64), Some(stats.count as f64 / n as f64), Some(stats.peak_bytes))
+        (
+            Some(stats.bytes as f64 / n as f64),
+            Some(stats.count as f64 / n as f64),
+            Some(stats.peak_bytes),
+        )
     } else {
         (None, None, None)
     };
-    Measurement { all_samples_ns: all, samples_ns: kept, outliers_removed: removed, ops_per_iteration: ops, summary, allocated_bytes, allocs, peak_bytes }
+    Measurement {
+        all_samples_ns: all,
+        samples_ns: kept,
+        outliers_removed: removed,
+        ops_per_iteration: ops,
+        summary,
+        allocated_bytes,
+        allocs,
+        peak_bytes,
+    }
 }

@@ -41,7 +41,11 @@ impl Summary {
         } else {
             0.0
         };
-        let error = if n > 1 { t_quantile_two_sided(CONFIDENCE, (n - 1) as f64) * stddev / (n as f64).sqrt() } else { 0.0 };
+        let error = if n > 1 {
+            t_quantile_two_sided(CONFIDENCE, (n - 1) as f64) * stddev / (n as f64).sqrt()
+        } else {
+            0.0
+        };
         Some(Summary {
             n,
             mean,
@@ -154,7 +158,9 @@ mod tests {
     #[test]
     fn summary_of_fixed_sample_matches_hand_computation() {
         // 15 values: mean 10, deviations give sum of squares 28 -> var 2, sd sqrt(2).
-        let xs = [8.0, 9.0, 9.0, 10.0, 10.0, 10.0, 10.0, 10.0, 10.0, 10.0, 10.0, 11.0, 11.0, 12.0, 10.0];
+        let xs = [
+            8.0, 9.0, 9.0, 10.0, 10.0, 10.0, 10.0, 10.0, 10.0, 10.0, 10.0, 11.0, 11.0, 12.0, 10.0,
+        ];
         let s = Summary::of(&xs).unwrap();
         assert_eq!(s.n, 15);
         assert!(close(s.mean, 10.0, 1e-12));

@@ -10,7 +10,11 @@ static A: CountingAllocator = CountingAllocator::system();
 
 #[test]
 fn allocation_per_op_is_exact_and_iterations_are_bounded() {
-    let cfg = Config { iteration_time: Duration::from_millis(2), budget: Duration::from_millis(200), ..Config::full() };
+    let cfg = Config {
+        iteration_time: Duration::from_millis(2),
+        budget: Duration::from_millis(200),
+        ..Config::full()
+    };
     let m = measure(&cfg, || black_box(Vec::<u64>::with_capacity(16)));
     assert_eq!(m.allocated_bytes, Some(128.0));
     assert_eq!(m.allocs, Some(1.0));

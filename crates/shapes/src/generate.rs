@@ -9,19 +9,39 @@ use time::{Duration, OffsetDateTime, macros::datetime};
 
 use crate::models::*;
 
-const FIRST: &[&str] = &["Ada", "Grace", "Linus", "Barbara", "Ken", "Margaret", "Dennis", "Frances", "Edsger", "Radia", "Donald", "Hedy"];
-const LAST: &[&str] = &["Lovelace", "Hopper", "Torvalds", "Liskov", "Thompson", "Hamilton", "Ritchie", "Allen", "Dijkstra", "Perlman", "Knuth", "Lamarr"];
+const FIRST: &[&str] = &[
+    "Ada", "Grace", "Linus", "Barbara", "Ken", "Margaret", "Dennis", "Frances", "Edsger", "Radia", "Donald", "Hedy",
+];
+const LAST: &[&str] = &[
+    "Lovelace", "Hopper", "Torvalds", "Liskov", "Thompson", "Hamilton", "Ritchie", "Allen", "Dijkstra", "Perlman", "Knuth", "Lamarr",
+];
 const WORDS: &[&str] = &[
-    "amber", "basalt", "cedar", "delta", "ember", "fjord", "granite", "harbor", "indigo", "juniper", "kestrel", "lumen", "meadow", "nimbus",
-    "onyx", "prairie", "quartz", "raven", "sierra", "tundra", "umber", "vertex", "willow", "xenon", "yarrow", "zephyr", "steel", "linen",
+    "amber", "basalt", "cedar", "delta", "ember", "fjord", "granite", "harbor", "indigo", "juniper", "kestrel", "lumen", "meadow",
+    "nimbus", "onyx", "prairie", "quartz", "raven", "sierra", "tundra", "umber", "vertex", "willow", "xenon", "yarrow", "zephyr", "steel",
+    "linen",
 ];
 const CITIES: &[(&str, &str, &str)] = &[
-    ("Lisbon", "Lisboa", "PT"), ("Portland", "Oregon", "US"), ("Lyon", "Auvergne-Rhone-Alpes", "FR"), ("Osaka", "Kansai", "JP"),
-    ("Leeds", "West Yorkshire", "GB"), ("Graz", "Styria", "AT"), ("Austin", "Texas", "US"), ("Utrecht", "Utrecht", "NL"),
+    ("Lisbon", "Lisboa", "PT"),
+    ("Portland", "Oregon", "US"),
+    ("Lyon", "Auvergne-Rhone-Alpes", "FR"),
+    ("Osaka", "Kansai", "JP"),
+    ("Leeds", "West Yorkshire", "GB"),
+    ("Graz", "Styria", "AT"),
+    ("Austin", "Texas", "US"),
+    ("Utrecht", "Utrecht", "NL"),
 ];
 const STATUSES: &[&str] = &["pending", "paid", "packed", "shipped", "delivered", "returned"];
 const CATEGORIES: &[&str] = &["kitchen", "garden", "outdoor", "office", "lighting", "audio", "travel", "tools"];
-const BRANDS: &[&str] = &["Northwind", "Contoso", "Fabrikam", "Tailspin", "Litware", "Proseware", "Wingtip", "Adatum"];
+const BRANDS: &[&str] = &[
+    "Northwind",
+    "Contoso",
+    "Fabrikam",
+    "Tailspin",
+    "Litware",
+    "Proseware",
+    "Wingtip",
+    "Adatum",
+];
 
 /// A seeded generator of every shape.
 pub struct Generator {
@@ -34,7 +54,9 @@ fn epoch() -> OffsetDateTime {
 
 impl Generator {
     pub fn new(seed: u64) -> Self {
-        Generator { rng: ChaCha8Rng::seed_from_u64(seed) }
+        Generator {
+            rng: ChaCha8Rng::seed_from_u64(seed),
+        }
     }
 
     fn pick(&mut self, from: &[&'static str]) -> &'static str {
@@ -66,7 +88,11 @@ impl Generator {
     /// The 3-field record.
     pub fn data(&mut self, id: i64) -> Data {
         let name = self.pick(FIRST).to_string();
-        Data { id, name, timestamp: self.timestamp() }
+        Data {
+            id,
+            name,
+            timestamp: self.timestamp(),
+        }
     }
 
     /// An order with `lines` lines (20 for `order`, 230 for `order-large`).
@@ -76,7 +102,11 @@ impl Generator {
         let last = self.pick(LAST);
         let lines: Vec<OrderLine> = (0..lines)
             .map(|_| OrderLine {
-                sku: format!("SKU-{:06}-{}", self.rng.random_range(0..1_000_000u32), self.pick(WORDS).to_uppercase()),
+                sku: format!(
+                    "SKU-{:06}-{}",
+                    self.rng.random_range(0..1_000_000u32),
+                    self.pick(WORDS).to_uppercase()
+                ),
                 name: format!("{} {} {}", self.pick(BRANDS), self.words(2), self.pick(CATEGORIES)),
                 quantity: self.rng.random_range(1..12),
                 unit_price: self.cents(199, 49_999),
@@ -86,7 +116,10 @@ impl Generator {
                 backordered: self.rng.random_bool(0.1),
             })
             .collect();
-        let total: f64 = lines.iter().map(|l| f64::from(l.quantity) * l.unit_price * (1.0 - l.discount) * (1.0 + l.tax_rate)).sum();
+        let total: f64 = lines
+            .iter()
+            .map(|l| f64::from(l.quantity) * l.unit_price * (1.0 - l.discount) * (1.0 + l.tax_rate))
+            .sum();
         let created = self.timestamp();
         Order {
             id: order_id(index),
@@ -99,7 +132,11 @@ impl Generator {
                 id: self.rng.random_range(1..10_000_000),
                 name: format!("{first} {last}"),
                 email: format!("{}.{}@example.com", first.to_lowercase(), last.to_lowercase()),
-                phone: format!("+351 21 {:03} {:04}", self.rng.random_range(0..1000u32), self.rng.random_range(0..10_000u32)),
+                phone: format!(
+                    "+351 21 {:03} {:04}",
+                    self.rng.random_range(0..1000u32),
+                    self.rng.random_range(0..10_000u32)
+                ),
                 tier: self.pick(&["standard", "silver", "gold", "platinum"]).to_string(),
                 loyalty_points: self.rng.random_range(0..100_000),
             },
@@ -189,7 +226,10 @@ impl Generator {
 
     /// A telemetry document with `n` readings, in memory.
     pub fn telemetry(&mut self, n: u64) -> Telemetry {
-        Telemetry { device_id: device_id(), readings: (0..n).map(|i| self.reading(i)).collect() }
+        Telemetry {
+            device_id: device_id(),
+            readings: (0..n).map(|i| self.reading(i)).collect(),
+        }
     }
 }
 
@@ -208,7 +248,10 @@ fn device_id() -> String {
 pub fn write_telemetry<W: Write>(mut w: W, n: u64, seed: u64) -> io::Result<u64> {
     let mut g = Generator::new(seed);
     let mut written = 0u64;
-    let head = format!("{{\"DeviceId\":{},\"Readings\":[", serde_json::to_string(&device_id()).map_err(io::Error::other)?);
+    let head = format!(
+        "{{\"DeviceId\":{},\"Readings\":[",
+        serde_json::to_string(&device_id()).map_err(io::Error::other)?
+    );
     w.write_all(head.as_bytes())?;
     written += head.len() as u64;
     let mut buf = Vec::with_capacity(128);

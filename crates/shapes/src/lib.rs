@@ -30,7 +30,13 @@ pub enum ShapeName {
 
 impl ShapeName {
     /// Every shape the micro experiment knows (telemetry belongs to the stream experiment).
-    pub const MICRO: [ShapeName; 5] = [ShapeName::Data, ShapeName::Order, ShapeName::OrderLarge, ShapeName::Item, ShapeName::Items48];
+    pub const MICRO: [ShapeName; 5] = [
+        ShapeName::Data,
+        ShapeName::Order,
+        ShapeName::OrderLarge,
+        ShapeName::Item,
+        ShapeName::Items48,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {

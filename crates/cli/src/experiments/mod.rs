@@ -1,0 +1,5 @@
+//! The experiments: each builds strategies, hands them to the engine through [`table`], and
+//! pushes result tables into the session.
+
+pub mod micro;
+pub mod table;

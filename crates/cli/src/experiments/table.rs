@@ -1,0 +1,93 @@
+//! Measures one table: the correctness gate first, then the engine, then ratios and order.
+
+use globset::GlobMatcher;
+use jsoncost_codecs::BoxedStrategy;
+use jsoncost_codecs::gate::{self, Verdict};
+use jsoncost_engine::{Config, Experiment, Row, measure};
+use serde_json::{Map, Value};
+
+use crate::interrupt;
+use crate::progress::Progress;
+
+/// Which strategies of a table to time.
+#[derive(Clone, Default)]
+pub struct Filter {
+    glob: Option<(String, GlobMatcher)>,
+}
+
+impl Filter {
+    pub fn new(pattern: Option<&str>) -> anyhow::Result<Filter> {
+        match pattern {
+            None => Ok(Filter::default()),
+            Some(p) => {
+                let glob = globset::Glob::new(p).map_err(|e| crate::failure::usage(anyhow::anyhow!("invalid --filter {p:?}: {e}")))?;
+                Ok(Filter {
+                    glob: Some((p.to_string(), glob.compile_matcher())),
+                })
+            }
+        }
+    }
+
+    pub fn matches(&self, method: &str) -> bool {
+        self.glob.as_ref().is_none_or(|(_, g)| g.is_match(method))
+    }
+
+    /// Usage error when the filter matches none of `methods`, listing them.
+    pub fn check_matches_any<'a>(&self, methods: impl IntoIterator<Item = &'a str>) -> anyhow::Result<()> {
+        let Some((pattern, _)) = &self.glob else { return Ok(()) };
+        let mut all: Vec<&str> = methods.into_iter().collect();
+        if all.iter().any(|m| self.matches(m)) {
+            return Ok(());
+        }
+        all.sort();
+        all.dedup();
+        Err(crate::failure::usage(anyhow::anyhow!(
+            "--filter {pattern:?} matches no strategy; the strategies are: {}",
+            all.join(", ")
+        )))
+    }
+}
+
+/// Gates, measures and orders one table. The first strategy is the baseline and the gate's
+/// reference even when the filter leaves it out.
+pub fn measure_table(
+    experiment: &str,
+    table: &str,
+    params: Map<String, Value>,
+    mut strategies: Vec<BoxedStrategy<'_>>,
+    filter: &Filter,
+    config: &Config,
+    progress: &Progress,
+) -> Experiment {
+    let mut exp = Experiment::new(experiment, table);
+    exp.params = params;
+    let reference = match strategies.first_mut() {
+        Some(first) => gate::reference(first.as_mut()),
+        None => return exp,
+    };
+    for (i, s) in strategies.iter_mut().enumerate() {
+        if !filter.matches(s.name()) || interrupt::interrupted() {
+            continue;
+        }
+        progress.start(&format!("{experiment} {table}: {}", s.name()));
+        let verdict = match &reference {
+            Err(e) => Verdict::Fail(format!("the baseline failed, nothing to compare with: {e}")),
+            Ok(_) if i == 0 => Verdict::Pass,
+            Ok(r) => gate::verify(s.as_mut(), r),
+        };
+        let mut row = match verdict {
+            Verdict::Fail(message) => Row::failed(s.name(), message),
+            Verdict::Pass => {
+                let m = measure(config, || s.run());
+                let mut row = Row::new(s.name());
+                m.fill(&mut row, s.payload_bytes());
+                row
+            }
+        };
+        row.baseline = i == 0;
+        exp.rows.push(row);
+        progress.done_one();
+    }
+    exp.finish();
+    exp
+}

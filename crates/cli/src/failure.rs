@@ -1,0 +1,58 @@
+//! Exit codes (design.md section 3): 0 success, 1 `compare` found a regression, 2 usage or bad
+//! input, 3 environment failure (store or server unreachable, I/O).
+
+use std::fmt;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitCode {
+    Regression = 1,
+    Usage = 2,
+    Environment = 3,
+}
+
+/// An error that knows its exit code.
+#[derive(Debug)]
+pub struct Failure {
+    pub code: ExitCode,
+    pub error: anyhow::Error,
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:#}", self.error)
+    }
+}
+
+impl std::error::Error for Failure {}
+
+/// A usage or bad-input error (exit 2).
+pub fn usage(error: impl Into<anyhow::Error>) -> anyhow::Error {
+    Failure {
+        code: ExitCode::Usage,
+        error: error.into(),
+    }
+    .into()
+}
+
+/// An environment error (exit 3).
+pub fn environment(error: impl Into<anyhow::Error>) -> anyhow::Error {
+    Failure {
+        code: ExitCode::Environment,
+        error: error.into(),
+    }
+    .into()
+}
+
+/// The exit code for an error: the innermost `Failure`'s, else 3 for I/O errors, else 2.
+pub fn exit_code_of(error: &anyhow::Error) -> i32 {
+    for cause in error.chain() {
+        if let Some(f) = cause.downcast_ref::<Failure>() {
+            return f.code as i32;
+        }
+    }
+    if error.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some()) {
+        ExitCode::Environment as i32
+    } else {
+        ExitCode::Usage as i32
+    }
+}

@@ -1,0 +1,89 @@
+//! `jsoncost`: measures what JSON costs on a service's hot path and shows the cheapest correct
+//! way to pay it. The binary is thin: it parses the command line, installs the counting
+//! allocator, and wires experiments → engine → report.
+
+mod experiments;
+mod failure;
+mod interrupt;
+mod progress;
+mod session;
+
+use clap::{Parser, Subcommand};
+use jsoncost_engine::Config;
+use jsoncost_engine::alloc::CountingAllocator;
+
+use crate::progress::Progress;
+use crate::session::{OutputArgs, Session};
+
+/// Counts every allocation while a measurement is open (see jsoncost_engine::alloc for what it
+/// costs when none is).
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator::system();
+
+#[derive(Parser)]
+#[command(
+    name = "jsoncost",
+    version,
+    about = "Measures what JSON costs on a service's hot path and the cheapest correct way to pay it."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serialize and deserialize small records and documents through every library and API style.
+    Micro {
+        #[command(flatten)]
+        args: experiments::micro::MicroArgs,
+        #[command(flatten)]
+        precision: PrecisionArgs,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+}
+
+/// How precisely to measure.
+#[derive(Debug, Clone, clap::Args)]
+pub struct PrecisionArgs {
+    /// Trade precision for time: fewer, shorter iterations (the output says so).
+    #[arg(long)]
+    pub quick: bool,
+}
+
+impl PrecisionArgs {
+    pub fn config(&self) -> Config {
+        if self.quick { Config::quick() } else { Config::full() }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Micro { args, precision, output } => {
+            let mut session = Session::new(&output, precision.quick)?;
+            if precision.quick {
+                eprintln!("quick run: fewer, shorter iterations; figures are rough");
+            }
+            let progress = Progress::new(0);
+            let result = experiments::micro::run(&args, &precision.config(), &mut session, &progress);
+            progress.finish();
+            finish(session, result)
+        }
+    }
+}
+
+/// Writes what was measured whatever happened, then reports the first error.
+fn finish(session: Session, result: anyhow::Result<()>) -> anyhow::Result<()> {
+    let written = session.finish();
+    result.and(written)
+}
+
+fn main() {
+    interrupt::install();
+    let cli = Cli::parse();
+    if let Err(e) = run(cli) {
+        eprintln!("error: {e:#}");
+        std::process::exit(failure::exit_code_of(&e));
+    }
+}

@@ -1,0 +1,51 @@
+//! Progress on stderr (indicatif hides itself when stderr is not a terminal).
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::time::Duration;
+
+/// One bar for a whole command: position = strategies done, message = what runs now.
+#[derive(Clone)]
+pub struct Progress {
+    bar: ProgressBar,
+}
+
+impl Progress {
+    pub fn new(total: u64) -> Self {
+        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} [{elapsed_precise} / ~{eta_precise}] {bar:30} {pos}/{len} {wide_msg}")
+                .expect("valid template")
+                .progress_chars("=> "),
+        );
+        bar.enable_steady_tick(Duration::from_millis(200));
+        Progress { bar }
+    }
+
+    /// A progress that draws nothing (tests, nested use).
+    pub fn hidden() -> Self {
+        Progress {
+            bar: ProgressBar::hidden(),
+        }
+    }
+
+    pub fn start(&self, what: &str) {
+        self.bar.set_message(what.to_string());
+    }
+
+    pub fn done_one(&self) {
+        self.bar.inc(1);
+    }
+
+    pub fn add_total(&self, n: u64) {
+        self.bar.inc_length(n);
+    }
+
+    /// Prints a line above the bar (warnings, notes).
+    pub fn note(&self, line: &str) {
+        self.bar.suspend(|| eprintln!("{line}"));
+    }
+
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}

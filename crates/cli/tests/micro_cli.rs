@@ -1,0 +1,174 @@
+//! `jsoncost micro` as a user runs it: exit codes and messages for bad input, and a real run.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use std::io::Write;
+
+fn jsoncost() -> Command {
+    let mut c = Command::cargo_bin("jsoncost").unwrap();
+    c.env("NO_COLOR", "1").timeout(std::time::Duration::from_secs(120));
+    c
+}
+
+fn file_with(bytes: &[u8]) -> tempfile::NamedTempFile {
+    let mut f = tempfile::NamedTempFile::new().unwrap();
+    f.write_all(bytes).unwrap();
+    f
+}
+
+#[test]
+fn payload_that_is_not_json_names_file_line_and_column() {
+    let f = file_with(b"{\n  \"a\": 1,\n  \"b\": tru\n}");
+    let path = f.path().display().to_string();
+    jsoncost()
+        .args(["micro", "--payload", &path])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(format!("payload {path} is not valid JSON")))
+        .stderr(predicate::str::contains("expected ident at line 4 column 0"));
+}
+
+#[test]
+fn empty_missing_directory_and_unreadable_payloads_are_clear_errors() {
+    let empty = file_with(b"  \n");
+    jsoncost()
+        .args(["micro", "--payload"])
+        .arg(empty.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is empty: it holds no JSON document"));
+    jsoncost()
+        .args(["micro", "--payload", "/nonexistent/doc.json"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "cannot read payload /nonexistent/doc.json: No such file or directory",
+        ));
+    let dir = tempfile::tempdir().unwrap();
+    jsoncost()
+        .args(["micro", "--payload"])
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is a directory, not a JSON file"));
+    // Unreadable even for root: reading /proc/self/mem at offset 0 fails with EIO.
+    jsoncost()
+        .args(["micro", "--payload", "/proc/self/mem"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cannot read payload /proc/self/mem"));
+}
+
+#[test]
+fn deep_nesting_and_invalid_utf8_are_refused_without_a_crash() {
+    let deep = file_with(&[vec![b'['; 100_000], vec![b']'; 100_000]].concat());
+    jsoncost()
+        .args(["micro", "--payload"])
+        .arg(deep.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("recursion limit exceeded"));
+    let bad_utf8 = file_with(b"{\"a\": \"\xff\xfe\"}");
+    jsoncost()
+        .args(["micro", "--payload"])
+        .arg(bad_utf8.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is not valid JSON"));
+}
+
+#[test]
+fn a_one_gigabyte_payload_is_refused_before_reading() {
+    let f = tempfile::NamedTempFile::new().unwrap();
+    f.as_file().set_len(1 << 30).unwrap(); // sparse: costs no disk
+    jsoncost()
+        .args(["micro", "--payload"])
+        .arg(f.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "is 1024.0 MiB, over the 256 MiB limit (raise it with --max-payload-mib)",
+        ));
+}
+
+#[test]
+fn unknown_choices_are_usage_errors_listing_the_valid_ones() {
+    jsoncost()
+        .args(["micro", "--shape", "orders"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "possible values: data, order, order-large, item, items48, all",
+        ));
+    jsoncost()
+        .args(["micro", "--format", "xml"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("possible values: table, markdown, json, csv"));
+    jsoncost()
+        .args(["micro", "--shape", "data", "--filter", "nothing/*"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--filter \"nothing/*\" matches no strategy; the strategies are: borrowed/serde_json",
+        ));
+}
+
+#[test]
+fn unwritable_out_fails_before_measuring() {
+    jsoncost()
+        .args(["micro", "--shape", "data", "--out", "/nonexistent-dir/results.json"])
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains("cannot write results to /nonexistent-dir/results.json"));
+}
+
+#[test]
+fn a_real_run_writes_schema_v1_results_and_json_on_stdout() {
+    let doc = file_with(br#"{"user": {"id": 7, "name": "Ada"}, "tags": ["a", "b"], "score": 9.5}"#);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    let assert = jsoncost()
+        .args([
+            "micro",
+            "--quick",
+            "--format",
+            "json",
+            "--field",
+            "/user/id",
+            "--filter",
+            "{dom/*,lazy/*}",
+            "--payload",
+        ])
+        .arg(doc.path())
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let stdout: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).expect("stdout is exactly the JSON results");
+    let file: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(stdout, file);
+    assert_eq!(file["schema_version"], 1);
+    assert_eq!(file["quick"], true);
+    let tables = file["experiments"].as_array().unwrap();
+    assert_eq!(tables.len(), 2);
+    let de = &tables[0];
+    assert_eq!(de["experiment"], "micro");
+    let methods: Vec<&str> = de["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["method"].as_str().unwrap())
+        .collect();
+    let mut sorted = methods.clone();
+    sorted.sort();
+    // The glob is exact: dom-borrowed/* is not dom/*.
+    assert_eq!(sorted, ["dom/serde_json", "dom/simd-json", "dom/sonic-rs", "lazy/sonic-rs"]);
+    for row in de["rows"].as_array().unwrap() {
+        assert_eq!(row["status"], "ok", "{row}");
+        assert!(row["mean_ns"].as_f64().unwrap() > 0.0);
+        assert!(row["allocated_bytes"].as_f64().is_some(), "the counting allocator is installed");
+    }
+    let base = de["rows"].as_array().unwrap().iter().find(|r| r["baseline"] == true).unwrap();
+    assert_eq!(base["method"], "dom/serde_json");
+}
