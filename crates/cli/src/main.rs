@@ -42,6 +42,15 @@ enum Command {
         #[command(flatten)]
         output: OutputArgs,
     },
+    /// Read one document by id from a store in several ways, down to the floor (bytes discarded).
+    Store {
+        #[command(flatten)]
+        args: experiments::store::StoreArgs,
+        #[command(flatten)]
+        precision: PrecisionArgs,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
 }
 
 /// How precisely to measure.
@@ -60,17 +69,29 @@ impl PrecisionArgs {
 
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        Command::Micro { args, precision, output } => {
-            let mut session = Session::new(&output, precision.quick)?;
-            if precision.quick {
-                eprintln!("quick run: fewer, shorter iterations; figures are rough");
-            }
-            let progress = Progress::new(0);
-            let result = experiments::micro::run(&args, &precision.config(), &mut session, &progress);
-            progress.finish();
-            finish(session, result)
-        }
+        Command::Micro { args, precision, output } => one_experiment(&output, &precision, |config, session, progress| {
+            experiments::micro::run(&args, config, session, progress)
+        }),
+        Command::Store { args, precision, output } => one_experiment(&output, &precision, |config, session, progress| {
+            experiments::store::run(&args, config, session, progress)
+        }),
     }
+}
+
+/// Runs one experiment command: session, progress, and results written whatever happens.
+fn one_experiment(
+    output: &OutputArgs,
+    precision: &PrecisionArgs,
+    experiment: impl FnOnce(&Config, &mut Session, &Progress) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let mut session = Session::new(output, precision.quick)?;
+    if precision.quick {
+        eprintln!("quick run: fewer, shorter iterations; figures are rough");
+    }
+    let progress = Progress::new(0);
+    let result = experiment(&precision.config(), &mut session, &progress);
+    progress.finish();
+    finish(session, result)
 }
 
 /// Writes what was measured whatever happened, then reports the first error.

@@ -65,6 +65,19 @@ pub trait Strategy {
     fn payload_bytes(&self) -> Option<u64> {
         None
     }
+    /// The first error `run` met while being timed (e.g. a corrupt document among the ones a
+    /// store read visits, or a server that went away); such a row is shown as failed.
+    fn failure(&mut self) -> Option<RunFailure> {
+        None
+    }
+}
+
+/// An error met while timing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunFailure {
+    pub message: String,
+    /// True when the rest of the run cannot go on either (the server is gone).
+    pub fatal: bool,
 }
 
 /// A strategy made of a name and two closures; most strategies are one of these.

@@ -230,7 +230,7 @@ pub fn run(args: &MicroArgs, config: &Config, session: &mut Session, progress: &
     for (plan, values) in plans.iter().zip(&decoded) {
         interrupt::check()?;
         let strategies = strategies_for(plan, values)?;
-        let exp = measure_table("micro", &plan.table, plan.params.clone(), strategies, &filter, config, progress);
+        let (exp, _) = measure_table("micro", &plan.table, plan.params.clone(), strategies, &filter, config, progress);
         if !exp.rows.is_empty() {
             session.push(exp);
         }

@@ -2,4 +2,5 @@
 //! pushes result tables into the session.
 
 pub mod micro;
+pub mod store;
 pub mod table;

@@ -49,7 +49,8 @@ impl Filter {
 }
 
 /// Gates, measures and orders one table. The first strategy is the baseline and the gate's
-/// reference even when the filter leaves it out.
+/// reference even when the filter leaves it out. A fatal failure (e.g. the server went away)
+/// stops the table; its message is returned beside the rows measured so far.
 pub fn measure_table(
     experiment: &str,
     table: &str,
@@ -58,13 +59,14 @@ pub fn measure_table(
     filter: &Filter,
     config: &Config,
     progress: &Progress,
-) -> Experiment {
+) -> (Experiment, Option<String>) {
     let mut exp = Experiment::new(experiment, table);
     exp.params = params;
     let reference = match strategies.first_mut() {
         Some(first) => gate::reference(first.as_mut()),
-        None => return exp,
+        None => return (exp, None),
     };
+    let mut fatal = None;
     for (i, s) in strategies.iter_mut().enumerate() {
         if !filter.matches(s.name()) || interrupt::interrupted() {
             continue;
@@ -79,15 +81,28 @@ pub fn measure_table(
             Verdict::Fail(message) => Row::failed(s.name(), message),
             Verdict::Pass => {
                 let m = measure(config, || s.run());
-                let mut row = Row::new(s.name());
-                m.fill(&mut row, s.payload_bytes());
-                row
+                match s.failure() {
+                    Some(f) => {
+                        if f.fatal {
+                            fatal = Some(format!("{}: {}", s.name(), f.message));
+                        }
+                        Row::failed(s.name(), f.message)
+                    }
+                    None => {
+                        let mut row = Row::new(s.name());
+                        m.fill(&mut row, s.payload_bytes());
+                        row
+                    }
+                }
             }
         };
         row.baseline = i == 0;
         exp.rows.push(row);
         progress.done_one();
+        if fatal.is_some() {
+            break;
+        }
     }
     exp.finish();
-    exp
+    (exp, fatal)
 }

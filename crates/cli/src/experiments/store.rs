@@ -1,0 +1,372 @@
+//! `jsoncost store`: read one document by id from a real store in several ways, down to the
+//! floor (raw bytes read, discarded), and show how much of the read is JSON work.
+
+use jsoncost_codecs::{BoxedStrategy, Canonical, RunFailure, Strategy};
+use jsoncost_engine::{Config, Experiment, Row, Status};
+use jsoncost_shapes::{DEFAULT_SEED, ORDER_LARGE_LINES, ORDER_LINES, Order};
+use jsoncost_stores::{LoadOutcome, OpenOptions, OrderDocs, PgColumn, Store, StoreError, ensure_loaded, open};
+use rand::{Rng, SeedableRng};
+use serde_json::{Map, json};
+use std::cell::RefCell;
+use std::hint::black_box;
+use std::rc::Rc;
+
+use super::table::{Filter, measure_table};
+use crate::failure::Failure;
+use crate::progress::Progress;
+use crate::session::Session;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum StoreShape {
+    Order,
+    OrderLarge,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PgColumnArg {
+    Json,
+    Jsonb,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct StoreArgs {
+    /// The store: redb:PATH (default: a file under the temp dir), sqlite:PATH, redis://HOST:PORT,
+    /// redis+cluster://HOST:PORT,HOST:PORT,..., postgres://USER@HOST:PORT/DB.
+    #[arg(long, value_name = "URL")]
+    pub store: Option<String>,
+    /// PostgreSQL: read the `json` or the `jsonb` table.
+    #[arg(long, value_enum, default_value_t = PgColumnArg::Json)]
+    pub pg_column: PgColumnArg,
+    /// Distinct documents in the store.
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub docs: u64,
+    /// The document shape: order (~4 KB) or order-large (~40 KB).
+    #[arg(long = "store-shape", visible_alias = "doc-shape", value_enum, default_value_t = StoreShape::Order)]
+    pub shape: StoreShape,
+    /// Load the documents again even if the store already holds them.
+    #[arg(long)]
+    pub reload: bool,
+    /// Only time strategies whose name matches this glob.
+    #[arg(long = "store-filter", value_name = "GLOB")]
+    pub filter: Option<String>,
+    /// Seed of the document generator and of the id sequence.
+    #[arg(long = "store-seed", default_value_t = DEFAULT_SEED)]
+    pub seed: u64,
+}
+
+fn store_error(e: StoreError) -> anyhow::Error {
+    let code = if e.exit_code() == 3 {
+        crate::failure::ExitCode::Environment
+    } else {
+        crate::failure::ExitCode::Usage
+    };
+    Failure { code, error: e.into() }.into()
+}
+
+/// The ids every strategy reads, in the same seeded order.
+struct IdSequence {
+    ids: Rc<Vec<String>>,
+}
+
+impl IdSequence {
+    fn new(docs: u64, seed: u64) -> Self {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x1D5);
+        let ids = (0..4096).map(|_| OrderDocs::id(rng.random_range(0..docs))).collect();
+        IdSequence { ids: Rc::new(ids) }
+    }
+}
+
+type Shared = Rc<RefCell<Box<dyn Store>>>;
+
+/// What one read does with the store: (store, collection, id, checking) → the canonical output
+/// when checking (the gate), nothing when timed.
+type ReadOp = Box<dyn FnMut(&mut dyn Store, &str, &str, bool) -> Result<Option<Canonical>, StoreError>>;
+
+/// A store read strategy: one read of the next id per operation.
+struct ReadStrategy {
+    name: &'static str,
+    store: Shared,
+    collection: String,
+    ids: Rc<Vec<String>>,
+    cursor: usize,
+    op: ReadOp,
+    failure: Option<RunFailure>,
+    bytes: Option<u64>,
+}
+
+impl Strategy for ReadStrategy {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn check(&mut self) -> Result<Canonical, String> {
+        let id = self.ids[0].clone();
+        let mut store = self.store.borrow_mut();
+        match (self.op)(store.as_mut(), &self.collection, &id, true) {
+            Ok(Some(c)) => Ok(c),
+            Ok(None) => Err("the read produced nothing to check".into()),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    fn run(&mut self) {
+        if self.failure.as_ref().is_some_and(|f| f.fatal) {
+            return;
+        }
+        let id = &self.ids[self.cursor % self.ids.len()];
+        self.cursor += 1;
+        let mut store = self.store.borrow_mut();
+        if let Err(e) = (self.op)(store.as_mut(), &self.collection, id, false) {
+            if self.failure.is_none() {
+                self.failure = Some(RunFailure {
+                    message: e.to_string(),
+                    fatal: !e.is_document_error(),
+                });
+            }
+        }
+    }
+
+    fn payload_bytes(&self) -> Option<u64> {
+        self.bytes
+    }
+
+    fn failure(&mut self) -> Option<RunFailure> {
+        self.failure.clone()
+    }
+}
+
+fn decode_err(collection: &str, id: &str, e: impl std::fmt::Display) -> StoreError {
+    StoreError::Decode {
+        collection: collection.to_string(),
+        id: id.to_string(),
+        message: e.to_string(),
+    }
+}
+
+/// Reads raw bytes and applies `f` to them; a decoding error names the id.
+fn with_raw<T>(store: &mut dyn Store, collection: &str, id: &str, mut f: impl FnMut(&[u8]) -> Result<T, String>) -> Result<T, StoreError> {
+    let mut out = None;
+    store.read_raw(collection, id, &mut |bytes| out = Some(f(bytes)))?;
+    match out {
+        Some(Ok(v)) => Ok(v),
+        Some(Err(e)) => Err(decode_err(collection, id, e)),
+        None => Err(StoreError::NotFound {
+            store: store.describe(),
+            collection: collection.into(),
+            id: id.into(),
+        }),
+    }
+}
+
+fn canonical<T: serde::Serialize>(check: bool, v: &T) -> Result<Option<Canonical>, StoreError> {
+    if check {
+        Canonical::of(v).map(Some).map_err(|e| StoreError::Backend {
+            store: "gate".into(),
+            operation: "canonical form".into(),
+            cause: e,
+        })
+    } else {
+        black_box(v);
+        Ok(None)
+    }
+}
+
+/// Decodes raw bytes with `decode`, for the typed strategies over `read_raw`.
+fn typed_op(decode: fn(&[u8], bool) -> Result<Option<Canonical>, String>) -> ReadOp {
+    Box::new(move |s, col, id, check| with_raw(s, col, id, |b| decode(b, check)))
+}
+
+fn out<T: serde::Serialize>(check: bool, v: &T) -> Result<Option<Canonical>, String> {
+    canonical(check, v).map_err(|e| e.to_string())
+}
+
+/// The strategies, baseline (`default`) first.
+fn strategies(store: &Shared, collection: &str, ids: &IdSequence, bytes: u64) -> Vec<BoxedStrategy<'static>> {
+    let make = |name: &'static str, op: ReadOp| -> BoxedStrategy<'static> {
+        Box::new(ReadStrategy {
+            name,
+            store: store.clone(),
+            collection: collection.to_string(),
+            ids: ids.ids.clone(),
+            cursor: 0,
+            op,
+            failure: None,
+            bytes: Some(bytes),
+        })
+    };
+    let lazy_fields: Vec<String> = ["/id", "/status", "/total"].iter().map(|s| s.to_string()).collect();
+    let tree = lazy_tree(&lazy_fields);
+    vec![
+        make("default", Box::new(|s, col, id, check| canonical(check, &s.read_default(col, id)?))),
+        make(
+            "default-dom",
+            Box::new(|s, col, id, check| canonical(check, &s.read_default_dom(col, id)?)),
+        ),
+        make(
+            "typed/serde_json",
+            typed_op(|b, check| out(check, &serde_json::from_slice::<Order>(b).map_err(|e| e.to_string())?)),
+        ),
+        make(
+            "typed/sonic-rs",
+            typed_op(|b, check| out(check, &sonic_rs::from_slice::<Order>(b).map_err(|e| e.to_string())?)),
+        ),
+        make(
+            "typed/simd-json",
+            typed_op(|b, check| {
+                let mut buf = b.to_vec();
+                out(check, &simd_json::serde::from_slice::<Order>(&mut buf).map_err(|e| e.to_string())?)
+            }),
+        ),
+        make(
+            "borrowed/serde_json",
+            typed_op(|b, check| out(check, &serde_json::from_slice::<Order<&str>>(b).map_err(|e| e.to_string())?)),
+        ),
+        make(
+            "lazy/sonic-rs",
+            Box::new(move |s, col, id, check| {
+                with_raw(s, col, id, |b| {
+                    let found = sonic_rs::get_many(b, &tree).map_err(|e| e.to_string())?;
+                    if !check {
+                        black_box(&found);
+                        return Ok(None);
+                    }
+                    let mut fields = Vec::new();
+                    for (p, v) in lazy_fields.iter().zip(&found) {
+                        let v = v.as_ref().ok_or_else(|| format!("field {p} not found"))?;
+                        fields.push((p.clone(), serde_json::from_str(v.as_raw_str()).map_err(|e| e.to_string())?));
+                    }
+                    Ok(Some(Canonical::Projection(fields)))
+                })
+            }),
+        ),
+        // Timed: the bytes are read and discarded. Checked: they must be the document.
+        make(
+            "floor",
+            typed_op(|b, check| {
+                if check {
+                    Canonical::of_json_bytes(b).map(Some)
+                } else {
+                    black_box(b.len());
+                    Ok(None)
+                }
+            }),
+        ),
+    ]
+}
+
+fn lazy_tree(fields: &[String]) -> sonic_rs::PointerTree {
+    let mut tree = sonic_rs::PointerTree::new();
+    for f in fields {
+        tree.add_path([f.trim_start_matches('/')].iter());
+    }
+    tree
+}
+
+/// "JSON is X µs of a Y µs read (Z%); the cheapest typed path removes W% of it and allocates V× less."
+pub fn summary(exp: &Experiment) -> Vec<String> {
+    let ok = |name: &str| exp.rows.iter().find(|r| r.method == name && r.status == Status::Ok);
+    let (Some(base), Some(floor)) = (ok("default"), ok("floor")) else {
+        return Vec::new();
+    };
+    let (Some(y), Some(f)) = (base.mean_ns, floor.mean_ns) else {
+        return Vec::new();
+    };
+    let json = (y - f).max(0.0);
+    let mut lines = vec![format!(
+        "JSON is {:.1} µs of a {:.1} µs read ({:.0}%).",
+        json / 1e3,
+        y / 1e3,
+        json / y * 100.0
+    )];
+    let typed = exp
+        .rows
+        .iter()
+        .filter(|r| r.status == Status::Ok && (r.method.starts_with("typed/") || r.method.starts_with("borrowed/")))
+        .min_by(|a, b| a.mean_ns.unwrap_or(f64::MAX).total_cmp(&b.mean_ns.unwrap_or(f64::MAX)));
+    if let Some(t) = typed {
+        let removed = if json > 0.0 {
+            (y - t.mean_ns.unwrap_or(y)) / json * 100.0
+        } else {
+            0.0
+        };
+        let alloc = match (base.allocated_bytes, t.allocated_bytes) {
+            (Some(b), Some(a)) if a > 0.0 && b >= a => format!("allocates {:.1}× less", b / a),
+            (Some(b), Some(a)) if b > 0.0 => format!("allocates {:.1}× more", a / b),
+            _ => "allocation not measured".to_string(),
+        };
+        lines.push(format!(
+            "The cheapest typed path ({}) removes {:.0}% of it and {alloc}.",
+            t.method, removed
+        ));
+    }
+    lines
+}
+
+/// Runs the store experiment into `session`.
+pub fn run(args: &StoreArgs, config: &Config, session: &mut Session, progress: &Progress) -> anyhow::Result<()> {
+    let filter = Filter::new(args.filter.as_deref())?;
+    let url = args.store.clone().unwrap_or_else(jsoncost_stores::default_store_url);
+    let opts = OpenOptions {
+        pg_column: match args.pg_column {
+            PgColumnArg::Json => PgColumn::Json,
+            PgColumnArg::Jsonb => PgColumn::Jsonb,
+        },
+        ..OpenOptions::default()
+    };
+    progress.start(&format!("store: connecting to {url}"));
+    let mut store = open(&url, &opts).map_err(store_error)?;
+    let (collection, lines) = match args.shape {
+        StoreShape::Order => ("order", ORDER_LINES),
+        StoreShape::OrderLarge => ("order-large", ORDER_LARGE_LINES),
+    };
+    let docs = OrderDocs {
+        count: args.docs,
+        lines,
+        seed: args.seed,
+    };
+    progress.start(&format!("store: loading {} documents into {}", args.docs, store.describe()));
+    match ensure_loaded(store.as_mut(), collection, &docs.marker(), args.reload, || docs.documents()).map_err(store_error)? {
+        LoadOutcome::Reused(_) => progress.note(&format!(
+            "store: reusing {} {collection} documents in {} (--reload to load again)",
+            args.docs,
+            store.describe()
+        )),
+        LoadOutcome::Loaded { docs, elapsed } => progress.note(&format!(
+            "store: loaded {docs} {collection} documents into {} in {:.1} s",
+            store.describe(),
+            elapsed.as_secs_f64()
+        )),
+    }
+    let sample_len = {
+        let mut n = 0;
+        store
+            .read_raw(collection, &OrderDocs::id(0), &mut |b| n = b.len())
+            .map_err(store_error)?;
+        n as u64
+    };
+    let kind = store.kind();
+    let described = store.describe();
+    let shared: Shared = Rc::new(RefCell::new(store));
+    let ids = IdSequence::new(args.docs, args.seed);
+    let list = strategies(&shared, collection, &ids, sample_len);
+    filter.check_matches_any(list.iter().map(|s| s.name()))?;
+    progress.add_total(list.iter().filter(|s| filter.matches(s.name())).count() as u64);
+
+    let table = format!("{}/{collection}", kind.as_str());
+    let mut params = Map::new();
+    params.insert("store".into(), json!(described));
+    params.insert("shape".into(), json!(collection));
+    params.insert("docs".into(), json!(args.docs));
+    params.insert("payload_bytes".into(), json!(sample_len));
+    let (mut exp, fatal) = measure_table("store", &table, params, list, &filter, config, progress);
+    exp.summary = summary(&exp);
+    let failed_all = !exp.rows.is_empty() && exp.rows.iter().all(|r: &Row| r.status == Status::Failed);
+    session.push(exp);
+    if let Some(message) = fatal {
+        return Err(crate::failure::environment(anyhow::anyhow!("store run stopped: {message}")));
+    }
+    if failed_all {
+        progress.note("store: every strategy failed; see the table");
+    }
+    crate::interrupt::check()
+}
