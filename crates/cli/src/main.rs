@@ -2,11 +2,13 @@
 //! way to pay it. The binary is thin: it parses the command line, installs the counting
 //! allocator, and wires experiments → engine → report.
 
+mod commands;
 mod experiments;
 mod failure;
 mod interrupt;
 mod progress;
 mod session;
+mod study;
 
 use clap::{Parser, Subcommand};
 use jsoncost_engine::Config;
@@ -42,6 +44,12 @@ enum Command {
         #[command(flatten)]
         output: OutputArgs,
     },
+    /// The whole study in one command: every experiment, a report, and an optional baseline.
+    Run(study::RunArgs),
+    /// Compare two results files (or saved baselines); exit 1 on a regression.
+    Compare(commands::compare::CompareArgs),
+    /// Re-render a saved results.json (tables, markdown, HTML).
+    Report(commands::report::ReportArgs),
     /// Read one document by id from a store in several ways, down to the floor (bytes discarded).
     Store {
         #[command(flatten)]
@@ -69,6 +77,9 @@ impl PrecisionArgs {
 
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
+        Command::Run(args) => study::run(&args),
+        Command::Compare(args) => commands::compare::run(&args),
+        Command::Report(args) => commands::report::run(&args),
         Command::Micro { args, precision, output } => one_experiment(&output, &precision, |config, session, progress| {
             experiments::micro::run(&args, config, session, progress)
         }),
@@ -106,5 +117,15 @@ fn main() {
     if let Err(e) = run(cli) {
         eprintln!("error: {e:#}");
         std::process::exit(failure::exit_code_of(&e));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn command_line_definition_is_consistent() {
+        super::Cli::command().debug_assert();
     }
 }

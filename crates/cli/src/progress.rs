@@ -21,13 +21,6 @@ impl Progress {
         Progress { bar }
     }
 
-    /// A progress that draws nothing (tests, nested use).
-    pub fn hidden() -> Self {
-        Progress {
-            bar: ProgressBar::hidden(),
-        }
-    }
-
     pub fn start(&self, what: &str) {
         self.bar.set_message(what.to_string());
     }

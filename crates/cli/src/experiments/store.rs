@@ -42,16 +42,16 @@ pub struct StoreArgs {
     pub docs: u64,
     /// The document shape: order (~4 KB) or order-large (~40 KB).
     #[arg(long = "store-shape", visible_alias = "doc-shape", value_enum, default_value_t = StoreShape::Order)]
-    pub shape: StoreShape,
+    pub store_shape: StoreShape,
     /// Load the documents again even if the store already holds them.
     #[arg(long)]
     pub reload: bool,
     /// Only time strategies whose name matches this glob.
     #[arg(long = "store-filter", value_name = "GLOB")]
-    pub filter: Option<String>,
+    pub store_filter: Option<String>,
     /// Seed of the document generator and of the id sequence.
     #[arg(long = "store-seed", default_value_t = DEFAULT_SEED)]
-    pub seed: u64,
+    pub store_seed: u64,
 }
 
 fn store_error(e: StoreError) -> anyhow::Error {
@@ -304,7 +304,7 @@ pub fn summary(exp: &Experiment) -> Vec<String> {
 
 /// Runs the store experiment into `session`.
 pub fn run(args: &StoreArgs, config: &Config, session: &mut Session, progress: &Progress) -> anyhow::Result<()> {
-    let filter = Filter::new(args.filter.as_deref())?;
+    let filter = Filter::new(args.store_filter.as_deref())?;
     let url = args.store.clone().unwrap_or_else(jsoncost_stores::default_store_url);
     let opts = OpenOptions {
         pg_column: match args.pg_column {
@@ -315,14 +315,14 @@ pub fn run(args: &StoreArgs, config: &Config, session: &mut Session, progress: &
     };
     progress.start(&format!("store: connecting to {url}"));
     let mut store = open(&url, &opts).map_err(store_error)?;
-    let (collection, lines) = match args.shape {
+    let (collection, lines) = match args.store_shape {
         StoreShape::Order => ("order", ORDER_LINES),
         StoreShape::OrderLarge => ("order-large", ORDER_LARGE_LINES),
     };
     let docs = OrderDocs {
         count: args.docs,
         lines,
-        seed: args.seed,
+        seed: args.store_seed,
     };
     progress.start(&format!("store: loading {} documents into {}", args.docs, store.describe()));
     match ensure_loaded(store.as_mut(), collection, &docs.marker(), args.reload, || docs.documents()).map_err(store_error)? {
@@ -347,7 +347,7 @@ pub fn run(args: &StoreArgs, config: &Config, session: &mut Session, progress: &
     let kind = store.kind();
     let described = store.describe();
     let shared: Shared = Rc::new(RefCell::new(store));
-    let ids = IdSequence::new(args.docs, args.seed);
+    let ids = IdSequence::new(args.docs, args.store_seed);
     let list = strategies(&shared, collection, &ids, sample_len);
     filter.check_matches_any(list.iter().map(|s| s.name()))?;
     progress.add_total(list.iter().filter(|s| filter.matches(s.name())).count() as u64);

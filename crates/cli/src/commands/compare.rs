@@ -1,0 +1,56 @@
+//! `jsoncost compare BASE NEW`: per row, the change in time and allocation with a verdict;
+//! exit 1 on a significant time regression beyond the threshold or any allocation growth.
+
+use anyhow::anyhow;
+use jsoncost_report::{compare, files};
+
+use super::baselines;
+use crate::failure::{ExitCode, Failure, usage};
+use crate::session::FormatArg;
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct CompareArgs {
+    /// The baseline: a results.json file or a saved baseline name.
+    pub base: String,
+    /// The new results: a results.json file or a saved baseline name.
+    pub new: String,
+    /// Smallest time change that counts, e.g. 5% or 0.05.
+    #[arg(long, default_value = "5%", value_parser = parse_threshold)]
+    pub threshold: f64,
+    /// What stdout carries (markdown suits PR comments).
+    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
+    pub format: FormatArg,
+}
+
+/// "5%" → 0.05, "0.05" → 0.05.
+pub fn parse_threshold(s: &str) -> Result<f64, String> {
+    let (num, pct) = match s.strip_suffix('%') {
+        Some(n) => (n, true),
+        None => (s, false),
+    };
+    let v: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("{s:?} is not a threshold like 5% or 0.05"))?;
+    let v = if pct { v / 100.0 } else { v };
+    if (0.0..1.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("threshold {s:?} must be between 0% and 100%"))
+    }
+}
+
+pub fn run(args: &CompareArgs) -> anyhow::Result<()> {
+    let base = files::load(&baselines::resolve(&args.base)?).map_err(usage)?;
+    let new = files::load(&baselines::resolve(&args.new)?).map_err(usage)?;
+    let comparison = compare::compare(&base, &new, args.threshold);
+    println!("{}", comparison.render(args.format.into()));
+    if comparison.has_regression() {
+        return Err(Failure {
+            code: ExitCode::Regression,
+            error: anyhow!("{}", comparison.summary()),
+        }
+        .into());
+    }
+    Ok(())
+}

@@ -1,0 +1,5 @@
+//! Commands that read saved results rather than measure.
+
+pub mod baselines;
+pub mod compare;
+pub mod report;

@@ -1,0 +1,163 @@
+//! `jsoncost run`: the whole study in one command — every experiment on the embedded defaults,
+//! progress on stderr, tables on stdout, and results.json, report.md and report.html in one
+//! directory per run.
+
+use anyhow::{Context, anyhow};
+use jsoncost_engine::Config;
+use jsoncost_report::{Format, files, html};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use crate::commands::baselines;
+use crate::experiments;
+use crate::failure::{environment, usage};
+use crate::interrupt;
+use crate::progress::Progress;
+use crate::session::{FormatArg, OutputArgs, Session, check_writable};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExperimentName {
+    Micro,
+    Store,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct RunArgs {
+    /// Shrink payload counts and iterations to finish in well under a minute (says so in the output).
+    #[arg(long)]
+    pub quick: bool,
+    /// Run only these experiments (comma-separated).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub only: Vec<ExperimentName>,
+    /// Skip these experiments (comma-separated).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub skip: Vec<ExperimentName>,
+    /// Directory for results.json, report.md and report.html (default: jsoncost-results/<timestamp>).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Also keep the results as a named baseline for `jsoncost compare`.
+    #[arg(long, value_name = "NAME")]
+    pub save_baseline: Option<String>,
+    /// What stdout carries.
+    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
+    pub format: FormatArg,
+    #[command(flatten)]
+    pub micro: experiments::micro::MicroArgs,
+    #[command(flatten)]
+    pub store: experiments::store::StoreArgs,
+}
+
+impl RunArgs {
+    fn selected(&self) -> Vec<ExperimentName> {
+        [ExperimentName::Micro, ExperimentName::Store]
+            .into_iter()
+            .filter(|e| self.only.is_empty() || self.only.contains(e))
+            .filter(|e| !self.skip.contains(e))
+            .collect()
+    }
+}
+
+/// The engine settings that fit the whole study in about three minutes on two cores.
+fn run_config(quick: bool) -> Config {
+    if quick {
+        Config {
+            budget: Duration::from_millis(200),
+            ..Config::quick()
+        }
+    } else {
+        Config {
+            iteration_time: Duration::from_millis(25),
+            budget: Duration::from_millis(1500),
+            ..Config::full()
+        }
+    }
+}
+
+fn timestamp_dir() -> PathBuf {
+    let now = time::OffsetDateTime::now_utc();
+    let name = format!(
+        "{:04}{:02}{:02}-{:02}{:02}{:02}",
+        now.year(),
+        now.month() as u8,
+        now.day(),
+        now.hour(),
+        now.minute(),
+        now.second()
+    );
+    PathBuf::from(baselines::RESULTS_DIR).join(name)
+}
+
+pub fn run(args: &RunArgs) -> anyhow::Result<()> {
+    let selected = args.selected();
+    if selected.is_empty() {
+        return Err(usage(anyhow!("--only and --skip leave no experiment to run")));
+    }
+    if let Some(name) = &args.save_baseline {
+        baselines::check_name(name)?;
+    }
+    let dir = args.out.clone().unwrap_or_else(timestamp_dir);
+    std::fs::create_dir_all(&dir)
+        .with_context(|| format!("cannot create the output directory {}", dir.display()))
+        .map_err(environment)?;
+    let results_path = dir.join("results.json");
+    check_writable(&results_path)?;
+
+    let started = Instant::now();
+    let output = OutputArgs {
+        format: args.format,
+        out: Some(results_path.clone()),
+    };
+    let mut session = Session::new(&output, args.quick)?;
+    if args.quick {
+        eprintln!("quick run: smaller payload counts, fewer and shorter iterations; figures are rough");
+    }
+    let config = run_config(args.quick);
+    let progress = Progress::new(0);
+    let mut first_error = None;
+    for experiment in selected {
+        if interrupt::interrupted() {
+            break;
+        }
+        let result = match experiment {
+            ExperimentName::Micro => experiments::micro::run(&args.micro, &config, &mut session, &progress),
+            ExperimentName::Store => {
+                let mut store = args.store.clone();
+                if args.quick {
+                    store.docs = store.docs.min(1_000);
+                }
+                experiments::store::run(&store, &config, &mut session, &progress)
+            }
+        };
+        if let Err(e) = result {
+            progress.note(&format!("error: {e:#}"));
+            first_error.get_or_insert(e);
+        }
+    }
+    progress.finish();
+    session.finish()?;
+    write_reports(&session, &dir)?;
+    if let Some(name) = &args.save_baseline {
+        std::fs::create_dir_all(baselines::baseline_dir())
+            .map_err(|e| environment(anyhow!("cannot create {}: {e}", baselines::baseline_dir().display())))?;
+        session.write_results(&baselines::path_of(name))?;
+        eprintln!("baseline {name:?} saved to {}", baselines::path_of(name).display());
+    }
+    eprintln!(
+        "report: {} (in {:.0} s)",
+        dir.join("report.html").display(),
+        started.elapsed().as_secs_f64()
+    );
+    match first_error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+fn write_reports(session: &Session, dir: &std::path::Path) -> anyhow::Result<()> {
+    let md = jsoncost_report::render(&session.results, Format::Markdown, false);
+    files::write_atomic(&dir.join("report.md"), md.as_bytes())
+        .map_err(|e| environment(anyhow!("writing {}: {e}", dir.join("report.md").display())))?;
+    files::write_atomic(&dir.join("report.html"), html::render(&session.results).as_bytes())
+        .map_err(|e| environment(anyhow!("writing {}: {e}", dir.join("report.html").display())))?;
+    Ok(())
+}
