@@ -151,10 +151,10 @@ impl Experiment {
     /// Fills Ratio, RatioSD and Alloc Ratio against the baseline (the first row pushed, unless
     /// one is flagged), then sorts fastest first with failed rows last.
     pub fn finish(&mut self) {
-        if !self.rows.iter().any(|r| r.baseline) {
-            if let Some(first) = self.rows.first_mut() {
-                first.baseline = true;
-            }
+        if !self.rows.iter().any(|r| r.baseline)
+            && let Some(first) = self.rows.first_mut()
+        {
+            first.baseline = true;
         }
         let base = self.baseline().cloned();
         if let Some(base) = base {

@@ -113,11 +113,11 @@ impl Measurement {
         row.allocs = self.allocs;
         row.peak_bytes = self.peak_bytes;
         row.samples_ns = self.samples_ns.clone();
-        if let Some(bytes) = payload_bytes {
-            if s.mean > 0.0 {
-                // bytes per ns * 1e9 / 1e6 = MB/s (decimal megabytes, as the published figures).
-                row.mb_per_s = Some(bytes as f64 / s.mean * 1e3);
-            }
+        // bytes per ns * 1e9 / 1e6 = MB/s (decimal megabytes, as the published figures).
+        if let Some(bytes) = payload_bytes
+            && s.mean > 0.0
+        {
+            row.mb_per_s = Some(bytes as f64 / s.mean * 1e3);
         }
     }
 }

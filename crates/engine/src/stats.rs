@@ -118,10 +118,10 @@ pub fn fill_ratios(base: &Row, row: &mut Row) {
     if let Some((r, sd)) = ratio_of_samples(&base.samples_ns, &row.samples_ns) {
         row.ratio = Some(r);
         row.ratio_sd = Some(sd);
-    } else if let (Some(b), Some(m)) = (base.mean_ns, row.mean_ns) {
-        if b > 0.0 {
-            row.ratio = Some(m / b);
-        }
+    } else if let (Some(b), Some(m)) = (base.mean_ns, row.mean_ns)
+        && b > 0.0
+    {
+        row.ratio = Some(m / b);
     }
     row.alloc_ratio = match (base.allocated_bytes, row.allocated_bytes) {
         (Some(b), Some(a)) if b > 0.0 => Some(a / b),

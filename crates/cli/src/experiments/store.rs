@@ -116,13 +116,13 @@ impl Strategy for ReadStrategy {
         let id = &self.ids[self.cursor % self.ids.len()];
         self.cursor += 1;
         let mut store = self.store.borrow_mut();
-        if let Err(e) = (self.op)(store.as_mut(), &self.collection, id, false) {
-            if self.failure.is_none() {
-                self.failure = Some(RunFailure {
-                    message: e.to_string(),
-                    fatal: !e.is_document_error(),
-                });
-            }
+        if let Err(e) = (self.op)(store.as_mut(), &self.collection, id, false)
+            && self.failure.is_none()
+        {
+            self.failure = Some(RunFailure {
+                message: e.to_string(),
+                fatal: !e.is_document_error(),
+            });
         }
     }
 

@@ -1,0 +1,445 @@
+//! "What moves the number": for each table, the cheapest correct strategy against the baseline,
+//! what it saves per operation and per second at a stated rate. A change is recommended only
+//! when its confidence interval (mean ± Error, 99.9%) does not overlap the baseline's.
+
+use jsoncost_engine::stats::{CONFIDENCE, t_quantile_two_sided};
+use jsoncost_engine::{Experiment, Results, Row};
+use serde::Serialize;
+
+use crate::columns::{FLOOR, Kind, extra, floor_mean_ns, json_ns, sample_count};
+use crate::markdown::inline;
+use crate::{Format, json, units};
+
+/// Title of the advisor section in every format.
+pub const TITLE: &str = "What moves the number";
+
+/// The request rates the per-second figures are stated at. They are assumptions about the
+/// reader's service, printed with every figure, not measurements.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rates {
+    /// micro (and unknown experiments): JSON operations per second.
+    pub operations_per_s: f64,
+    /// store: document reads per second.
+    pub reads_per_s: f64,
+    /// stream: request bodies per second.
+    pub bodies_per_s: f64,
+    /// http: requests per second.
+    pub requests_per_s: f64,
+}
+
+impl Default for Rates {
+    fn default() -> Self {
+        Rates {
+            operations_per_s: 10_000.0,
+            reads_per_s: 2_000.0,
+            bodies_per_s: 1.0,
+            requests_per_s: 1_000.0,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AdviceKind {
+    /// A strategy beats the baseline beyond both confidence intervals.
+    Recommend,
+    /// The best alternative's interval overlaps the baseline's.
+    NoMeasurableDifference,
+    /// The baseline is already the cheapest correct strategy.
+    KeepBaseline,
+    /// Nothing to weigh: the baseline failed, there is no alternative, or no interval is known.
+    NotComparable,
+}
+
+impl AdviceKind {
+    /// The machine-readable name used in JSON and CSV.
+    pub fn key(self) -> &'static str {
+        match self {
+            AdviceKind::Recommend => "recommend",
+            AdviceKind::NoMeasurableDifference => "no_measurable_difference",
+            AdviceKind::KeepBaseline => "keep_baseline",
+            AdviceKind::NotComparable => "not_comparable",
+        }
+    }
+}
+
+/// The advice for one table.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Advice {
+    pub experiment: String,
+    pub table: String,
+    pub kind: AdviceKind,
+    pub baseline: String,
+    /// The strategy weighed against the baseline.
+    pub candidate: Option<String>,
+    /// The advice as one paragraph.
+    pub text: String,
+}
+
+/// Advice for every table at the default [`Rates`].
+pub fn advise(results: &Results) -> Vec<Advice> {
+    advise_at(results, &Rates::default())
+}
+
+/// Advice for every table, per-second figures at `rates`.
+pub fn advise_at(results: &Results, rates: &Rates) -> Vec<Advice> {
+    results.experiments.iter().filter_map(|exp| advise_table(exp, rates)).collect()
+}
+
+/// How a table names one operation and its rate.
+struct Unit {
+    one: &'static str,
+    many: &'static str,
+    rate: f64,
+}
+
+impl Unit {
+    /// "at 2,000 reads/s", "at 1 body/s"
+    fn at_rate(&self) -> String {
+        let noun = if self.rate == 1.0 { self.one } else { self.many };
+        format!("at {} {noun}/s", units::count(self.rate))
+    }
+}
+
+fn unit(kind: Kind, rates: &Rates) -> Unit {
+    match kind {
+        Kind::Micro => Unit {
+            one: "operation",
+            many: "operations",
+            rate: rates.operations_per_s,
+        },
+        Kind::Store => Unit {
+            one: "read",
+            many: "reads",
+            rate: rates.reads_per_s,
+        },
+        Kind::Stream => Unit {
+            one: "body",
+            many: "bodies",
+            rate: rates.bodies_per_s,
+        },
+        Kind::Http => Unit {
+            one: "req",
+            many: "req",
+            rate: rates.requests_per_s,
+        },
+    }
+}
+
+fn advise_table(exp: &Experiment, rates: &Rates) -> Option<Advice> {
+    let base = exp.baseline()?;
+    let kind = Kind::of(exp);
+    let advice = |kind: AdviceKind, candidate: Option<&Row>, text: String| Advice {
+        experiment: exp.experiment.clone(),
+        table: exp.table.clone(),
+        kind,
+        baseline: base.method.clone(),
+        candidate: candidate.map(|r| r.method.clone()),
+        text,
+    };
+    if !base.is_ok() || base.mean_ns.is_none() {
+        return Some(advice(
+            AdviceKind::NotComparable,
+            None,
+            format!("The baseline {} failed, so there is nothing to compare against.", base.method),
+        ));
+    }
+    // Candidates: every other correct, timed strategy; the store's floor reads no JSON at all, so
+    // it is a reference, not a choice.
+    let mut others: Vec<&Row> = exp
+        .rows
+        .iter()
+        .filter(|r| r.is_ok() && r.mean_ns.is_some() && r.method != base.method)
+        .filter(|r| !(kind == Kind::Store && r.method == FLOOR))
+        .collect();
+    if kind == Kind::Http {
+        others.sort_by(|a, b| throughput(b).total_cmp(&throughput(a)));
+    } else {
+        others.sort_by(|a, b| mean(a).total_cmp(&mean(b)));
+    }
+    let Some(&best) = others.first() else {
+        return Some(advice(
+            AdviceKind::NotComparable,
+            None,
+            format!("No other correct strategy to compare with {}.", base.method),
+        ));
+    };
+    let better = if kind == Kind::Http {
+        throughput(best) > throughput(base)
+    } else {
+        mean(best) < mean(base)
+    };
+    let (Some(bi), Some(ci)) = (interval(base), interval(best)) else {
+        let missing = if interval(base).is_none() { base } else { best };
+        return Some(advice(
+            AdviceKind::NotComparable,
+            Some(best),
+            format!(
+                "Cannot tell {} from {}: {} has no confidence interval recorded.",
+                best.method, base.method, missing.method
+            ),
+        ));
+    };
+    if overlap(bi, ci) {
+        let text = format!(
+            "No measurable difference: {} ({}) and the baseline {} ({}) overlap at {} confidence.",
+            best.method,
+            plus_minus(best),
+            base.method,
+            plus_minus(base),
+            units::percent(CONFIDENCE)
+        );
+        return Some(advice(AdviceKind::NoMeasurableDifference, Some(best), text));
+    }
+    if !better {
+        return Some(advice(AdviceKind::KeepBaseline, Some(best), keep_text(kind, base, best)));
+    }
+    let u = unit(kind, rates);
+    let text = match kind {
+        Kind::Http => http_text(base, best, &u),
+        _ => {
+            let mut text = saving_text(base, best, &u);
+            if kind == Kind::Store {
+                text.push_str(&floor_text(exp, base, best));
+            }
+            if kind == Kind::Stream {
+                text.push_str(&peak_text(base, best));
+            }
+            text
+        }
+    };
+    Some(advice(AdviceKind::Recommend, Some(best), text))
+}
+
+fn mean(row: &Row) -> f64 {
+    row.mean_ns.unwrap_or(f64::INFINITY)
+}
+
+/// Requests per second, or for lack of it the inverse of the mean latency.
+fn throughput(row: &Row) -> f64 {
+    extra(row, "req_per_s").unwrap_or_else(|| 1e9 / mean(row))
+}
+
+/// The 99.9% confidence interval of the mean: mean ± Error, or when Error is absent, from the
+/// standard deviation and the sample count with Student's t.
+fn interval(row: &Row) -> Option<(f64, f64)> {
+    let m = row.mean_ns?;
+    let half = row.error_ns.or_else(|| {
+        let sd = row.stddev_ns?;
+        let n = sample_count(row)?;
+        (n >= 2).then(|| t_quantile_two_sided(CONFIDENCE, (n - 1) as f64) * sd / (n as f64).sqrt())
+    })?;
+    Some((m - half, m + half))
+}
+
+fn overlap(a: (f64, f64), b: (f64, f64)) -> bool {
+    a.0 <= b.1 && b.0 <= a.1
+}
+
+fn plus_minus(row: &Row) -> String {
+    let m = mean(row);
+    match interval(row) {
+        Some((lo, hi)) => format!("{} ± {}", units::time(m), units::time((hi - lo) / 2.0)),
+        None => units::time(m),
+    }
+}
+
+fn share(part: f64, whole: f64) -> String {
+    if whole == 0.0 {
+        units::ABSENT.to_string()
+    } else {
+        units::percent(part / whole)
+    }
+}
+
+/// "24 B (60.0%) less allocation" and the per-second bytes, signed so that positive saves.
+fn allocation(base: &Row, best: &Row) -> Option<(f64, String)> {
+    let (b, c) = (base.allocated_bytes?, best.allocated_bytes?);
+    let saved = b - c;
+    let phrase = if saved > 0.0 {
+        format!("{} ({}) less allocation", units::bytes(saved), share(saved, b))
+    } else if saved < 0.0 {
+        format!("{} ({}) more allocation", units::bytes(-saved), share(-saved, b))
+    } else {
+        format!("the same allocation ({})", units::bytes(b))
+    };
+    Some((saved, phrase))
+}
+
+fn per_second(cpu_saved_ns: Option<f64>, bytes_saved: Option<f64>, u: &Unit, cpu_name: &str) -> String {
+    let mut parts = Vec::new();
+    if let Some(ns) = cpu_saved_ns {
+        parts.push(format!("{} of {cpu_name}", units::time(ns * u.rate)));
+    }
+    let more = match bytes_saved {
+        Some(b) if b > 0.0 => {
+            parts.push(format!("{} of allocation", units::bytes(b * u.rate)));
+            None
+        }
+        Some(b) if b < 0.0 => Some(format!("allocates {} more", units::bytes(-b * u.rate))),
+        _ => None,
+    };
+    let mut text = format!("{}: ", u.at_rate());
+    if parts.is_empty() {
+        text.push_str(&more.unwrap_or_default());
+    } else {
+        text.push_str(&format!("saves {}", parts.join(" and ")));
+        if let Some(more) = more {
+            text.push_str(&format!(" but {more}"));
+        }
+    }
+    text.push_str(" per second.");
+    text
+}
+
+fn saving_text(base: &Row, best: &Row, u: &Unit) -> String {
+    let saved = mean(base) - mean(best);
+    let alloc = allocation(base, best);
+    let alloc_phrase = alloc.as_ref().map_or("allocation not measured".to_string(), |(_, p)| p.clone());
+    format!(
+        "Use {} instead of {}: {} ({}) less time and {} per {}; {}",
+        best.method,
+        base.method,
+        units::time(saved),
+        share(saved, mean(base)),
+        alloc_phrase,
+        u.one,
+        per_second(Some(saved), alloc.map(|(b, _)| b), u, "CPU time")
+    )
+}
+
+fn floor_text(exp: &Experiment, base: &Row, best: &Row) -> String {
+    let floor = floor_mean_ns(exp);
+    match (json_ns(base, floor), json_ns(best, floor)) {
+        (Some(b), Some(c)) => format!(
+            " JSON work above the floor: {} of {} ({}) with {}, {} with {}.",
+            units::time(b),
+            units::time(mean(base)),
+            share(b, mean(base)),
+            base.method,
+            units::time(c),
+            best.method
+        ),
+        _ => String::new(),
+    }
+}
+
+fn peak_text(base: &Row, best: &Row) -> String {
+    match (base.peak_bytes, best.peak_bytes) {
+        (Some(b), Some(c)) => {
+            format!(
+                " Peak heap: {} with {}, {} with {}.",
+                units::bytes(b as f64),
+                base.method,
+                units::bytes(c as f64),
+                best.method
+            )
+        }
+        _ => String::new(),
+    }
+}
+
+fn http_text(base: &Row, best: &Row, u: &Unit) -> String {
+    let (rb, rc) = (throughput(base), throughput(best));
+    let mut text = format!(
+        "Use {} instead of {}: {} req/s instead of {} ({} more); mean latency {} → {}",
+        best.method,
+        base.method,
+        units::rate(rc),
+        units::rate(rb),
+        share(rc - rb, rb),
+        units::time(mean(base)),
+        units::time(mean(best))
+    );
+    if let (Some(b), Some(c)) = (extra(base, "p99_ns"), extra(best, "p99_ns")) {
+        text.push_str(&format!(", p99 {} → {}", units::time(b), units::time(c)));
+    }
+    let alloc = allocation(base, best);
+    if let Some((_, phrase)) = &alloc {
+        text.push_str(&format!("; {phrase} per request on the server"));
+    }
+    let cpu = match (extra(base, "server_cpu_ns_per_req"), extra(best, "server_cpu_ns_per_req")) {
+        (Some(b), Some(c)) if b > c => Some(b - c),
+        _ => None,
+    };
+    if cpu.is_some() || alloc.as_ref().is_some_and(|(b, _)| *b != 0.0) {
+        text.push_str("; ");
+        text.push_str(&per_second(cpu, alloc.map(|(b, _)| b), u, "server CPU time"));
+    } else {
+        text.push('.');
+    }
+    text
+}
+
+fn keep_text(kind: Kind, base: &Row, next: &Row) -> String {
+    if kind == Kind::Http {
+        let (rb, rn) = (throughput(base), throughput(next));
+        format!(
+            "Keep {}: it serves the most requests per second ({} req/s); the next, {}, serves {} ({} fewer).",
+            base.method,
+            units::rate(rb),
+            next.method,
+            units::rate(rn),
+            share(rb - rn, rb)
+        )
+    } else {
+        let d = mean(next) - mean(base);
+        format!(
+            "Keep {}: it is the fastest correct strategy; the next, {}, takes {} ({}) longer.",
+            base.method,
+            next.method,
+            units::time(d),
+            share(d, mean(base))
+        )
+    }
+}
+
+/// The advisor section in `format` (Table is plain text for the console).
+pub fn render(advice: &[Advice], format: Format) -> String {
+    match format {
+        Format::Table => {
+            let mut out = format!("{TITLE}\n");
+            if advice.is_empty() {
+                out.push_str("No tables to advise on.\n");
+            }
+            for a in advice {
+                out.push_str(&format!("- {} {}: {}\n", a.experiment, a.table, a.text));
+            }
+            out
+        }
+        Format::Markdown => {
+            let mut out = format!("## {TITLE}\n\n");
+            if advice.is_empty() {
+                out.push_str("No tables to advise on.\n");
+            }
+            for a in advice {
+                out.push_str(&format!("- **{}**: {}\n", inline(&heading_of(a)), inline(&a.text)));
+            }
+            out
+        }
+        Format::Json => json::pretty(&advice),
+        Format::Csv => {
+            let mut w = csv::Writer::from_writer(Vec::new());
+            let mut records = vec![["experiment", "table", "kind", "baseline", "candidate", "text"].map(String::from)];
+            for a in advice {
+                records.push([
+                    a.experiment.clone(),
+                    a.table.clone(),
+                    a.kind.key().to_string(),
+                    a.baseline.clone(),
+                    a.candidate.clone().unwrap_or_default(),
+                    a.text.clone(),
+                ]);
+            }
+            for r in records {
+                // Writing to a Vec cannot fail.
+                w.write_record(&r).expect("CSV into memory");
+            }
+            String::from_utf8(w.into_inner().expect("CSV into memory")).expect("CSV of strings is UTF-8")
+        }
+    }
+}
+
+fn heading_of(a: &Advice) -> String {
+    format!("{}: {}", a.experiment, a.table)
+}

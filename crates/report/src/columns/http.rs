@@ -1,0 +1,45 @@
+//! http: Mode | Req/s | Mean | p50 | p99 | p99.9 | Server alloc/req | Server CPU/req | Ratio,
+//! plus Errors when any request failed. Mean is the mean latency; allocation is the server's.
+
+use jsoncost_engine::{Experiment, Row};
+use serde_json::Value;
+
+use super::{Cell, Spec, error_total, extra, get};
+use crate::units;
+
+pub(super) fn columns<'a>(exp: &Experiment) -> Vec<Spec<'a>> {
+    let mut specs = vec![
+        Spec::new("Mode", Cell::Method),
+        Spec::new("Req/s", Cell::Rate(get(|r| extra(r, "req_per_s")))),
+        Spec::new("Mean", Cell::Time(get(|r| r.mean_ns))),
+        Spec::new("p50", Cell::Time(get(|r| extra(r, "p50_ns")))),
+        Spec::new("p99", Cell::Time(get(|r| extra(r, "p99_ns")))),
+        Spec::new("p99.9", Cell::Time(get(|r| extra(r, "p999_ns")))),
+        Spec::new("Server alloc/req", Cell::Bytes(get(|r| r.allocated_bytes))),
+        Spec::new("Server CPU/req", Cell::Time(get(|r| extra(r, "server_cpu_ns_per_req")))),
+        Spec::new("Ratio", Cell::Ratio(get(|r| r.ratio))),
+    ];
+    if exp.rows.iter().any(|r| error_total(r).is_some_and(|n| n > 0.0)) {
+        specs.push(Spec::new("Errors", Cell::Text(Box::new(errors_cell))));
+    }
+    specs
+}
+
+/// `12 (connect: 2, timeout: 10)`; kinds with no errors are left out.
+fn errors_cell(row: &Row) -> String {
+    let Some(total) = error_total(row) else {
+        return units::ABSENT.to_string();
+    };
+    let kinds: Vec<String> = match row.extra.get("errors") {
+        Some(Value::Object(kinds)) => kinds
+            .iter()
+            .filter_map(|(kind, n)| n.as_f64().filter(|n| *n > 0.0).map(|n| format!("{kind}: {}", units::count(n))))
+            .collect(),
+        _ => Vec::new(),
+    };
+    if kinds.is_empty() {
+        units::count(total)
+    } else {
+        format!("{} ({})", units::count(total), kinds.join(", "))
+    }
+}

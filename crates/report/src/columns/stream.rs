@@ -1,0 +1,19 @@
+//! stream: one row is one whole run over the body, so there are no per-operation columns.
+//! Method | Mean | Error | Median | Ratio | MB/s | Allocated | Allocs | Peak heap | Peak RSS
+
+use super::{Cell, Spec, extra, get};
+
+pub(super) fn columns<'a>() -> Vec<Spec<'a>> {
+    vec![
+        Spec::new("Method", Cell::Method),
+        Spec::new("Mean", Cell::Time(get(|r| r.mean_ns))),
+        Spec::new("Error", Cell::Time(get(|r| r.error_ns))),
+        Spec::new("Median", Cell::Time(get(|r| r.median_ns))),
+        Spec::new("Ratio", Cell::Ratio(get(|r| r.ratio))),
+        Spec::new("MB/s", Cell::Fixed(1, get(|r| r.mb_per_s))),
+        Spec::new("Allocated", Cell::Bytes(get(|r| r.allocated_bytes))),
+        Spec::new("Allocs", Cell::Count(get(|r| r.allocs))),
+        Spec::new("Peak heap", Cell::Bytes(get(|r| r.peak_bytes.map(|b| b as f64)))),
+        Spec::new("Peak RSS", Cell::Bytes(get(|r| extra(r, "peak_rss_bytes")))),
+    ]
+}

@@ -1,0 +1,293 @@
+//! `compare`: two results files row by row, with a verdict per row and a regression gate.
+//!
+//! Rows match by (experiment, table, method). Time is judged as criterion does: the change is
+//! real when Welch's t-test on the two rows' (mean, standard deviation, sample count) gives
+//! p < 0.05 AND the change exceeds the threshold. Allocation is deterministic, so any growth
+//! fails the gate. Rows that cannot be compared are listed, never fatal.
+
+mod render;
+
+use std::fmt;
+
+use jsoncost_engine::stats::welch_p_value;
+use jsoncost_engine::{Experiment, Results, Row};
+use serde::Serialize;
+
+use crate::columns::sample_count;
+
+/// Significance level of the Welch test.
+pub const SIGNIFICANCE: f64 = 0.05;
+
+/// Allocation growth per operation below this is not counted: per-operation bytes are a total
+/// divided by the operation count, so a one-time allocation amortised over different counts
+/// moves them by a fraction of a byte. One whole byte more per operation always counts.
+pub const ALLOCATION_TOLERANCE_BYTES: f64 = 0.5;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Faster,
+    Slower,
+    WithinNoise,
+}
+
+impl Verdict {
+    /// The machine-readable name used in JSON and CSV.
+    pub fn key(self) -> &'static str {
+        match self {
+            Verdict::Faster => "faster",
+            Verdict::Slower => "slower",
+            Verdict::WithinNoise => "within_noise",
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Verdict::Faster => "faster",
+            Verdict::Slower => "slower",
+            Verdict::WithinNoise => "within noise",
+        })
+    }
+}
+
+/// One row present and timed in both files.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RowChange {
+    pub experiment: String,
+    pub table: String,
+    pub method: String,
+    pub base_mean_ns: f64,
+    pub new_mean_ns: f64,
+    /// (new − base) / base.
+    pub time_change: f64,
+    /// Welch's two-sided p-value; `None` when a row lacks a spread or sample count, and then the
+    /// threshold alone decides.
+    pub p_value: Option<f64>,
+    pub verdict: Verdict,
+    pub base_allocated_bytes: Option<f64>,
+    pub new_allocated_bytes: Option<f64>,
+    pub allocation_grew: bool,
+}
+
+impl RowChange {
+    pub fn time_regression(&self) -> bool {
+        self.verdict == Verdict::Slower
+    }
+
+    pub fn regression(&self) -> bool {
+        self.time_regression() || self.allocation_grew
+    }
+
+    /// New minus base allocated bytes per operation, when both are known.
+    pub fn allocation_change(&self) -> Option<f64> {
+        Some(self.new_allocated_bytes? - self.base_allocated_bytes?)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Side {
+    Base,
+    New,
+    Both,
+}
+
+impl fmt::Display for Side {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Side::Base => "base",
+            Side::New => "new",
+            Side::Both => "both",
+        })
+    }
+}
+
+/// Why a row or table was not compared.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Reason {
+    /// Missing from the new file.
+    OnlyInBase,
+    /// Unknown to the base file.
+    OnlyInNew,
+    /// The table was measured with other params (e.g. another payload): its times do not compare.
+    ParamsDiffer {
+        base: String,
+        new: String,
+    },
+    Failed {
+        side: Side,
+        message: String,
+    },
+    NoTiming {
+        side: Side,
+    },
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Reason::OnlyInBase => f.write_str("only in base (missing from new)"),
+            Reason::OnlyInNew => f.write_str("only in new (unknown to base)"),
+            Reason::ParamsDiffer { base, new } => write!(f, "params differ: base {base}; new {new}"),
+            Reason::Failed { side: Side::Both, message } => write!(f, "failed in both: {message}"),
+            Reason::Failed { side, message } => write!(f, "failed in {side}: {message}"),
+            Reason::NoTiming { side } => write!(f, "no mean time in {side}"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NotCompared {
+    pub experiment: String,
+    pub table: String,
+    /// `None` when the whole table is concerned.
+    pub method: Option<String>,
+    pub reason: Reason,
+}
+
+/// The outcome of `compare`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Comparison {
+    /// Smallest relative time change that counts (0.05 = 5%).
+    pub threshold: f64,
+    pub rows: Vec<RowChange>,
+    pub not_compared: Vec<NotCompared>,
+}
+
+impl Comparison {
+    /// True when a row got significantly slower beyond the threshold or allocates more.
+    pub fn has_regression(&self) -> bool {
+        self.rows.iter().any(RowChange::regression)
+    }
+
+    pub fn regressions(&self) -> impl Iterator<Item = &RowChange> {
+        self.rows.iter().filter(|r| r.regression())
+    }
+}
+
+/// Compares `new` against `base`; `threshold` is a fraction (0.05 for 5%).
+pub fn compare(base: &Results, new: &Results, threshold: f64) -> Comparison {
+    let mut rows = Vec::new();
+    let mut not_compared = Vec::new();
+    let skip = |e: &Experiment, method: Option<&str>, reason: Reason| NotCompared {
+        experiment: e.experiment.clone(),
+        table: e.table.clone(),
+        method: method.map(String::from),
+        reason,
+    };
+    for b in &base.experiments {
+        let Some(n) = find(new, b) else {
+            not_compared.push(skip(b, None, Reason::OnlyInBase));
+            continue;
+        };
+        if b.params != n.params {
+            let p = |e: &Experiment| serde_json::Value::Object(e.params.clone()).to_string();
+            not_compared.push(skip(b, None, Reason::ParamsDiffer { base: p(b), new: p(n) }));
+            continue;
+        }
+        for br in &b.rows {
+            let Some(nr) = n.rows.iter().find(|r| r.method == br.method) else {
+                not_compared.push(skip(b, Some(&br.method), Reason::OnlyInBase));
+                continue;
+            };
+            match compare_rows(b, br, nr, threshold) {
+                Ok(change) => rows.push(change),
+                Err(reason) => not_compared.push(skip(b, Some(&br.method), reason)),
+            }
+        }
+        for nr in n.rows.iter().filter(|nr| !b.rows.iter().any(|br| br.method == nr.method)) {
+            not_compared.push(skip(n, Some(&nr.method), Reason::OnlyInNew));
+        }
+    }
+    for n in new.experiments.iter().filter(|n| find(base, n).is_none()) {
+        not_compared.push(skip(n, None, Reason::OnlyInNew));
+    }
+    Comparison {
+        threshold,
+        rows,
+        not_compared,
+    }
+}
+
+fn find<'a>(results: &'a Results, e: &Experiment) -> Option<&'a Experiment> {
+    results
+        .experiments
+        .iter()
+        .find(|x| x.experiment == e.experiment && x.table == e.table)
+}
+
+fn compare_rows(exp: &Experiment, base: &Row, new: &Row, threshold: f64) -> Result<RowChange, Reason> {
+    let message = |r: &Row| r.error_message.clone().unwrap_or_default();
+    match (base.is_ok(), new.is_ok()) {
+        (false, false) => {
+            return Err(Reason::Failed {
+                side: Side::Both,
+                message: message(new),
+            });
+        }
+        (false, true) => {
+            return Err(Reason::Failed {
+                side: Side::Base,
+                message: message(base),
+            });
+        }
+        (true, false) => {
+            return Err(Reason::Failed {
+                side: Side::New,
+                message: message(new),
+            });
+        }
+        (true, true) => {}
+    }
+    let (bm, nm) = match (base.mean_ns, new.mean_ns) {
+        (Some(b), Some(n)) => (b, n),
+        (None, None) => return Err(Reason::NoTiming { side: Side::Both }),
+        (None, _) => return Err(Reason::NoTiming { side: Side::Base }),
+        (_, None) => return Err(Reason::NoTiming { side: Side::New }),
+    };
+    let time_change = if bm > 0.0 {
+        (nm - bm) / bm
+    } else if nm == bm {
+        0.0
+    } else {
+        f64::INFINITY
+    };
+    let p_value = welch(base, new);
+    let significant = p_value.is_none_or(|p| p < SIGNIFICANCE) && time_change.abs() > threshold;
+    let verdict = match (significant, time_change < 0.0) {
+        (false, _) => Verdict::WithinNoise,
+        (true, true) => Verdict::Faster,
+        (true, false) => Verdict::Slower,
+    };
+    let allocation_grew = match (base.allocated_bytes, new.allocated_bytes) {
+        (Some(b), Some(n)) => n - b >= ALLOCATION_TOLERANCE_BYTES,
+        _ => false,
+    };
+    Ok(RowChange {
+        experiment: exp.experiment.clone(),
+        table: exp.table.clone(),
+        method: base.method.clone(),
+        base_mean_ns: bm,
+        new_mean_ns: nm,
+        time_change,
+        p_value,
+        verdict,
+        base_allocated_bytes: base.allocated_bytes,
+        new_allocated_bytes: new.allocated_bytes,
+        allocation_grew,
+    })
+}
+
+fn welch(base: &Row, new: &Row) -> Option<f64> {
+    welch_p_value(
+        base.mean_ns?,
+        base.stddev_ns?,
+        sample_count(base)?,
+        new.mean_ns?,
+        new.stddev_ns?,
+        sample_count(new)?,
+    )
+}

@@ -1,0 +1,106 @@
+//! CSV: one line per result row, raw numbers (ns, bytes, counts) for spreadsheets and scripts.
+
+use jsoncost_engine::{Experiment, Row, Status};
+use serde_json::Value;
+
+use crate::columns::{error_total, extra};
+
+const HEADER: [&str; 35] = [
+    "experiment",
+    "table",
+    "params",
+    "method",
+    "baseline",
+    "status",
+    "error_message",
+    "mean_ns",
+    "error_ns",
+    "stddev_ns",
+    "median_ns",
+    "p95_ns",
+    "min_ns",
+    "max_ns",
+    "iterations",
+    "ops_per_iteration",
+    "outliers_removed",
+    "ratio",
+    "ratio_sd",
+    "allocated_bytes",
+    "allocs",
+    "alloc_ratio",
+    "peak_bytes",
+    "mb_per_s",
+    "peak_rss_bytes",
+    "req_per_s",
+    "p50_ns",
+    "p90_ns",
+    "p99_ns",
+    "p999_ns",
+    "latency_max_ns",
+    "errors",
+    "bytes_per_response",
+    "server_cpu_ns_per_req",
+    "requests",
+];
+
+pub(crate) fn render(experiments: &[Experiment]) -> String {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    let mut records = vec![HEADER.iter().map(|s| s.to_string()).collect::<Vec<_>>()];
+    for exp in experiments {
+        let params = Value::Object(exp.params.clone()).to_string();
+        records.extend(exp.rows.iter().map(|row| record(exp, &params, row)));
+    }
+    for record in records {
+        // Writing to a Vec cannot fail and every record has the header's length.
+        writer.write_record(&record).expect("CSV into memory");
+    }
+    let bytes = writer.into_inner().expect("CSV into memory");
+    // Every field came from a String, so the output is UTF-8.
+    String::from_utf8(bytes).expect("CSV of strings is UTF-8")
+}
+
+fn record(exp: &Experiment, params: &str, row: &Row) -> Vec<String> {
+    let num = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
+    let int = |v: Option<u64>| v.map(|x| x.to_string()).unwrap_or_default();
+    vec![
+        exp.experiment.clone(),
+        exp.table.clone(),
+        params.to_string(),
+        row.method.clone(),
+        row.baseline.to_string(),
+        match row.status {
+            Status::Ok => "ok",
+            Status::Failed => "failed",
+        }
+        .to_string(),
+        row.error_message.clone().unwrap_or_default(),
+        num(row.mean_ns),
+        num(row.error_ns),
+        num(row.stddev_ns),
+        num(row.median_ns),
+        num(row.p95_ns),
+        num(row.min_ns),
+        num(row.max_ns),
+        int(row.iterations),
+        int(row.ops_per_iteration),
+        int(row.outliers_removed),
+        num(row.ratio),
+        num(row.ratio_sd),
+        num(row.allocated_bytes),
+        num(row.allocs),
+        num(row.alloc_ratio),
+        int(row.peak_bytes),
+        num(row.mb_per_s),
+        num(extra(row, "peak_rss_bytes")),
+        num(extra(row, "req_per_s")),
+        num(extra(row, "p50_ns")),
+        num(extra(row, "p90_ns")),
+        num(extra(row, "p99_ns")),
+        num(extra(row, "p999_ns")),
+        num(extra(row, "max_ns")),
+        num(error_total(row)),
+        num(extra(row, "bytes_per_response")),
+        num(extra(row, "server_cpu_ns_per_req")),
+        num(extra(row, "requests")),
+    ]
+}

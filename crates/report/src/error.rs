@@ -1,0 +1,46 @@
+use std::path::PathBuf;
+
+use thiserror::Error;
+
+/// A `--format` value that names no format.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("unknown format `{given}`; valid formats: table, markdown, json, csv")]
+pub struct FormatError {
+    pub given: String,
+}
+
+/// Why a results file could not be loaded. Every variant names the file.
+#[derive(Debug, Error)]
+pub enum ReportError {
+    #[error("cannot read results file {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("results file {} is empty", path.display())]
+    Empty { path: PathBuf },
+    #[error("results file {} is truncated: the JSON ends early at line {line}, column {column}", path.display())]
+    Truncated { path: PathBuf, line: usize, column: usize },
+    #[error("results file {} is not JSON: {message} at line {line}, column {column}", path.display())]
+    NotJson {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error(
+        "results file {} has schema_version {found}, but this build of jsoncost reads schema_version {supported}",
+        path.display()
+    )]
+    SchemaVersion { path: PathBuf, found: String, supported: u32 },
+    #[error("results file {} is not a jsoncost results file: {message}", path.display())]
+    NotResults { path: PathBuf, message: String },
+    #[error("results file {} does not match the results schema: {message} at line {line}, column {column}", path.display())]
+    Schema {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+}

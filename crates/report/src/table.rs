@@ -1,0 +1,80 @@
+//! The console table (comfy-table), for people reading a terminal.
+
+use comfy_table::{Attribute, Cell, CellAlignment, Color, Table, presets};
+use jsoncost_engine::{Experiment, Results};
+
+use crate::columns::{Align, Line, View};
+use crate::{QUICK_NOTE, advisor};
+
+pub(crate) fn render(results: &Results, color: bool) -> String {
+    let m = &results.machine;
+    let mut out = format!("jsoncost {}, started {}\n", results.jsoncost_version, results.started_at);
+    out.push_str(&format!("Machine: {} ({} cores, {}), rustc {}\n", m.cpu, m.cores, m.os, m.rustc));
+    out.push_str(&format!("CPU features: {}\n", features(&m.target_features)));
+    if results.quick {
+        out.push_str(QUICK_NOTE);
+        out.push('\n');
+    }
+    for exp in &results.experiments {
+        out.push('\n');
+        out.push_str(&render_experiment(exp, color));
+    }
+    out.push('\n');
+    out.push_str(&advisor::render(&advisor::advise(results), crate::Format::Table));
+    out
+}
+
+pub(crate) fn features(list: &[String]) -> String {
+    if list.is_empty() {
+        "none recorded".to_string()
+    } else {
+        list.join(", ")
+    }
+}
+
+pub(crate) fn render_experiment(exp: &Experiment, color: bool) -> String {
+    let view = View::of(exp);
+    let mut out = view.title();
+    out.push('\n');
+    out.push_str(&table(&view, color).to_string());
+    out.push('\n');
+    for (method, message) in view.long_failures() {
+        out.push_str(&format!("{method} failed:\n"));
+        for line in message.trim().lines() {
+            out.push_str(&format!("    {line}\n"));
+        }
+    }
+    for sentence in &view.summary {
+        out.push_str(sentence);
+        out.push('\n');
+    }
+    out
+}
+
+fn table(view: &View, color: bool) -> Table {
+    let mut table = Table::new();
+    // The caller decides on colour; never let comfy-table look at the terminal itself, so the
+    // output is the same whether it goes to a tty, a pipe or a test.
+    table.force_no_tty();
+    if color {
+        table.enforce_styling();
+    }
+    table.load_style(presets::UTF8_FULL_CONDENSED);
+    table.set_header(view.columns.iter().map(|c| {
+        let cell = Cell::new(c.name);
+        if color { cell.add_attribute(Attribute::Bold) } else { cell }
+    }));
+    for (line, cells) in view.lines.iter().zip(view.text_cells()) {
+        let failed = matches!(line, Line::Failed { .. });
+        table.add_row(cells.into_iter().enumerate().map(|(i, text)| {
+            let cell = Cell::new(text);
+            if color && failed && i == 1 { cell.fg(Color::Red) } else { cell }
+        }));
+    }
+    for (i, col) in view.columns.iter().enumerate() {
+        if let (Align::Right, Some(c)) = (col.align, table.column_mut(i)) {
+            c.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    table
+}

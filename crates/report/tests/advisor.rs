@@ -1,0 +1,227 @@
+//! Advisor wording from fixed results, and the rule that only non-overlapping confidence
+//! intervals earn a recommendation.
+
+mod common;
+
+use common::fixture;
+use jsoncost_engine::{Experiment, Results, Row};
+use jsoncost_report::Format;
+use jsoncost_report::advisor::{self, Advice, AdviceKind, Rates};
+
+fn row(method: &str, mean: f64, error: f64, alloc: f64) -> Row {
+    let mut r = Row::new(method);
+    r.mean_ns = Some(mean);
+    r.error_ns = Some(error);
+    r.allocated_bytes = Some(alloc);
+    r
+}
+
+fn table(rows: Vec<Row>) -> Results {
+    let mut results = fixture();
+    let mut exp = Experiment::new("micro", "t/op");
+    exp.rows = rows;
+    exp.rows[0].baseline = true;
+    results.experiments = vec![exp];
+    results
+}
+
+fn only(results: &Results) -> Advice {
+    let mut advice = advisor::advise(results);
+    assert_eq!(advice.len(), 1);
+    advice.remove(0)
+}
+
+#[test]
+fn fixture_advice_is_worded_exactly() {
+    let advice = advisor::advise(&fixture());
+    let got: Vec<(&str, AdviceKind, Option<&str>, &str)> = advice
+        .iter()
+        .map(|a| (a.table.as_str(), a.kind, a.candidate.as_deref(), a.text.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (
+                "data/deserialize",
+                AdviceKind::Recommend,
+                Some("dom/sonic-rs"),
+                "Use dom/sonic-rs instead of typed/serde_json: 37.80 ns (25.2%) less time and 80 B (200.0%) more allocation per \
+                 operation; at 10,000 operations/s: saves 378.0 µs of CPU time but allocates 781.25 KB more per second."
+            ),
+            (
+                "data/serialize",
+                AdviceKind::NoMeasurableDifference,
+                Some("typed/sonic-rs"),
+                "No measurable difference: typed/sonic-rs (63.20 ns ± 1.800 ns) and the baseline typed/serde_json (64.10 ns ± 1.500 ns) \
+                 overlap at 99.9% confidence."
+            ),
+            (
+                "redb/order",
+                AdviceKind::Recommend,
+                Some("typed/sonic-rs"),
+                "Use typed/sonic-rs instead of default: 7.820 µs (55.0%) less time and 7.28 KB (47.6%) less allocation per read; at 2,000 \
+                 reads/s: saves 15.64 ms of CPU time and 14.21 MB of allocation per second. JSON work above the floor: 12.39 µs of \
+                 14.23 µs (87.1%) with default, 4.570 µs with typed/sonic-rs."
+            ),
+            (
+                "telemetry/deserialize",
+                AdviceKind::Recommend,
+                Some("incremental/serde_json"),
+                "Use incremental/serde_json instead of buffered/serde_json: 109.5 ms (21.0%) less time and 128.75 MB (58.4%) less \
+                 allocation per body; at 1 body/s: saves 109.5 ms of CPU time and 128.75 MB of allocation per second. Peak heap: \
+                 181.20 MB with buffered/serde_json, 1.25 MB with incremental/serde_json."
+            ),
+            (
+                "items/closed-n5000-c100",
+                AdviceKind::Recommend,
+                Some("typed/sonic-rs"),
+                "Use typed/sonic-rs instead of typed/serde_json: 24,310 req/s instead of 20,420 (19.1% more); mean latency 4.890 ms → \
+                 4.105 ms, p99 9.400 ms → 8.100 ms; 5.17 KB (6.6%) less allocation per request on the server; at 1,000 req/s: saves \
+                 6.600 ms of server CPU time and 5.04 MB of allocation per second."
+            ),
+        ]
+    );
+}
+
+#[test]
+fn overlapping_intervals_are_no_measurable_difference_however_large_the_gap_in_means() {
+    // 3% faster, but [98, 102] and [101, 105] overlap.
+    let a = only(&table(vec![row("base", 103.0, 2.0, 40.0), row("fast", 100.0, 2.0, 8.0)]));
+    assert_eq!(a.kind, AdviceKind::NoMeasurableDifference);
+    assert_eq!(
+        a.text,
+        "No measurable difference: fast (100.0 ns ± 2.000 ns) and the baseline base (103.0 ns ± 2.000 ns) overlap at 99.9% confidence."
+    );
+    // Narrower intervals, [99, 101] and [102, 104]: now it is a recommendation.
+    let a = only(&table(vec![row("base", 103.0, 1.0, 40.0), row("fast", 100.0, 1.0, 8.0)]));
+    assert_eq!(a.kind, AdviceKind::Recommend);
+    assert_eq!(
+        a.text,
+        "Use fast instead of base: 3.000 ns (2.9%) less time and 32 B (80.0%) less allocation per operation; at 10,000 operations/s: \
+         saves 30.00 µs of CPU time and 312.50 KB of allocation per second."
+    );
+    // Touching intervals count as overlapping.
+    let a = only(&table(vec![row("base", 103.0, 1.5, 40.0), row("fast", 100.0, 1.5, 8.0)]));
+    assert_eq!(a.kind, AdviceKind::NoMeasurableDifference);
+}
+
+#[test]
+fn interval_comes_from_stddev_and_count_when_error_is_absent() {
+    let with_sd = |method: &str, mean: f64| {
+        let mut r = row(method, mean, 0.0, 40.0);
+        r.error_ns = None;
+        r.stddev_ns = Some(1.0);
+        r.iterations = Some(15);
+        r
+    };
+    // Half-width t(0.9995, 14) · 1 / √15 = 1.069: 100 ± 1.069 and 97 ± 1.069 do not overlap.
+    let a = only(&table(vec![with_sd("base", 100.0), with_sd("fast", 97.0)]));
+    assert_eq!(a.kind, AdviceKind::Recommend);
+    let a = only(&table(vec![with_sd("base", 100.0), with_sd("fast", 98.0)]));
+    assert_eq!(a.kind, AdviceKind::NoMeasurableDifference);
+    assert_eq!(
+        a.text,
+        "No measurable difference: fast (98.00 ns ± 1.069 ns) and the baseline base (100.0 ns ± 1.069 ns) overlap at 99.9% confidence."
+    );
+    let mut bare = with_sd("fast", 50.0);
+    bare.stddev_ns = None;
+    let a = only(&table(vec![with_sd("base", 100.0), bare]));
+    assert_eq!(a.kind, AdviceKind::NotComparable);
+    assert_eq!(a.text, "Cannot tell fast from base: fast has no confidence interval recorded.");
+}
+
+#[test]
+fn a_fastest_baseline_is_kept() {
+    let a = only(&table(vec![row("base", 100.0, 1.0, 40.0), row("slow", 150.0, 1.0, 8.0)]));
+    assert_eq!(a.kind, AdviceKind::KeepBaseline);
+    assert_eq!(
+        a.text,
+        "Keep base: it is the fastest correct strategy; the next, slow, takes 50.00 ns (50.0%) longer."
+    );
+}
+
+#[test]
+fn failed_rows_are_never_recommended_and_a_failed_baseline_compares_nothing() {
+    let a = only(&table(vec![row("base", 100.0, 1.0, 40.0), Row::failed("broken", "mismatch")]));
+    assert_eq!(
+        (a.kind, a.text.as_str()),
+        (AdviceKind::NotComparable, "No other correct strategy to compare with base.")
+    );
+    let a = only(&table(vec![Row::failed("base", "boom"), row("other", 50.0, 1.0, 8.0)]));
+    assert_eq!(
+        (a.kind, a.text.as_str()),
+        (
+            AdviceKind::NotComparable,
+            "The baseline base failed, so there is nothing to compare against."
+        )
+    );
+}
+
+#[test]
+fn the_store_floor_is_a_reference_not_a_recommendation() {
+    let mut results = fixture();
+    results.experiments.retain(|e| e.experiment == "store");
+    // Without typed/sonic-rs and typed/serde_json only the floor beats the default.
+    results.experiments[0].rows.retain(|r| r.method == "floor" || r.method == "default");
+    let a = only(&results);
+    assert_eq!(
+        (a.kind, a.text.as_str()),
+        (AdviceKind::NotComparable, "No other correct strategy to compare with default.")
+    );
+}
+
+#[test]
+fn per_second_figures_follow_the_stated_rate() {
+    let mut results = fixture();
+    results.experiments.retain(|e| e.experiment == "store");
+    let rates = Rates {
+        reads_per_s: 500.0,
+        ..Rates::default()
+    };
+    let a = advisor::advise_at(&results, &rates).remove(0);
+    assert!(
+        a.text
+            .contains("at 500 reads/s: saves 3.910 ms of CPU time and 3.55 MB of allocation per second."),
+        "{}",
+        a.text
+    );
+}
+
+#[test]
+fn http_keeps_the_mode_with_the_most_requests_per_second() {
+    let mut results = fixture();
+    results.experiments.retain(|e| e.experiment == "http");
+    let exp = &mut results.experiments[0];
+    exp.rows.retain(|r| r.method != "typed/sonic-rs");
+    let a = only(&results);
+    assert_eq!(a.kind, AdviceKind::KeepBaseline);
+    assert_eq!(
+        a.text,
+        "Keep typed/serde_json: it serves the most requests per second (20,420 req/s); the next, dom/serde_json, serves 15,010 (26.5% fewer)."
+    );
+}
+
+#[test]
+fn advice_renders_in_every_format() {
+    let advice = advisor::advise(&table(vec![row("base", 100.0, 1.0, 40.0), row("slow", 150.0, 1.0, 8.0)]));
+    let text = "Keep base: it is the fastest correct strategy; the next, slow, takes 50.00 ns (50.0%) longer.";
+    assert_eq!(
+        advisor::render(&advice, Format::Table),
+        format!("What moves the number\n- micro t/op: {text}\n")
+    );
+    assert_eq!(
+        advisor::render(&advice, Format::Markdown),
+        format!("## What moves the number\n\n- **micro: t/op**: {text}\n")
+    );
+    assert_eq!(
+        advisor::render(&advice, Format::Csv),
+        format!("experiment,table,kind,baseline,candidate,text\nmicro,t/op,keep_baseline,base,slow,\"{text}\"\n")
+    );
+    let json: serde_json::Value = serde_json::from_str(&advisor::render(&advice, Format::Json)).unwrap();
+    assert_eq!(json[0]["kind"], "keep_baseline");
+    assert_eq!(json[0]["candidate"], "slow");
+    assert_eq!(
+        advisor::render(&[], Format::Table),
+        "What moves the number\nNo tables to advise on.\n"
+    );
+}
