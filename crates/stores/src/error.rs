@@ -1,0 +1,106 @@
+//! The one error type of every store, with what the command line needs: an exit code and
+//! whether only the current document (one strategy's row) failed or the whole run must stop.
+
+use std::path::PathBuf;
+
+/// The URL forms [`crate::open`] accepts, for usage messages.
+pub const SCHEMES: &str = "redb:PATH, sqlite:PATH, redis://HOST:PORT, redis+cluster://HOST:PORT,HOST:PORT,..., \
+                           postgres://USER@HOST:PORT/DB (or postgresql://)";
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("unknown store URL {url:?}; the schemes are {SCHEMES}", SCHEMES = SCHEMES)]
+    UnknownScheme { url: String },
+
+    #[error("invalid store URL {url:?}: {reason}")]
+    BadUrl { url: String, reason: String },
+
+    #[error("invalid collection name {name:?}: use ASCII letters, digits, '-' and '_' (1 to 64 characters)")]
+    BadCollection { name: String },
+
+    #[error("cannot reach {url}: {cause}; check {hint}")]
+    Unreachable { url: String, cause: String, hint: String },
+
+    #[error("collection {collection:?} is not loaded in {store}; load it first (jsoncost store --reload)")]
+    NotLoaded { store: String, collection: String },
+
+    #[error("document {id:?} not found in collection {collection:?} of {store}")]
+    NotFound { store: String, collection: String, id: String },
+
+    #[error("lost the connection to {url} during {operation}: {cause}; the server may have stopped")]
+    ConnectionLost { url: String, operation: String, cause: String },
+
+    #[error("document {id:?} in collection {collection:?} does not decode: {message}")]
+    Decode { collection: String, id: String, message: String },
+
+    #[error("{store}: {operation} failed: {cause}")]
+    Backend { store: String, operation: String, cause: String },
+
+    #[error("{operation} {path}: {source}")]
+    Io {
+        operation: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+impl StoreError {
+    /// The process exit code the command line should end with (design.md: 2 usage or bad
+    /// input, 3 environment failure).
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            StoreError::UnknownScheme { .. }
+            | StoreError::BadUrl { .. }
+            | StoreError::BadCollection { .. }
+            | StoreError::NotLoaded { .. }
+            | StoreError::NotFound { .. }
+            | StoreError::Decode { .. } => 2,
+            StoreError::Unreachable { .. } | StoreError::ConnectionLost { .. } | StoreError::Backend { .. } | StoreError::Io { .. } => 3,
+        }
+    }
+
+    /// True when only the document at hand is at fault (it is missing or does not decode):
+    /// that strategy's row fails and the run goes on. Every other error ends the run.
+    pub fn is_document_error(&self) -> bool {
+        matches!(self, StoreError::NotFound { .. } | StoreError::Decode { .. })
+    }
+
+    pub(crate) fn backend(store: &str, operation: &str, cause: impl std::fmt::Display) -> Self {
+        StoreError::Backend {
+            store: store.to_string(),
+            operation: operation.to_string(),
+            cause: cause.to_string(),
+        }
+    }
+
+    pub(crate) fn decode(collection: &str, id: &str, message: impl std::fmt::Display) -> Self {
+        StoreError::Decode {
+            collection: collection.to_string(),
+            id: id.to_string(),
+            message: message.to_string(),
+        }
+    }
+
+    pub(crate) fn not_found(store: &str, collection: &str, id: &str) -> Self {
+        StoreError::NotFound {
+            store: store.to_string(),
+            collection: collection.to_string(),
+            id: id.to_string(),
+        }
+    }
+
+    pub(crate) fn not_loaded(store: &str, collection: &str) -> Self {
+        StoreError::NotLoaded {
+            store: store.to_string(),
+            collection: collection.to_string(),
+        }
+    }
+
+    pub(crate) fn lost(url: &str, operation: &str, cause: impl std::fmt::Display) -> Self {
+        StoreError::ConnectionLost {
+            url: url.to_string(),
+            operation: operation.to_string(),
+            cause: cause.to_string(),
+        }
+    }
+}

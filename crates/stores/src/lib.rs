@@ -1,0 +1,204 @@
+//! One synchronous trait over the stores jsoncost reads documents from: embedded **redb** (the
+//! default), **SQLite**, **Redis**, **Redis Cluster** and **PostgreSQL** (`json` or `jsonb`).
+//!
+//! ```no_run
+//! use jsoncost_stores::{OpenOptions, OrderDocs, ensure_loaded, open};
+//! # fn main() -> Result<(), jsoncost_stores::StoreError> {
+//! let mut store = open("redis://127.0.0.1:16379", &OpenOptions::default())?;
+//! let docs = OrderDocs { count: 10_000, lines: jsoncost_shapes::ORDER_LINES, seed: jsoncost_shapes::DEFAULT_SEED };
+//! ensure_loaded(store.as_mut(), "order", &docs.marker(), false, || docs.documents())?;
+//! store.read_raw("order", &OrderDocs::id(42), &mut |bytes| { let _ = bytes.len(); })?;
+//! let order = store.read_default("order", &OrderDocs::id(42))?;
+//! # let _ = order; Ok(()) }
+//! ```
+//!
+//! - **URLs** ([`open`]): `redb:PATH`, `sqlite:PATH`, `redis://HOST:PORT`,
+//!   `redis+cluster://HOST:PORT,HOST:PORT,...`, `postgres://USER@HOST:PORT/DB` (or
+//!   `postgresql://`). [`default_store_url`] is redb under the temp dir.
+//! - **One client per store object**, opened once and reused by every read, as the study insists.
+//!   The trait is object-safe and synchronous because the engine times sync closures.
+//! - **Documents are stored as raw JSON**, keyed by (collection, id). PostgreSQL keeps them in a
+//!   `json` table (the input text, returned as is) or a `jsonb` table (re-rendered on every read),
+//!   chosen with [`OpenOptions::pg_column`].
+//! - **Loads are idempotent**: a load replaces a collection and records a [`LoadMarker`];
+//!   [`ensure_loaded`] skips the load when the marker already matches.
+//! - **Errors** ([`StoreError`]) carry the URL, collection or id, map to exit codes
+//!   ([`StoreError::exit_code`]) and tell a per-document failure from one that ends the run
+//!   ([`StoreError::is_document_error`]). Connecting is bounded by
+//!   [`OpenOptions::connect_timeout`], every request by [`OpenOptions::io_timeout`].
+
+mod error;
+mod load;
+mod location;
+mod postgres_raw;
+mod postgres_store;
+mod redb_store;
+mod redis_cluster_store;
+mod redis_common;
+mod redis_store;
+mod sqlite_store;
+
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::time::Duration;
+
+use jsoncost_shapes::Order;
+
+pub use error::{SCHEMES, StoreError};
+pub use load::{LoadMarker, LoadOutcome, OrderDocs, ensure_loaded};
+pub use location::{Location, redact};
+
+/// A document store, holding one open client or connection.
+pub trait Store: Send {
+    fn kind(&self) -> StoreKind;
+
+    /// Where the store is, without passwords, e.g. `redis://127.0.0.1:16379`.
+    fn describe(&self) -> String;
+
+    /// What `collection` holds, or None when it was never (completely) loaded.
+    fn loaded(&mut self, collection: &str) -> Result<Option<LoadMarker>, StoreError>;
+
+    /// Replaces the contents of `collection` with `docs` (id, raw JSON bytes) and records
+    /// `marker` with the number of documents actually written, which it returns. The marker is
+    /// written last, so an interrupted load reads as not loaded.
+    fn load(&mut self, collection: &str, docs: &mut dyn Iterator<Item = (String, Vec<u8>)>, marker: &LoadMarker)
+    -> Result<u64, StoreError>;
+
+    /// Reads one document's raw JSON and hands it to `f`, without a copy where the client
+    /// allows one (redb's guard borrows a page, Redis's reply buffer, SQLite's column, the
+    /// PostgreSQL row buffer; `jsonb` bytes are the server's re-rendered text).
+    fn read_raw(&mut self, collection: &str, id: &str, f: &mut dyn FnMut(&[u8])) -> Result<(), StoreError>;
+
+    /// The read a user writes first with the client's own JSON support, typed into an
+    /// [`Order`]: PostgreSQL `Json<Order>`, Redis `get::<String>` then `serde_json::from_str`,
+    /// SQLite `serde_json::from_str` on the TEXT, redb a copy of the bytes then `from_slice`.
+    fn read_default(&mut self, collection: &str, id: &str) -> Result<Order, StoreError>;
+
+    /// As [`Store::read_default`], but through a `serde_json::Value` then `from_value`.
+    fn read_default_dom(&mut self, collection: &str, id: &str) -> Result<Order, StoreError>;
+}
+
+/// Which store a [`Store`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StoreKind {
+    Redb,
+    Sqlite,
+    Redis,
+    RedisCluster,
+    Postgres { column: PgColumn },
+}
+
+impl StoreKind {
+    /// The name tables and result files use: `redb`, `sqlite`, `redis`, `redis-cluster`,
+    /// `postgres-json`, `postgres-jsonb`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StoreKind::Redb => "redb",
+            StoreKind::Sqlite => "sqlite",
+            StoreKind::Redis => "redis",
+            StoreKind::RedisCluster => "redis-cluster",
+            StoreKind::Postgres { column: PgColumn::Json } => "postgres-json",
+            StoreKind::Postgres { column: PgColumn::Jsonb } => "postgres-jsonb",
+        }
+    }
+}
+
+impl fmt::Display for StoreKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The PostgreSQL column type documents are kept in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum PgColumn {
+    /// Keeps the input text and returns it as is.
+    Json,
+    /// Stores a parsed binary form and re-renders text on every read.
+    #[default]
+    Jsonb,
+}
+
+impl PgColumn {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PgColumn::Json => "json",
+            PgColumn::Jsonb => "jsonb",
+        }
+    }
+}
+
+impl fmt::Display for PgColumn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for PgColumn {
+    type Err = StoreError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "json" => Ok(PgColumn::Json),
+            "jsonb" => Ok(PgColumn::Jsonb),
+            other => Err(StoreError::BadUrl {
+                url: other.to_string(),
+                reason: "the PostgreSQL column is json or jsonb".to_string(),
+            }),
+        }
+    }
+}
+
+/// How to open a store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpenOptions {
+    /// PostgreSQL only: which table (column type) to read and load.
+    pub pg_column: PgColumn,
+    /// Bound on connecting to a server (an unreachable one fails within it).
+    pub connect_timeout: Duration,
+    /// Bound on each request to a server (one that stops answering fails within it).
+    pub io_timeout: Duration,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        OpenOptions {
+            pg_column: PgColumn::default(),
+            connect_timeout: Duration::from_secs(3),
+            io_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+/// Opens the store `url` names, connecting now (so an unreachable server fails here).
+pub fn open(url: &str, opts: &OpenOptions) -> Result<Box<dyn Store>, StoreError> {
+    Ok(match Location::parse(url)? {
+        Location::Redb(path) => Box::new(redb_store::RedbStore::open(path)?),
+        Location::Sqlite(path) => Box::new(sqlite_store::SqliteStore::open(path, opts)?),
+        Location::Redis(url) => Box::new(redis_store::RedisStore::open(&url, opts)?),
+        Location::RedisCluster(nodes) => Box::new(redis_cluster_store::RedisClusterStore::open(&nodes, opts)?),
+        Location::Postgres(url) => Box::new(postgres_store::PostgresStore::open(&url, opts)?),
+    })
+}
+
+/// Where the default store lives: `<temp dir>/jsoncost/store.redb`.
+pub fn default_redb_path() -> PathBuf {
+    std::env::temp_dir().join("jsoncost").join("store.redb")
+}
+
+/// The default store's URL: redb at [`default_redb_path`].
+pub fn default_store_url() -> String {
+    format!("redb:{}", default_redb_path().display())
+}
+
+/// Creates the directory a store file goes in.
+fn create_parent(path: &std::path::Path) -> Result<(), StoreError> {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => std::fs::create_dir_all(dir).map_err(|source| StoreError::Io {
+            operation: "creating directory",
+            path: dir.to_path_buf(),
+            source,
+        }),
+        _ => Ok(()),
+    }
+}

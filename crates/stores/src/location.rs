@@ -1,0 +1,144 @@
+//! Store URLs: which store a URL names, where it is, and how to print it without secrets.
+
+use std::path::PathBuf;
+
+use crate::error::StoreError;
+
+/// What a store URL names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Location {
+    Redb(PathBuf),
+    Sqlite(PathBuf),
+    /// A `redis://` URL as the redis crate reads it.
+    Redis(String),
+    /// One `redis://HOST:PORT` URL per seed node.
+    RedisCluster(Vec<String>),
+    /// A `postgres://` or `postgresql://` URL as tokio-postgres reads it.
+    Postgres(String),
+}
+
+impl Location {
+    pub fn parse(url: &str) -> Result<Location, StoreError> {
+        let bad = |reason: &str| StoreError::BadUrl {
+            url: redact(url),
+            reason: reason.to_string(),
+        };
+        if let Some(path) = url.strip_prefix("redb:") {
+            return file_path(path).map(Location::Redb).ok_or_else(|| bad("expected redb:PATH"));
+        }
+        if let Some(path) = url.strip_prefix("sqlite:") {
+            return file_path(path).map(Location::Sqlite).ok_or_else(|| bad("expected sqlite:PATH"));
+        }
+        if let Some(rest) = url.strip_prefix("redis+cluster://") {
+            let (userinfo, hosts) = match rest.rsplit_once('@') {
+                Some((user, hosts)) => (format!("{user}@"), hosts),
+                None => (String::new(), rest),
+            };
+            let hosts = hosts.trim_end_matches('/');
+            let mut nodes = Vec::new();
+            for node in hosts.split(',') {
+                let valid_port = node
+                    .rsplit_once(':')
+                    .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok());
+                if !valid_port {
+                    return Err(bad(&format!("cluster node {node:?} is not HOST:PORT")));
+                }
+                nodes.push(format!("redis://{userinfo}{node}"));
+            }
+            return Ok(Location::RedisCluster(nodes));
+        }
+        if url.starts_with("redis://") {
+            return Ok(Location::Redis(url.to_string()));
+        }
+        if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            return Ok(Location::Postgres(url.to_string()));
+        }
+        Err(StoreError::UnknownScheme { url: redact(url) })
+    }
+}
+
+/// `PATH` or `//PATH` (so `redb:///tmp/x.redb` works too); None when empty.
+fn file_path(rest: &str) -> Option<PathBuf> {
+    let path = rest.strip_prefix("//").unwrap_or(rest);
+    (!path.is_empty()).then(|| PathBuf::from(path))
+}
+
+/// The URL with any password removed (`redis://:secret@h:1` → `redis://h:1`,
+/// `postgres://u:secret@h/db` → `postgres://u@h/db`, `?password=secret` dropped).
+pub fn redact(url: &str) -> String {
+    let url = match url.split_once('?') {
+        Some((base, query)) => {
+            let kept: Vec<&str> = query.split('&').filter(|param| !param.starts_with("password=")).collect();
+            if kept.is_empty() {
+                base.to_string()
+            } else {
+                format!("{base}?{}", kept.join("&"))
+            }
+        }
+        None => url.to_string(),
+    };
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url;
+    };
+    // The last '@' ends the userinfo: passwords may contain '/' or '@'.
+    let Some(at) = rest.rfind('@') else {
+        return url;
+    };
+    let (userinfo, host) = (&rest[..at], &rest[at + 1..]);
+    match userinfo.split_once(':') {
+        Some(("", _password)) => format!("{scheme}://{host}"),
+        Some((user, _password)) => format!("{scheme}://{user}@{host}"),
+        None => url,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_scheme() {
+        assert_eq!(Location::parse("redb:/tmp/a.redb").unwrap(), Location::Redb("/tmp/a.redb".into()));
+        assert_eq!(Location::parse("redb:///tmp/a.redb").unwrap(), Location::Redb("/tmp/a.redb".into()));
+        assert_eq!(Location::parse("sqlite:rel/b.db").unwrap(), Location::Sqlite("rel/b.db".into()));
+        assert_eq!(
+            Location::parse("redis://127.0.0.1:6379").unwrap(),
+            Location::Redis("redis://127.0.0.1:6379".into())
+        );
+        assert_eq!(
+            Location::parse("redis+cluster://127.0.0.1:1,127.0.0.1:2").unwrap(),
+            Location::RedisCluster(vec!["redis://127.0.0.1:1".into(), "redis://127.0.0.1:2".into()])
+        );
+        assert_eq!(
+            Location::parse("postgresql://u@h/db").unwrap(),
+            Location::Postgres("postgresql://u@h/db".into())
+        );
+    }
+
+    #[test]
+    fn rejects_bad_urls() {
+        assert!(matches!(Location::parse("redb:"), Err(StoreError::BadUrl { .. })));
+        assert!(matches!(Location::parse("redis+cluster://h:1,h"), Err(StoreError::BadUrl { .. })));
+        let err = Location::parse("mongodb://h:27017").unwrap_err();
+        assert!(matches!(err, StoreError::UnknownScheme { .. }));
+        assert_eq!(err.exit_code(), 2);
+        let message = err.to_string();
+        for scheme in ["redb:", "sqlite:", "redis://", "redis+cluster://", "postgres://"] {
+            assert!(message.contains(scheme), "{message}");
+        }
+    }
+
+    #[test]
+    fn redacts_passwords() {
+        assert_eq!(redact("redis://:secret@h:1"), "redis://h:1");
+        assert_eq!(redact("postgres://u:se/cret@h:5/db"), "postgres://u@h:5/db");
+        assert_eq!(redact("postgres://u@h/db"), "postgres://u@h/db");
+        assert_eq!(redact("redb:/tmp/x"), "redb:/tmp/x");
+        assert_eq!(
+            redact("postgres://u@h/db?password=pw&application_name=a"),
+            "postgres://u@h/db?application_name=a"
+        );
+        assert_eq!(redact("postgres://u@h/db?password=pw"), "postgres://u@h/db");
+        assert!(!Location::parse("mongodb://u:pw@h").unwrap_err().to_string().contains("pw"));
+    }
+}

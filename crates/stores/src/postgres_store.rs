@@ -1,0 +1,295 @@
+//! PostgreSQL through tokio-postgres, driven synchronously by a current-thread runtime the store
+//! owns (what the `postgres` crate does), so every request can be bounded by the io timeout.
+//! Documents live in `jsoncost_docs_json` or `jsoncost_docs_jsonb`; reads use a statement
+//! prepared once at open.
+
+use std::future::Future;
+use std::pin::pin;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use jsoncost_shapes::Order;
+use postgres_types::{Json, Type};
+use tokio::runtime::Runtime;
+use tokio_postgres::binary_copy::BinaryCopyInWriter;
+use tokio_postgres::error::Severity;
+use tokio_postgres::{Client, Config, NoTls, Statement};
+
+use crate::error::StoreError;
+use crate::load::{LoadMarker, check_collection, written_marker};
+use crate::location::redact;
+use crate::postgres_raw::{JsonBytes, JsonParam};
+use crate::{OpenOptions, PgColumn, Store, StoreKind};
+
+/// Serialises concurrent schema creation (`CREATE TABLE IF NOT EXISTS` races otherwise).
+const SCHEMA: &str = "
+    BEGIN;
+    SELECT pg_advisory_xact_lock(7236828061538939764);
+    CREATE TABLE IF NOT EXISTS jsoncost_docs_json (collection text NOT NULL, id text NOT NULL, body json NOT NULL, PRIMARY KEY (collection, id));
+    CREATE TABLE IF NOT EXISTS jsoncost_docs_jsonb (collection text NOT NULL, id text NOT NULL, body jsonb NOT NULL, PRIMARY KEY (collection, id));
+    CREATE TABLE IF NOT EXISTS jsoncost_markers (doc_table text NOT NULL, collection text NOT NULL, docs bigint NOT NULL, description text NOT NULL,
+                                                 PRIMARY KEY (doc_table, collection));
+    COMMIT;
+";
+
+/// Why a request failed, before it is given its context.
+enum Failure {
+    Pg(tokio_postgres::Error),
+    Timeout,
+}
+
+/// The client, the runtime that drives it, and how to report its failures.
+struct Conn {
+    rt: Runtime,
+    client: Client,
+    url: String,
+    io_timeout: Duration,
+    /// Why the connection task ended, to explain a "connection closed" error.
+    connection_error: Arc<Mutex<Option<String>>>,
+}
+
+pub struct PostgresStore {
+    conn: Conn,
+    read: Statement,
+    column: PgColumn,
+    table: &'static str,
+}
+
+impl PostgresStore {
+    pub fn open(url: &str, opts: &OpenOptions) -> Result<Self, StoreError> {
+        let shown = redact(url);
+        let mut config: Config = url.parse().map_err(|e: tokio_postgres::Error| StoreError::BadUrl {
+            url: shown.clone(),
+            reason: message(&e),
+        })?;
+        config.connect_timeout(opts.connect_timeout);
+        let unreachable = |cause: String| StoreError::Unreachable {
+            url: shown.clone(),
+            cause,
+            hint: "that PostgreSQL listens at that address, accepts this user without a password prompt and has the database \
+                   (for tests: scripts/services.sh start)"
+                .to_string(),
+        };
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| StoreError::backend(&shown, "starting the client runtime", e))?;
+        // connect_timeout bounds each address; the outer bound also covers the startup exchange.
+        let limit = opts.connect_timeout + opts.io_timeout;
+        let (client, connection) = match rt.block_on(async { tokio::time::timeout(limit, config.connect(NoTls)).await }) {
+            Ok(Ok(pair)) => pair,
+            Ok(Err(e)) => return Err(unreachable(message(&e))),
+            Err(_) => return Err(unreachable(format!("no answer within {limit:?}"))),
+        };
+        let connection_error = Arc::new(Mutex::new(None));
+        let slot = Arc::clone(&connection_error);
+        // The current-thread runtime polls the connection whenever the store blocks on a request.
+        rt.spawn(async move {
+            if let Err(e) = connection.await
+                && let Ok(mut slot) = slot.lock()
+            {
+                *slot = Some(e.to_string());
+            }
+        });
+        let table = match opts.pg_column {
+            PgColumn::Json => "jsoncost_docs_json",
+            PgColumn::Jsonb => "jsoncost_docs_jsonb",
+        };
+        let conn = Conn {
+            rt,
+            client,
+            url: shown,
+            io_timeout: opts.io_timeout,
+            connection_error,
+        };
+        conn.run(conn.client.batch_execute(SCHEMA))
+            .map_err(|f| conn.error(f, "creating the tables"))?;
+        let sql = format!("SELECT body FROM {table} WHERE collection = $1 AND id = $2");
+        let read = conn
+            .run(conn.client.prepare(&sql))
+            .map_err(|f| conn.error(f, "preparing the read"))?;
+        Ok(PostgresStore {
+            conn,
+            read,
+            column: opts.pg_column,
+            table,
+        })
+    }
+
+    /// The row of one document, or why there is none.
+    fn fetch(&mut self, collection: &str, id: &str) -> Result<tokio_postgres::Row, StoreError> {
+        let conn = &self.conn;
+        let row = conn
+            .run(conn.client.query_opt(&self.read, &[&collection, &id]))
+            .map_err(|f| conn.error(f, &format!("reading {id:?}")))?;
+        match row {
+            Some(row) => Ok(row),
+            None if self.loaded(collection)?.is_none() => Err(StoreError::not_loaded(&self.conn.url, collection)),
+            None => Err(StoreError::not_found(&self.conn.url, collection, id)),
+        }
+    }
+}
+
+impl Conn {
+    /// Blocks on one request, bounded by the io timeout.
+    fn run<T>(&self, request: impl Future<Output = Result<T, tokio_postgres::Error>>) -> Result<T, Failure> {
+        self.rt.block_on(bounded(self.io_timeout, request))
+    }
+
+    fn error(&self, failure: Failure, operation: &str) -> StoreError {
+        match failure {
+            Failure::Timeout => StoreError::lost(&self.url, operation, format!("no reply within {:?}", self.io_timeout)),
+            Failure::Pg(e) if is_connection_failure(&e) => {
+                let mut cause = message(&e);
+                if let Some(why) = self.connection_error.lock().ok().and_then(|slot| slot.clone())
+                    && !cause.contains(&why)
+                {
+                    cause = format!("{cause} ({why})");
+                }
+                StoreError::lost(&self.url, operation, cause)
+            }
+            Failure::Pg(e) => StoreError::backend(&self.url, operation, message(&e)),
+        }
+    }
+}
+
+/// One request, failing with `Failure::Timeout` when no reply comes within `limit`.
+async fn bounded<T>(limit: Duration, request: impl Future<Output = Result<T, tokio_postgres::Error>>) -> Result<T, Failure> {
+    match tokio::time::timeout(limit, request).await {
+        Ok(result) => result.map_err(Failure::Pg),
+        Err(_) => Err(Failure::Timeout),
+    }
+}
+
+/// The connection is gone: closed, an I/O failure on the socket, or the server ending the
+/// session (FATAL/PANIC, e.g. `terminating connection due to administrator command`).
+fn is_connection_failure(e: &tokio_postgres::Error) -> bool {
+    if e.is_closed() {
+        return true;
+    }
+    if let Some(db) = e.as_db_error() {
+        return matches!(db.parsed_severity(), Some(Severity::Fatal | Severity::Panic));
+    }
+    let mut source = std::error::Error::source(e);
+    while let Some(cause) = source {
+        if cause.is::<std::io::Error>() {
+            return true;
+        }
+        source = cause.source();
+    }
+    false
+}
+
+/// tokio-postgres prints a server error as just "db error": add the server's own words.
+fn message(e: &tokio_postgres::Error) -> String {
+    match std::error::Error::source(e) {
+        Some(cause) => format!("{e}: {cause}"),
+        None => e.to_string(),
+    }
+}
+
+/// A conversion error's own message (serde's, with line and column), without the wrapper's prefix.
+fn conversion_message(e: &tokio_postgres::Error) -> String {
+    std::error::Error::source(e).map_or_else(|| e.to_string(), ToString::to_string)
+}
+
+impl Store for PostgresStore {
+    fn kind(&self) -> StoreKind {
+        StoreKind::Postgres { column: self.column }
+    }
+
+    fn describe(&self) -> String {
+        self.conn.url.clone()
+    }
+
+    fn loaded(&mut self, collection: &str) -> Result<Option<LoadMarker>, StoreError> {
+        check_collection(collection)?;
+        let conn = &self.conn;
+        let sql = "SELECT docs, description FROM jsoncost_markers WHERE doc_table = $1 AND collection = $2";
+        let row = conn
+            .run(conn.client.query_opt(sql, &[&self.table, &collection]))
+            .map_err(|f| conn.error(f, "reading a load marker"))?;
+        let Some(row) = row else { return Ok(None) };
+        let read = |row: &tokio_postgres::Row| -> Result<LoadMarker, tokio_postgres::Error> {
+            Ok(LoadMarker {
+                docs: row.try_get::<_, i64>(0)? as u64,
+                description: row.try_get(1)?,
+            })
+        };
+        read(&row)
+            .map(Some)
+            .map_err(|e| StoreError::backend(&conn.url, "reading a load marker", e))
+    }
+
+    fn load(
+        &mut self,
+        collection: &str,
+        docs: &mut dyn Iterator<Item = (String, Vec<u8>)>,
+        marker: &LoadMarker,
+    ) -> Result<u64, StoreError> {
+        check_collection(collection)?;
+        let (table, io_timeout) = (self.table, self.conn.io_timeout);
+        let body_type = match self.column {
+            PgColumn::Json => Type::JSON,
+            PgColumn::Jsonb => Type::JSONB,
+        };
+        let client = &mut self.conn.client;
+        // Each step is bounded by the io timeout; the load as a whole may take longer.
+        let loading = async move {
+            let txn = bounded(io_timeout, client.transaction()).await?;
+            let clear_marker = "DELETE FROM jsoncost_markers WHERE doc_table = $1 AND collection = $2";
+            bounded(io_timeout, txn.execute(clear_marker, &[&table, &collection])).await?;
+            bounded(
+                io_timeout,
+                txn.execute(&format!("DELETE FROM {table} WHERE collection = $1"), &[&collection]),
+            )
+            .await?;
+            // Binary COPY: the documents stream in one statement, no round trip per row.
+            let sink = bounded(
+                io_timeout,
+                txn.copy_in(&format!("COPY {table} (collection, id, body) FROM STDIN BINARY")),
+            )
+            .await?;
+            let mut writer = pin!(BinaryCopyInWriter::new(sink, &[Type::TEXT, Type::TEXT, body_type]));
+            let mut count = 0u64;
+            for (id, body) in docs {
+                bounded(io_timeout, writer.as_mut().write(&[&collection, &id, &JsonParam(&body)])).await?;
+                count += 1;
+            }
+            bounded(io_timeout, writer.as_mut().finish()).await?;
+            let written = written_marker(count, marker);
+            let docs = written.docs as i64;
+            let insert = "INSERT INTO jsoncost_markers (doc_table, collection, docs, description) VALUES ($1, $2, $3, $4)";
+            bounded(io_timeout, txn.execute(insert, &[&table, &collection, &docs, &written.description])).await?;
+            bounded(io_timeout, txn.commit()).await?;
+            Ok::<u64, Failure>(count)
+        };
+        let result = self.conn.rt.block_on(loading);
+        result.map_err(|f| self.conn.error(f, &format!("loading collection {collection:?}")))
+    }
+
+    fn read_raw(&mut self, collection: &str, id: &str, f: &mut dyn FnMut(&[u8])) -> Result<(), StoreError> {
+        let row = self.fetch(collection, id)?;
+        let body: JsonBytes = row
+            .try_get(0)
+            .map_err(|e| StoreError::decode(collection, id, conversion_message(&e)))?;
+        f(body.0);
+        Ok(())
+    }
+
+    fn read_default(&mut self, collection: &str, id: &str) -> Result<Order, StoreError> {
+        let row = self.fetch(collection, id)?;
+        let Json(order) = row
+            .try_get::<_, Json<Order>>(0)
+            .map_err(|e| StoreError::decode(collection, id, conversion_message(&e)))?;
+        Ok(order)
+    }
+
+    fn read_default_dom(&mut self, collection: &str, id: &str) -> Result<Order, StoreError> {
+        let row = self.fetch(collection, id)?;
+        let Json(value) = row
+            .try_get::<_, Json<serde_json::Value>>(0)
+            .map_err(|e| StoreError::decode(collection, id, conversion_message(&e)))?;
+        serde_json::from_value(value).map_err(|e| StoreError::decode(collection, id, e))
+    }
+}

@@ -1,0 +1,141 @@
+//! redb, the embedded default: one table per collection, `&str` id → raw JSON bytes, and a
+//! markers table. Each read opens a read transaction, as a service would per request.
+
+use std::path::PathBuf;
+
+use jsoncost_shapes::Order;
+use redb::{Database, ReadableDatabase, TableDefinition, TableError};
+
+use crate::error::StoreError;
+use crate::load::{LoadMarker, check_collection, written_marker};
+use crate::{Store, StoreKind, create_parent};
+
+/// Holds one `(docs, description)` per collection. Its name has a ':' so no collection can clash.
+const MARKERS: TableDefinition<&str, (u64, &str)> = TableDefinition::new("jsoncost:markers");
+
+fn docs_table(collection: &str) -> TableDefinition<'_, &'static str, &'static [u8]> {
+    TableDefinition::new(collection)
+}
+
+pub struct RedbStore {
+    db: Database,
+    path: PathBuf,
+    describe: String,
+}
+
+impl RedbStore {
+    pub fn open(path: PathBuf) -> Result<Self, StoreError> {
+        create_parent(&path)?;
+        let db = Database::create(&path).map_err(|e| match e {
+            redb::DatabaseError::Storage(redb::StorageError::Io(source)) => StoreError::Io {
+                operation: "opening redb file",
+                path: path.clone(),
+                source,
+            },
+            other => StoreError::backend(&format!("redb:{}", path.display()), "opening the database", other),
+        })?;
+        let describe = format!("redb:{}", path.display());
+        Ok(RedbStore { db, path, describe })
+    }
+
+    fn fail(&self, operation: &str, cause: impl std::fmt::Display) -> StoreError {
+        StoreError::backend(&self.describe, operation, cause)
+    }
+
+    /// Finds the document and hands its bytes (borrowed from redb's page) to `f`.
+    fn with_doc<T>(&self, collection: &str, id: &str, f: impl FnOnce(&[u8]) -> T) -> Result<T, StoreError> {
+        let txn = self.db.begin_read().map_err(|e| self.fail("beginning a read transaction", e))?;
+        let table = match txn.open_table(docs_table(collection)) {
+            Ok(table) => table,
+            Err(TableError::TableDoesNotExist(_)) => return Err(StoreError::not_loaded(&self.describe, collection)),
+            Err(e) => return Err(self.fail(&format!("opening table {collection:?}"), e)),
+        };
+        match table.get(id).map_err(|e| self.fail(&format!("reading {id:?}"), e))? {
+            Some(guard) => Ok(f(guard.value())),
+            None => Err(StoreError::not_found(&self.describe, collection, id)),
+        }
+    }
+}
+
+impl Store for RedbStore {
+    fn kind(&self) -> StoreKind {
+        StoreKind::Redb
+    }
+
+    fn describe(&self) -> String {
+        self.describe.clone()
+    }
+
+    fn loaded(&mut self, collection: &str) -> Result<Option<LoadMarker>, StoreError> {
+        check_collection(collection)?;
+        let txn = self.db.begin_read().map_err(|e| self.fail("beginning a read transaction", e))?;
+        let markers = match txn.open_table(MARKERS) {
+            Ok(table) => table,
+            Err(TableError::TableDoesNotExist(_)) => return Ok(None),
+            Err(e) => return Err(self.fail("opening the markers table", e)),
+        };
+        let marker = markers.get(collection).map_err(|e| self.fail("reading a load marker", e))?;
+        Ok(marker.map(|guard| {
+            let (docs, description) = guard.value();
+            LoadMarker {
+                docs,
+                description: description.to_string(),
+            }
+        }))
+    }
+
+    fn load(
+        &mut self,
+        collection: &str,
+        docs: &mut dyn Iterator<Item = (String, Vec<u8>)>,
+        marker: &LoadMarker,
+    ) -> Result<u64, StoreError> {
+        check_collection(collection)?;
+        // One write transaction: the old contents, the new ones and the marker change together.
+        let txn = self.db.begin_write().map_err(|e| self.fail("beginning a write transaction", e))?;
+        let mut count = 0u64;
+        {
+            txn.delete_table(docs_table(collection))
+                .map_err(|e| self.fail(&format!("clearing {collection:?}"), e))?;
+            let mut table = txn
+                .open_table(docs_table(collection))
+                .map_err(|e| self.fail(&format!("creating {collection:?}"), e))?;
+            for (id, body) in docs {
+                table
+                    .insert(id.as_str(), body.as_slice())
+                    .map_err(|e| self.fail(&format!("writing {id:?}"), e))?;
+                count += 1;
+            }
+            let mut markers = txn.open_table(MARKERS).map_err(|e| self.fail("opening the markers table", e))?;
+            let written = written_marker(count, marker);
+            markers
+                .insert(collection, (written.docs, written.description.as_str()))
+                .map_err(|e| self.fail("writing the load marker", e))?;
+        }
+        txn.commit().map_err(|e| match e {
+            redb::CommitError::Storage(redb::StorageError::Io(source)) => StoreError::Io {
+                operation: "writing redb file",
+                path: self.path.clone(),
+                source,
+            },
+            other => self.fail("committing the load", other),
+        })?;
+        Ok(count)
+    }
+
+    fn read_raw(&mut self, collection: &str, id: &str, f: &mut dyn FnMut(&[u8])) -> Result<(), StoreError> {
+        self.with_doc(collection, id, f)
+    }
+
+    fn read_default(&mut self, collection: &str, id: &str) -> Result<Order, StoreError> {
+        // What a user writes first: copy the bytes out of the transaction, then parse.
+        let bytes = self.with_doc(collection, id, <[u8]>::to_vec)?;
+        serde_json::from_slice(&bytes).map_err(|e| StoreError::decode(collection, id, e))
+    }
+
+    fn read_default_dom(&mut self, collection: &str, id: &str) -> Result<Order, StoreError> {
+        let bytes = self.with_doc(collection, id, <[u8]>::to_vec)?;
+        let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| StoreError::decode(collection, id, e))?;
+        serde_json::from_value(value).map_err(|e| StoreError::decode(collection, id, e))
+    }
+}

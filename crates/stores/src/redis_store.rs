@@ -1,0 +1,106 @@
+//! Standalone Redis through one synchronous `redis::Connection`.
+
+use jsoncost_shapes::Order;
+use redis::{Client, Connection};
+
+use crate::error::StoreError;
+use crate::load::{LoadMarker, check_collection, written_marker};
+use crate::location::redact;
+use crate::redis_common::{LOAD_BATCH, Reader, clear_node, delete_marker, doc_key, map_error, unreachable, write_marker};
+use crate::{OpenOptions, Store, StoreKind};
+
+pub struct RedisStore {
+    con: Connection,
+    reader: Reader,
+}
+
+/// Opens a plain connection with both timeouts set; shared with the cluster store, which
+/// clears each master through one.
+pub(crate) fn connect(url: &str, opts: &OpenOptions) -> Result<Connection, StoreError> {
+    let shown = redact(url);
+    let client = Client::open(url).map_err(|e| StoreError::BadUrl {
+        url: shown.clone(),
+        reason: e.to_string(),
+    })?;
+    let con = client
+        .get_connection_with_timeout(opts.connect_timeout)
+        .map_err(|e| unreachable(&shown, e))?;
+    con.set_read_timeout(Some(opts.io_timeout))
+        .map_err(|e| map_error(&shown, "setting the read timeout", e))?;
+    con.set_write_timeout(Some(opts.io_timeout))
+        .map_err(|e| map_error(&shown, "setting the write timeout", e))?;
+    Ok(con)
+}
+
+impl RedisStore {
+    pub fn open(url: &str, opts: &OpenOptions) -> Result<Self, StoreError> {
+        let mut con = connect(url, opts)?;
+        let shown = redact(url);
+        // A server that accepts the connection but cannot serve (loading, auth) fails here, not mid-run.
+        redis::cmd("PING").query::<String>(&mut con).map_err(|e| unreachable(&shown, e))?;
+        Ok(RedisStore {
+            con,
+            reader: Reader::new(shown),
+        })
+    }
+}
+
+impl Store for RedisStore {
+    fn kind(&self) -> StoreKind {
+        StoreKind::Redis
+    }
+
+    fn describe(&self) -> String {
+        self.reader.url.clone()
+    }
+
+    fn loaded(&mut self, collection: &str) -> Result<Option<LoadMarker>, StoreError> {
+        check_collection(collection)?;
+        self.reader.loaded(&mut self.con, collection)
+    }
+
+    fn load(
+        &mut self,
+        collection: &str,
+        docs: &mut dyn Iterator<Item = (String, Vec<u8>)>,
+        marker: &LoadMarker,
+    ) -> Result<u64, StoreError> {
+        check_collection(collection)?;
+        let url = self.reader.url.clone();
+        delete_marker(&mut self.con, &url, collection)?;
+        clear_node(&mut self.con, &url, collection)?;
+        let mut count = 0u64;
+        let mut key = String::new();
+        let mut pipe = redis::pipe();
+        let mut batch = 0;
+        // Pipelined SETs: one round trip per batch instead of per document.
+        for (id, body) in docs {
+            doc_key(&mut key, collection, &id);
+            pipe.set(&key, body).ignore();
+            batch += 1;
+            count += 1;
+            if batch == LOAD_BATCH {
+                pipe.exec(&mut self.con).map_err(|e| map_error(&url, "loading documents", e))?;
+                pipe.clear();
+                batch = 0;
+            }
+        }
+        if batch > 0 {
+            pipe.exec(&mut self.con).map_err(|e| map_error(&url, "loading documents", e))?;
+        }
+        write_marker(&mut self.con, &url, collection, &written_marker(count, marker))?;
+        Ok(count)
+    }
+
+    fn read_raw(&mut self, collection: &str, id: &str, f: &mut dyn FnMut(&[u8])) -> Result<(), StoreError> {
+        self.reader.read_raw(&mut self.con, collection, id, f)
+    }
+
+    fn read_default(&mut self, collection: &str, id: &str) -> Result<Order, StoreError> {
+        self.reader.read_default(&mut self.con, collection, id)
+    }
+
+    fn read_default_dom(&mut self, collection: &str, id: &str) -> Result<Order, StoreError> {
+        self.reader.read_default_dom(&mut self.con, collection, id)
+    }
+}

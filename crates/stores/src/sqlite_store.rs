@@ -1,0 +1,159 @@
+//! SQLite (bundled): one `docs` table with a TEXT body, read through a cached prepared statement.
+
+use std::path::PathBuf;
+
+use jsoncost_shapes::Order;
+use rusqlite::types::{ToSqlOutput, ValueRef};
+use rusqlite::{Connection, OptionalExtension, ToSql, params};
+
+use crate::error::StoreError;
+use crate::load::{LoadMarker, check_collection, written_marker};
+use crate::{OpenOptions, Store, StoreKind, create_parent};
+
+const SCHEMA: &str = "
+    CREATE TABLE IF NOT EXISTS docs (collection TEXT NOT NULL, id TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (collection, id));
+    CREATE TABLE IF NOT EXISTS markers (collection TEXT PRIMARY KEY, docs INTEGER NOT NULL, description TEXT NOT NULL);
+";
+const READ: &str = "SELECT body FROM docs WHERE collection = ?1 AND id = ?2";
+
+/// Binds raw bytes as TEXT without checking UTF-8, so a store can hold exactly what was loaded
+/// (including a corrupt document, which the default read must then report).
+struct Text<'a>(&'a [u8]);
+
+impl ToSql for Text<'_> {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::Borrowed(ValueRef::Text(self.0)))
+    }
+}
+
+pub struct SqliteStore {
+    conn: Connection,
+    describe: String,
+}
+
+impl SqliteStore {
+    pub fn open(path: PathBuf, opts: &OpenOptions) -> Result<Self, StoreError> {
+        create_parent(&path)?;
+        let describe = format!("sqlite:{}", path.display());
+        let fail = |operation: &str, e: rusqlite::Error| StoreError::backend(&describe, operation, e);
+        let conn = Connection::open(&path).map_err(|e| fail("opening the database", e))?;
+        conn.busy_timeout(opts.io_timeout)
+            .map_err(|e| fail("setting the busy timeout", e))?;
+        // WAL + NORMAL: loads commit quickly, reads are unaffected.
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(|e| fail("enabling WAL", e))?;
+        conn.pragma_update(None, "synchronous", "NORMAL")
+            .map_err(|e| fail("setting synchronous", e))?;
+        conn.execute_batch(SCHEMA).map_err(|e| fail("creating the tables", e))?;
+        Ok(SqliteStore { conn, describe })
+    }
+
+    fn fail(&self, operation: &str, cause: impl std::fmt::Display) -> StoreError {
+        StoreError::backend(&self.describe, operation, cause)
+    }
+
+    /// Runs the cached read statement and hands the body column to `f`; a miss tells a missing
+    /// document from a collection that was never loaded.
+    fn with_doc<T>(&mut self, collection: &str, id: &str, f: impl FnOnce(ValueRef<'_>) -> T) -> Result<T, StoreError> {
+        let found = {
+            let mut stmt = self.conn.prepare_cached(READ).map_err(|e| self.fail("preparing the read", e))?;
+            stmt.query_row(params![collection, id], |row| Ok(f(row.get_ref(0)?))).optional()
+        };
+        match found.map_err(|e| self.fail(&format!("reading {id:?}"), e))? {
+            Some(value) => Ok(value),
+            None if self.loaded(collection)?.is_none() => Err(StoreError::not_loaded(&self.describe, collection)),
+            None => Err(StoreError::not_found(&self.describe, collection, id)),
+        }
+    }
+
+    /// The TEXT column as a `String`, as `row.get::<_, String>` gives a user.
+    fn read_text(&mut self, collection: &str, id: &str) -> Result<String, StoreError> {
+        let text = self.with_doc(collection, id, |value| value.as_str().map(str::to_owned))?;
+        text.map_err(|e| StoreError::decode(collection, id, format!("the body column is not UTF-8 text: {e}")))
+    }
+}
+
+impl Store for SqliteStore {
+    fn kind(&self) -> StoreKind {
+        StoreKind::Sqlite
+    }
+
+    fn describe(&self) -> String {
+        self.describe.clone()
+    }
+
+    fn loaded(&mut self, collection: &str) -> Result<Option<LoadMarker>, StoreError> {
+        check_collection(collection)?;
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT docs, description FROM markers WHERE collection = ?1")
+            .map_err(|e| self.fail("preparing", e))?;
+        let marker = stmt
+            .query_row([collection], |row| {
+                Ok(LoadMarker {
+                    docs: row.get::<_, i64>(0)? as u64,
+                    description: row.get(1)?,
+                })
+            })
+            .optional();
+        marker.map_err(|e| self.fail("reading a load marker", e))
+    }
+
+    fn load(
+        &mut self,
+        collection: &str,
+        docs: &mut dyn Iterator<Item = (String, Vec<u8>)>,
+        marker: &LoadMarker,
+    ) -> Result<u64, StoreError> {
+        check_collection(collection)?;
+        let describe = self.describe.clone();
+        let fail = |operation: &str, e: rusqlite::Error| StoreError::backend(&describe, operation, e);
+        let txn = self.conn.transaction().map_err(|e| fail("beginning the load", e))?;
+        txn.execute("DELETE FROM docs WHERE collection = ?1", [collection])
+            .map_err(|e| fail("clearing the collection", e))?;
+        let mut count = 0u64;
+        {
+            let mut insert = txn
+                .prepare("INSERT INTO docs (collection, id, body) VALUES (?1, ?2, ?3)")
+                .map_err(|e| fail("preparing", e))?;
+            for (id, body) in docs {
+                insert
+                    .execute(params![collection, id, Text(&body)])
+                    .map_err(|e| fail(&format!("writing {id:?}"), e))?;
+                count += 1;
+            }
+        }
+        let written = written_marker(count, marker);
+        txn.execute(
+            "INSERT INTO markers (collection, docs, description) VALUES (?1, ?2, ?3)
+             ON CONFLICT (collection) DO UPDATE SET docs = excluded.docs, description = excluded.description",
+            params![collection, written.docs as i64, written.description],
+        )
+        .map_err(|e| fail("writing the load marker", e))?;
+        txn.commit().map_err(|e| fail("committing the load", e))?;
+        Ok(count)
+    }
+
+    fn read_raw(&mut self, collection: &str, id: &str, f: &mut dyn FnMut(&[u8])) -> Result<(), StoreError> {
+        // The column's bytes as SQLite holds them: no UTF-8 check, no copy.
+        let read = self.with_doc(collection, id, |value| match value {
+            ValueRef::Text(bytes) | ValueRef::Blob(bytes) => {
+                f(bytes);
+                Ok(())
+            }
+            other => Err(other.data_type()),
+        })?;
+        read.map_err(|held| StoreError::decode(collection, id, format!("the body column holds {held}, not TEXT")))
+    }
+
+    fn read_default(&mut self, collection: &str, id: &str) -> Result<Order, StoreError> {
+        let text = self.read_text(collection, id)?;
+        serde_json::from_str(&text).map_err(|e| StoreError::decode(collection, id, e))
+    }
+
+    fn read_default_dom(&mut self, collection: &str, id: &str) -> Result<Order, StoreError> {
+        let text = self.read_text(collection, id)?;
+        let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| StoreError::decode(collection, id, e))?;
+        serde_json::from_value(value).map_err(|e| StoreError::decode(collection, id, e))
+    }
+}
