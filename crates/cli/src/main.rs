@@ -50,6 +50,15 @@ enum Command {
     Compare(commands::compare::CompareArgs),
     /// Re-render a saved results.json (tables, markdown, HTML).
     Report(commands::report::ReportArgs),
+    /// Deserialize a large body (1,000,000 readings, ~72 MB) buffered, from a reader and incrementally.
+    Stream {
+        #[command(flatten)]
+        args: experiments::stream::StreamArgs,
+        #[command(flatten)]
+        precision: PrecisionArgs,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
     /// Read one document by id from a store in several ways, down to the floor (bytes discarded).
     Store {
         #[command(flatten)]
@@ -82,6 +91,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Report(args) => commands::report::run(&args),
         Command::Micro { args, precision, output } => one_experiment(&output, &precision, |config, session, progress| {
             experiments::micro::run(&args, config, session, progress)
+        }),
+        Command::Stream { args, precision, output } => one_experiment(&output, &precision, |_, session, progress| {
+            experiments::stream::run(&args, precision.quick, session, progress)
         }),
         Command::Store { args, precision, output } => one_experiment(&output, &precision, |config, session, progress| {
             experiments::store::run(&args, config, session, progress)

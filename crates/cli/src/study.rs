@@ -19,6 +19,7 @@ use crate::session::{FormatArg, OutputArgs, Session, check_writable};
 pub enum ExperimentName {
     Micro,
     Store,
+    Stream,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -45,11 +46,13 @@ pub struct RunArgs {
     pub micro: experiments::micro::MicroArgs,
     #[command(flatten)]
     pub store: experiments::store::StoreArgs,
+    #[command(flatten)]
+    pub stream: experiments::stream::StreamArgs,
 }
 
 impl RunArgs {
     fn selected(&self) -> Vec<ExperimentName> {
-        [ExperimentName::Micro, ExperimentName::Store]
+        [ExperimentName::Micro, ExperimentName::Store, ExperimentName::Stream]
             .into_iter()
             .filter(|e| self.only.is_empty() || self.only.contains(e))
             .filter(|e| !self.skip.contains(e))
@@ -126,6 +129,13 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
                     store.docs = store.docs.min(1_000);
                 }
                 experiments::store::run(&store, &config, &mut session, &progress)
+            }
+            ExperimentName::Stream => {
+                let mut stream = args.stream.clone();
+                if args.quick && stream.file.is_none() {
+                    stream.readings = stream.readings.min(100_000);
+                }
+                experiments::stream::run(&stream, args.quick, &mut session, &progress)
             }
         };
         if let Err(e) = result {

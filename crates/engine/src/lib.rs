@@ -4,8 +4,9 @@
 pub mod alloc;
 pub mod machine;
 pub mod model;
+pub mod rss;
 pub mod runner;
 pub mod stats;
 
 pub use model::{Experiment, Machine, Results, Row, SCHEMA_VERSION, Status};
-pub use runner::{Config, Measurement, measure};
+pub use runner::{AllocScope, Config, Measurement, measure};

@@ -27,6 +27,20 @@ pub struct Config {
     pub alloc_ops: u64,
     /// Marks results as traded for speed.
     pub quick: bool,
+    /// Whose allocations the Allocation pass counts.
+    pub alloc_scope: AllocScope,
+    /// Also read the process's peak RSS during the Allocation pass (reset just before it).
+    pub measure_rss: bool,
+}
+
+/// Whose allocations the Allocation pass counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AllocScope {
+    /// The measuring thread only: exact, immune to other threads (the progress bar's).
+    Thread,
+    /// Every thread of the process: for operations that hand work to other threads (tokio's
+    /// blocking pool reading a file, a server's runtime).
+    Process,
 }
 
 impl Config {
@@ -42,6 +56,8 @@ impl Config {
             fixed_ops: None,
             alloc_ops: 1000,
             quick: false,
+            alloc_scope: AllocScope::Thread,
+            measure_rss: false,
         }
     }
 
@@ -57,6 +73,8 @@ impl Config {
             fixed_ops: None,
             alloc_ops: 200,
             quick: true,
+            alloc_scope: AllocScope::Thread,
+            measure_rss: false,
         }
     }
 
@@ -73,6 +91,8 @@ impl Config {
             fixed_ops: Some(1),
             alloc_ops: 1,
             quick,
+            alloc_scope: AllocScope::Process,
+            measure_rss: true,
         }
     }
 }
@@ -93,6 +113,8 @@ pub struct Measurement {
     pub allocs: Option<f64>,
     /// Peak live heap during the Allocation pass.
     pub peak_bytes: Option<u64>,
+    /// Peak resident set size of the process during the Allocation pass (when asked for).
+    pub peak_rss_bytes: Option<u64>,
 }
 
 impl Measurement {
@@ -112,6 +134,9 @@ impl Measurement {
         row.allocated_bytes = self.allocated_bytes;
         row.allocs = self.allocs;
         row.peak_bytes = self.peak_bytes;
+        if let Some(rss) = self.peak_rss_bytes {
+            row.extra.insert("peak_rss_bytes".into(), rss.into());
+        }
         row.samples_ns = self.samples_ns.clone();
         // bytes per ns * 1e9 / 1e6 = MB/s (decimal megabytes, as the published figures).
         if let Some(bytes) = payload_bytes
@@ -173,30 +198,36 @@ pub fn measure<R>(config: &Config, mut op: impl FnMut() -> R) -> Measurement {
     let (kept, removed) = remove_upper_outliers(&all);
     let summary = Summary::of(&kept).expect("at least one finite sample");
 
-    // Allocation pass: untimed, counted on this thread only.
-    let (allocated_bytes, allocs, peak_bytes) = if alloc::is_installed() {
-        let n = config.alloc_ops.clamp(1, ops);
-        let (_, stats) = alloc::thread_measure(|| {
-            for _ in 0..n {
-                black_box(op());
-            }
-        });
-        (
-            Some(stats.bytes as f64 / n as f64),
-            Some(stats.count as f64 / n as f64),
-            Some(stats.peak_bytes),
-        )
-    } else {
-        (None, None, None)
+    // Allocation pass: untimed.
+    let n = config.alloc_ops.clamp(1, ops);
+    let rss_reset = config.measure_rss && crate::rss::reset_peak();
+    let mut pass = || {
+        for _ in 0..n {
+            black_box(op());
+        }
     };
+    let stats = match (alloc::is_installed(), config.alloc_scope) {
+        (false, _) => {
+            pass();
+            None
+        }
+        (true, AllocScope::Thread) => Some(alloc::thread_measure(pass).1),
+        (true, AllocScope::Process) => {
+            let m = alloc::ProcessMeasure::start();
+            pass();
+            Some(m.finish())
+        }
+    };
+    let peak_rss_bytes = if rss_reset { crate::rss::peak_bytes() } else { None };
     Measurement {
         all_samples_ns: all,
         samples_ns: kept,
         outliers_removed: removed,
         ops_per_iteration: ops,
         summary,
-        allocated_bytes,
-        allocs,
-        peak_bytes,
+        allocated_bytes: stats.map(|s| s.bytes as f64 / n as f64),
+        allocs: stats.map(|s| s.count as f64 / n as f64),
+        peak_bytes: stats.map(|s| s.peak_bytes),
+        peak_rss_bytes,
     }
 }

@@ -1,7 +1,7 @@
 //! The engine's stages on a known operation: exact allocation per op and the iteration rules.
 
 use jsoncost_engine::alloc::CountingAllocator;
-use jsoncost_engine::{Config, measure};
+use jsoncost_engine::{AllocScope, Config, measure};
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -25,7 +25,10 @@ fn allocation_per_op_is_exact_and_iterations_are_bounded() {
 
 #[test]
 fn whole_runs_use_one_op_per_iteration() {
-    let cfg = Config::whole_runs(5, 7, Duration::from_millis(50), false);
+    let cfg = Config {
+        alloc_scope: AllocScope::Thread,
+        ..Config::whole_runs(5, 7, Duration::from_millis(50), false)
+    };
     let mut calls = 0u32;
     let m = measure(&cfg, || {
         calls += 1;

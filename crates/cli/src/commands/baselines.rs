@@ -41,13 +41,7 @@ pub fn resolve(arg: &str) -> anyhow::Result<PathBuf> {
     if check_name(arg).is_ok() && path_of(arg).exists() {
         return Ok(path_of(arg));
     }
-    let saved: Vec<String> = std::fs::read_dir(baseline_dir())
-        .map(|d| {
-            d.filter_map(|e| e.ok())
-                .filter_map(|e| e.path().file_stem().map(|s| s.to_string_lossy().into_owned()))
-                .collect()
-        })
-        .unwrap_or_default();
+    let saved = saved_names();
     let known = if saved.is_empty() {
         "no baselines are saved".to_string()
     } else {
@@ -57,4 +51,20 @@ pub fn resolve(arg: &str) -> anyhow::Result<PathBuf> {
         "{arg:?} is neither a results file nor a saved baseline ({known} in {})",
         baseline_dir().display()
     )))
+}
+
+/// The names of the saved baselines (`NAME.json` files, not temporary ones), sorted.
+fn saved_names() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(baseline_dir())
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .map(|e| e.path())
+                .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "json"))
+                .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+                .filter(|name| check_name(name).is_ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
 }

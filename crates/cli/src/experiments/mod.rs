@@ -3,4 +3,5 @@
 
 pub mod micro;
 pub mod store;
+pub mod stream;
 pub mod table;

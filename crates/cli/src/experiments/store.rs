@@ -78,6 +78,10 @@ impl IdSequence {
 
 type Shared = Rc<RefCell<Box<dyn Store>>>;
 
+/// The first error that ends the run (the server went away ...), whichever strategy met it,
+/// in the gate's read or a timed one.
+type Lost = Rc<RefCell<Option<String>>>;
+
 /// What one read does with the store: (store, collection, id, checking) → the canonical output
 /// when checking (the gate), nothing when timed.
 type ReadOp = Box<dyn FnMut(&mut dyn Store, &str, &str, bool) -> Result<Option<Canonical>, StoreError>>;
@@ -91,7 +95,23 @@ struct ReadStrategy {
     cursor: usize,
     op: ReadOp,
     failure: Option<RunFailure>,
+    lost: Lost,
     bytes: Option<u64>,
+}
+
+impl ReadStrategy {
+    /// Records an error that ends the run (not a per-document one).
+    fn note_fatal(&mut self, e: &StoreError) {
+        if e.is_document_error() {
+            return;
+        }
+        let message = e.to_string();
+        self.lost.borrow_mut().get_or_insert_with(|| format!("{}: {message}", self.name));
+        // Replaces a per-document failure met earlier: the run must stop now.
+        if !self.failure.as_ref().is_some_and(|f| f.fatal) {
+            self.failure = Some(RunFailure { message, fatal: true });
+        }
+    }
 }
 
 impl Strategy for ReadStrategy {
@@ -100,12 +120,22 @@ impl Strategy for ReadStrategy {
     }
 
     fn check(&mut self) -> Result<Canonical, String> {
+        if let Some(lost) = self.lost.borrow().as_ref() {
+            return Err(format!("not run: the store failed earlier ({lost})"));
+        }
         let id = self.ids[0].clone();
-        let mut store = self.store.borrow_mut();
-        match (self.op)(store.as_mut(), &self.collection, &id, true) {
+        let result = {
+            let mut store = self.store.borrow_mut();
+            (self.op)(store.as_mut(), &self.collection, &id, true)
+        };
+        match result {
             Ok(Some(c)) => Ok(c),
             Ok(None) => Err("the read produced nothing to check".into()),
-            Err(e) => Err(e.to_string()),
+            Err(e) => {
+                // A server lost during the gate's read ends the run as it would mid-timing.
+                self.note_fatal(&e);
+                Err(e.to_string())
+            }
         }
     }
 
@@ -115,14 +145,18 @@ impl Strategy for ReadStrategy {
         }
         let id = &self.ids[self.cursor % self.ids.len()];
         self.cursor += 1;
-        let mut store = self.store.borrow_mut();
-        if let Err(e) = (self.op)(store.as_mut(), &self.collection, id, false)
-            && self.failure.is_none()
-        {
-            self.failure = Some(RunFailure {
-                message: e.to_string(),
-                fatal: !e.is_document_error(),
-            });
+        let result = {
+            let mut store = self.store.borrow_mut();
+            (self.op)(store.as_mut(), &self.collection, id, false)
+        };
+        if let Err(e) = result {
+            self.note_fatal(&e);
+            if self.failure.is_none() {
+                self.failure = Some(RunFailure {
+                    message: e.to_string(),
+                    fatal: false,
+                });
+            }
         }
     }
 
@@ -181,7 +215,7 @@ fn out<T: serde::Serialize>(check: bool, v: &T) -> Result<Option<Canonical>, Str
 }
 
 /// The strategies, baseline (`default`) first.
-fn strategies(store: &Shared, collection: &str, ids: &IdSequence, bytes: u64) -> Vec<BoxedStrategy<'static>> {
+fn strategies(store: &Shared, lost: &Lost, collection: &str, ids: &IdSequence, bytes: u64) -> Vec<BoxedStrategy<'static>> {
     let make = |name: &'static str, op: ReadOp| -> BoxedStrategy<'static> {
         Box::new(ReadStrategy {
             name,
@@ -191,6 +225,7 @@ fn strategies(store: &Shared, collection: &str, ids: &IdSequence, bytes: u64) ->
             cursor: 0,
             op,
             failure: None,
+            lost: lost.clone(),
             bytes: Some(bytes),
         })
     };
@@ -290,8 +325,10 @@ pub fn summary(exp: &Experiment) -> Vec<String> {
             0.0
         };
         let alloc = match (base.allocated_bytes, t.allocated_bytes) {
-            (Some(b), Some(a)) if a > 0.0 && b >= a => format!("allocates {:.1}× less", b / a),
+            (Some(_), Some(0.0)) => "allocates nothing".to_string(),
+            (Some(b), Some(a)) if b >= a => format!("allocates {:.1}× less", b / a),
             (Some(b), Some(a)) if b > 0.0 => format!("allocates {:.1}× more", a / b),
+            (Some(_), Some(a)) => format!("allocates {a:.0} B per read where the baseline allocates nothing"),
             _ => "allocation not measured".to_string(),
         };
         lines.push(format!(
@@ -348,7 +385,8 @@ pub fn run(args: &StoreArgs, config: &Config, session: &mut Session, progress: &
     let described = store.describe();
     let shared: Shared = Rc::new(RefCell::new(store));
     let ids = IdSequence::new(args.docs, args.store_seed);
-    let list = strategies(&shared, collection, &ids, sample_len);
+    let lost: Lost = Rc::default();
+    let list = strategies(&shared, &lost, collection, &ids, sample_len);
     filter.check_matches_any(list.iter().map(|s| s.name()))?;
     progress.add_total(list.iter().filter(|s| filter.matches(s.name())).count() as u64);
 
@@ -362,7 +400,9 @@ pub fn run(args: &StoreArgs, config: &Config, session: &mut Session, progress: &
     exp.summary = summary(&exp);
     let failed_all = !exp.rows.is_empty() && exp.rows.iter().all(|r: &Row| r.status == Status::Failed);
     session.push(exp);
-    if let Some(message) = fatal {
+    // measure_table reports a fatal failure met while timing; one met in a gate read is only
+    // in `lost`.
+    if let Some(message) = fatal.or_else(|| lost.borrow_mut().take()) {
         return Err(crate::failure::environment(anyhow::anyhow!("store run stopped: {message}")));
     }
     if failed_all {
