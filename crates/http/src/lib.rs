@@ -1,0 +1,31 @@
+//! jsoncost's http experiment as a library: the reference JSON API ([`server`]), its own load
+//! generator ([`loadgen`]), the server's cost per request ([`cost`]) and the bridge into the
+//! result model ([`row`]).
+//!
+//! Typical use from sync code (the `jsoncost http` command):
+//! ```no_run
+//! use jsoncost_http::{loadgen, mode::Mode, row, server};
+//! let srv = server::start(server::ServerConfig::default()).unwrap();
+//! let url = srv.url(&Mode::Passthrough.item_path(1));
+//! let spec = loadgen::LoadSpec::closed(url, 5000, 100);
+//! let (report, cost) = srv.measure(|| loadgen::run(&spec));
+//! let row = row::http_row("passthrough", &report.unwrap(), Some(&cost));
+//! srv.shutdown().unwrap();
+//! # let _ = row;
+//! ```
+
+pub mod cost;
+pub mod loadgen;
+pub mod mode;
+pub mod row;
+pub mod server;
+pub mod source;
+pub mod store_source;
+pub mod verify;
+
+pub use cost::ServerCost;
+pub use loadgen::{LoadError, LoadReport, LoadSpec, Model};
+pub use mode::Mode;
+pub use server::{RunningServer, ServerConfig, ServerError};
+pub use source::{ItemSource, MemorySource, SourceError};
+pub use store_source::{StoreData, StoreSource};

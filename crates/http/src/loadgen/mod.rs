@@ -1,0 +1,301 @@
+//! jsoncost's load generator: HTTP/1.1 keep-alive connections on hyper's client, a closed model
+//! like ab and an open (constant-rate) model like wrk2, latencies in HdrHistogram. Every run is
+//! bounded by its request count and by a wall-time cap, and can be cancelled with partial
+//! results kept.
+
+mod closed;
+mod conn;
+mod histogram;
+mod open;
+mod report;
+mod target;
+mod worker;
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::HeaderValue;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+pub use histogram::new_histogram;
+pub use report::{ErrorCounts, LoadReport, StopReason};
+
+use conn::RequestTemplate;
+use histogram::SharedTally;
+use target::Target;
+
+/// How requests are issued.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Model {
+    /// `requests` in total; each connection sends its next request when the last is answered.
+    Closed { requests: u64 },
+    /// `rate` requests per second for `duration`, on a fixed schedule; latency from the
+    /// scheduled send time.
+    Open { rate: f64, duration: Duration },
+}
+
+/// One load run.
+#[derive(Debug, Clone)]
+pub struct LoadSpec {
+    /// `http://host[:port]/path?query`.
+    pub url: String,
+    pub method: http::Method,
+    /// Sent with every request (empty for GET).
+    pub body: Bytes,
+    pub content_type: Option<String>,
+    /// Concurrent keep-alive connections (`-c`).
+    pub connections: usize,
+    pub model: Model,
+    /// Per-request timeout, from send (or intended send) to the last body byte.
+    pub timeout: Duration,
+    pub connect_timeout: Duration,
+    /// Hard wall-time cap of the whole run; `None`: 5 minutes for the closed model, the
+    /// duration plus the timeout plus 5 s for the open model.
+    pub time_cap: Option<Duration>,
+    /// Threads of the generator's own runtime (used by [`run`]).
+    pub threads: usize,
+}
+
+/// Default per-request timeout (ab's default).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+const CLOSED_TIME_CAP: Duration = Duration::from_secs(300);
+
+impl LoadSpec {
+    /// `requests` GETs of `url` over `connections` connections (ab `-n requests -c connections -k`).
+    pub fn closed(url: impl Into<String>, requests: u64, connections: usize) -> Self {
+        LoadSpec {
+            url: url.into(),
+            method: http::Method::GET,
+            body: Bytes::new(),
+            content_type: None,
+            connections,
+            model: Model::Closed { requests },
+            timeout: DEFAULT_TIMEOUT,
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+            time_cap: None,
+            threads: 1,
+        }
+    }
+
+    /// GETs of `url` at `rate` per second for `duration` over `connections` connections.
+    pub fn open(url: impl Into<String>, rate: f64, duration: Duration, connections: usize) -> Self {
+        LoadSpec {
+            model: Model::Open { rate, duration },
+            ..Self::closed(url, 0, connections)
+        }
+    }
+
+    /// Sends `body` with `POST` instead.
+    pub fn post(mut self, body: Bytes, content_type: &str) -> Self {
+        self.method = http::Method::POST;
+        self.body = body;
+        self.content_type = Some(content_type.to_string());
+        self
+    }
+
+    fn effective_time_cap(&self) -> Duration {
+        self.time_cap.unwrap_or(match self.model {
+            Model::Closed { .. } => CLOSED_TIME_CAP,
+            Model::Open { duration, .. } => duration + self.timeout + Duration::from_secs(5),
+        })
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("invalid target URL {url:?}: {reason}")]
+    InvalidUrl { url: String, reason: String },
+    #[error("invalid load: {reason}")]
+    InvalidSpec { reason: String },
+    /// The target refused (or did not accept) a first connection: nothing was measured.
+    #[error("cannot connect to {url}: {source}")]
+    Unreachable { url: String, source: std::io::Error },
+    #[error("starting the load generator runtime failed: {0}")]
+    Runtime(#[source] std::io::Error),
+}
+
+/// Everything the connections of one run share.
+struct Run {
+    target: Target,
+    template: RequestTemplate,
+    timeout: Duration,
+    connect_timeout: Duration,
+    deadline: Instant,
+    cancel: CancellationToken,
+    tally: SharedTally,
+}
+
+fn invalid(reason: impl Into<String>) -> LoadError {
+    LoadError::InvalidSpec { reason: reason.into() }
+}
+
+/// Runs `spec` on a runtime of its own; blocks until it ends. Callable from sync code, and from
+/// inside another runtime (it then runs on a helper thread).
+pub fn run(spec: &LoadSpec) -> Result<LoadReport, LoadError> {
+    run_cancellable(spec, &CancellationToken::new())
+}
+
+/// [`run`], stopping early (with partial results) when `cancel` is cancelled, e.g. from a
+/// Ctrl-C handler.
+pub fn run_cancellable(spec: &LoadSpec, cancel: &CancellationToken) -> Result<LoadReport, LoadError> {
+    let go = || {
+        // One thread: a current-thread runtime, where a connection's task and hyper's driver task
+        // wake each other without crossing threads (measurably faster than a 1-worker pool).
+        let mut builder = if spec.threads <= 1 {
+            tokio::runtime::Builder::new_current_thread()
+        } else {
+            let mut b = tokio::runtime::Builder::new_multi_thread();
+            b.worker_threads(spec.threads);
+            b
+        };
+        let runtime = builder
+            .thread_name("jsoncost-loadgen")
+            .enable_all()
+            .build()
+            .map_err(LoadError::Runtime)?;
+        runtime.block_on(run_async(spec, cancel.clone()))
+    };
+    if tokio::runtime::Handle::try_current().is_ok() {
+        // block_on may not be nested in another runtime's thread.
+        std::thread::scope(|s| s.spawn(go).join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+    } else {
+        go()
+    }
+}
+
+/// Runs `spec` on the current tokio runtime.
+pub async fn run_async(spec: &LoadSpec, cancel: CancellationToken) -> Result<LoadReport, LoadError> {
+    let target = Target::parse(&spec.url)?;
+    if spec.connections == 0 {
+        return Err(invalid("connections must be at least 1"));
+    }
+    if spec.timeout.is_zero() || spec.connect_timeout.is_zero() {
+        return Err(invalid("timeouts must be above zero"));
+    }
+    // (connections, planned requests) of the model, checked before anything is sent.
+    let (connections, total) = match spec.model {
+        Model::Closed { requests: 0 } => return Err(invalid("requests must be at least 1")),
+        Model::Closed { requests } => ((spec.connections as u64).min(requests), requests),
+        Model::Open { rate, duration } => {
+            if !(rate.is_finite() && rate > 0.0) || duration.is_zero() {
+                return Err(invalid(format!("rate ({rate}) and duration ({duration:?}) must be above zero")));
+            }
+            let total = (rate * duration.as_secs_f64()).ceil() as u64;
+            ((spec.connections as u64).min(total), total)
+        }
+    };
+
+    let header = |what: &str, v: &str| HeaderValue::from_str(v).map_err(|_| invalid(format!("{what} {v:?} is not a valid header value")));
+    let template = RequestTemplate {
+        method: spec.method.clone(),
+        body: spec.body.clone(),
+        content_type: spec.content_type.as_deref().map(|ct| header("content type", ct)).transpose()?,
+        host: header("host", &target.authority)?,
+        uri: target.origin_form.clone(),
+    };
+
+    // One connection first: a target that refuses it is an environment failure, not a load result.
+    drop(
+        conn::connect(&target, spec.connect_timeout)
+            .await
+            .map_err(|source| LoadError::Unreachable {
+                url: spec.url.clone(),
+                source,
+            })?,
+    );
+
+    let started = Instant::now();
+    let run = Arc::new(Run {
+        target,
+        template,
+        timeout: spec.timeout,
+        connect_timeout: spec.connect_timeout,
+        deadline: started + spec.effective_time_cap(),
+        cancel,
+        tally: SharedTally::new(),
+    });
+    let mut workers = Vec::new();
+    let next = Arc::new(AtomicU64::new(0));
+    for index in 0..connections {
+        let (run, next, model) = (Arc::clone(&run), Arc::clone(&next), spec.model);
+        workers.push(tokio::spawn(async move {
+            match model {
+                Model::Closed { .. } => closed::worker(&run, &next, total).await,
+                Model::Open { rate, .. } => open::worker(&run, index, connections, total, rate, started).await,
+            }
+        }));
+    }
+    let mut stop = StopReason::Completed;
+    for w in workers {
+        // A worker only ends by returning (it never panics on I/O); a join error means a bug.
+        match w.await {
+            Ok(StopReason::Completed) => {}
+            Ok(other) => stop = other,
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Err(_) => stop = StopReason::Cancelled,
+        }
+    }
+    let elapsed = started.elapsed();
+    let run = Arc::into_inner(run).ok_or_else(|| invalid("internal: a worker outlived the run"))?;
+    let t = run.tally.into_inner();
+    Ok(LoadReport {
+        url: spec.url.clone(),
+        model: spec.model,
+        connections: spec.connections,
+        requests: t.requests,
+        ok: t.ok,
+        errors: t.errors,
+        status_codes: t.status_codes,
+        latency: t.latency,
+        uncorrected_latency: t.uncorrected,
+        response_bytes: t.response_bytes,
+        elapsed,
+        stop,
+    })
+}
+
+/// One request on a fresh connection: (status, body). For checks before a run, not for load.
+pub async fn fetch(url: &str, method: http::Method, body: Bytes, timeout: Duration) -> Result<(u16, Bytes), FetchError> {
+    use http_body_util::BodyExt;
+    let target = Target::parse(url).map_err(|e| FetchError {
+        url: url.to_string(),
+        message: e.to_string(),
+    })?;
+    let fail = |message: String| FetchError {
+        url: url.to_string(),
+        message,
+    };
+    let exchange = async {
+        let mut sender = conn::connect(&target, timeout).await.map_err(|e| fail(format!("connect: {e}")))?;
+        let host = HeaderValue::from_str(&target.authority).map_err(|e| fail(e.to_string()))?;
+        let template = RequestTemplate {
+            method,
+            body,
+            content_type: None,
+            host,
+            uri: target.origin_form.clone(),
+        };
+        let response = sender.send_request(template.build()).await.map_err(|e| fail(e.to_string()))?;
+        let status = response.status().as_u16();
+        let body = response
+            .into_body()
+            .collect()
+            .await
+            .map_err(|e| fail(format!("reading the body: {e}")))?;
+        Ok((status, body.to_bytes()))
+    };
+    tokio::time::timeout(timeout, exchange)
+        .await
+        .map_err(|_| fail(format!("no response within {timeout:?}")))?
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("fetching {url} failed: {message}")]
+pub struct FetchError {
+    pub url: String,
+    pub message: String,
+}

@@ -1,0 +1,101 @@
+//! The result of one load run.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use hdrhistogram::Histogram;
+use serde::Serialize;
+
+use super::Model;
+
+/// Failed requests by kind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct ErrorCounts {
+    /// Could not open a connection (refused, unreachable, connect timeout).
+    pub connect: u64,
+    /// No complete response within the per-request timeout.
+    pub timeout: u64,
+    /// A response with a status outside 2xx.
+    pub status: u64,
+    /// The connection closed or broke mid-request (I/O or protocol error).
+    pub closed: u64,
+}
+
+impl ErrorCounts {
+    pub fn total(&self) -> u64 {
+        self.connect + self.timeout + self.status + self.closed
+    }
+}
+
+/// Why a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// Every planned request was made.
+    Completed,
+    /// The wall-time cap was reached first; the results are partial.
+    TimeCap,
+    /// The run was cancelled (Ctrl-C); the results are partial.
+    Cancelled,
+}
+
+/// What a run measured.
+#[derive(Debug, Clone)]
+pub struct LoadReport {
+    pub url: String,
+    pub model: Model,
+    pub connections: usize,
+    /// Requests that finished, successfully or not (in-flight requests at a stop are not counted).
+    pub requests: u64,
+    /// Responses with a 2xx status.
+    pub ok: u64,
+    pub errors: ErrorCounts,
+    /// Count of each non-2xx status.
+    pub status_codes: BTreeMap<u16, u64>,
+    /// Latency of every response (any status), in ns. In the open model it runs from the
+    /// intended send time (corrected for coordinated omission).
+    pub latency: Histogram<u64>,
+    /// Latency from the actual send time, in ns (what a closed-loop tool would report).
+    pub uncorrected_latency: Histogram<u64>,
+    /// Body bytes of all responses.
+    pub response_bytes: u64,
+    /// Wall time from the first request to the end of the run.
+    pub elapsed: Duration,
+    pub stop: StopReason,
+}
+
+impl LoadReport {
+    /// Responses received, any status.
+    pub fn responses(&self) -> u64 {
+        self.latency.len()
+    }
+
+    /// Successful (2xx) responses per second of wall time.
+    pub fn req_per_s(&self) -> f64 {
+        let secs = self.elapsed.as_secs_f64();
+        if secs > 0.0 { self.ok as f64 / secs } else { 0.0 }
+    }
+
+    /// Mean latency in ns, `None` without responses.
+    pub fn mean_ns(&self) -> Option<f64> {
+        (self.responses() > 0).then(|| self.latency.mean())
+    }
+
+    /// The latency at quantile `q` (0.0..=1.0) in ns, `None` without responses.
+    pub fn quantile_ns(&self, q: f64) -> Option<u64> {
+        (self.responses() > 0).then(|| self.latency.value_at_quantile(q))
+    }
+
+    pub fn max_ns(&self) -> Option<u64> {
+        (self.responses() > 0).then(|| self.latency.max())
+    }
+
+    pub fn min_ns(&self) -> Option<u64> {
+        (self.responses() > 0).then(|| self.latency.min())
+    }
+
+    /// Mean body bytes per response, `None` without responses.
+    pub fn bytes_per_response(&self) -> Option<f64> {
+        (self.responses() > 0).then(|| self.response_bytes as f64 / self.responses() as f64)
+    }
+}

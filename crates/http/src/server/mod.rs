@@ -1,0 +1,211 @@
+//! The reference JSON API: axum on its own multi-thread tokio runtime, started and stopped from
+//! sync code. Its threads are enrolled with the counting allocator and their CPU clocks are
+//! tracked, so a load generator in the same process is never counted as the server's cost.
+
+mod cache;
+mod cpu;
+mod errors;
+mod modes;
+mod respond;
+mod routes;
+pub mod telemetry;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::Duration;
+
+use tokio::sync::oneshot;
+
+pub use errors::ApiError;
+pub use respond::SERVER_NAME;
+pub use routes::{DEFAULT_LIST_COUNT, MAX_LIST_COUNT};
+pub use telemetry::{FieldStats, TelemetryParse, TelemetrySummary};
+
+use crate::source::{ItemSource, MemorySource};
+
+/// Default POST body limit: 128 MiB.
+pub const DEFAULT_BODY_LIMIT: u64 = 128 << 20;
+/// Default capacity of the item cache, in entries.
+pub const DEFAULT_CACHE_CAPACITY: u64 = 10_000;
+
+/// How to start the server.
+#[derive(Clone)]
+pub struct ServerConfig {
+    /// Address to listen on; port 0 picks a free port (see [`RunningServer::addr`]).
+    pub addr: SocketAddr,
+    /// Runtime worker threads.
+    pub worker_threads: usize,
+    /// Largest accepted POST body in bytes; larger → 413.
+    pub body_limit: u64,
+    /// Entries the item cache holds.
+    pub cache_capacity: u64,
+    /// How POST /telemetry parses its body.
+    pub telemetry: TelemetryParse,
+    /// Where items and list entries come from.
+    pub source: Arc<dyn ItemSource>,
+}
+
+impl ServerConfig {
+    /// Defaults over `source`: 127.0.0.1 on a free port, one worker per core, 128 MiB limit.
+    pub fn with_source(source: Arc<dyn ItemSource>) -> Self {
+        ServerConfig {
+            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            worker_threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            body_limit: DEFAULT_BODY_LIMIT,
+            cache_capacity: DEFAULT_CACHE_CAPACITY,
+            telemetry: TelemetryParse::default(),
+            source,
+        }
+    }
+}
+
+impl Default for ServerConfig {
+    /// [`ServerConfig::with_source`] over [`MemorySource::default_data`].
+    fn default() -> Self {
+        Self::with_source(Arc::new(MemorySource::default_data()))
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    #[error("starting the server runtime failed: {0}")]
+    Runtime(#[source] std::io::Error),
+    #[error("binding {addr} failed: {source}")]
+    Bind { addr: SocketAddr, source: std::io::Error },
+    #[error("the server on {addr} failed: {source}")]
+    Serve { addr: SocketAddr, source: std::io::Error },
+    #[error("the server on {addr} did not stop within {timeout:?}")]
+    StopTimeout { addr: SocketAddr, timeout: Duration },
+}
+
+/// Counters shared by the server's threads.
+#[derive(Default)]
+pub(crate) struct ServerStats {
+    pub requests: AtomicU64,
+    pub cpu: cpu::ThreadCpu,
+}
+
+/// A started server. Dropping it stops it without waiting; [`RunningServer::shutdown`] stops it
+/// gracefully.
+pub struct RunningServer {
+    addr: SocketAddr,
+    runtime: Option<tokio::runtime::Runtime>,
+    stop: Option<oneshot::Sender<()>>,
+    done: Option<std::sync::mpsc::Receiver<std::io::Result<()>>>,
+    stats: Arc<ServerStats>,
+}
+
+/// Starts the server on its own runtime and returns once it is listening. Callable from sync
+/// code and from inside another runtime.
+pub fn start(config: ServerConfig) -> Result<RunningServer, ServerError> {
+    let stats = Arc::new(ServerStats::default());
+    let (on_start, on_stop) = (Arc::clone(&stats), Arc::clone(&stats));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(config.worker_threads.max(1))
+        .thread_name("jsoncost-server")
+        .on_thread_start(move || {
+            jsoncost_engine::alloc::enroll_current_thread();
+            on_start.cpu.register_current();
+        })
+        .on_thread_stop(move || on_stop.cpu.retire_current())
+        .enable_all()
+        .build()
+        .map_err(ServerError::Runtime)?;
+
+    // Bound with std so a bind error is reported here, synchronously, with the address.
+    let bind = |source| ServerError::Bind { addr: config.addr, source };
+    let std_listener = std::net::TcpListener::bind(config.addr).map_err(bind)?;
+    std_listener.set_nonblocking(true).map_err(bind)?;
+    let addr = std_listener.local_addr().map_err(bind)?;
+    let listener = {
+        let _entered = runtime.enter();
+        tokio::net::TcpListener::from_std(std_listener).map_err(bind)?
+    };
+
+    let state = Arc::new(routes::AppState {
+        cache: cache::ItemCache::new(Arc::clone(&config.source), config.cache_capacity),
+        source: config.source,
+        body_limit: config.body_limit,
+        telemetry: config.telemetry,
+        stats: Arc::clone(&stats),
+    });
+    let app = routes::router(state);
+    let (stop_tx, stop_rx) = oneshot::channel::<()>();
+    let (done_tx, done_rx) = std::sync::mpsc::channel();
+    runtime.spawn(async move {
+        let serve = axum::serve(listener, app).with_graceful_shutdown(async {
+            let _ = stop_rx.await;
+        });
+        let _ = done_tx.send(serve.await);
+    });
+    Ok(RunningServer {
+        addr,
+        runtime: Some(runtime),
+        stop: Some(stop_tx),
+        done: Some(done_rx),
+        stats,
+    })
+}
+
+impl RunningServer {
+    /// The address the server listens on.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// `http://{addr}{path}`.
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    /// Requests the server has started handling since it started.
+    pub fn requests_served(&self) -> u64 {
+        self.stats.requests.load(Relaxed)
+    }
+
+    /// CPU nanoseconds used by the server's threads since it started (`None` if the platform
+    /// has no per-thread CPU clocks).
+    pub fn cpu_ns(&self) -> Option<u64> {
+        self.stats.cpu.total_ns()
+    }
+
+    /// Stops accepting, lets open requests finish (up to `timeout`), then stops the runtime.
+    pub fn shutdown_within(mut self, timeout: Duration) -> Result<(), ServerError> {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        let outcome = match self.done.take().map(|done| done.recv_timeout(timeout)) {
+            Some(Ok(Err(source))) => Err(ServerError::Serve { addr: self.addr, source }),
+            Some(Err(std::sync::mpsc::RecvTimeoutError::Timeout)) => Err(ServerError::StopTimeout { addr: self.addr, timeout }),
+            _ => Ok(()),
+        };
+        self.stop_runtime();
+        outcome
+    }
+
+    /// [`RunningServer::shutdown_within`] five seconds.
+    pub fn shutdown(self) -> Result<(), ServerError> {
+        self.shutdown_within(Duration::from_secs(5))
+    }
+
+    fn stop_runtime(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            // Waiting for worker threads is not allowed inside another runtime.
+            if tokio::runtime::Handle::try_current().is_ok() {
+                runtime.shutdown_background();
+            } else {
+                runtime.shutdown_timeout(Duration::from_secs(1));
+            }
+        }
+    }
+}
+
+impl Drop for RunningServer {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        self.stop_runtime();
+    }
+}

@@ -1,0 +1,72 @@
+//! What each mode does to stored bytes before they are sent.
+
+use bytes::Bytes;
+use jsoncost_shapes::{Item, ListItem};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::errors::ApiError;
+use crate::mode::Mode;
+
+fn decode<T: DeserializeOwned>(mode: Mode, bytes: &[u8], what: &str) -> Result<T, ApiError> {
+    let stored = |message: String| ApiError::StoredDocument {
+        what: what.to_string(),
+        message,
+    };
+    match mode {
+        Mode::TypedSonicRs => sonic_rs::from_slice(bytes).map_err(|e| stored(e.to_string())),
+        _ => serde_json::from_slice(bytes).map_err(|e| stored(e.to_string())),
+    }
+}
+
+fn encode<T: Serialize>(mode: Mode, value: &T) -> Result<Bytes, ApiError> {
+    let out = match mode {
+        Mode::TypedSonicRs => sonic_rs::to_vec(value).map_err(|e| ApiError::Encode {
+            library: "sonic-rs",
+            message: e.to_string(),
+        })?,
+        _ => serde_json::to_vec(value).map_err(|e| ApiError::Encode {
+            library: "serde_json",
+            message: e.to_string(),
+        })?,
+    };
+    Ok(out.into())
+}
+
+/// One item's response body.
+pub fn item_body(mode: Mode, id: u64, stored: Bytes) -> Result<Bytes, ApiError> {
+    match mode {
+        Mode::Passthrough => Ok(stored),
+        typed => {
+            let item: Item = decode(typed, &stored, &format!("item {id}"))?;
+            encode(typed, &item)
+        }
+    }
+}
+
+/// A list's response body: a JSON array of the entries.
+pub fn list_body(mode: Mode, entries: &[Bytes]) -> Result<Bytes, ApiError> {
+    match mode {
+        Mode::Passthrough => {
+            let len = entries.iter().map(|e| e.len() + 1).sum::<usize>() + 1;
+            let mut out = Vec::with_capacity(len.max(2));
+            out.push(b'[');
+            for (i, entry) in entries.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                out.extend_from_slice(entry);
+            }
+            out.push(b']');
+            Ok(out.into())
+        }
+        typed => {
+            let list = entries
+                .iter()
+                .enumerate()
+                .map(|(i, e)| decode::<ListItem>(typed, e, &format!("list entry {}", i + 1)))
+                .collect::<Result<Vec<_>, _>>()?;
+            encode(typed, &list)
+        }
+    }
+}

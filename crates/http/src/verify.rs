@@ -1,0 +1,92 @@
+//! The check made before a timed run: every mode of a route answers a document that decodes
+//! equal to the baseline mode's.
+
+use std::time::Duration;
+
+use bytes::Bytes;
+
+use crate::loadgen::{FetchError, fetch};
+use crate::mode::Mode;
+
+/// A GET route of the reference API.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    /// `/{mode}/items/{id}`
+    Item(u64),
+    /// `/{mode}/items?count={count}`
+    List(usize),
+}
+
+impl Route {
+    pub fn path(self, mode: Mode) -> String {
+        match self {
+            Route::Item(id) => mode.item_path(id),
+            Route::List(count) => mode.list_path(count),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyError {
+    #[error(transparent)]
+    Fetch(#[from] FetchError),
+    #[error("{url} answered status {status}: {body}")]
+    Status { url: String, status: u16, body: String },
+    #[error("{url} did not answer JSON: {message}")]
+    NotJson { url: String, message: String },
+    #[error("{url} decodes to a different document than {baseline_url}")]
+    Differs { url: String, baseline_url: String },
+}
+
+/// The body each mode answers for `route` on the server at `base` (`http://host:port`), after
+/// checking that all decode equal. Returns (mode, body bytes) in [`Mode::ALL`] order.
+pub async fn modes_agree(base: &str, route: Route) -> Result<Vec<(Mode, Bytes)>, VerifyError> {
+    let mut bodies = Vec::new();
+    let mut baseline: Option<(String, serde_json::Value)> = None;
+    for mode in Mode::ALL {
+        let url = format!("{base}{}", route.path(mode));
+        let (status, body) = fetch(&url, http::Method::GET, Bytes::new(), Duration::from_secs(10)).await?;
+        if status != 200 {
+            return Err(VerifyError::Status {
+                url,
+                status,
+                body: String::from_utf8_lossy(&body).into_owned(),
+            });
+        }
+        let doc: serde_json::Value = serde_json::from_slice(&body).map_err(|e| VerifyError::NotJson {
+            url: url.clone(),
+            message: e.to_string(),
+        })?;
+        match &baseline {
+            None => baseline = Some((url, doc)),
+            Some((baseline_url, want)) if *want != doc => {
+                return Err(VerifyError::Differs {
+                    url,
+                    baseline_url: baseline_url.clone(),
+                });
+            }
+            Some(_) => {}
+        }
+        bodies.push((mode, body));
+    }
+    Ok(bodies)
+}
+
+/// [`modes_agree`] from sync code (on a small runtime of its own).
+pub fn modes_agree_blocking(base: &str, route: Route) -> Result<Vec<(Mode, Bytes)>, VerifyError> {
+    let go = || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| FetchError {
+                url: base.to_string(),
+                message: e.to_string(),
+            })?;
+        runtime.block_on(modes_agree(base, route))
+    };
+    if tokio::runtime::Handle::try_current().is_ok() {
+        std::thread::scope(|s| s.spawn(go).join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+    } else {
+        go()
+    }
+}
