@@ -59,6 +59,17 @@ enum Command {
         #[command(flatten)]
         output: OutputArgs,
     },
+    /// Load-test the reference JSON API in-process (or any URL with --target): req/s, latency, server cost.
+    Http {
+        #[command(flatten)]
+        args: experiments::http::HttpArgs,
+        #[command(flatten)]
+        precision: PrecisionArgs,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// Serve the reference JSON API until Ctrl-C.
+    Serve(commands::serve::ServeArgs),
     /// Read one document by id from a store in several ways, down to the floor (bytes discarded).
     Store {
         #[command(flatten)]
@@ -95,6 +106,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Stream { args, precision, output } => one_experiment(&output, &precision, |_, session, progress| {
             experiments::stream::run(&args, precision.quick, session, progress)
         }),
+        Command::Http { args, precision, output } => one_experiment(&output, &precision, |_, session, progress| {
+            experiments::http::run(&args, precision.quick, session, progress)
+        }),
+        Command::Serve(args) => commands::serve::run(&args),
         Command::Store { args, precision, output } => one_experiment(&output, &precision, |config, session, progress| {
             experiments::store::run(&args, config, session, progress)
         }),

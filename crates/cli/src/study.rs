@@ -20,6 +20,7 @@ pub enum ExperimentName {
     Micro,
     Store,
     Stream,
+    Http,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -48,15 +49,22 @@ pub struct RunArgs {
     pub store: experiments::store::StoreArgs,
     #[command(flatten)]
     pub stream: experiments::stream::StreamArgs,
+    #[command(flatten)]
+    pub http: experiments::http::HttpArgs,
 }
 
 impl RunArgs {
     fn selected(&self) -> Vec<ExperimentName> {
-        [ExperimentName::Micro, ExperimentName::Store, ExperimentName::Stream]
-            .into_iter()
-            .filter(|e| self.only.is_empty() || self.only.contains(e))
-            .filter(|e| !self.skip.contains(e))
-            .collect()
+        [
+            ExperimentName::Micro,
+            ExperimentName::Store,
+            ExperimentName::Stream,
+            ExperimentName::Http,
+        ]
+        .into_iter()
+        .filter(|e| self.only.is_empty() || self.only.contains(e))
+        .filter(|e| !self.skip.contains(e))
+        .collect()
     }
 }
 
@@ -136,6 +144,14 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
                     stream.readings = stream.readings.min(100_000);
                 }
                 experiments::stream::run(&stream, args.quick, &mut session, &progress)
+            }
+            ExperimentName::Http => {
+                let mut http = args.http.clone();
+                if args.quick {
+                    http.requests = http.requests.min(1_000);
+                    http.study_load = false;
+                }
+                experiments::http::run(&http, args.quick, &mut session, &progress)
             }
         };
         if let Err(e) = result {

@@ -3,3 +3,4 @@
 pub mod baselines;
 pub mod compare;
 pub mod report;
+pub mod serve;

@@ -1,0 +1,49 @@
+//! `jsoncost serve`: the reference JSON API alone, until Ctrl-C (for wrk, ab, or another machine's
+//! load generator pointed at loopback).
+
+use anyhow::anyhow;
+use jsoncost_http::server::{self, ServerConfig};
+use jsoncost_http::{Mode, StoreData, StoreSource};
+use jsoncost_stores::OpenOptions;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::failure::{environment, usage};
+use crate::interrupt;
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub addr: SocketAddr,
+    /// Where items and lists are read (default: the embedded redb store).
+    #[arg(long, value_name = "URL")]
+    pub store: Option<String>,
+    /// Largest POST body accepted, in MiB (over it: 413).
+    #[arg(long, default_value_t = 128)]
+    pub body_limit_mib: u64,
+}
+
+pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
+    let url = args.store.clone().unwrap_or_else(jsoncost_stores::default_store_url);
+    let source = StoreSource::open(&url, &OpenOptions::default(), 4, &StoreData::default()).map_err(|e| {
+        let code = e.exit_code();
+        if code == 3 { environment(anyhow!(e)) } else { usage(anyhow!(e)) }
+    })?;
+    let config = ServerConfig {
+        addr: args.addr,
+        body_limit: args.body_limit_mib << 20,
+        ..ServerConfig::with_source(Arc::new(source))
+    };
+    let srv = server::start(config).map_err(|e| environment(anyhow!(e)))?;
+    eprintln!("serving on {} (items from {url}); Ctrl-C stops", srv.url(""));
+    for mode in Mode::ALL {
+        eprintln!("  GET {}   GET {}", srv.url(&mode.item_path(1)), srv.url(&mode.list_path(48)));
+    }
+    eprintln!("  POST {}", srv.url(jsoncost_http::mode::TELEMETRY_PATH));
+    while !interrupt::interrupted() {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    srv.shutdown().map_err(|e| environment(anyhow!(e)))
+}
