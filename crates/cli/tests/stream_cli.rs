@@ -1,0 +1,138 @@
+//! `jsoncost stream` as a user runs it: a real small run with equal outputs, and exit 2 with the
+//! byte offset and element index for bad bodies.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use std::io::Write;
+
+fn jsoncost() -> Command {
+    let mut c = Command::cargo_bin("jsoncost").unwrap();
+    c.env("NO_COLOR", "1").timeout(std::time::Duration::from_secs(180));
+    c
+}
+
+fn telemetry(readings: u64) -> Vec<u8> {
+    let mut v = Vec::new();
+    jsoncost_shapes::write_telemetry(&mut v, readings, 7).unwrap();
+    v
+}
+
+fn file_with(bytes: &[u8]) -> tempfile::NamedTempFile {
+    let mut f = tempfile::NamedTempFile::new().unwrap();
+    f.write_all(bytes).unwrap();
+    f
+}
+
+#[test]
+fn a_small_run_checks_every_strategy_and_reports_peaks() {
+    let f = file_with(&telemetry(2_000));
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    jsoncost()
+        .args(["stream", "--quick", "--runs", "2", "--file"])
+        .arg(f.path())
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("incremental/sonic-rs: "))
+        .stdout(predicate::str::contains("× of buffered), peak heap"));
+    let results: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let table = &results["experiments"][0];
+    assert_eq!(table["experiment"], "stream");
+    assert_eq!(table["params"]["readings"], 2000);
+    let rows = table["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 13);
+    for row in rows {
+        assert_eq!(row["status"], "ok", "{row}");
+        assert!(row["peak_bytes"].as_u64().is_some(), "{row}");
+        assert!(row["extra"]["peak_rss_bytes"].as_u64().unwrap() > 0, "{row}");
+    }
+    let base = rows.iter().find(|r| r["baseline"] == true).unwrap();
+    assert_eq!(base["method"], "buffered/serde_json");
+}
+
+/// Replaces the text of reading `index` (0-based) in a generated document.
+fn corrupt_reading(doc: &[u8], index: usize, from: &str, to: &str) -> (Vec<u8>, usize) {
+    let text = String::from_utf8(doc.to_vec()).unwrap();
+    let start = text.match_indices("{\"Timestamp\"").nth(index).unwrap().0;
+    let end = start + text[start..].find('}').unwrap();
+    let element = text[start..=end].replacen(from, to, 1);
+    let at = start + text[start..].find(from).unwrap();
+    (format!("{}{}{}", &text[..start], element, &text[end + 1..]).into_bytes(), at)
+}
+
+#[test]
+fn a_bad_token_deep_in_the_body_names_offset_and_element() {
+    let (bad, at) = corrupt_reading(&telemetry(3_000), 2_500, "\"Humidity\":", "\"Humidity\":x");
+    let f = file_with(&bad);
+    jsoncost()
+        .args(["stream", "--quick", "--file"])
+        .arg(f.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("(element 2500)"))
+        .stderr(predicate::str::contains(format!("at byte {}", at + "\"Humidity\":".len())));
+}
+
+#[test]
+fn bad_documents_are_usage_errors_with_positions() {
+    let doc = telemetry(10);
+    let cases: Vec<(Vec<u8>, &str)> = vec![
+        (doc[..doc.len() - 30].to_vec(), "truncated document"),
+        (br#"{"DeviceId":"d","Other":[]}"#.to_vec(), "pointer \"/Readings\" not found"),
+        (br#"{"DeviceId":"d","Readings":{}}"#.to_vec(), "not an array"),
+        (
+            corrupt_reading(&doc, 3, "\"Temperature\":", "\"Temperature\":\"hot\",\"x\":").0,
+            "(element 3)",
+        ),
+        (
+            br#"{"DeviceId":"d","Readings":[{"Timestamp":"2025-01-01T00:00:00Z","Temperature":1.0,"Humidity":"#
+                .iter()
+                .chain(b"\"\xff\"}]}")
+                .copied()
+                .collect(),
+            "invalid UTF-8",
+        ),
+    ];
+    for (bytes, expected) in cases {
+        let f = file_with(&bytes);
+        jsoncost()
+            .args(["stream", "--quick", "--file"])
+            .arg(f.path())
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(expected))
+            .stderr(predicate::str::contains("at byte"));
+    }
+    let big = corrupt_reading(&doc, 5, "\"Humidity\":", &format!("\"Pad\":\"{}\",\"Humidity\":", "x".repeat(2000))).0;
+    let f = file_with(&big);
+    jsoncost()
+        .args(["stream", "--quick", "--max-element-bytes", "1024", "--file"])
+        .arg(f.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("larger than the maximum of 1024 bytes"))
+        .stderr(predicate::str::contains("(element 5)"));
+}
+
+#[test]
+fn missing_or_unreadable_files_exit_2() {
+    jsoncost()
+        .args(["stream", "--file", "/nonexistent/telemetry.json"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cannot read telemetry file /nonexistent/telemetry.json"));
+    let dir = tempfile::tempdir().unwrap();
+    jsoncost()
+        .args(["stream", "--file"])
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is a directory"));
+    jsoncost()
+        .args(["stream", "--file", "/proc/self/mem"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("/proc/self/mem"));
+}
