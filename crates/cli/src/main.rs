@@ -35,6 +35,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// The whole study in one command: every experiment, a report, and an optional baseline.
+    Run(study::RunArgs),
     /// Serialize and deserialize small records and documents through every library and API style.
     Micro {
         #[command(flatten)]
@@ -44,8 +46,6 @@ enum Command {
         #[command(flatten)]
         output: OutputArgs,
     },
-    /// The whole study in one command: every experiment, a report, and an optional baseline.
-    Run(study::RunArgs),
     /// Compare two results files (or saved baselines); exit 1 on a regression.
     Compare(commands::compare::CompareArgs),
     /// Re-render a saved results.json (tables, markdown, HTML).
