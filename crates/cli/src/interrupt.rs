@@ -21,7 +21,12 @@ pub fn interrupted() -> bool {
 /// The error an experiment returns when it stopped early.
 pub fn check() -> anyhow::Result<()> {
     if interrupted() {
-        Err(crate::failure::environment(anyhow::anyhow!("interrupted by Ctrl-C")))
+        let error = anyhow::anyhow!("interrupted by Ctrl-C");
+        Err(crate::failure::Failure {
+            code: crate::failure::ExitCode::Interrupted,
+            error,
+        }
+        .into())
     } else {
         Ok(())
     }

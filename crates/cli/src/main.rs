@@ -36,7 +36,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// The whole study in one command: every experiment, a report, and an optional baseline.
-    Run(study::RunArgs),
+    Run(Box<study::RunArgs>),
     /// Serialize and deserialize small records and documents through every library and API style.
     Micro {
         #[command(flatten)]

@@ -112,6 +112,11 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
         .map_err(environment)?;
     let results_path = dir.join("results.json");
     check_writable(&results_path)?;
+    if let Some(name) = &args.save_baseline {
+        std::fs::create_dir_all(baselines::baseline_dir())
+            .map_err(|e| environment(anyhow!("cannot create {}: {e}", baselines::baseline_dir().display())))?;
+        check_writable(&baselines::path_of(name))?;
+    }
 
     let started = Instant::now();
     let output = OutputArgs {

@@ -78,7 +78,12 @@ pub fn measure_table(
             Ok(r) => gate::verify(s.as_mut(), r),
         };
         let mut row = match verdict {
-            Verdict::Fail(message) => Row::failed(s.name(), message),
+            Verdict::Fail(message) => {
+                if let Some(f) = s.failure().filter(|f| f.fatal) {
+                    fatal = Some(format!("{}: {}", s.name(), f.message));
+                }
+                Row::failed(s.name(), message)
+            }
             Verdict::Pass => {
                 let m = measure(config, || s.run());
                 match s.failure() {

@@ -1,0 +1,328 @@
+//! `jsoncost run` as a user runs it: the files a run writes, named baselines and compare,
+//! unwritable outputs, empty selections, and Ctrl-C writing what was measured.
+
+use assert_cmd::Command;
+use jsoncost_engine::Results;
+use predicates::prelude::*;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+fn jsoncost() -> Command {
+    let mut c = Command::cargo_bin("jsoncost").unwrap();
+    c.env("NO_COLOR", "1").timeout(Duration::from_secs(120));
+    c
+}
+
+/// A quick run short enough for a test: three micro strategies per table and a small store.
+fn quick_run(dir: &Path) -> Command {
+    let mut c = jsoncost();
+    c.current_dir(dir)
+        .args(["run", "--quick", "--only", "micro,store", "--filter", "typed/*", "--docs", "500"]);
+    c.arg("--store").arg(format!("redb:{}", dir.join("s.redb").display()));
+    c
+}
+
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+fn load(path: &Path) -> Results {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{} is not a results file: {e}", path.display()))
+}
+
+#[test]
+fn a_quick_run_writes_results_and_both_reports_atomically() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    quick_run(dir.path())
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("micro: data/deserialize"))
+        .stdout(predicate::str::contains("store: redb/order"))
+        .stdout(predicate::str::contains("JSON is "))
+        .stdout(predicate::str::contains("What moves the number"))
+        .stderr(predicate::str::contains("quick run:"))
+        .stderr(predicate::str::contains(format!("report: {}", out.join("report.html").display())));
+    // Exactly the three files: no temporary or probe file left behind.
+    assert_eq!(names_in(&out), ["report.html", "report.md", "results.json"]);
+
+    let results = load(&out.join("results.json"));
+    assert_eq!(results.schema_version, 1);
+    assert!(results.quick, "quick is not recorded");
+    let tables: Vec<(&str, &str)> = results
+        .experiments
+        .iter()
+        .map(|e| (e.experiment.as_str(), e.table.as_str()))
+        .collect();
+    assert_eq!(
+        tables,
+        [
+            ("micro", "data/deserialize"),
+            ("micro", "data/serialize"),
+            ("micro", "order/deserialize"),
+            ("micro", "order/serialize"),
+            ("store", "redb/order"),
+        ]
+    );
+    for e in &results.experiments {
+        assert!(
+            e.rows.iter().all(|r| r.is_ok()),
+            "{} {}: a row failed: {:?}",
+            e.experiment,
+            e.table,
+            e.rows
+        );
+    }
+    let micro = &results.experiments[0];
+    let mut methods: Vec<&str> = micro.rows.iter().map(|r| r.method.as_str()).collect();
+    methods.sort();
+    assert_eq!(
+        methods,
+        ["typed/serde_json", "typed/simd-json", "typed/sonic-rs"],
+        "--filter was not applied"
+    );
+    let store = &results.experiments[4];
+    assert_eq!(store.params["docs"], serde_json::json!(500));
+    assert!(store.rows.iter().any(|r| r.method == "floor"), "no floor row");
+
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("redb/order") && md.contains("typed/serde_json"), "{md}");
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("<svg") && html.trim_end().ends_with("</html>"));
+}
+
+#[test]
+fn saved_baselines_compare_by_name_and_the_default_out_dir_is_used() {
+    let dir = tempfile::tempdir().unwrap();
+    // No --out: the run goes to ./jsoncost-results/<timestamp>/.
+    quick_run(dir.path())
+        .args(["--save-baseline", "a", "--format", "csv"])
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains(
+            "baseline \"a\" saved to jsoncost-results/baselines/a.json",
+        ));
+    let results_dir = dir.path().join("jsoncost-results");
+    let runs: Vec<String> = names_in(&results_dir).into_iter().filter(|n| n != "baselines").collect();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    assert!(runs[0].len() == 15 && runs[0].as_bytes()[8] == b'-', "not a timestamp: {}", runs[0]);
+    assert_eq!(names_in(&results_dir.join(&runs[0])), ["report.html", "report.md", "results.json"]);
+
+    quick_run(dir.path())
+        .arg("--out")
+        .arg(dir.path().join("second"))
+        .args(["--save-baseline", "b"])
+        .assert()
+        .code(0);
+    assert_eq!(names_in(&results_dir.join("baselines")), ["a.json", "b.json"]);
+    assert_eq!(
+        load(&results_dir.join("baselines/b.json")),
+        load(&dir.path().join("second/results.json")),
+        "the baseline is not the run's results"
+    );
+
+    // Two runs of the same build: timing noise decides between 0 and 1, never a usage or
+    // environment error.
+    let out = jsoncost().current_dir(dir.path()).args(["compare", "a", "b"]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{:?}\n{stdout}\n{stderr}", out.status);
+    assert!(stdout.contains("store redb/order"), "{stdout}");
+    assert!(stdout.contains("rows compared"), "{stdout}");
+    assert!(
+        !stdout.contains("Not compared"),
+        "the same tables and rows must all compare:\n{stdout}"
+    );
+}
+
+/// An output that cannot be created fails with exit 3 before anything is measured.
+fn assert_unwritable_out(out: &Path, what: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    quick_run(dir.path())
+        .arg("--out")
+        .arg(out)
+        .assert()
+        .code(3)
+        .stdout(predicate::str::is_empty())
+        .stderr(predicate::str::contains(format!(
+            "cannot create the output directory {}",
+            out.display()
+        )))
+        .stderr(predicate::str::contains(what))
+        .stderr(predicate::str::contains("Method").not())
+        .stderr(predicate::str::contains("store:").not());
+    assert!(!dir.path().join("s.redb").exists(), "the store experiment started");
+}
+
+#[test]
+fn an_unwritable_out_exits_3_before_any_experiment_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("file");
+    std::fs::write(&file, b"x").unwrap();
+    assert_unwritable_out(&file.join("out"), "Not a directory");
+    assert_unwritable_out(&file, "File exists");
+    assert_unwritable_out(Path::new("/proc/jsoncost-test-out"), "No such file or directory");
+    assert_eq!(std::fs::read(&file).unwrap(), b"x", "the blocking file was changed");
+}
+
+#[test]
+fn an_unwritable_baseline_dir_exits_3_before_any_experiment_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    // ./jsoncost-results is a regular file: the baseline cannot be saved.
+    std::fs::write(dir.path().join("jsoncost-results"), b"x").unwrap();
+    quick_run(dir.path())
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .args(["--save-baseline", "a"])
+        .assert()
+        .code(3)
+        .stdout(predicate::str::is_empty())
+        .stderr(predicate::str::contains("cannot create jsoncost-results/baselines"));
+    assert!(!dir.path().join("s.redb").exists(), "the store experiment started");
+}
+
+#[test]
+fn only_and_skip_leaving_nothing_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    // An unknown experiment is a usage error listing the experiments there are.
+    let out = jsoncost()
+        .current_dir(dir.path())
+        .args(["run", "--only", "micro,mongo"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("invalid value 'mongo' for '--only"))
+        .get_output()
+        .stderr
+        .clone();
+    let stderr = String::from_utf8(out).unwrap();
+    let listed = stderr
+        .split_once("[possible values: ")
+        .and_then(|(_, rest)| rest.split_once(']'))
+        .unwrap_or_else(|| panic!("no possible values listed: {stderr}"))
+        .0;
+    let all: Vec<&str> = listed.split(", ").collect();
+    assert!(all.starts_with(&["micro", "store"]), "{all:?}");
+    let all = all.join(",");
+
+    for args in [
+        &["--only", "micro", "--skip", "micro"][..],
+        &["--skip", &all][..],
+        &["--only", "store", "--skip", "store,micro"][..],
+    ] {
+        jsoncost()
+            .current_dir(dir.path())
+            .arg("run")
+            .args(args)
+            .assert()
+            .code(2)
+            .stdout(predicate::str::is_empty())
+            .stderr(predicate::str::contains("--only and --skip leave no experiment to run"));
+    }
+    jsoncost()
+        .current_dir(dir.path())
+        .args(["run", "--only", "micro", "--save-baseline", "../escape"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "invalid baseline name \"../escape\": use letters, digits, '-', '_' and '.'",
+        ));
+    // Nothing was measured or written.
+    assert!(names_in(dir.path()).is_empty(), "{:?}", names_in(dir.path()));
+}
+
+/// A child process killed on drop, so a failing test leaves no run behind.
+struct Running(std::process::Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
+#[test]
+fn ctrl_c_during_run_writes_what_was_measured() {
+    let dir = tempfile::tempdir().unwrap();
+    let out: PathBuf = dir.path().join("out");
+    let stderr_path = dir.path().join("stderr.txt");
+    // Not quick: four tables of three strategies take well over ten seconds.
+    let mut child = Running(
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("jsoncost"))
+            .current_dir(dir.path())
+            .env("NO_COLOR", "1")
+            .args(["run", "--only", "micro", "--filter", "typed/*", "--out"])
+            .arg(&out)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::fs::File::create(&stderr_path).unwrap())
+            .spawn()
+            .unwrap(),
+    );
+    let stdout = child.0.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            if tx.send(line.unwrap_or_default()).is_err() {
+                break;
+            }
+        }
+    });
+
+    // Wait (at most 60 s) for the first table's last line.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut printed = Vec::new();
+    while !printed.iter().any(|l: &String| l.starts_with('└')) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(line) => printed.push(line),
+            Err(e) => panic!("no table within 60 s ({e}); stdout so far:\n{}", printed.join("\n")),
+        }
+    }
+    let pid = child.0.id() as libc::pid_t;
+    // SAFETY: kill(2) on the pid of our own child, which has not been reaped yet.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
+
+    // It finishes the current strategy (at most ~2 s each) then writes: wait at most 30 s.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = child.0.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "still running 30 s after Ctrl-C");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let stderr = std::fs::read_to_string(&stderr_path).unwrap();
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted: finishing the current strategy"), "{stderr}");
+    assert!(stderr.contains("error: interrupted by Ctrl-C"), "{stderr}");
+
+    assert_eq!(names_in(&out), ["report.html", "report.md", "results.json"]);
+    let results = load(&out.join("results.json"));
+    assert!(!results.quick);
+    assert!(
+        (1..4).contains(&results.experiments.len()),
+        "expected the tables measured before Ctrl-C, got {}",
+        results.experiments.len()
+    );
+    let first = &results.experiments[0];
+    assert_eq!(first.table, "data/deserialize");
+    assert_eq!(first.rows.len(), 3, "the first table was complete when Ctrl-C came");
+    for e in &results.experiments {
+        assert!(
+            !e.rows.is_empty() && e.rows.iter().all(|r| r.is_ok() && r.mean_ns.is_some()),
+            "{e:?}"
+        );
+    }
+}

@@ -1,0 +1,539 @@
+//! `jsoncost store` as a user runs it: the embedded stores end to end, reuse and reload, bad
+//! URLs, unreachable and dying servers, corrupt documents, and (when CI provides them) Redis,
+//! Redis Cluster and PostgreSQL. Every server is on 127.0.0.1; every wait is bounded.
+
+use assert_cmd::Command;
+use jsoncost_engine::{Experiment, Results, Status};
+use jsoncost_shapes::{DEFAULT_SEED, ORDER_LINES};
+use jsoncost_stores::{LoadOutcome, OpenOptions, OrderDocs, ensure_loaded, open};
+use predicates::prelude::*;
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// Every strategy of the store experiment, baseline first.
+const STRATEGIES: [&str; 8] = [
+    "default",
+    "default-dom",
+    "typed/serde_json",
+    "typed/sonic-rs",
+    "typed/simd-json",
+    "borrowed/serde_json",
+    "lazy/sonic-rs",
+    "floor",
+];
+
+fn jsoncost() -> Command {
+    let mut c = Command::cargo_bin("jsoncost").unwrap();
+    c.env("NO_COLOR", "1").timeout(Duration::from_secs(120));
+    c
+}
+
+/// `jsoncost store --quick --store URL --docs N --out OUT`.
+fn quick_store(url: &str, docs: u64, out: &Path) -> Command {
+    let mut c = jsoncost();
+    c.args(["store", "--quick", "--store", url, "--docs", &docs.to_string(), "--out"])
+        .arg(out);
+    c
+}
+
+fn load_results(path: &Path) -> Results {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{} is not a results file: {e}", path.display()))
+}
+
+/// The one table a store run writes.
+fn only_table(path: &Path) -> Experiment {
+    let results = load_results(path);
+    assert_eq!(results.experiments.len(), 1, "{:?}", results.experiments);
+    results.experiments.into_iter().next().unwrap()
+}
+
+fn methods(e: &Experiment) -> Vec<&str> {
+    let mut m: Vec<&str> = e.rows.iter().map(|r| r.method.as_str()).collect();
+    m.sort();
+    m
+}
+
+fn all_strategies() -> Vec<&'static str> {
+    let mut m = STRATEGIES.to_vec();
+    m.sort();
+    m
+}
+
+fn assert_all_ok(e: &Experiment, table: &str, docs: u64) {
+    assert_eq!(e.experiment, "store");
+    assert_eq!(e.table, table);
+    assert_eq!(e.params["docs"], serde_json::json!(docs));
+    assert_eq!(methods(e), all_strategies());
+    for r in &e.rows {
+        assert_eq!(r.status, Status::Ok, "{table} {}: {:?}", r.method, r.error_message);
+        assert!(r.mean_ns.is_some_and(|m| m > 0.0), "{table} {}: no time", r.method);
+    }
+    assert!(
+        e.rows.iter().any(|r| r.method == "default" && r.baseline),
+        "default is not the baseline"
+    );
+    assert!(
+        e.summary
+            .first()
+            .is_some_and(|s| s.starts_with("JSON is ") && s.contains(" µs read (")),
+        "{:?}",
+        e.summary
+    );
+}
+
+/// Quick run, all rows ok, then reuse, then --reload.
+fn embedded_end_to_end(url: &str, table: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let url = url.replace("{dir}", &dir.path().display().to_string());
+    let out = dir.path().join("f.json");
+    quick_store(&url, 200, &out)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(format!("store: {table}")))
+        .stdout(predicate::str::contains("floor"))
+        .stdout(predicate::str::is_match(r"JSON is [0-9.]+ µs of a [0-9.]+ µs read \([0-9]+%\)\.").unwrap())
+        .stdout(predicate::str::contains("The cheapest typed path ("))
+        .stderr(predicate::str::contains(format!("store: loaded 200 order documents into {url}")))
+        .stderr(predicate::str::contains(format!("results written to {}", out.display())));
+    assert_all_ok(&only_table(&out), table, 200);
+
+    quick_store(&url, 200, &out)
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains(format!(
+            "store: reusing 200 order documents in {url} (--reload to load again)"
+        )))
+        .stderr(predicate::str::contains("loaded 200").not());
+    assert_all_ok(&only_table(&out), table, 200);
+
+    quick_store(&url, 200, &out)
+        .arg("--reload")
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains(format!("store: loaded 200 order documents into {url}")))
+        .stderr(predicate::str::contains("reusing").not());
+
+    // Another document count is another data set: loaded, not reused.
+    quick_store(&url, 50, &out)
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains(format!("store: loaded 50 order documents into {url}")));
+    assert_all_ok(&only_table(&out), table, 50);
+}
+
+#[test]
+fn redb_quick_run_every_row_ok_then_reuse_and_reload() {
+    embedded_end_to_end("redb:{dir}/s.redb", "redb/order");
+}
+
+#[test]
+fn sqlite_quick_run_every_row_ok_then_reuse_and_reload() {
+    embedded_end_to_end("sqlite:{dir}/s.db", "sqlite/order");
+}
+
+#[test]
+fn an_unknown_scheme_is_a_usage_error_listing_the_schemes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("f.json");
+    jsoncost()
+        .args(["store", "--quick", "--store", "mongodb://x", "--out"])
+        .arg(&out)
+        .assert()
+        .code(2)
+        .stdout(predicate::str::is_empty())
+        .stderr(predicate::str::contains(
+            "unknown store URL \"mongodb://x\"; the schemes are redb:PATH, sqlite:PATH, redis://HOST:PORT, \
+             redis+cluster://HOST:PORT,HOST:PORT,..., postgres://USER@HOST:PORT/DB",
+        ));
+    jsoncost()
+        .args(["store", "--store", "redb:"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("invalid store URL \"redb:\": expected redb:PATH"));
+    jsoncost()
+        .args(["store", "--docs", "0"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--docs <DOCS>"));
+    let url = format!("redb:{}", dir.path().join("s.redb").display());
+    jsoncost()
+        .args(["store", "--quick", "--docs", "20", "--store", &url, "--store-filter", "mongo/*"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--filter \"mongo/*\" matches no strategy; the strategies are: borrowed/serde_json, default, default-dom, floor",
+        ));
+}
+
+/// A loopback port nothing listens on: bound by the OS, then released.
+fn closed_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+#[test]
+fn an_unreachable_server_exits_3_within_seconds_naming_the_url() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("f.json");
+    let url = format!("redis://127.0.0.1:{}", closed_port());
+    let started = Instant::now();
+    quick_store(&url, 200, &out)
+        .assert()
+        .code(3)
+        .stdout(predicate::str::is_empty())
+        .stderr(predicate::str::contains(format!("cannot reach {url}")))
+        .stderr(predicate::str::contains("check"));
+    let elapsed = started.elapsed();
+    assert!(elapsed < Duration::from_secs(15), "took {elapsed:?}");
+    // Nothing measured: the results file holds no table, but it is a valid results file.
+    assert!(load_results(&out).experiments.is_empty());
+}
+
+const BROKEN: &str = r#""status": oops}"#;
+
+/// Loads the 200 default order documents into `url`, with the documents `corrupt` selects
+/// replaced by invalid JSON, under the marker `jsoncost store --docs 200` looks for.
+fn load_with_corrupt(url: &str, corrupt: impl Fn(u64) -> bool) {
+    let docs = OrderDocs {
+        count: 200,
+        lines: ORDER_LINES,
+        seed: DEFAULT_SEED,
+    };
+    let mut store = open(url, &OpenOptions::default()).unwrap_or_else(|e| panic!("opening {url}: {e}"));
+    let mut index = 0;
+    let documents = docs.documents().map(move |(id, body)| {
+        let bad = corrupt(index);
+        index += 1;
+        if bad {
+            let text = format!(r#"{{"id": "{id}", {BROKEN}"#);
+            (id, text.into_bytes())
+        } else {
+            (id, body)
+        }
+    });
+    let outcome = ensure_loaded(store.as_mut(), "order", &docs.marker(), true, || documents).unwrap();
+    assert!(matches!(outcome, LoadOutcome::Loaded { docs: 200, .. }), "{outcome:?}");
+}
+
+fn corrupt_ids(corrupt: impl Fn(u64) -> bool) -> Vec<String> {
+    (0..200).filter(|i| corrupt(*i)).map(OrderDocs::id).collect()
+}
+
+/// Even documents are corrupt. The gate reads the first id of the seeded sequence, which is
+/// odd (order-00000109 with the default seed and 200 documents), so every strategy passes the
+/// gate and meets a corrupt document while timed.
+fn even(i: u64) -> bool {
+    i.is_multiple_of(2)
+}
+
+fn corrupt_rows_fail_with_the_id(url_template: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let url = url_template.replace("{dir}", &dir.path().display().to_string());
+    load_with_corrupt(&url, even);
+    let bad_ids = corrupt_ids(even);
+    let out = dir.path().join("f.json");
+    quick_store(&url, 200, &out)
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains("reusing 200 order documents"))
+        .stderr(predicate::str::contains("panicked").not())
+        .stdout(predicate::str::contains("failed"));
+    let table = only_table(&out);
+    assert_eq!(methods(&table), all_strategies());
+    for r in &table.rows {
+        if r.method == "floor" {
+            // The floor reads and discards bytes: a corrupt document costs it nothing.
+            assert_eq!(r.status, Status::Ok, "floor: {:?}", r.error_message);
+            continue;
+        }
+        assert_eq!(r.status, Status::Failed, "{} read corrupt documents without failing", r.method);
+        assert!(r.mean_ns.is_none(), "{}: a failed row has no timing", r.method);
+        let message = r.error_message.as_deref().unwrap_or_default();
+        assert!(
+            bad_ids
+                .iter()
+                .any(|id| message.contains(&format!("document \"{id}\" in collection \"order\" does not decode: "))),
+            "{}: the message does not name a corrupt document: {message}",
+            r.method
+        );
+        assert!(!message.contains("the baseline failed"), "{}: {message}", r.method);
+    }
+    // serde_json's own message, with its position.
+    let default = table.rows.iter().find(|r| r.method == "default").unwrap();
+    let message = default.error_message.as_deref().unwrap();
+    assert!(message.contains("expected value at line 1 column 36"), "{message}");
+}
+
+#[test]
+fn redb_corrupt_documents_fail_their_rows_with_the_id_and_parser_message() {
+    corrupt_rows_fail_with_the_id("redb:{dir}/s.redb");
+}
+
+#[test]
+fn sqlite_corrupt_documents_fail_their_rows_with_the_id_and_parser_message() {
+    corrupt_rows_fail_with_the_id("sqlite:{dir}/s.db");
+}
+
+#[test]
+fn every_document_corrupt_fails_every_row_at_the_gate() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("redb:{}", dir.path().join("s.redb").display());
+    load_with_corrupt(&url, |_| true);
+    let out = dir.path().join("f.json");
+    quick_store(&url, 200, &out)
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains("store: every strategy failed; see the table"));
+    let table = only_table(&out);
+    assert_eq!(methods(&table), all_strategies());
+    let bad_ids = corrupt_ids(|_| true);
+    for r in &table.rows {
+        assert_eq!(r.status, Status::Failed, "{}", r.method);
+        let message = r.error_message.as_deref().unwrap_or_default();
+        assert!(
+            bad_ids.iter().any(|id| message.contains(id.as_str())) && message.contains("expected value at line 1 column 36"),
+            "{}: {message}",
+            r.method
+        );
+    }
+    assert!(table.summary.is_empty(), "a summary from no measurement: {:?}", table.summary);
+}
+
+/// Whether tests that need a server must run (CI) rather than be skipped.
+fn services_required() -> bool {
+    std::env::var("JSONCOST_REQUIRE_SERVICES").is_ok_and(|v| v == "1")
+}
+
+fn skip(test: &str, why: &str) {
+    assert!(!services_required(), "{test}: JSONCOST_REQUIRE_SERVICES=1 but {why}");
+    eprintln!("SKIPPED {test}: {why}");
+}
+
+/// A child process killed on drop.
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
+/// Waits at most `limit` for `child` to exit.
+fn wait_bounded(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        assert!(Instant::now() < deadline, "still running after {limit:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A redis-server of the test's own on a spare loopback port, killed on drop; None (after
+/// saying why) when redis-server is not installed.
+fn own_redis(test: &str, dir: &Path) -> Option<(Killed, String)> {
+    let port = closed_port();
+    let server = std::process::Command::new("redis-server")
+        .args([
+            "--port",
+            &port.to_string(),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+        ])
+        .current_dir(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn();
+    let server = match server {
+        Ok(child) => Killed(child),
+        Err(e) => {
+            skip(
+                test,
+                &format!("redis-server cannot be started ({e}); scripts/services.sh start installs it"),
+            );
+            return None;
+        }
+    };
+    // At most 50 × 100 ms for it to accept connections.
+    let up = (0..50).any(|_| {
+        let ok = std::net::TcpStream::connect(("127.0.0.1", port)).is_ok();
+        if !ok {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        ok
+    });
+    assert!(up, "redis-server on 127.0.0.1:{port} did not accept connections within 5 s");
+    Some((server, format!("redis://127.0.0.1:{port}")))
+}
+
+/// Runs `jsoncost store` (not quick: eight strategies of 0.7 to 3.5 s each) against `url`, kills
+/// `server` 4 s after the documents are ready (`ready` on stderr), and checks the run stops
+/// with exit 3 naming the URL, keeping what it measured. Returns the table written.
+fn kill_mid_run(mut server: Killed, url: &str, docs: u64, ready: &str, dir: &Path) -> Experiment {
+    let out = dir.join("f.json");
+    let stdout_path = dir.join("stdout.txt");
+    let mut run = Killed(
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("jsoncost"))
+            .env("NO_COLOR", "1")
+            .args(["store", "--store", url, "--docs", &docs.to_string(), "--out"])
+            .arg(&out)
+            .stdin(Stdio::null())
+            .stdout(std::fs::File::create(&stdout_path).unwrap())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let stderr = run.0.stderr.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines() {
+            if tx.send(line.unwrap_or_default()).is_err() {
+                break;
+            }
+        }
+    });
+    // Wait (at most 60 s) for the documents: timing starts right after.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut lines = Vec::new();
+    while !lines.iter().any(|l: &String| l.contains(ready)) {
+        match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            Ok(line) => lines.push(line),
+            Err(e) => panic!("no {ready:?} within 60 s ({e}); stderr:\n{}", lines.join("\n")),
+        }
+    }
+    // The first strategy takes at most ~3.5 s; all eight at least ~6 s: stop the server in between.
+    std::thread::sleep(Duration::from_secs(4));
+    let _ = server.0.kill();
+    let _ = server.0.wait();
+
+    let status = wait_bounded(&mut run.0, Duration::from_secs(30));
+    while let Ok(line) = rx.recv_timeout(Duration::from_secs(5)) {
+        lines.push(line);
+    }
+    let stderr = lines.join("\n");
+    let stdout = std::fs::read_to_string(&stdout_path).unwrap();
+    assert_eq!(status.code(), Some(3), "stderr:\n{stderr}\nstdout:\n{stdout}");
+    assert!(stderr.contains("error: store run stopped: "), "{stderr}");
+    assert!(
+        stderr.contains(&format!("lost the connection to {url}")) && stderr.contains("the server may have stopped"),
+        "{stderr}"
+    );
+    assert!(stderr.contains(&format!("results written to {}", out.display())), "{stderr}");
+    // The rows measured before the failure are printed and written; the run stopped at the
+    // failure, whose row says why.
+    assert!(stdout.contains("store: redis/order"), "{stdout}");
+    let table = only_table(&out);
+    assert_eq!(table.table, "redis/order");
+    assert!(
+        table.rows.len() < STRATEGIES.len(),
+        "the run went on after the server died: {:?}",
+        methods(&table)
+    );
+    let lost: Vec<_> = table
+        .rows
+        .iter()
+        .filter(|r| {
+            r.error_message
+                .as_deref()
+                .is_some_and(|m| m.contains(&format!("lost the connection to {url}")))
+        })
+        .collect();
+    assert_eq!(lost.len(), 1, "{:?}", table.rows);
+    for r in &table.rows {
+        assert!(stdout.contains(&r.method), "{} not printed:\n{stdout}", r.method);
+    }
+    table
+}
+
+#[test]
+fn a_redis_server_that_dies_mid_run_stops_the_run_and_keeps_the_rows_measured() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some((server, url)) = own_redis("a_redis_server_that_dies_mid_run", dir.path()) else {
+        return;
+    };
+    let table = kill_mid_run(server, &url, 500, "store: loaded 500 order documents", dir.path());
+    let ok: Vec<&str> = table.rows.iter().filter(|r| r.is_ok()).map(|r| r.method.as_str()).collect();
+    assert!(ok.contains(&"default"), "no row measured before the failure: {:?}", table.rows);
+    assert_eq!(ok.len(), table.rows.len() - 1, "{:?}", table.rows);
+}
+
+#[test]
+fn a_redis_server_that_dies_after_corrupt_documents_still_stops_the_run() {
+    // Rows already failed on a corrupt document must not hide the lost server.
+    let dir = tempfile::tempdir().unwrap();
+    let Some((server, url)) = own_redis("a_redis_server_that_dies_after_corrupt_documents", dir.path()) else {
+        return;
+    };
+    load_with_corrupt(&url, even);
+    kill_mid_run(server, &url, 200, "store: reusing 200 order documents", dir.path());
+}
+
+/// A quick run against a server CI started (scripts/services.sh), every row ok.
+fn against_service(test: &str, var: &str, extra: &[&str], table: &str) {
+    let url = match std::env::var(var) {
+        Ok(url) if !url.is_empty() => url,
+        _ => {
+            return skip(
+                test,
+                &format!("{var} is not set (run scripts/services.sh start && eval \"$(scripts/services.sh env)\")"),
+            );
+        }
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("f.json");
+    quick_store(&url, 200, &out)
+        .args(extra)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(format!("store: {table}")))
+        .stdout(predicate::str::contains("JSON is "));
+    assert_all_ok(&only_table(&out), table, 200);
+    eprintln!("RAN {test} against {var}");
+}
+
+#[test]
+fn redis_service_every_row_ok() {
+    against_service("redis_service_every_row_ok", "JSONCOST_TEST_REDIS_URL", &[], "redis/order");
+}
+
+#[test]
+fn redis_cluster_service_every_row_ok() {
+    against_service(
+        "redis_cluster_service_every_row_ok",
+        "JSONCOST_TEST_REDIS_CLUSTER_URL",
+        &[],
+        "redis-cluster/order",
+    );
+}
+
+#[test]
+fn postgres_json_service_every_row_ok() {
+    against_service(
+        "postgres_json_service_every_row_ok",
+        "JSONCOST_TEST_PG_URL",
+        &["--pg-column", "json"],
+        "postgres-json/order",
+    );
+}
+
+#[test]
+fn postgres_jsonb_service_every_row_ok() {
+    against_service(
+        "postgres_jsonb_service_every_row_ok",
+        "JSONCOST_TEST_PG_URL",
+        &["--pg-column", "jsonb"],
+        "postgres-jsonb/order",
+    );
+}
