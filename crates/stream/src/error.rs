@@ -1,0 +1,105 @@
+//! The error model: every error names what was wrong, the absolute byte offset in the input
+//! where it was found, and the index of the array element it was found in, if any.
+
+use std::fmt;
+use std::io;
+
+use crate::Library;
+
+/// An error while streaming a document. One pointer wide (the details are boxed), so that the
+/// `Result<T, Error>` handed out per element costs no more to move than `T`.
+pub struct Error(Box<Inner>);
+
+struct Inner {
+    offset: u64,
+    element: Option<u64>,
+    kind: ErrorKind,
+}
+
+/// The kinds of [`Error`].
+#[derive(Debug, thiserror::Error)]
+pub enum ErrorKind {
+    /// The input ended before the document did.
+    #[error("truncated document: the input ended inside {inside}")]
+    Truncated { inside: String },
+    /// A byte sequence that is not JSON. Inside a value, `library` names the parser that
+    /// found it and `message` is its own; between values the structural scan reports it.
+    #[error("bad token{}: {message}", by(.library))]
+    BadToken { library: Option<Library>, message: String },
+    /// The pointer names nothing in this document.
+    #[error("pointer {pointer:?} not found: {reason}")]
+    PointerNotFound { pointer: String, reason: String },
+    /// The pointer names a value that is not an array.
+    #[error("pointer {pointer:?} names {found}, not an array")]
+    NotAnArray { pointer: String, found: &'static str },
+    /// Valid JSON that does not fit the element type (missing field, wrong type, bad date ...).
+    #[error("element of the wrong shape ({library}): {message}")]
+    WrongShape { library: Library, message: String },
+    /// A string holding bytes that are not UTF-8.
+    #[error("invalid UTF-8 inside a string")]
+    InvalidUtf8,
+    /// An element (or another value the stream must hold whole) over the configured maximum.
+    #[error("{what} is larger than the maximum of {max} bytes")]
+    TooLarge { what: String, max: usize },
+    /// The byte source failed (its message is part of this one, so it is not also a `source`).
+    #[error("I/O error reading the input: {0}")]
+    Io(io::Error),
+}
+
+fn by(library: &Option<Library>) -> String {
+    library.map_or_else(String::new, |l| format!(" ({l})"))
+}
+
+impl Error {
+    #[cold]
+    pub(crate) fn new(offset: u64, element: Option<u64>, kind: ErrorKind) -> Self {
+        Error(Box::new(Inner { offset, element, kind }))
+    }
+
+    /// Absolute byte offset in the input (0 = the document's first byte).
+    pub fn offset(&self) -> u64 {
+        self.0.offset
+    }
+
+    /// Index of the array element the error is in, when it is in one.
+    pub fn element(&self) -> Option<u64> {
+        self.0.element
+    }
+
+    /// What was wrong.
+    pub fn kind(&self) -> &ErrorKind {
+        &self.0.kind
+    }
+
+    pub fn into_kind(self) -> ErrorKind {
+        self.0.kind
+    }
+
+    /// True for errors caused by the input's content (everything but I/O).
+    pub fn is_bad_input(&self) -> bool {
+        !matches!(self.0.kind, ErrorKind::Io(_))
+    }
+}
+
+// The kind's message is part of this error's, so it is not also a `source`.
+impl std::error::Error for Error {}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} at byte {}", self.0.kind, self.0.offset)?;
+        match self.0.element {
+            Some(i) => write!(f, " (element {i})"),
+            None => Ok(()),
+        }
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Error")
+            .field("offset", &self.0.offset)
+            .field("element", &self.0.element)
+            .field("kind", &self.0.kind)
+            .finish()
+    }
+}

@@ -1,0 +1,155 @@
+//! An incremental, bounded-memory deserializer for the elements of one array inside a JSON
+//! document, e.g. the `Readings` of `{"DeviceId": "...", "Readings": [{...}, {...}, ...]}`,
+//! fed by a sync [`std::io::Read`] or an async stream of [`bytes::Bytes`] chunks (an axum
+//! body), parsing each element with serde_json, sonic-rs or simd-json.
+//!
+//! It closes the gap serde_json leaves (serde-rs/json#404: `StreamDeserializer` cannot stream
+//! the elements of an array, and `from_reader` is many times slower than `from_slice`): the
+//! document never has to be in memory, and elements are still parsed by the slice parsers.
+//!
+//! ```
+//! use jsoncost_stream::{Config, Library, TelemetryAggregate};
+//! use jsoncost_shapes::Reading;
+//!
+//! let body: &[u8] = br#"{"DeviceId":"d-1","Readings":[
+//!     {"Timestamp":"2025-01-01T00:00:00Z","Temperature":21.5,"Humidity":40.0},
+//!     {"Timestamp":"2025-01-01T00:00:01Z","Temperature":22.5,"Humidity":41.0}]}"#;
+//! let config = Config::new("/Readings")?.library(Library::SonicRs).max_element_bytes(1024);
+//!
+//! let mut readings = config.reader::<Reading, _>(body);
+//! let mut aggregate = TelemetryAggregate::default();
+//! for reading in &mut readings {
+//!     aggregate.push(&reading?);
+//! }
+//! assert_eq!(aggregate.count(), 2);
+//! assert_eq!(aggregate.temperature.mean(), Some(22.0));
+//! assert_eq!(readings.field("/DeviceId").unwrap().parse::<String>()?, "d-1");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Design
+//!
+//! Bytes are read into one buffer, a chunk at a time. A state machine walks the document to the
+//! array named by a JSON pointer (`""` is a top-level array), keeping every value it passes on
+//! the way as a [`Field`] (raw JSON text, validated). Inside the array, object and array
+//! elements are framed by a structural scan in the manner of simdjson's stage 1: 64 bytes at a
+//! time, SIMD compares give bitmasks of quotes, backslashes and brackets; escapes and "inside a
+//! string" are resolved with carries that run from block to block, so a string, an escape or an
+//! element may be cut by a chunk boundary anywhere. The scan only counts brackets: in one tight
+//! pass it queues the spans of up to 256 elements that follow one another with a `,` between
+//! them, and each span then goes, as one contiguous slice of the buffer, to the chosen library,
+//! which validates the element fully (a bad token inside an element is the parser's to
+//! report). The commas, brackets and the rest of the document around the elements are checked by
+//! the state machine (which also takes over at chunk boundaries and for string, number and
+//! literal elements, byte by byte), so a stream that ends without error has read a complete,
+//! valid document: exactly the documents the library's own `from_slice` accepts.
+//!
+//! The scan also marks bytes >= 0x80: an element without any is valid UTF-8 by construction, so
+//! sonic-rs is spared its own UTF-8 pass on it; an element with some is checked with
+//! `std::str::from_utf8`. simd-json rewrites its input while parsing, so each element is copied
+//! (with the padding simd-json wants) into a scratch buffer reused, with simd-json's tape and
+//! buffers, from one element to the next.
+//!
+//! # Memory bound
+//!
+//! The buffer holds the unparsed rest of the current element plus one chunk, and grows only
+//! when an element is longer than the space left. Its size never exceeds
+//! `chunk_size + max_element_bytes + 128` bytes (the 128 keep the start of the 64-byte block
+//! the scan is in); an element (or key, or field) longer than `max_element_bytes` is an
+//! [`ErrorKind::TooLarge`] error as soon as that many of its bytes have arrived, never a larger
+//! buffer. Besides it a stream keeps a 4 KiB queue of element spans and, for simd-json, scratch
+//! the size of the largest element. With 64 KiB chunks and a 1 KiB maximum, consuming 100,000
+//! telemetry readings into a [`TelemetryAggregate`] peaks at about 70 KiB of heap (asserted
+//! under 256 KiB by this crate's tests, counted by the allocator); materializing a `Vec` costs
+//! the `Vec` and that much more.
+//!
+//! # Errors
+//!
+//! Every [`Error`] carries the absolute byte [`offset`](Error::offset) in the input where the
+//! problem is, and the [`element`](Error::element) index when it is inside an element. The
+//! kinds: [`Truncated`](ErrorKind::Truncated) (offset = where the input ended),
+//! [`BadToken`](ErrorKind::BadToken) (with the library's message when a parser found it),
+//! [`PointerNotFound`](ErrorKind::PointerNotFound), [`NotAnArray`](ErrorKind::NotAnArray),
+//! [`WrongShape`](ErrorKind::WrongShape) (valid JSON the element type rejects),
+//! [`InvalidUtf8`](ErrorKind::InvalidUtf8) (inside a string), [`TooLarge`](ErrorKind::TooLarge)
+//! and [`Io`](ErrorKind::Io). An error ends the stream. Positions inside an element are the
+//! parser's own, so the same bad byte can be reported a few bytes apart by different libraries
+//! (e.g. serde_json at a bad character, simd-json at the start of the value holding it).
+
+mod aggregate;
+mod blocks;
+mod byte_stream;
+mod error;
+mod field;
+mod framer;
+mod library;
+mod pointer;
+mod reader;
+mod skip;
+
+pub use aggregate::{RunningStats, TelemetryAggregate};
+pub use byte_stream::{ElementStream, bytes_stream};
+pub use error::{Error, ErrorKind};
+pub use field::Field;
+pub use library::{Library, UnknownLibrary};
+pub use pointer::{Pointer, PointerError};
+pub use reader::Elements;
+
+use framer::Framer;
+
+/// The default chunk size: 64 KiB.
+pub const DEFAULT_CHUNK_SIZE: usize = 64 * 1024;
+/// The default maximum element size: 1 MiB.
+pub const DEFAULT_MAX_ELEMENT_BYTES: usize = 1024 * 1024;
+
+/// What to stream and how: the array's pointer, the library, the chunk size and the largest
+/// element accepted. Cheap to clone; one config makes any number of streams.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// The array to stream (RFC 6901, e.g. `/Readings`; empty for a top-level array).
+    pub pointer: Pointer,
+    /// The library that parses each element.
+    pub library: Library,
+    /// Bytes read from the source at a time (values below 1 count as 1).
+    pub chunk_size: usize,
+    /// The largest element (and key, and field) accepted, in bytes (values below 1 count as 1).
+    pub max_element_bytes: usize,
+}
+
+impl Config {
+    /// Streams the array at `pointer` with serde_json, 64 KiB chunks and a 1 MiB element maximum.
+    pub fn new(pointer: &str) -> Result<Self, PointerError> {
+        Ok(Config {
+            pointer: Pointer::parse(pointer)?,
+            library: Library::SerdeJson,
+            chunk_size: DEFAULT_CHUNK_SIZE,
+            max_element_bytes: DEFAULT_MAX_ELEMENT_BYTES,
+        })
+    }
+
+    pub fn library(mut self, library: Library) -> Self {
+        self.library = library;
+        self
+    }
+
+    pub fn chunk_size(mut self, bytes: usize) -> Self {
+        self.chunk_size = bytes;
+        self
+    }
+
+    pub fn max_element_bytes(mut self, bytes: usize) -> Self {
+        self.max_element_bytes = bytes;
+        self
+    }
+
+    /// The elements of type `T`, read from a sync reader (no need to wrap it in a `BufReader`:
+    /// the stream reads whole chunks).
+    pub fn reader<T, R: std::io::Read>(&self, reader: R) -> Elements<T, R> {
+        Elements::new(Framer::new(self), reader)
+    }
+
+    /// The elements of type `T`, from an async stream of byte chunks.
+    pub fn stream<T, S>(&self, source: S) -> ElementStream<T, S> {
+        ElementStream::new(Framer::new(self), source)
+    }
+}
