@@ -14,7 +14,9 @@
 //! Sizes are the sizes requested by the program (the `Layout`), not what the underlying
 //! allocator rounds them up to. Peak is the highest live byte count reached during the
 //! measurement, relative to the live bytes when it started (memory allocated before and freed
-//! during the measurement can make the running live count negative; that is correct).
+//! during the measurement can make the running live count negative; that is correct, but it
+//! means a process-wide peak is lowered when other threads free older memory meanwhile: count
+//! only enrolled threads, or measure on one thread, when the peak must be exact).
 //!
 //! What it costs: when no measurement is open, each allocator call adds one relaxed atomic load
 //! and one thread-local read (about a nanosecond). During a thread measurement it adds a few

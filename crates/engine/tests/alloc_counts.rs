@@ -53,7 +53,8 @@ fn process_measure_sees_other_threads() {
     std::thread::spawn(|| black_box(vec![0u8; 1 << 20])).join().unwrap();
     let s = m.finish();
     assert!(s.bytes >= 1 << 20, "{s:?}");
-    assert!(s.peak_bytes >= 1 << 20);
+    // (No peak assertion here: other test threads free memory they allocated before the
+    // measurement started, which lowers the process-wide live count; see the enrolled test.)
 }
 
 #[test]
@@ -77,5 +78,5 @@ fn enrolled_measure_counts_only_enrolled_threads() {
     .join()
     .unwrap();
     let s = m.finish();
-    assert_eq!((s.bytes, s.count), (3000, 1), "{s:?}");
+    assert_eq!((s.bytes, s.count, s.peak_bytes), (3000, 1, 3000), "{s:?}");
 }
