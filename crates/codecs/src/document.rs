@@ -6,8 +6,22 @@ use crate::{BoxedStrategy, Canonical};
 /// Deserialize strategies for an arbitrary document, baseline (`dom/serde_json`) first;
 /// `lazy/sonic-rs` only when `fields` (JSON pointers) are given.
 pub fn deserialize_strategies<'a>(input: &'a [u8], fields: &[String]) -> Vec<BoxedStrategy<'a>> {
+    let mut v = dom_strategies(input);
+    v.push(raw_strategy(input));
+    if !fields.is_empty() {
+        let fields = fields.to_vec();
+        let tree = pointer_tree(&fields);
+        v.push(OpStrategy::boxed("lazy/sonic-rs", Some(input.len() as u64), move |s| {
+            sonic_projection(input, &tree, &fields, s)
+        }));
+    }
+    v
+}
+
+/// Each library's DOM parse (simd-json's owned and borrowed trees), the input copy included.
+pub(crate) fn dom_strategies(input: &[u8]) -> Vec<BoxedStrategy<'_>> {
     let n = Some(input.len() as u64);
-    let mut v: Vec<BoxedStrategy<'a>> = vec![
+    vec![
         OpStrategy::boxed("dom/serde_json", n, move |s| {
             emit(s, &serde_json::from_slice::<serde_json::Value>(input).map_err(msg)?)
         }),
@@ -22,22 +36,18 @@ pub fn deserialize_strategies<'a>(input: &'a [u8], fields: &[String]) -> Vec<Box
             let mut buf = input.to_vec();
             emit(s, &simd_json::borrowed::to_value(&mut buf).map_err(msg)?)
         }),
-        OpStrategy::boxed("raw/serde_json", n, move |s| {
-            let raw = serde_json::from_slice::<Box<serde_json::value::RawValue>>(input).map_err(msg)?;
-            match s {
-                Some(_) => emit_bytes(s, raw.get().as_bytes()),
-                None => emit(None, &raw),
-            }
-        }),
-    ];
-    if !fields.is_empty() {
-        let fields = fields.to_vec();
-        let tree = pointer_tree(&fields);
-        v.push(OpStrategy::boxed("lazy/sonic-rs", n, move |s| {
-            sonic_projection(input, &tree, &fields, s)
-        }));
-    }
-    v
+    ]
+}
+
+/// `raw/serde_json`: validate and keep the bytes (`Box<RawValue>`).
+pub(crate) fn raw_strategy(input: &[u8]) -> BoxedStrategy<'_> {
+    OpStrategy::boxed("raw/serde_json", Some(input.len() as u64), move |s| {
+        let raw = serde_json::from_slice::<Box<serde_json::value::RawValue>>(input).map_err(msg)?;
+        match s {
+            Some(_) => emit_bytes(s, raw.get().as_bytes()),
+            None => emit(None, &raw),
+        }
+    })
 }
 
 /// Serialize strategies for an arbitrary document: each library's DOM written back out.

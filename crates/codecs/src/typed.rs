@@ -7,9 +7,7 @@
 use std::hint::black_box;
 use std::io::BufReader;
 
-use serde_json::value::RawValue;
-
-use crate::{BoxedStrategy, Canonical, ShapeModel, Strategy};
+use crate::{BoxedStrategy, Canonical, ShapeModel, Strategy, document};
 
 /// The outcome slot: `None` when timing, `Some` when the gate wants the canonical output.
 pub type Slot<'s> = Option<&'s mut Option<Canonical>>;
@@ -123,7 +121,7 @@ pub fn deserialize_strategies<'a, T: ShapeModel>(input: &'a [u8]) -> Vec<BoxedSt
     let tree = pointer_tree(&lazy_fields);
     let mut simd_buf: Vec<u8> = Vec::with_capacity(input.len());
     let mut simd_buffers = simd_json::Buffers::new(input.len());
-    vec![
+    let mut v: Vec<BoxedStrategy<'a>> = vec![
         OpStrategy::boxed("typed/serde_json", n, move |s| {
             emit(s, &serde_json::from_slice::<T>(input).map_err(msg)?)
         }),
@@ -153,20 +151,9 @@ pub fn deserialize_strategies<'a, T: ShapeModel>(input: &'a [u8]) -> Vec<BoxedSt
             let mut buf = input.to_vec();
             emit(s, &simd_json::serde::from_slice::<T::Borrowed<'_>>(&mut buf).map_err(msg)?)
         }),
-        OpStrategy::boxed("dom/serde_json", n, move |s| {
-            emit(s, &serde_json::from_slice::<serde_json::Value>(input).map_err(msg)?)
-        }),
-        OpStrategy::boxed("dom/sonic-rs", n, move |s| {
-            emit(s, &sonic_rs::from_slice::<sonic_rs::Value>(input).map_err(msg)?)
-        }),
-        OpStrategy::boxed("dom/simd-json", n, move |s| {
-            let mut buf = input.to_vec();
-            emit(s, &simd_json::owned::to_value(&mut buf).map_err(msg)?)
-        }),
-        OpStrategy::boxed("dom-borrowed/simd-json", n, move |s| {
-            let mut buf = input.to_vec();
-            emit(s, &simd_json::borrowed::to_value(&mut buf).map_err(msg)?)
-        }),
+    ];
+    v.extend(document::dom_strategies(input));
+    v.extend([
         OpStrategy::boxed("dom-then-typed/serde_json", n, move |s| {
             let v = serde_json::from_slice::<serde_json::Value>(input).map_err(msg)?;
             emit(s, &serde_json::from_value::<T>(v).map_err(msg)?)
@@ -178,29 +165,21 @@ pub fn deserialize_strategies<'a, T: ShapeModel>(input: &'a [u8]) -> Vec<BoxedSt
         OpStrategy::boxed("reader/serde_json", n, move |s| {
             emit(s, &serde_json::from_reader::<_, T>(BufReader::new(input)).map_err(msg)?)
         }),
-        OpStrategy::boxed("raw/serde_json", n, move |s| {
-            let raw = serde_json::from_slice::<Box<RawValue>>(input).map_err(msg)?;
-            match s {
-                Some(_) => emit_bytes(s, raw.get().as_bytes()),
-                None => emit(None, &raw),
-            }
-        }),
+        document::raw_strategy(input),
         OpStrategy::boxed("lazy/sonic-rs", n, move |s| sonic_projection(input, &tree, &lazy_fields, s)),
-    ]
+    ]);
+    v
 }
 
 /// Serialize strategies for `value`, baseline (`typed/serde_json`, `to_vec`) first. The DOM
 /// strategies serialize a tree built once beforehand, as a handler that holds a DOM would.
 pub fn serialize_strategies<'a, T: ShapeModel>(value: &'a T) -> Vec<BoxedStrategy<'a>> {
     let n = serde_json::to_vec(value).ok().map(|v| v.len() as u64);
-    let serde_dom = serde_json::to_value(value).expect("shapes serialize to a JSON value");
     let text = serde_json::to_vec(value).expect("shapes serialize");
-    let sonic_dom: sonic_rs::Value = sonic_rs::from_slice(&text).expect("serde_json output parses with sonic-rs");
-    let simd_dom = simd_json::owned::to_value(&mut text.clone()).expect("serde_json output parses with simd-json");
     let mut buf1 = Vec::new();
     let mut buf2 = Vec::new();
     let mut buf3 = Vec::new();
-    vec![
+    let mut v: Vec<BoxedStrategy<'a>> = vec![
         OpStrategy::boxed("typed/serde_json", n, move |s| {
             emit_bytes(s, &serde_json::to_vec(value).map_err(msg)?)
         }),
@@ -223,15 +202,7 @@ pub fn serialize_strategies<'a, T: ShapeModel>(value: &'a T) -> Vec<BoxedStrateg
             simd_json::serde::to_writer(&mut buf3, value).map_err(msg)?;
             emit_bytes(s, &buf3)
         }),
-        OpStrategy::boxed("dom/serde_json", n, move |s| {
-            emit_bytes(s, &serde_json::to_vec(&serde_dom).map_err(msg)?)
-        }),
-        OpStrategy::boxed("dom/sonic-rs", n, move |s| {
-            emit_bytes(s, &sonic_rs::to_vec(&sonic_dom).map_err(msg)?)
-        }),
-        OpStrategy::boxed("dom/simd-json", n, move |s| {
-            use simd_json::prelude::Writable;
-            emit_bytes(s, simd_dom.encode().as_bytes())
-        }),
-    ]
+    ];
+    v.extend(document::serialize_strategies(&text).expect("serde_json's output parses with every library"));
+    v
 }

@@ -26,6 +26,6 @@ pub mod verify;
 pub use cost::ServerCost;
 pub use loadgen::{LoadError, LoadReport, LoadSpec, Model};
 pub use mode::Mode;
-pub use server::{RunningServer, ServerConfig, ServerError};
+pub use server::{CacheConfig, RunningServer, ServerConfig, ServerError};
 pub use source::{ItemSource, MemorySource, SourceError};
 pub use store_source::{StoreData, StoreSource};

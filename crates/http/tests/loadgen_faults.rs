@@ -32,6 +32,13 @@ fn closed_connections_are_counted_and_reconnected() {
 }
 
 #[test]
+fn a_peer_ending_keep_alive_is_reconnected_without_errors() {
+    let srv = FaultServer::start(Fault::AnswerThenClose, None);
+    let r = loadgen::run(&LoadSpec::closed(srv.url(), 60, 3)).unwrap();
+    assert_eq!((r.requests, r.ok, r.errors.total()), (60, 60, 0), "{:?}", r.errors);
+}
+
+#[test]
 fn slow_responses_are_counted_as_timeouts() {
     let srv = FaultServer::start(Fault::HangEvery(10), None);
     let mut spec = LoadSpec::closed(srv.url(), 50, 2);

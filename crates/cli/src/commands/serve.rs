@@ -20,6 +20,9 @@ pub struct ServeArgs {
     /// Where items and lists are read (default: the embedded redb store).
     #[arg(long, value_name = "URL")]
     pub store: Option<String>,
+    /// The item cache: memory (an in-process moka cache) or redis://HOST:PORT.
+    #[arg(long, default_value = "memory", value_name = "memory|URL")]
+    pub cache: jsoncost_http::CacheConfig,
     /// Largest POST body accepted, in MiB (over it: 413).
     #[arg(long, default_value_t = 128)]
     pub body_limit_mib: u64,

@@ -51,6 +51,9 @@ pub struct HttpArgs {
     /// Where the API reads items and lists (default: the embedded redb store).
     #[arg(long = "http-store", value_name = "URL")]
     pub http_store: Option<String>,
+    /// The item cache: memory (an in-process moka cache) or redis://HOST:PORT.
+    #[arg(long, default_value = "memory", value_name = "memory|URL")]
+    pub cache: jsoncost_http::CacheConfig,
     /// Per-request timeout in seconds.
     #[arg(long, default_value_t = 30.0)]
     pub timeout: f64,
@@ -63,6 +66,14 @@ fn load_error(e: LoadError) -> anyhow::Error {
     match e {
         LoadError::Unreachable { .. } | LoadError::Runtime(_) => environment(anyhow!("{e}; is the server running and listening there?")),
         LoadError::InvalidUrl { .. } | LoadError::InvalidSpec { .. } => usage(anyhow!(e)),
+    }
+}
+
+/// A bad cache URL is a usage error; everything else about starting a server is the environment's.
+pub fn server_error(e: jsoncost_http::ServerError) -> anyhow::Error {
+    match e {
+        jsoncost_http::ServerError::CacheUrl { .. } => usage(anyhow!(e)),
+        e => environment(anyhow!(e)),
     }
 }
 
@@ -179,8 +190,16 @@ pub fn run(args: &HttpArgs, quick: bool, session: &mut Session, progress: &Progr
         let err = anyhow!(e);
         if code == 3 { environment(err) } else { usage(err) }
     })?;
-    let srv = server::start(ServerConfig::with_source(Arc::new(source))).map_err(|e| environment(anyhow!(e)))?;
-    progress.note(&format!("http: reference API on {} (items from {store_url})", srv.url("")));
+    let config = ServerConfig {
+        cache: args.cache.clone(),
+        ..ServerConfig::with_source(Arc::new(source))
+    };
+    let srv = server::start(config).map_err(server_error)?;
+    progress.note(&format!(
+        "http: reference API on {} (items from {store_url}, cache {})",
+        srv.url(""),
+        args.cache.describe()
+    ));
     let loads = args.loads();
     progress.add_total((loads.len() * 2 * modes.len()) as u64 + if args.post_requests > 0 { 2 } else { 0 });
 

@@ -1,8 +1,17 @@
 //! One keep-alive HTTP/1.1 connection of the load generator, and one request over it.
 
+use std::future::Future;
+use std::pin::{Pin, pin};
+use std::sync::Arc;
+use std::sync::atomic::{
+    AtomicBool,
+    Ordering::{Acquire, Release},
+};
+use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
 use bytes::Bytes;
+use futures::task::AtomicWaker;
 use http::{HeaderValue, Request, header};
 use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1::{self, SendRequest};
@@ -36,13 +45,22 @@ impl RequestTemplate {
     }
 }
 
-/// Opens a TCP connection and an HTTP/1.1 client on it; the connection's driver runs as a task.
-pub async fn connect(target: &Target, timeout: Duration) -> std::io::Result<SendRequest<Full<Bytes>>> {
+/// An HTTP/1.1 client connection's driver: it writes requests and reads responses when polled.
+type Driver = http1::Connection<TokioIo<TcpStream>, Full<Bytes>>;
+
+/// Opens a TCP connection and an HTTP/1.1 client on it; the caller polls the driver.
+async fn open(target: &Target, timeout: Duration) -> std::io::Result<(SendRequest<Full<Bytes>>, Driver)> {
     let stream = tokio::time::timeout(timeout, TcpStream::connect((target.host.as_str(), target.port)))
         .await
         .map_err(|_| std::io::Error::new(std::io::ErrorKind::TimedOut, format!("connect timed out after {timeout:?}")))??;
     stream.set_nodelay(true)?;
-    let (sender, conn) = http1::handshake(TokioIo::new(stream)).await.map_err(std::io::Error::other)?;
+    http1::handshake(TokioIo::new(stream)).await.map_err(std::io::Error::other)
+}
+
+/// Opens a TCP connection and an HTTP/1.1 client on it; the connection's driver runs as a task.
+/// For single requests; the load loop drives its connections itself (see [`Connection`]).
+pub async fn connect(target: &Target, timeout: Duration) -> std::io::Result<SendRequest<Full<Bytes>>> {
+    let (sender, conn) = open(target, timeout).await?;
     tokio::spawn(async move {
         // Its errors surface on the request that was in flight; nothing more to report here.
         let _ = conn.await;
@@ -50,11 +68,125 @@ pub async fn connect(target: &Target, timeout: Duration) -> std::io::Result<Send
     Ok(sender)
 }
 
+/// Which of a connection's two futures (its driver, and the exchange using it) has been woken
+/// since it was last polled. Each is polled with a waker of its own that sets its flag and
+/// wakes the worker's task, so the task polls only what was woken: a response wakes the driver
+/// alone, a queued request the driver alone, a delivered response the exchange alone.
+struct Wakeups {
+    flags: [AtomicBool; 2],
+    task: AtomicWaker,
+}
+
+const DRIVER: usize = 0;
+const WORK: usize = 1;
+
+struct FlagWaker {
+    wakeups: Arc<Wakeups>,
+    which: usize,
+}
+
+impl Wake for FlagWaker {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.wakeups.flags[self.which].store(true, Release);
+        self.wakeups.task.wake();
+    }
+}
+
+/// One open connection: the sending half and its driver, polled by the worker's own task
+/// (not a spawned task), so a response wakes one task instead of two, on one thread.
+struct Live {
+    sender: SendRequest<Full<Bytes>>,
+    /// `None` once the driver has finished (peer closed, I/O or protocol error). Dropping it
+    /// fails every request still queued on the sender, so none can wait forever.
+    driver: Option<Pin<Box<Driver>>>,
+    wakeups: Arc<Wakeups>,
+    /// The wakers of the driver and of the exchange, made once per connection.
+    wakers: [Waker; 2],
+}
+
+/// Rounds of polling within one wake-up before yielding to the runtime: each round polls what
+/// was woken; a round that polls nothing ends the wake-up.
+const ROUNDS: usize = 8;
+
+impl Live {
+    fn new(sender: SendRequest<Full<Bytes>>, driver: Driver) -> Self {
+        let wakeups = Arc::new(Wakeups {
+            // Both are polled first thing.
+            flags: [AtomicBool::new(true), AtomicBool::new(true)],
+            task: AtomicWaker::new(),
+        });
+        let waker = |which| {
+            Waker::from(Arc::new(FlagWaker {
+                wakeups: Arc::clone(&wakeups),
+                which,
+            }))
+        };
+        let wakers = [waker(DRIVER), waker(WORK)];
+        Live {
+            sender,
+            driver: Some(Box::pin(driver)),
+            wakeups,
+            wakers,
+        }
+    }
+
+    /// True if the connection can take no more requests.
+    fn is_closed(&self) -> bool {
+        self.driver.is_none() || self.sender.is_closed()
+    }
+
+    /// Runs `work` (which uses the sender) while driving the connection, until `work` ends.
+    async fn drive<T>(&mut self, work: impl AsyncFnOnce(&mut SendRequest<Full<Bytes>>) -> T) -> T {
+        let Live {
+            sender,
+            driver,
+            wakeups,
+            wakers,
+        } = self;
+        let mut work = pin!(work(sender));
+        // A new exchange has not been polled yet.
+        wakeups.flags[WORK].store(true, Release);
+        std::future::poll_fn(|cx| {
+            wakeups.task.register(cx.waker());
+            for _ in 0..ROUNDS {
+                let mut polled = false;
+                if wakeups.flags[WORK].swap(false, Acquire) {
+                    polled = true;
+                    if let Poll::Ready(out) = work.as_mut().poll(&mut Context::from_waker(&wakers[WORK])) {
+                        return Poll::Ready(out);
+                    }
+                }
+                if wakeups.flags[DRIVER].swap(false, Acquire)
+                    && let Some(d) = driver
+                {
+                    polled = true;
+                    if d.as_mut().poll(&mut Context::from_waker(&wakers[DRIVER])).is_ready() {
+                        // Dropping the driver fails what `work` waits for: let it see that.
+                        *driver = None;
+                        wakeups.flags[WORK].store(true, Release);
+                    }
+                }
+                if !polled {
+                    return Poll::Pending;
+                }
+            }
+            // Still woken after ROUNDS rounds: come back after the runtime's other tasks.
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        })
+        .await
+    }
+}
+
 /// A connection slot of a worker: reconnects when the peer has closed the connection.
 pub struct Connection<'a> {
     target: &'a Target,
     connect_timeout: Duration,
-    sender: Option<SendRequest<Full<Bytes>>>,
+    live: Option<Live>,
 }
 
 impl<'a> Connection<'a> {
@@ -62,25 +194,31 @@ impl<'a> Connection<'a> {
         Connection {
             target,
             connect_timeout,
-            sender: None,
+            live: None,
         }
     }
 
-    /// A ready sender, reconnecting if needed. A peer that closed an idle keep-alive connection
-    /// is not an error; failing to connect is.
-    async fn ready(&mut self) -> Result<&mut SendRequest<Full<Bytes>>, Outcome> {
-        if let Some(s) = &mut self.sender
-            && s.ready().await.is_err()
+    /// Opens a new connection in place of the current one.
+    async fn reconnect(&mut self) -> Result<&mut Live, Outcome> {
+        self.live = None;
+        let (sender, driver) = open(self.target, self.connect_timeout).await.map_err(|_| Outcome::Connect)?;
+        Ok(self.live.insert(Live::new(sender, driver)))
+    }
+
+    /// A connection ready for a request, reconnecting if needed. A peer that closed an idle
+    /// keep-alive connection is not an error; failing to connect is.
+    async fn ready(&mut self) -> Result<&mut Live, Outcome> {
+        if let Some(live) = &mut self.live
+            && !live.is_closed()
+            && live.drive(async |s: &mut SendRequest<Full<Bytes>>| s.ready().await.is_ok()).await
         {
-            self.sender = None;
+            return self.live.as_mut().ok_or(Outcome::Closed);
         }
-        if self.sender.is_none() {
-            let s = connect(self.target, self.connect_timeout).await.map_err(|_| Outcome::Connect)?;
-            self.sender = Some(s);
+        let live = self.reconnect().await?;
+        match live.drive(async |s: &mut SendRequest<Full<Bytes>>| s.ready().await).await {
+            Ok(()) => Ok(live),
+            Err(_) => Err(Outcome::Closed),
         }
-        let s = self.sender.as_mut().ok_or(Outcome::Connect)?;
-        s.ready().await.map_err(|_| Outcome::Closed)?;
-        Ok(s)
     }
 
     /// Sends one request and reads its whole response body. Latency runs from `intended` (the
@@ -88,28 +226,31 @@ impl<'a> Connection<'a> {
     /// The caller bounds it with the run's timeout and calls [`Connection::abandon`] if it fires.
     pub async fn exchange(&mut self, template: &RequestTemplate, intended: Instant) -> Outcome {
         let exchange = async {
-            let sender = self.ready().await?;
-            let sent = Instant::now();
-            let response = sender.send_request(template.build()).await.map_err(|_| Outcome::Closed)?;
-            let status = response.status().as_u16();
-            let mut body = response.into_body();
-            let mut bytes = 0u64;
-            while let Some(frame) = body.frame().await {
-                let frame = frame.map_err(|_| Outcome::Closed)?;
-                bytes += frame.data_ref().map_or(0, |d| d.len() as u64);
-            }
-            let done = Instant::now();
-            Ok(Outcome::Response {
-                status,
-                bytes,
-                latency: done - intended,
-                uncorrected: done - sent,
+            let live = self.ready().await?;
+            live.drive(async |sender: &mut SendRequest<Full<Bytes>>| -> Result<Outcome, Outcome> {
+                let sent = Instant::now();
+                let response = sender.send_request(template.build()).await.map_err(|_| Outcome::Closed)?;
+                let status = response.status().as_u16();
+                let mut body = response.into_body();
+                let mut bytes = 0u64;
+                while let Some(frame) = body.frame().await {
+                    let frame = frame.map_err(|_| Outcome::Closed)?;
+                    bytes += frame.data_ref().map_or(0, |d| d.len() as u64);
+                }
+                let done = Instant::now();
+                Ok(Outcome::Response {
+                    status,
+                    bytes,
+                    latency: done - intended,
+                    uncorrected: done - sent,
+                })
             })
+            .await
         };
         match exchange.await {
             Ok(outcome) => outcome,
             Err(failure) => {
-                self.sender = None;
+                self.live = None;
                 failure
             }
         }
@@ -117,6 +258,6 @@ impl<'a> Connection<'a> {
 
     /// Drops a connection left mid-exchange (timed out); the next request reconnects.
     pub fn abandon(&mut self) {
-        self.sender = None;
+        self.live = None;
     }
 }

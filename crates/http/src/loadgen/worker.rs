@@ -1,8 +1,10 @@
 //! One connection's loop machinery, shared by both models: waits for a send time, sends, and
 //! stops on cancellation or the wall-time cap. Its timers and the cancellation future are
-//! created once per connection and re-armed per request, not rebuilt for each request.
+//! created once per connection, not per request, and the request timeout is re-armed lazily:
+//! only when it fires early (for an earlier request), so most requests never touch the timer
+//! wheel.
 
-use std::pin::Pin;
+use std::pin::{Pin, pin};
 
 use tokio::time::{Instant, Sleep};
 use tokio_util::sync::WaitForCancellationFutureOwned;
@@ -17,8 +19,10 @@ pub struct Worker<'r> {
     conn: Connection<'r>,
     cancelled: Pin<Box<WaitForCancellationFutureOwned>>,
     deadline: Pin<Box<Sleep>>,
-    /// Waits for a scheduled send time, then bounds the request.
-    timer: Pin<Box<Sleep>>,
+    /// Waits for a scheduled send time (open model).
+    schedule: Pin<Box<Sleep>>,
+    /// Bounds the request in flight. Armed at or before that request's expiry.
+    timeout: Pin<Box<Sleep>>,
 }
 
 impl<'r> Worker<'r> {
@@ -28,34 +32,60 @@ impl<'r> Worker<'r> {
             conn: Connection::new(&run.target, run.connect_timeout),
             cancelled: Box::pin(run.cancel.clone().cancelled_owned()),
             deadline: Box::pin(tokio::time::sleep_until(run.deadline)),
-            timer: Box::pin(tokio::time::sleep_until(run.deadline)),
+            schedule: Box::pin(tokio::time::sleep_until(run.deadline)),
+            timeout: Box::pin(tokio::time::sleep_until(Instant::now())),
         }
     }
 
     /// Sends one request at `intended` (at once if that has passed) and records its outcome,
     /// timed from `intended`. `Err` means the run is over.
     pub async fn request_at(&mut self, intended: Instant) -> Result<(), StopReason> {
-        if intended > Instant::now() {
-            self.timer.as_mut().reset(intended);
+        let Worker {
+            run,
+            conn,
+            cancelled,
+            deadline,
+            schedule,
+            timeout,
+        } = self;
+        let mut now = Instant::now();
+        if intended > now {
+            schedule.as_mut().reset(intended);
             tokio::select! {
                 biased;
-                _ = &mut self.cancelled => return Err(StopReason::Cancelled),
-                _ = &mut self.deadline => return Err(StopReason::TimeCap),
-                _ = &mut self.timer => {}
+                _ = cancelled.as_mut() => return Err(StopReason::Cancelled),
+                _ = deadline.as_mut() => return Err(StopReason::TimeCap),
+                _ = schedule.as_mut() => {}
             }
+            now = intended;
         }
-        self.timer.as_mut().reset(Instant::now() + self.run.timeout);
-        let outcome = tokio::select! {
-            biased;
-            _ = &mut self.cancelled => return Err(StopReason::Cancelled),
-            _ = &mut self.deadline => return Err(StopReason::TimeCap),
-            outcome = self.conn.exchange(&self.run.template, intended) => outcome,
-            _ = &mut self.timer => Outcome::Timeout,
+        // The request may run until `expires`. The timer still armed for an earlier request
+        // fires before that; it is then re-armed for this one (at most once per request).
+        let expires = now + run.timeout;
+        if timeout.deadline() > expires {
+            timeout.as_mut().reset(expires);
+        }
+        let outcome = {
+            let mut exchange = pin!(conn.exchange(&run.template, intended));
+            loop {
+                tokio::select! {
+                    biased;
+                    _ = cancelled.as_mut() => return Err(StopReason::Cancelled),
+                    _ = deadline.as_mut() => return Err(StopReason::TimeCap),
+                    outcome = exchange.as_mut() => break outcome,
+                    _ = timeout.as_mut() => {
+                        if timeout.deadline() >= expires {
+                            break Outcome::Timeout;
+                        }
+                        timeout.as_mut().reset(expires);
+                    }
+                }
+            }
         };
         if matches!(outcome, Outcome::Timeout) {
-            self.conn.abandon();
+            conn.abandon();
         }
-        self.run.tally.record(outcome);
+        run.tally.record(outcome);
         Ok(())
     }
 }

@@ -37,6 +37,9 @@ pub enum ApiError {
     Encode { library: &'static str, message: String },
     #[error("internal error: {message}")]
     Internal { message: String },
+    /// The item cache (Redis) failed or did not answer in time; the server keeps serving.
+    #[error("the item cache {cache} is unavailable: {message}")]
+    CacheUnavailable { cache: String, message: String },
 }
 
 impl ApiError {
@@ -54,6 +57,7 @@ impl ApiError {
             ApiError::Source(_) | ApiError::StoredDocument { .. } | ApiError::Encode { .. } | ApiError::Internal { .. } => {
                 StatusCode::INTERNAL_SERVER_ERROR
             }
+            ApiError::CacheUnavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
         }
     }
 
@@ -74,6 +78,7 @@ impl ApiError {
             ApiError::StoredDocument { .. } => "stored_document",
             ApiError::Encode { .. } => "encode",
             ApiError::Internal { .. } => "internal",
+            ApiError::CacheUnavailable { .. } => "cache_unavailable",
         }
     }
 

@@ -17,6 +17,7 @@ use std::time::Duration;
 
 use tokio::sync::oneshot;
 
+pub use cache::{CacheConfig, CacheParseError, REDIS_CONNECT_TIMEOUT, REDIS_KEY_PREFIX, REDIS_OP_TIMEOUT, REDIS_TTL_SECS};
 pub use errors::ApiError;
 pub use respond::SERVER_NAME;
 pub use routes::{DEFAULT_LIST_COUNT, MAX_LIST_COUNT};
@@ -38,8 +39,10 @@ pub struct ServerConfig {
     pub worker_threads: usize,
     /// Largest accepted POST body in bytes; larger → 413.
     pub body_limit: u64,
-    /// Entries the item cache holds.
+    /// Entries the in-process item cache holds ([`CacheConfig::Memory`]).
     pub cache_capacity: u64,
+    /// Which cache `GET /items/{id}` reads through; default: in process (moka).
+    pub cache: CacheConfig,
     /// How POST /telemetry parses its body.
     pub telemetry: TelemetryParse,
     /// Where items and list entries come from.
@@ -54,6 +57,7 @@ impl ServerConfig {
             worker_threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
             body_limit: DEFAULT_BODY_LIMIT,
             cache_capacity: DEFAULT_CACHE_CAPACITY,
+            cache: CacheConfig::Memory,
             telemetry: TelemetryParse::default(),
             source,
         }
@@ -77,6 +81,13 @@ pub enum ServerError {
     Serve { addr: SocketAddr, source: std::io::Error },
     #[error("the server on {addr} did not stop within {timeout:?}")]
     StopTimeout { addr: SocketAddr, timeout: Duration },
+    /// The cache URL is not a usable Redis URL (bad input). `url` is shown without a password.
+    #[error("invalid cache URL {url}: {reason}")]
+    CacheUrl { url: String, reason: String },
+    /// The Redis cache did not accept a connection or answer PING within
+    /// [`REDIS_CONNECT_TIMEOUT`] (environment failure). `url` is shown without a password.
+    #[error("cannot connect to the cache at {url}: {message}")]
+    CacheUnreachable { url: String, message: String },
 }
 
 /// Counters shared by the server's threads.
@@ -123,8 +134,31 @@ pub fn start(config: ServerConfig) -> Result<RunningServer, ServerError> {
         tokio::net::TcpListener::from_std(std_listener).map_err(bind)?
     };
 
+    let item_cache = match &config.cache {
+        CacheConfig::Memory => cache::ItemCache::new(Arc::clone(&config.source), config.cache_capacity),
+        CacheConfig::Redis { url, key_prefix } => {
+            let redis = match block_on_outside(&runtime, cache::RedisCache::connect(url, key_prefix)) {
+                Ok(redis) => redis,
+                Err(e) => {
+                    // Dropping a runtime may block, which is not allowed inside another runtime.
+                    runtime.shutdown_background();
+                    return Err(match e {
+                        cache::RedisStartError::Url(reason) => ServerError::CacheUrl {
+                            url: config.cache.describe(),
+                            reason,
+                        },
+                        cache::RedisStartError::Unreachable(message) => ServerError::CacheUnreachable {
+                            url: config.cache.describe(),
+                            message,
+                        },
+                    });
+                }
+            };
+            cache::ItemCache::redis(Arc::clone(&config.source), redis)
+        }
+    };
     let state = Arc::new(routes::AppState {
-        cache: cache::ItemCache::new(Arc::clone(&config.source), config.cache_capacity),
+        cache: item_cache,
         source: config.source,
         body_limit: config.body_limit,
         telemetry: config.telemetry,
@@ -146,6 +180,23 @@ pub fn start(config: ServerConfig) -> Result<RunningServer, ServerError> {
         done: Some(done_rx),
         stats,
     })
+}
+
+/// Runs `future` to completion on `runtime`, from a helper thread if the caller is itself on a
+/// runtime's thread (where `block_on` may not be nested).
+fn block_on_outside<F: std::future::Future + Send>(runtime: &tokio::runtime::Runtime, future: F) -> F::Output
+where
+    F::Output: Send,
+{
+    if tokio::runtime::Handle::try_current().is_ok() {
+        std::thread::scope(|s| {
+            s.spawn(|| runtime.block_on(future))
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p))
+        })
+    } else {
+        runtime.block_on(future)
+    }
 }
 
 impl RunningServer {

@@ -233,8 +233,8 @@ pub async fn summarize_stream(body: Body, content_length: Option<u64>, limit: u6
     let mut aggregate = TelemetryAggregate::default();
     while let Some(reading) = readings.next().await {
         let reading = reading.map_err(|e| {
-            let (offset, message) = (e.offset, e.to_string());
-            match e.kind {
+            let (offset, message) = (e.offset(), e.to_string());
+            match e.into_kind() {
                 ErrorKind::Io(io) if limit_crossed(&io) => ApiError::BodyTooLarge { limit },
                 ErrorKind::Io(io) => ApiError::BodyRead {
                     message: format!("after {offset} bytes: {io}"),

@@ -85,6 +85,8 @@ pub enum Fault {
     CloseEvery(u64),
     /// Never answer every `k`-th request (hold it 10 s, then close).
     HangEvery(u64),
+    /// Answer every request with `Connection: close`, then close: a peer ending keep-alive.
+    AnswerThenClose,
 }
 
 /// A hand-written HTTP/1.1 server, because each fault needs control below what a framework
@@ -196,13 +198,15 @@ async fn serve_connection(mut stream: tokio::net::TcpStream, state: Arc<State>) 
             }
             _ => "200 OK",
         };
+        let close = matches!(state.fault, Fault::AnswerThenClose);
         let head = format!(
-            "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
-            FAULT_BODY.len()
+            "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n{}\r\n",
+            FAULT_BODY.len(),
+            if close { "Connection: close\r\n" } else { "" }
         );
         let mut out = head.into_bytes();
         out.extend_from_slice(FAULT_BODY);
-        if stream.write_all(&out).await.is_err() {
+        if stream.write_all(&out).await.is_err() || close {
             return;
         }
     }
@@ -214,4 +218,150 @@ pub fn refused_addr() -> SocketAddr {
     let addr = l.local_addr().unwrap();
     drop(l);
     addr
+}
+
+/// How a [`FakeRedis`] behaves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RedisMode {
+    /// Answers PING, GET, SET and CLIENT like Redis (RESP2), from a map in memory.
+    Healthy,
+    /// Closes every open connection, and every new one as soon as it is accepted.
+    Down,
+    /// Accepts connections and reads commands, but never answers.
+    Silent,
+}
+
+/// A minimal Redis speaking RESP2 on 127.0.0.1, whose failures the test controls. Just enough
+/// for the server's cache: PING, GET, SET (options ignored), CLIENT (answered +OK).
+pub struct FakeRedis {
+    pub addr: SocketAddr,
+    pub data: Arc<std::sync::Mutex<HashMap<Vec<u8>, Vec<u8>>>>,
+    /// Commands received, all connections.
+    pub commands: Arc<AtomicU64>,
+    mode: tokio::sync::watch::Sender<RedisMode>,
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+impl FakeRedis {
+    pub fn start(mode: RedisMode) -> FakeRedis {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (mode, _) = tokio::sync::watch::channel(mode);
+        let data = Arc::new(std::sync::Mutex::new(HashMap::new()));
+        let commands = Arc::new(AtomicU64::new(0));
+        let (modes, shared, count) = (mode.clone(), Arc::clone(&data), Arc::clone(&commands));
+        runtime.spawn(async move {
+            loop {
+                let Ok((stream, _)) = listener.accept().await else { return };
+                if *modes.borrow() == RedisMode::Down {
+                    continue; // dropped: closed at once
+                }
+                tokio::spawn(redis_connection(stream, modes.subscribe(), Arc::clone(&shared), Arc::clone(&count)));
+            }
+        });
+        FakeRedis {
+            addr,
+            data,
+            commands,
+            mode,
+            runtime: Some(runtime),
+        }
+    }
+
+    pub fn url(&self) -> String {
+        format!("redis://{}", self.addr)
+    }
+
+    pub fn set_mode(&self, mode: RedisMode) {
+        self.mode.send_replace(mode);
+    }
+}
+
+impl Drop for FakeRedis {
+    fn drop(&mut self) {
+        if let Some(rt) = self.runtime.take() {
+            rt.shutdown_background();
+        }
+    }
+}
+
+/// One RESP command (an array of bulk strings) from the front of `buf`: (arguments, bytes
+/// used), or `None` if it is not complete yet.
+fn resp_command(buf: &[u8]) -> Option<(Vec<Vec<u8>>, usize)> {
+    fn line(buf: &[u8], at: usize) -> Option<(&[u8], usize)> {
+        let end = at + buf.get(at..)?.windows(2).position(|w| w == b"\r\n")?;
+        Some((&buf[at..end], end + 2))
+    }
+    let number = |bytes: &[u8]| std::str::from_utf8(bytes).ok()?.parse::<usize>().ok();
+    let (head, mut at) = line(buf, 0)?;
+    let count = number(head.strip_prefix(b"*").expect("a RESP array"))?;
+    let mut args = Vec::with_capacity(count);
+    for _ in 0..count {
+        let (head, next) = line(buf, at)?;
+        let len = number(head.strip_prefix(b"$").expect("a RESP bulk string"))?;
+        let arg = buf.get(next..next + len)?;
+        buf.get(next + len..next + len + 2)?;
+        args.push(arg.to_vec());
+        at = next + len + 2;
+    }
+    Some((args, at))
+}
+
+async fn redis_connection(
+    mut stream: tokio::net::TcpStream,
+    mut mode: tokio::sync::watch::Receiver<RedisMode>,
+    data: Arc<std::sync::Mutex<HashMap<Vec<u8>, Vec<u8>>>>,
+    commands: Arc<AtomicU64>,
+) {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        tokio::select! {
+            changed = mode.changed() => {
+                if changed.is_err() || *mode.borrow() == RedisMode::Down {
+                    return;
+                }
+            }
+            read = stream.read(&mut chunk) => {
+                match read {
+                    Ok(0) | Err(_) => return,
+                    Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                }
+            }
+        }
+        let mut out = Vec::new();
+        while let Some((args, used)) = resp_command(&buf) {
+            buf.drain(..used);
+            commands.fetch_add(1, SeqCst);
+            if *mode.borrow() != RedisMode::Healthy {
+                continue;
+            }
+            let name = args.first().map(|a| a.to_ascii_uppercase()).unwrap_or_default();
+            match name.as_slice() {
+                b"PING" => out.extend_from_slice(b"+PONG\r\n"),
+                b"GET" => match data.lock().unwrap().get(&args[1]) {
+                    Some(v) => {
+                        out.extend_from_slice(format!("${}\r\n", v.len()).as_bytes());
+                        out.extend_from_slice(v);
+                        out.extend_from_slice(b"\r\n");
+                    }
+                    None => out.extend_from_slice(b"$-1\r\n"),
+                },
+                b"SET" => {
+                    data.lock().unwrap().insert(args[1].clone(), args[2].clone());
+                    out.extend_from_slice(b"+OK\r\n");
+                }
+                b"CLIENT" => out.extend_from_slice(b"+OK\r\n"),
+                _ => out.extend_from_slice(b"-ERR unknown command\r\n"),
+            }
+        }
+        if !out.is_empty() && stream.write_all(&out).await.is_err() {
+            return;
+        }
+    }
 }
