@@ -65,6 +65,9 @@ pub trait Strategy {
     fn payload_bytes(&self) -> Option<u64> {
         None
     }
+    /// Called once before the untimed Allocation pass, so a strategy that walks a sequence (of
+    /// ids, say) can restart it and two runs count the same operations.
+    fn begin_allocation_pass(&mut self) {}
     /// The first error `run` met while being timed (e.g. a corrupt document among the ones a
     /// store read visits, or a server that went away); such a row is shown as failed.
     fn failure(&mut self) -> Option<RunFailure> {

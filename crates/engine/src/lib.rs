@@ -9,4 +9,4 @@ pub mod runner;
 pub mod stats;
 
 pub use model::{Experiment, Machine, Results, Row, SCHEMA_VERSION, Status};
-pub use runner::{AllocScope, Config, Measurement, measure};
+pub use runner::{AllocScope, Config, Measurement, Stage, measure, measure_staged};

@@ -155,8 +155,24 @@ fn time_iteration<R>(ops: u64, op: &mut impl FnMut() -> R) -> Duration {
     start.elapsed()
 }
 
+/// The stage an operation runs in, for operations that must start the Allocation pass from a
+/// known state (a store read walks a sequence of ids: the pass restarts it, so two runs count
+/// the same documents).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    Pilot,
+    Warmup,
+    Actual,
+    Allocation,
+}
+
 /// Runs the stages on `op` (one operation; its result is passed through `black_box`).
 pub fn measure<R>(config: &Config, mut op: impl FnMut() -> R) -> Measurement {
+    measure_staged(config, |_| op())
+}
+
+/// [`measure`], telling `op` which stage it runs in.
+pub fn measure_staged<R>(config: &Config, mut op: impl FnMut(Stage) -> R) -> Measurement {
     // Pilot: double the operation count until one iteration lasts a quarter of the target,
     // then scale to the target.
     let ops = match config.fixed_ops {
@@ -165,7 +181,7 @@ pub fn measure<R>(config: &Config, mut op: impl FnMut() -> R) -> Measurement {
             let target = config.iteration_time.as_secs_f64();
             let mut n: u64 = 1;
             loop {
-                let t = time_iteration(n, &mut op).as_secs_f64();
+                let t = time_iteration(n, &mut || op(Stage::Pilot)).as_secs_f64();
                 if t >= target / 4.0 || n >= 1 << 30 {
                     break ((n as f64 * target / t.max(1e-9)).ceil() as u64).max(1);
                 }
@@ -174,12 +190,12 @@ pub fn measure<R>(config: &Config, mut op: impl FnMut() -> R) -> Measurement {
         }
     };
     for _ in 0..config.warmup_iterations {
-        time_iteration(ops, &mut op);
+        time_iteration(ops, &mut || op(Stage::Warmup));
     }
     let mut all = Vec::new();
     let started = Instant::now();
     loop {
-        let t = time_iteration(ops, &mut op);
+        let t = time_iteration(ops, &mut || op(Stage::Actual));
         all.push(t.as_nanos() as f64 / ops as f64);
         let n = all.len() as u32;
         if n >= config.max_iterations {
@@ -198,12 +214,15 @@ pub fn measure<R>(config: &Config, mut op: impl FnMut() -> R) -> Measurement {
     let (kept, removed) = remove_upper_outliers(&all);
     let summary = Summary::of(&kept).expect("at least one finite sample");
 
-    // Allocation pass: untimed.
-    let n = config.alloc_ops.clamp(1, ops);
+    // Allocation pass: untimed. A fixed number of operations, so two runs count the same ones,
+    // unless that would take longer than the budget (a slow operation: its allocation is
+    // usually the same every time).
+    let affordable = (config.budget.as_secs_f64() * 1e9 / summary.mean.max(1.0)) as u64;
+    let n = config.alloc_ops.min(affordable).max(1);
     let rss_reset = config.measure_rss && crate::rss::reset_peak();
     let mut pass = || {
         for _ in 0..n {
-            black_box(op());
+            black_box(op(Stage::Allocation));
         }
     };
     let stats = match (alloc::is_installed(), config.alloc_scope) {

@@ -138,10 +138,11 @@ impl HttpArgs {
     }
 }
 
-fn params(route: &str, load: &Load, url: &str) -> Map<String, serde_json::Value> {
+/// The table's params. Not the in-process server's URL: its port changes every run, and
+/// `compare` matches tables by their params.
+fn params(route: &str, load: &Load) -> Map<String, serde_json::Value> {
     let mut p = Map::new();
     p.insert("route".into(), json!(route));
-    p.insert("url".into(), json!(url));
     p.insert("connections".into(), json!(load.connections));
     match load.open {
         Some((rate, d)) => {
@@ -211,7 +212,7 @@ pub fn run(args: &HttpArgs, quick: bool, session: &mut Session, progress: &Progr
                 interrupt::check()?;
                 let table = format!("{route_name}/{}", load.label);
                 let mut exp = Experiment::new("http", &table);
-                exp.params = params(&route.path(Mode::TypedSerdeJson), load, &srv.url(""));
+                exp.params = params(&route.path(Mode::TypedSerdeJson), load);
                 for mode in &modes {
                     progress.start(&format!("http {table}: {}", mode.as_str()));
                     let mut row = match &agreement {
@@ -265,7 +266,7 @@ fn post_table(args: &HttpArgs, quick: bool, srv: &RunningServer, session: &mut S
         connections: 4,
         open: None,
     };
-    exp.params = params(jsoncost_http::mode::TELEMETRY_PATH, &load, &srv.url(""));
+    exp.params = params(jsoncost_http::mode::TELEMETRY_PATH, &load);
     exp.params.insert("body_bytes".into(), json!(body.len()));
     let buffered = server::start(ServerConfig {
         telemetry: TelemetryParse::Buffered,
@@ -297,7 +298,8 @@ fn run_target(args: &HttpArgs, target: &str, session: &mut Session, progress: &P
         let table = format!("target/{}", load.label);
         progress.start(&format!("http {table}: {target}"));
         let mut exp = Experiment::new("http", &table);
-        exp.params = params(target, &load, target);
+        exp.params = params(target, &load);
+        exp.params.insert("url".into(), json!(target));
         let (mut row, _) = measure_one(args, None, "target", &args.spec(target.to_string(), &load))?;
         row.baseline = true;
         exp.rows.push(row);

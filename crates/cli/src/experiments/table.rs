@@ -3,7 +3,7 @@
 use globset::GlobMatcher;
 use jsoncost_codecs::BoxedStrategy;
 use jsoncost_codecs::gate::{self, Verdict};
-use jsoncost_engine::{Config, Experiment, Row, measure};
+use jsoncost_engine::{Config, Experiment, Row, Stage, measure_staged};
 use serde_json::{Map, Value};
 
 use crate::interrupt;
@@ -85,7 +85,14 @@ pub fn measure_table(
                 Row::failed(s.name(), message)
             }
             Verdict::Pass => {
-                let m = measure(config, || s.run());
+                let mut counting = false;
+                let m = measure_staged(config, |stage| {
+                    if stage == Stage::Allocation && !counting {
+                        counting = true;
+                        s.begin_allocation_pass();
+                    }
+                    s.run()
+                });
                 match s.failure() {
                     Some(f) => {
                         if f.fatal {
