@@ -97,7 +97,8 @@ fn embedded_end_to_end(url: &str, table: &str) {
         .stdout(predicate::str::contains(format!("store: {table}")))
         .stdout(predicate::str::contains("floor"))
         .stdout(predicate::str::is_match(r"JSON is [0-9.]+ µs of a [0-9.]+ µs read \([0-9]+%\)\.").unwrap())
-        .stdout(predicate::str::contains("The cheapest typed path ("))
+        // Which sentence depends on the noise of the run; the wording of each is unit-tested.
+        .stdout(predicate::str::is_match(r"The cheapest typed path \(|No typed path is measurably faster than default").unwrap())
         .stderr(predicate::str::contains(format!("store: loaded 200 order documents into {url}")))
         .stderr(predicate::str::contains(format!("results written to {}", out.display())));
     assert_all_ok(&only_table(&out), table, 200);
