@@ -16,26 +16,6 @@ pub mod typed;
 pub use canonical::Canonical;
 pub use shape_model::ShapeModel;
 
-/// The JSON libraries jsoncost measures.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Library {
-    SerdeJson,
-    SonicRs,
-    SimdJson,
-}
-
-impl Library {
-    pub const ALL: [Library; 3] = [Library::SerdeJson, Library::SonicRs, Library::SimdJson];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Library::SerdeJson => "serde_json",
-            Library::SonicRs => "sonic-rs",
-            Library::SimdJson => "simd-json",
-        }
-    }
-}
-
 /// Serialize or deserialize: one table each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Direction {

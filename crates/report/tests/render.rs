@@ -62,7 +62,11 @@ fn color_styles_the_console_table_only_when_asked() {
     let colored = render_experiment(exp, Format::Table, true);
     assert!(!plain.contains('\u{1b}'));
     assert!(colored.contains("\u{1b}[1m"), "bold header expected:\n{colored}");
-    assert!(colored.contains("\u{1b}[38;5;9m"), "red failure expected:\n{colored}");
+    // crossterm (under comfy-table) drops foreground colours whenever NO_COLOR is set, even
+    // when styling is enforced; the CLI passes color = false then anyway.
+    if std::env::var_os("NO_COLOR").is_none() {
+        assert!(colored.contains("\u{1b}[38;5;9m"), "red failure expected:\n{colored}");
+    }
 }
 
 #[test]

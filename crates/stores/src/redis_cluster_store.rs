@@ -7,7 +7,7 @@ use redis::cluster::{ClusterClient, ClusterConnection, cluster_pipe};
 use crate::error::StoreError;
 use crate::load::{LoadMarker, check_collection, written_marker};
 use crate::location::redact;
-use crate::redis_common::{LOAD_BATCH, Reader, clear_node, delete_marker, doc_key, map_error, unreachable, write_marker};
+use crate::redis_common::{Reader, clear_node, delete_marker, load_in_batches, map_error, unreachable, write_marker};
 use crate::redis_store::connect;
 use crate::{OpenOptions, Store, StoreKind};
 
@@ -122,25 +122,15 @@ impl Store for RedisClusterStore {
             let mut node = connect(&node_url, &self.opts)?;
             clear_node(&mut node, &node_url, collection)?;
         }
-        let mut count = 0u64;
-        let mut key = String::new();
-        let mut pipe = cluster_pipe();
-        let mut batch = 0;
         // The cluster pipeline splits each batch by node: one round trip per node per batch.
-        for (id, body) in docs {
-            doc_key(&mut key, collection, &id);
-            pipe.set(&key, body).ignore();
-            batch += 1;
-            count += 1;
-            if batch == LOAD_BATCH {
-                pipe.exec(&mut self.con).map_err(|e| map_error(&url, "loading documents", e))?;
-                pipe.clear();
-                batch = 0;
+        let con = &mut self.con;
+        let count = load_in_batches(collection, docs, |batch| {
+            let mut pipe = cluster_pipe();
+            for (key, body) in batch {
+                pipe.set(key, body).ignore();
             }
-        }
-        if batch > 0 {
-            pipe.exec(&mut self.con).map_err(|e| map_error(&url, "loading documents", e))?;
-        }
+            pipe.exec(con).map_err(|e| map_error(&url, "loading documents", e))
+        })?;
         write_marker(&mut self.con, &url, collection, &written_marker(count, marker))?;
         Ok(count)
     }

@@ -24,6 +24,31 @@ pub(crate) fn doc_key(buf: &mut String, collection: &str, id: &str) {
     let _ = write!(buf, "jsoncost:{collection}:{id}");
 }
 
+/// Feeds `docs` to `send` as (key, body) batches of [`LOAD_BATCH`]: one pipeline round trip per
+/// batch instead of per document. Returns how many documents were sent.
+pub(crate) fn load_in_batches(
+    collection: &str,
+    docs: &mut dyn Iterator<Item = (String, Vec<u8>)>,
+    mut send: impl FnMut(&[(String, Vec<u8>)]) -> Result<(), StoreError>,
+) -> Result<u64, StoreError> {
+    let mut batch = Vec::with_capacity(LOAD_BATCH);
+    let mut count = 0u64;
+    for (id, body) in docs {
+        let mut key = String::new();
+        doc_key(&mut key, collection, &id);
+        batch.push((key, body));
+        count += 1;
+        if batch.len() == LOAD_BATCH {
+            send(&batch)?;
+            batch.clear();
+        }
+    }
+    if !batch.is_empty() {
+        send(&batch)?;
+    }
+    Ok(count)
+}
+
 pub(crate) fn marker_key(collection: &str) -> String {
     format!("jsoncost-marker:{collection}")
 }

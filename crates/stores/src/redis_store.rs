@@ -6,7 +6,7 @@ use redis::{Client, Connection};
 use crate::error::StoreError;
 use crate::load::{LoadMarker, check_collection, written_marker};
 use crate::location::redact;
-use crate::redis_common::{LOAD_BATCH, Reader, clear_node, delete_marker, doc_key, map_error, unreachable, write_marker};
+use crate::redis_common::{Reader, clear_node, delete_marker, load_in_batches, map_error, unreachable, write_marker};
 use crate::{OpenOptions, Store, StoreKind};
 
 pub struct RedisStore {
@@ -69,25 +69,15 @@ impl Store for RedisStore {
         let url = self.reader.url.clone();
         delete_marker(&mut self.con, &url, collection)?;
         clear_node(&mut self.con, &url, collection)?;
-        let mut count = 0u64;
-        let mut key = String::new();
-        let mut pipe = redis::pipe();
-        let mut batch = 0;
         // Pipelined SETs: one round trip per batch instead of per document.
-        for (id, body) in docs {
-            doc_key(&mut key, collection, &id);
-            pipe.set(&key, body).ignore();
-            batch += 1;
-            count += 1;
-            if batch == LOAD_BATCH {
-                pipe.exec(&mut self.con).map_err(|e| map_error(&url, "loading documents", e))?;
-                pipe.clear();
-                batch = 0;
+        let con = &mut self.con;
+        let count = load_in_batches(collection, docs, |batch| {
+            let mut pipe = redis::pipe();
+            for (key, body) in batch {
+                pipe.set(key, body).ignore();
             }
-        }
-        if batch > 0 {
-            pipe.exec(&mut self.con).map_err(|e| map_error(&url, "loading documents", e))?;
-        }
+            pipe.exec(con).map_err(|e| map_error(&url, "loading documents", e))
+        })?;
         write_marker(&mut self.con, &url, collection, &written_marker(count, marker))?;
         Ok(count)
     }
