@@ -76,7 +76,7 @@ pub(crate) fn msg(e: impl std::fmt::Display) -> String {
 }
 
 /// The lazy projection of `fields` with sonic-rs: one pass that skips what it does not need.
-pub(crate) fn sonic_projection(input: &[u8], tree: &sonic_rs::PointerTree, fields: &[String], slot: Slot<'_>) -> Result<(), String> {
+pub fn sonic_projection(input: &[u8], tree: &sonic_rs::PointerTree, fields: &[String], slot: Slot<'_>) -> Result<(), String> {
     let found = sonic_rs::get_many(input, tree).map_err(msg)?;
     match slot {
         Some(s) => {
@@ -95,7 +95,7 @@ pub(crate) fn sonic_projection(input: &[u8], tree: &sonic_rs::PointerTree, field
 }
 
 /// Builds the sonic-rs pointer tree for JSON pointers like `/lines/0/sku`.
-pub(crate) fn pointer_tree(fields: &[String]) -> sonic_rs::PointerTree {
+pub fn pointer_tree(fields: &[String]) -> sonic_rs::PointerTree {
     let mut tree = sonic_rs::PointerTree::new();
     for f in fields {
         let nodes: Vec<sonic_rs::PointerNode> = f

@@ -159,7 +159,7 @@ fn params(route: &str, load: &Load) -> Map<String, serde_json::Value> {
 }
 
 /// One load run against `url`, with the server's cost when the server is ours.
-fn measure_one(args: &HttpArgs, server: Option<&RunningServer>, method: &str, spec: &LoadSpec) -> anyhow::Result<(Row, bool)> {
+fn measure_one(server: Option<&RunningServer>, method: &str, spec: &LoadSpec) -> anyhow::Result<(Row, bool)> {
     let (token, watcher, done) = ctrl_c_token();
     let result = match server {
         Some(srv) => {
@@ -170,7 +170,6 @@ fn measure_one(args: &HttpArgs, server: Option<&RunningServer>, method: &str, sp
     };
     done.store(true, std::sync::atomic::Ordering::Relaxed);
     let _ = watcher.join();
-    let _ = args;
     let (row, report) = result.map_err(load_error)?;
     let cancelled = matches!(report.stop, loadgen::StopReason::Cancelled);
     Ok((row, cancelled))
@@ -219,7 +218,7 @@ pub fn run(args: &HttpArgs, quick: bool, session: &mut Session, progress: &Progr
                         Err(e) => Row::failed(mode.as_str(), format!("the modes disagree, nothing is timed: {e}")),
                         Ok(_) => {
                             let spec = args.spec(srv.url(&route.path(*mode)), load);
-                            let (row, cancelled) = measure_one(args, Some(&srv), mode.as_str(), &spec)?;
+                            let (row, cancelled) = measure_one(Some(&srv), mode.as_str(), &spec)?;
                             if cancelled {
                                 exp.rows.push(row);
                                 break;
@@ -279,7 +278,7 @@ fn post_table(args: &HttpArgs, quick: bool, srv: &RunningServer, session: &mut S
             ..LoadSpec::closed(server.url(jsoncost_http::mode::TELEMETRY_PATH), requests, 4)
         }
         .post(body.clone(), "application/json");
-        let (mut row, _) = measure_one(args, Some(server), name, &spec)?;
+        let (mut row, _) = measure_one(Some(server), name, &spec)?;
         row.baseline = name.starts_with("incremental");
         exp.rows.push(row);
         progress.done_one();
@@ -300,7 +299,7 @@ fn run_target(args: &HttpArgs, target: &str, session: &mut Session, progress: &P
         let mut exp = Experiment::new("http", &table);
         exp.params = params(target, &load);
         exp.params.insert("url".into(), json!(target));
-        let (mut row, _) = measure_one(args, None, "target", &args.spec(target.to_string(), &load))?;
+        let (mut row, _) = measure_one(None, "target", &args.spec(target.to_string(), &load))?;
         row.baseline = true;
         exp.rows.push(row);
         exp.finish();

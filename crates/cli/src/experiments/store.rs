@@ -1,6 +1,7 @@
 //! `jsoncost store`: read one document by id from a real store in several ways, down to the
 //! floor (raw bytes read, discarded), and show how much of the read is JSON work.
 
+use jsoncost_codecs::typed::{pointer_tree, sonic_projection};
 use jsoncost_codecs::{BoxedStrategy, Canonical, RunFailure, Strategy};
 use jsoncost_engine::{Config, Experiment, Row, Status};
 use jsoncost_shapes::{DEFAULT_SEED, ORDER_LARGE_LINES, ORDER_LINES, Order};
@@ -234,7 +235,7 @@ fn strategies(store: &Shared, lost: &Lost, collection: &str, ids: &IdSequence, b
         })
     };
     let lazy_fields: Vec<String> = ["/id", "/status", "/total"].iter().map(|s| s.to_string()).collect();
-    let tree = lazy_tree(&lazy_fields);
+    let tree = pointer_tree(&lazy_fields);
     vec![
         make("default", Box::new(|s, col, id, check| canonical(check, &s.read_default(col, id)?))),
         make(
@@ -264,17 +265,9 @@ fn strategies(store: &Shared, lost: &Lost, collection: &str, ids: &IdSequence, b
             "lazy/sonic-rs",
             Box::new(move |s, col, id, check| {
                 with_raw(s, col, id, |b| {
-                    let found = sonic_rs::get_many(b, &tree).map_err(|e| e.to_string())?;
-                    if !check {
-                        black_box(&found);
-                        return Ok(None);
-                    }
-                    let mut fields = Vec::new();
-                    for (p, v) in lazy_fields.iter().zip(&found) {
-                        let v = v.as_ref().ok_or_else(|| format!("field {p} not found"))?;
-                        fields.push((p.clone(), serde_json::from_str(v.as_raw_str()).map_err(|e| e.to_string())?));
-                    }
-                    Ok(Some(Canonical::Projection(fields)))
+                    let mut out = None;
+                    sonic_projection(b, &tree, &lazy_fields, check.then_some(&mut out))?;
+                    Ok(out)
                 })
             }),
         ),
@@ -291,14 +284,6 @@ fn strategies(store: &Shared, lost: &Lost, collection: &str, ids: &IdSequence, b
             }),
         ),
     ]
-}
-
-fn lazy_tree(fields: &[String]) -> sonic_rs::PointerTree {
-    let mut tree = sonic_rs::PointerTree::new();
-    for f in fields {
-        tree.add_path([f.trim_start_matches('/')].iter());
-    }
-    tree
 }
 
 /// "JSON is X µs of a Y µs read (Z%); the cheapest typed path removes W% of it and allocates V× less."
