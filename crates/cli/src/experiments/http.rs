@@ -271,14 +271,23 @@ fn post_table(args: &HttpArgs, quick: bool, srv: &RunningServer, session: &mut S
         telemetry: TelemetryParse::Buffered,
         ..ServerConfig::default()
     })
-    .map_err(|e| environment(anyhow!(e)))?;
-    for (name, server) in [("incremental/serde_json", srv), ("buffered/serde_json", &buffered)] {
+    .map_err(server_error)?;
+    let servers = [("incremental/serde_json", srv), ("buffered/serde_json", &buffered)];
+    // Both parses must answer the same summary before either is timed.
+    let answers: Vec<Result<serde_json::Value, String>> =
+        servers.iter().map(|(_, server)| post_once(server, &body, args.timeout)).collect();
+    for ((name, server), answer) in servers.iter().zip(&answers) {
         progress.start(&format!("http {table}: {name}"));
-        let spec = LoadSpec {
-            ..LoadSpec::closed(server.url(jsoncost_http::mode::TELEMETRY_PATH), requests, 4)
-        }
-        .post(body.clone(), "application/json");
-        let (mut row, _) = measure_one(Some(server), name, &spec)?;
+        let mut row = match (answer, &answers[0]) {
+            (Err(e), _) => Row::failed(*name, e.clone()),
+            (Ok(_), Err(_)) => Row::failed(*name, "the baseline failed, nothing to compare with"),
+            (Ok(a), Ok(base)) if a != base => Row::failed(*name, format!("answered {a}, the baseline {base}")),
+            (Ok(_), Ok(_)) => {
+                let spec =
+                    LoadSpec::closed(server.url(jsoncost_http::mode::TELEMETRY_PATH), requests, 4).post(body.clone(), "application/json");
+                measure_one(Some(server), name, &spec)?.0
+            }
+        };
         row.baseline = name.starts_with("incremental");
         exp.rows.push(row);
         progress.done_one();
@@ -287,6 +296,23 @@ fn post_table(args: &HttpArgs, quick: bool, srv: &RunningServer, session: &mut S
     exp.finish();
     session.push(exp);
     Ok(())
+}
+
+/// One POST of `body` to /telemetry: the JSON summary it answers, or why it did not.
+fn post_once(server: &RunningServer, body: &Bytes, timeout_s: f64) -> Result<serde_json::Value, String> {
+    let url = server.url(jsoncost_http::mode::TELEMETRY_PATH);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    let timeout = Duration::from_secs_f64(timeout_s.max(0.001));
+    let (status, answer) = runtime
+        .block_on(loadgen::fetch(&url, ::http::Method::POST, body.clone(), timeout))
+        .map_err(|e| e.to_string())?;
+    if status != 200 {
+        return Err(format!("{url} answered status {status}: {}", String::from_utf8_lossy(&answer)));
+    }
+    serde_json::from_slice(&answer).map_err(|e| format!("{url} did not answer JSON: {e}"))
 }
 
 /// `--target URL`: the same load against any endpoint; no server-side columns.
