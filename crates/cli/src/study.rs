@@ -167,9 +167,8 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     progress.finish();
     session.finish()?;
     write_reports(&session, &dir)?;
+    // The baseline directory was created and checked before any experiment ran.
     if let Some(name) = &args.save_baseline {
-        std::fs::create_dir_all(baselines::baseline_dir())
-            .map_err(|e| environment(anyhow!("cannot create {}: {e}", baselines::baseline_dir().display())))?;
         session.write_results(&baselines::path_of(name))?;
         eprintln!("baseline {name:?} saved to {}", baselines::path_of(name).display());
     }
