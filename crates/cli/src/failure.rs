@@ -46,6 +46,16 @@ pub fn environment(error: impl Into<anyhow::Error>) -> anyhow::Error {
     .into()
 }
 
+/// A library error, with its exit code.
+pub fn library(error: jsoncost::Error) -> anyhow::Error {
+    let code = match error {
+        jsoncost::Error::Usage(_) => ExitCode::Usage,
+        jsoncost::Error::Environment(_) => ExitCode::Environment,
+        jsoncost::Error::Interrupted => ExitCode::Interrupted,
+    };
+    Failure { code, error: error.into() }.into()
+}
+
 /// The exit code for an error: the innermost `Failure`'s, else 3 for I/O errors, else 2.
 pub fn exit_code_of(error: &anyhow::Error) -> i32 {
     for cause in error.chain() {

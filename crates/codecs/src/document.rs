@@ -1,6 +1,6 @@
 //! Strategies for any JSON document (`--payload FILE`): those that need no Rust type.
 
-use crate::typed::{OpStrategy, emit, emit_bytes, msg, pointer_tree, sonic_projection};
+use crate::typed::{OpStrategy, emit, emit_bytes, msg};
 use crate::{BoxedStrategy, Canonical};
 
 /// Deserialize strategies for an arbitrary document, baseline (`dom/serde_json`) first;
@@ -9,11 +9,7 @@ pub fn deserialize_strategies<'a>(input: &'a [u8], fields: &[String]) -> Vec<Box
     let mut v = dom_strategies(input);
     v.push(raw_strategy(input));
     if !fields.is_empty() {
-        let fields = fields.to_vec();
-        let tree = pointer_tree(&fields);
-        v.push(OpStrategy::boxed("lazy/sonic-rs", Some(input.len() as u64), move |s| {
-            sonic_projection(input, &tree, &fields, s)
-        }));
+        v.push(crate::typed::lazy_strategy(input, fields));
     }
     v
 }

@@ -21,7 +21,7 @@ pub fn reference(baseline: &mut dyn Strategy) -> Result<Canonical, String> {
 /// Checks one strategy against the reference.
 pub fn verify(strategy: &mut dyn Strategy, reference: &Canonical) -> Verdict {
     match strategy.check() {
-        Err(e) => Verdict::Fail(e),
+        Err(e) => Verdict::Fail(e.message),
         Ok(out) => match out.agrees_with(reference) {
             Ok(()) => Verdict::Pass,
             Err(diff) => Verdict::Fail(format!("output differs from the baseline {diff}")),

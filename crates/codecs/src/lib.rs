@@ -3,9 +3,10 @@
 //! correctness gate ([`gate`]); only strategies whose output agrees with the baseline's are
 //! handed to the engine for timing.
 //!
-//! Modules: [`typed`] (strategies over a Rust type: typed, borrowed, dom, dom-then-typed, reader,
-//! raw, lazy; serialize typed, typed-writer, dom), [`document`] (any JSON document, no Rust type),
-//! [`canonical`] (the common form outputs are compared in), [`gate`].
+//! Modules: [`typed`] (strategies over any serde type: typed, typed-reuse, borrowed when the type
+//! has a zero-copy form, dom, dom-then-typed, reader, raw, lazy when fields are given; serialize
+//! typed, typed-writer, dom), [`document`] (any JSON document, no Rust type), [`canonical`]
+//! (the common form outputs are compared in), [`gate`].
 
 pub mod canonical;
 pub mod document;
@@ -14,7 +15,7 @@ pub mod shape_model;
 pub mod typed;
 
 pub use canonical::Canonical;
-pub use shape_model::ShapeModel;
+pub use shape_model::{TypeOptions, ZeroCopy};
 
 /// Serialize or deserialize: one table each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,15 +33,18 @@ impl Direction {
     }
 }
 
-/// One way to do an operation.
+/// One way to do an operation: untimed `check` for the correctness gate, timed `run`.
 pub trait Strategy {
     /// `style/library`, e.g. `typed/serde_json`.
     fn name(&self) -> &str;
     /// Does the operation once, untimed, and returns its outcome in canonical form for the
-    /// correctness gate; an error message when the operation itself fails.
-    fn check(&mut self) -> Result<Canonical, String>;
-    /// Does the operation once; the result is dropped through `black_box` inside.
-    fn run(&mut self);
+    /// correctness gate; the failure when the operation itself fails (fatal when the run
+    /// cannot go on, e.g. the server is gone).
+    fn check(&mut self) -> Result<Canonical, RunFailure>;
+    /// Does the operation once (the result is dropped through `black_box` inside). An error
+    /// met while timed (a corrupt document among those a store read visits, a server that went
+    /// away) is returned: the row is failed, and a fatal one stops the table.
+    fn run(&mut self) -> Result<(), RunFailure>;
     /// Bytes the operation consumes or produces, for MB/s (the payload size by default).
     fn payload_bytes(&self) -> Option<u64> {
         None
@@ -48,14 +52,9 @@ pub trait Strategy {
     /// Called once before the untimed Allocation pass, so a strategy that walks a sequence (of
     /// ids, say) can restart it and two runs count the same operations.
     fn begin_allocation_pass(&mut self) {}
-    /// The first error `run` met while being timed (e.g. a corrupt document among the ones a
-    /// store read visits, or a server that went away); such a row is shown as failed.
-    fn failure(&mut self) -> Option<RunFailure> {
-        None
-    }
 }
 
-/// An error met while timing.
+/// An operation's failure, met in the gate's check or while timed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunFailure {
     pub message: String,
@@ -63,45 +62,27 @@ pub struct RunFailure {
     pub fatal: bool,
 }
 
-/// A strategy made of a name and two closures; most strategies are one of these.
-pub struct FnStrategy<C, R> {
-    name: String,
-    check: C,
-    run: R,
-    bytes: Option<u64>,
+impl std::fmt::Display for RunFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
 }
 
-impl<C, R> FnStrategy<C, R>
-where
-    C: FnMut() -> Result<Canonical, String>,
-    R: FnMut(),
-{
-    pub fn new(name: impl Into<String>, bytes: Option<u64>, check: C, run: R) -> Self {
-        FnStrategy {
-            name: name.into(),
-            check,
-            run,
-            bytes,
+impl RunFailure {
+    /// A failure of this operation only: the table goes on.
+    pub fn row(message: impl Into<String>) -> Self {
+        RunFailure {
+            message: message.into(),
+            fatal: false,
         }
     }
-}
 
-impl<C, R> Strategy for FnStrategy<C, R>
-where
-    C: FnMut() -> Result<Canonical, String>,
-    R: FnMut(),
-{
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn check(&mut self) -> Result<Canonical, String> {
-        (self.check)()
-    }
-    fn run(&mut self) {
-        (self.run)()
-    }
-    fn payload_bytes(&self) -> Option<u64> {
-        self.bytes
+    /// A failure that ends the table (and the run).
+    pub fn fatal(message: impl Into<String>) -> Self {
+        RunFailure {
+            message: message.into(),
+            fatal: true,
+        }
     }
 }
 

@@ -1,4 +1,6 @@
-//! Strategies over a Rust type (`ShapeModel`): what a service does with a known payload.
+//! Strategies over any serde type: what a service does with a known payload. Every strategy here
+//! needs only `Serialize + DeserializeOwned`; `borrowed/*` needs a zero-copy form ([`ZeroCopy`])
+//! and `lazy/sonic-rs` a few JSON pointers, both given through [`TypeOptions`].
 //!
 //! Every strategy is written the way a user would write it with that library's public API;
 //! where a library has no such API the strategy is absent, not faked. simd-json parses in
@@ -7,7 +9,10 @@
 use std::hint::black_box;
 use std::io::BufReader;
 
-use crate::{BoxedStrategy, Canonical, ShapeModel, Strategy, document};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::{BoxedStrategy, Canonical, RunFailure, Strategy, TypeOptions, ZeroCopy, document};
 
 /// The outcome slot: `None` when timing, `Some` when the gate wants the canonical output.
 pub type Slot<'s> = Option<&'s mut Option<Canonical>>;
@@ -36,13 +41,13 @@ impl<F: FnMut(Slot<'_>) -> Result<(), String>> Strategy for OpStrategy<F> {
     fn name(&self) -> &str {
         &self.name
     }
-    fn check(&mut self) -> Result<Canonical, String> {
+    fn check(&mut self) -> Result<Canonical, RunFailure> {
         let mut out = None;
-        (self.f)(Some(&mut out))?;
-        out.ok_or_else(|| "the strategy produced no output".to_string())
+        (self.f)(Some(&mut out)).map_err(RunFailure::row)?;
+        out.ok_or_else(|| RunFailure::row("the strategy produced no output"))
     }
-    fn run(&mut self) {
-        let _ = black_box((self.f)(None));
+    fn run(&mut self) -> Result<(), RunFailure> {
+        black_box((self.f)(None)).map_err(RunFailure::row)
     }
     fn payload_bytes(&self) -> Option<u64> {
         self.bytes
@@ -114,11 +119,10 @@ pub fn pointer_tree(fields: &[String]) -> sonic_rs::PointerTree {
     tree
 }
 
-/// Deserialize strategies for `T`, baseline (`typed/serde_json`) first.
-pub fn deserialize_strategies<'a, T: ShapeModel>(input: &'a [u8]) -> Vec<BoxedStrategy<'a>> {
+/// Deserialize strategies for `T`, baseline (`typed/serde_json`) first; `borrowed/*` and
+/// `lazy/sonic-rs` as `options` say.
+pub fn deserialize_strategies<'a, T: Serialize + DeserializeOwned>(input: &'a [u8], options: &TypeOptions) -> Vec<BoxedStrategy<'a>> {
     let n = Some(input.len() as u64);
-    let lazy_fields: Vec<String> = T::LAZY_FIELDS.iter().map(|s| s.to_string()).collect();
-    let tree = pointer_tree(&lazy_fields);
     let mut simd_buf: Vec<u8> = Vec::with_capacity(input.len());
     let mut simd_buffers = simd_json::Buffers::new(input.len());
     let mut v: Vec<BoxedStrategy<'a>> = vec![
@@ -141,17 +145,10 @@ pub fn deserialize_strategies<'a, T: ShapeModel>(input: &'a [u8]) -> Vec<BoxedSt
                 &simd_json::serde::from_slice_with_buffers::<T>(&mut simd_buf, &mut simd_buffers).map_err(msg)?,
             )
         }),
-        OpStrategy::boxed("borrowed/serde_json", n, move |s| {
-            emit(s, &serde_json::from_slice::<T::Borrowed<'_>>(input).map_err(msg)?)
-        }),
-        OpStrategy::boxed("borrowed/sonic-rs", n, move |s| {
-            emit(s, &sonic_rs::from_slice::<T::Borrowed<'_>>(input).map_err(msg)?)
-        }),
-        OpStrategy::boxed("borrowed/simd-json", n, move |s| {
-            let mut buf = input.to_vec();
-            emit(s, &simd_json::serde::from_slice::<T::Borrowed<'_>>(&mut buf).map_err(msg)?)
-        }),
     ];
+    if let Some(borrowed) = options.borrowed {
+        v.extend(borrowed(input));
+    }
     v.extend(document::dom_strategies(input));
     v.extend([
         OpStrategy::boxed("dom-then-typed/serde_json", n, move |s| {
@@ -166,16 +163,45 @@ pub fn deserialize_strategies<'a, T: ShapeModel>(input: &'a [u8]) -> Vec<BoxedSt
             emit(s, &serde_json::from_reader::<_, T>(BufReader::new(input)).map_err(msg)?)
         }),
         document::raw_strategy(input),
-        OpStrategy::boxed("lazy/sonic-rs", n, move |s| sonic_projection(input, &tree, &lazy_fields, s)),
     ]);
+    if !options.lazy_fields.is_empty() {
+        v.push(lazy_strategy(input, &options.lazy_fields));
+    }
     v
+}
+
+/// `borrowed/*` for `T`'s zero-copy form, with every library that deserializes borrowed data.
+pub fn borrowed_strategies<T: ZeroCopy>(input: &[u8]) -> Vec<BoxedStrategy<'_>> {
+    let n = Some(input.len() as u64);
+    vec![
+        OpStrategy::boxed("borrowed/serde_json", n, move |s| {
+            emit(s, &serde_json::from_slice::<T::Borrowed<'_>>(input).map_err(msg)?)
+        }),
+        OpStrategy::boxed("borrowed/sonic-rs", n, move |s| {
+            emit(s, &sonic_rs::from_slice::<T::Borrowed<'_>>(input).map_err(msg)?)
+        }),
+        OpStrategy::boxed("borrowed/simd-json", n, move |s| {
+            let mut buf = input.to_vec();
+            emit(s, &simd_json::serde::from_slice::<T::Borrowed<'_>>(&mut buf).map_err(msg)?)
+        }),
+    ]
+}
+
+/// `lazy/sonic-rs`: the projection of `fields` (JSON pointers) in one pass.
+pub fn lazy_strategy<'a>(input: &'a [u8], fields: &[String]) -> BoxedStrategy<'a> {
+    let fields = fields.to_vec();
+    let tree = pointer_tree(&fields);
+    OpStrategy::boxed("lazy/sonic-rs", Some(input.len() as u64), move |s| {
+        sonic_projection(input, &tree, &fields, s)
+    })
 }
 
 /// Serialize strategies for `value`, baseline (`typed/serde_json`, `to_vec`) first. The DOM
 /// strategies serialize a tree built once beforehand, as a handler that holds a DOM would.
-pub fn serialize_strategies<'a, T: ShapeModel>(value: &'a T) -> Vec<BoxedStrategy<'a>> {
-    let n = serde_json::to_vec(value).ok().map(|v| v.len() as u64);
-    let text = serde_json::to_vec(value).expect("shapes serialize");
+/// `Err` when the value does not serialize with serde_json (a map with non-string keys ...).
+pub fn serialize_strategies<'a, T: Serialize>(value: &'a T) -> Result<Vec<BoxedStrategy<'a>>, String> {
+    let text = serde_json::to_vec(value).map_err(|e| format!("the value does not serialize with serde_json: {e}"))?;
+    let n = Some(text.len() as u64);
     let mut buf1 = Vec::new();
     let mut buf2 = Vec::new();
     let mut buf3 = Vec::new();
@@ -203,6 +229,6 @@ pub fn serialize_strategies<'a, T: ShapeModel>(value: &'a T) -> Vec<BoxedStrateg
             emit_bytes(s, &buf3)
         }),
     ];
-    v.extend(document::serialize_strategies(&text).expect("serde_json's output parses with every library"));
-    v
+    v.extend(document::serialize_strategies(&text)?);
+    Ok(v)
 }

@@ -7,6 +7,8 @@ pub mod model;
 pub mod rss;
 pub mod runner;
 pub mod stats;
+pub mod summary;
 
-pub use model::{Experiment, Machine, Results, Row, SCHEMA_VERSION, Status};
-pub use runner::{AllocScope, Config, Measurement, Stage, measure, measure_staged};
+pub use model::{Experiment, ExperimentKind, Machine, Results, Row, SCHEMA_VERSION, Status};
+pub use runner::{AllocScope, Config, Measurement, Stage, measure, measure_staged, try_measure_staged};
+pub use summary::{StoreSummary, StreamLibrary, StreamSummary, Summary, TypedPath};

@@ -32,19 +32,54 @@ pub struct Machine {
     pub target_features: Vec<String>,
 }
 
+/// Which experiment measured a table; renderers choose columns and wording by it. Serialized
+/// as today's strings (`micro`, `store`, `stream`, `http`), so schema_version 1 files read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ExperimentKind {
+    Micro,
+    Store,
+    Stream,
+    Http,
+}
+
+impl ExperimentKind {
+    pub const ALL: [ExperimentKind; 4] = [
+        ExperimentKind::Micro,
+        ExperimentKind::Store,
+        ExperimentKind::Stream,
+        ExperimentKind::Http,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ExperimentKind::Micro => "micro",
+            ExperimentKind::Store => "store",
+            ExperimentKind::Stream => "stream",
+            ExperimentKind::Http => "http",
+        }
+    }
+}
+
+impl std::fmt::Display for ExperimentKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One table: an experiment's measurement of one (shape, operation), (store, shape), ...
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Experiment {
-    /// `micro`, `store`, `stream` or `http`.
-    pub experiment: String,
+    pub experiment: ExperimentKind,
     /// Names the table, e.g. `data/deserialize`, `redb/order`, `items/closed`.
     pub table: String,
     #[serde(default)]
     pub params: Map<String, Value>,
     pub rows: Vec<Row>,
-    /// Human sentences computed from the rows (e.g. the store summary).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub summary: Vec<String>,
+    /// What the table shows, as data (e.g. the store's JSON share and the numbers it came
+    /// from); every renderer words it, the advisor reads it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<crate::summary::Summary>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -133,13 +168,13 @@ impl Row {
 }
 
 impl Experiment {
-    pub fn new(experiment: &str, table: impl Into<String>) -> Self {
+    pub fn new(experiment: ExperimentKind, table: impl Into<String>) -> Self {
         Experiment {
-            experiment: experiment.into(),
+            experiment,
             table: table.into(),
             params: Map::new(),
             rows: Vec::new(),
-            summary: Vec::new(),
+            summary: None,
         }
     }
 

@@ -147,12 +147,12 @@ impl Measurement {
     }
 }
 
-fn time_iteration<R>(ops: u64, op: &mut impl FnMut() -> R) -> Duration {
+fn time_iteration<R, E>(ops: u64, op: &mut impl FnMut() -> Result<R, E>) -> Result<Duration, E> {
     let start = Instant::now();
     for _ in 0..ops {
-        black_box(op());
+        black_box(op()?);
     }
-    start.elapsed()
+    Ok(start.elapsed())
 }
 
 /// The stage an operation runs in, for operations that must start the Allocation pass from a
@@ -173,6 +173,15 @@ pub fn measure<R>(config: &Config, mut op: impl FnMut() -> R) -> Measurement {
 
 /// [`measure`], telling `op` which stage it runs in.
 pub fn measure_staged<R>(config: &Config, mut op: impl FnMut(Stage) -> R) -> Measurement {
+    match try_measure_staged(config, |stage| Ok::<R, std::convert::Infallible>(op(stage))) {
+        Ok(m) => m,
+        Err(never) => match never {},
+    }
+}
+
+/// [`measure_staged`] for an operation that can fail: the first error stops the measurement
+/// and is returned (a row met an error while timed is failed, so nothing after it counts).
+pub fn try_measure_staged<R, E>(config: &Config, mut op: impl FnMut(Stage) -> Result<R, E>) -> Result<Measurement, E> {
     // Pilot: double the operation count until one iteration lasts a quarter of the target,
     // then scale to the target.
     let ops = match config.fixed_ops {
@@ -181,7 +190,7 @@ pub fn measure_staged<R>(config: &Config, mut op: impl FnMut(Stage) -> R) -> Mea
             let target = config.iteration_time.as_secs_f64();
             let mut n: u64 = 1;
             loop {
-                let t = time_iteration(n, &mut || op(Stage::Pilot)).as_secs_f64();
+                let t = time_iteration(n, &mut || op(Stage::Pilot))?.as_secs_f64();
                 if t >= target / 4.0 || n >= 1 << 30 {
                     break ((n as f64 * target / t.max(1e-9)).ceil() as u64).max(1);
                 }
@@ -190,12 +199,12 @@ pub fn measure_staged<R>(config: &Config, mut op: impl FnMut(Stage) -> R) -> Mea
         }
     };
     for _ in 0..config.warmup_iterations {
-        time_iteration(ops, &mut || op(Stage::Warmup));
+        time_iteration(ops, &mut || op(Stage::Warmup))?;
     }
     let mut all = Vec::new();
     let started = Instant::now();
     loop {
-        let t = time_iteration(ops, &mut || op(Stage::Actual));
+        let t = time_iteration(ops, &mut || op(Stage::Actual))?;
         all.push(t.as_nanos() as f64 / ops as f64);
         let n = all.len() as u32;
         if n >= config.max_iterations {
@@ -220,25 +229,32 @@ pub fn measure_staged<R>(config: &Config, mut op: impl FnMut(Stage) -> R) -> Mea
     let affordable = (config.budget.as_secs_f64() * 1e9 / summary.mean.max(1.0)) as u64;
     let n = config.alloc_ops.min(affordable).max(1);
     let rss_reset = config.measure_rss && crate::rss::reset_peak();
-    let mut pass = || {
+    let mut pass = || -> Result<(), E> {
         for _ in 0..n {
-            black_box(op(Stage::Allocation));
+            black_box(op(Stage::Allocation)?);
         }
+        Ok(())
     };
     let stats = match (alloc::is_installed(), config.alloc_scope) {
         (false, _) => {
-            pass();
+            pass()?;
             None
         }
-        (true, AllocScope::Thread) => Some(alloc::thread_measure(pass).1),
+        (true, AllocScope::Thread) => {
+            let (r, stats) = alloc::thread_measure(pass);
+            r?;
+            Some(stats)
+        }
         (true, AllocScope::Process) => {
             let m = alloc::ProcessMeasure::start();
-            pass();
-            Some(m.finish())
+            let r = pass();
+            let stats = m.finish();
+            r?;
+            Some(stats)
         }
     };
     let peak_rss_bytes = if rss_reset { crate::rss::peak_bytes() } else { None };
-    Measurement {
+    Ok(Measurement {
         all_samples_ns: all,
         samples_ns: kept,
         outliers_removed: removed,
@@ -248,5 +264,5 @@ pub fn measure_staged<R>(config: &Config, mut op: impl FnMut(Stage) -> R) -> Mea
         allocs: stats.map(|s| s.count as f64 / n as f64),
         peak_bytes: stats.map(|s| s.peak_bytes),
         peak_rss_bytes,
-    }
+    })
 }

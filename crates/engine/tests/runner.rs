@@ -41,3 +41,19 @@ fn whole_runs_use_one_op_per_iteration() {
     assert_eq!(calls as usize, 1 + n + 1);
     assert_eq!(m.allocated_bytes, Some(0.0));
 }
+
+#[test]
+fn the_first_error_while_timed_stops_the_measurement() {
+    let cfg = Config::whole_runs(5, 7, Duration::from_millis(50), false);
+    let mut calls = 0u32;
+    let r = jsoncost_engine::try_measure_staged(&cfg, |_| {
+        calls += 1;
+        if calls == 3 {
+            Err(format!("failed on call {calls}"))
+        } else {
+            Ok(())
+        }
+    });
+    assert_eq!(r.unwrap_err(), "failed on call 3");
+    assert_eq!(calls, 3);
+}

@@ -3,12 +3,13 @@
 //! when its confidence interval (mean ± Error, 99.9%) does not overlap the baseline's.
 
 use jsoncost_engine::stats::{CONFIDENCE, t_quantile_two_sided};
-use jsoncost_engine::{Experiment, Results, Row};
+use jsoncost_engine::{Experiment, Results, Row, Summary};
 use serde::Serialize;
 
-use crate::columns::{FLOOR, Kind, extra, floor_mean_ns, json_ns, sample_count};
+use crate::columns::{FLOOR, extra, sample_count};
 use crate::markdown::inline;
 use crate::{Format, json, units};
+use jsoncost_engine::ExperimentKind as Kind;
 
 /// Title of the advisor section in every format.
 pub const TITLE: &str = "What moves the number";
@@ -66,7 +67,7 @@ impl AdviceKind {
 /// The advice for one table.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Advice {
-    pub experiment: String,
+    pub experiment: Kind,
     pub table: String,
     pub kind: AdviceKind,
     pub baseline: String,
@@ -128,9 +129,9 @@ fn unit(kind: Kind, rates: &Rates) -> Unit {
 
 fn advise_table(exp: &Experiment, rates: &Rates) -> Option<Advice> {
     let base = exp.baseline()?;
-    let kind = Kind::of(exp);
+    let kind = exp.experiment;
     let advice = |kind: AdviceKind, candidate: Option<&Row>, text: String| Advice {
-        experiment: exp.experiment.clone(),
+        experiment: exp.experiment,
         table: exp.table.clone(),
         kind,
         baseline: base.method.clone(),
@@ -200,7 +201,7 @@ fn advise_table(exp: &Experiment, rates: &Rates) -> Option<Advice> {
         _ => {
             let mut text = saving_text(base, best, &u);
             if kind == Kind::Store {
-                text.push_str(&floor_text(exp, base, best));
+                text.push_str(&floor_text(exp, best));
             }
             if kind == Kind::Stream {
                 text.push_str(&peak_text(base, best));
@@ -308,20 +309,20 @@ fn saving_text(base: &Row, best: &Row, u: &Unit) -> String {
     )
 }
 
-fn floor_text(exp: &Experiment, base: &Row, best: &Row) -> String {
-    let floor = floor_mean_ns(exp);
-    match (json_ns(base, floor), json_ns(best, floor)) {
-        (Some(b), Some(c)) => format!(
-            " JSON work above the floor: {} of {} ({}) with {}, {} with {}.",
-            units::time(b),
-            units::time(mean(base)),
-            share(b, mean(base)),
-            base.method,
-            units::time(c),
-            best.method
-        ),
-        _ => String::new(),
-    }
+/// The store table's JSON work above the floor, from its summary (computed with the table).
+fn floor_text(exp: &Experiment, best: &Row) -> String {
+    let Some(s) = exp.summary.as_ref().and_then(Summary::store) else {
+        return String::new();
+    };
+    format!(
+        " JSON work above the floor: {} of {} ({}) with {}, {} with {}.",
+        units::time(s.json_ns),
+        units::time(s.read_ns),
+        units::percent(s.json_share),
+        s.baseline,
+        units::time((mean(best) - s.floor_ns).max(0.0)),
+        best.method
+    )
 }
 
 fn peak_text(base: &Row, best: &Row) -> String {
@@ -423,7 +424,7 @@ pub fn render(advice: &[Advice], format: Format) -> String {
             let mut records = vec![["experiment", "table", "kind", "baseline", "candidate", "text"].map(String::from)];
             for a in advice {
                 records.push([
-                    a.experiment.clone(),
+                    a.experiment.to_string(),
                     a.table.clone(),
                     a.kind.key().to_string(),
                     a.baseline.clone(),

@@ -63,7 +63,7 @@ fn record(exp: &Experiment, params: &str, row: &Row) -> Vec<String> {
     let num = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
     let int = |v: Option<u64>| v.map(|x| x.to_string()).unwrap_or_default();
     vec![
-        exp.experiment.clone(),
+        exp.experiment.to_string(),
         exp.table.clone(),
         params.to_string(),
         row.method.clone(),

@@ -11,6 +11,7 @@ pub mod files;
 pub mod html;
 mod json;
 mod markdown;
+pub mod summary;
 mod table;
 pub mod units;
 

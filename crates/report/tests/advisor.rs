@@ -4,7 +4,7 @@
 mod common;
 
 use common::fixture;
-use jsoncost_engine::{Experiment, Results, Row};
+use jsoncost_engine::{Experiment, ExperimentKind, Results, Row};
 use jsoncost_report::Format;
 use jsoncost_report::advisor::{self, Advice, AdviceKind, Rates};
 
@@ -18,7 +18,7 @@ fn row(method: &str, mean: f64, error: f64, alloc: f64) -> Row {
 
 fn table(rows: Vec<Row>) -> Results {
     let mut results = fixture();
-    let mut exp = Experiment::new("micro", "t/op");
+    let mut exp = Experiment::new(ExperimentKind::Micro, "t/op");
     exp.rows = rows;
     exp.rows[0].baseline = true;
     results.experiments = vec![exp];
@@ -160,7 +160,7 @@ fn failed_rows_are_never_recommended_and_a_failed_baseline_compares_nothing() {
 #[test]
 fn the_store_floor_is_a_reference_not_a_recommendation() {
     let mut results = fixture();
-    results.experiments.retain(|e| e.experiment == "store");
+    results.experiments.retain(|e| e.experiment == ExperimentKind::Store);
     // Without typed/sonic-rs and typed/serde_json only the floor beats the default.
     results.experiments[0].rows.retain(|r| r.method == "floor" || r.method == "default");
     let a = only(&results);
@@ -173,7 +173,7 @@ fn the_store_floor_is_a_reference_not_a_recommendation() {
 #[test]
 fn per_second_figures_follow_the_stated_rate() {
     let mut results = fixture();
-    results.experiments.retain(|e| e.experiment == "store");
+    results.experiments.retain(|e| e.experiment == ExperimentKind::Store);
     let rates = Rates {
         reads_per_s: 500.0,
         ..Rates::default()
@@ -190,7 +190,7 @@ fn per_second_figures_follow_the_stated_rate() {
 #[test]
 fn http_keeps_the_mode_with_the_most_requests_per_second() {
     let mut results = fixture();
-    results.experiments.retain(|e| e.experiment == "http");
+    results.experiments.retain(|e| e.experiment == ExperimentKind::Http);
     let exp = &mut results.experiments[0];
     exp.rows.retain(|r| r.method != "typed/sonic-rs");
     let a = only(&results);

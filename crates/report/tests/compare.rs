@@ -3,7 +3,7 @@
 mod common;
 
 use common::fixture;
-use jsoncost_engine::{Experiment, Results, Row};
+use jsoncost_engine::{Experiment, ExperimentKind, Results, Row};
 use jsoncost_report::Format;
 use jsoncost_report::compare::{NotCompared, Reason, Side, Verdict, compare};
 
@@ -23,7 +23,7 @@ fn results(tables: Vec<(&str, Vec<Row>)>) -> Results {
     results.experiments = tables
         .into_iter()
         .map(|(name, rows)| {
-            let mut e = Experiment::new("micro", name);
+            let mut e = Experiment::new(ExperimentKind::Micro, name);
             e.rows = rows;
             e
         })
@@ -46,7 +46,7 @@ fn a_run_against_itself_is_all_within_noise() {
     assert_eq!(
         c.not_compared,
         vec![NotCompared {
-            experiment: "micro".into(),
+            experiment: ExperimentKind::Micro,
             table: "data/deserialize".into(),
             method: Some("typed/simd-json".into()),
             reason: Reason::Failed {

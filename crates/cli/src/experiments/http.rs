@@ -4,7 +4,7 @@
 
 use anyhow::anyhow;
 use bytes::Bytes;
-use jsoncost_engine::{Experiment, Row};
+use jsoncost_engine::{Experiment, ExperimentKind, Row};
 use jsoncost_http::loadgen::{self, LoadError, LoadSpec};
 use jsoncost_http::server::{self, RunningServer, ServerConfig, TelemetryParse};
 use jsoncost_http::verify::{Route, modes_agree_blocking};
@@ -210,7 +210,7 @@ pub fn run(args: &HttpArgs, quick: bool, session: &mut Session, progress: &Progr
             for load in &loads {
                 interrupt::check()?;
                 let table = format!("{route_name}/{}", load.label);
-                let mut exp = Experiment::new("http", &table);
+                let mut exp = Experiment::new(ExperimentKind::Http, &table);
                 exp.params = params(&route.path(Mode::TypedSerdeJson), load);
                 for mode in &modes {
                     progress.start(&format!("http {table}: {}", mode.as_str()));
@@ -258,7 +258,7 @@ fn post_table(args: &HttpArgs, quick: bool, srv: &RunningServer, session: &mut S
     write_telemetry(&mut body, readings, DEFAULT_SEED).expect("writing to memory");
     let body = Bytes::from(body);
     let table = format!("telemetry/post-{readings}-readings");
-    let mut exp = Experiment::new("http", &table);
+    let mut exp = Experiment::new(ExperimentKind::Http, &table);
     let load = Load {
         label: String::new(),
         requests,
@@ -322,7 +322,7 @@ fn run_target(args: &HttpArgs, target: &str, session: &mut Session, progress: &P
         interrupt::check()?;
         let table = format!("target/{}", load.label);
         progress.start(&format!("http {table}: {target}"));
-        let mut exp = Experiment::new("http", &table);
+        let mut exp = Experiment::new(ExperimentKind::Http, &table);
         exp.params = params(target, &load);
         exp.params.insert("url".into(), json!(target));
         let (mut row, _) = measure_one(None, "target", &args.spec(target.to_string(), &load))?;

@@ -2,8 +2,8 @@
 //! library and API style; one table per (shape, direction).
 
 use anyhow::Context;
-use jsoncost_codecs::{BoxedStrategy, Direction, ShapeModel, document, typed};
-use jsoncost_engine::Config;
+use jsoncost_codecs::{BoxedStrategy, Direction, TypeOptions, ZeroCopy, document, typed};
+use jsoncost_engine::{Config, ExperimentKind};
 use jsoncost_shapes::{DEFAULT_SEED, Generator, ORDER_LARGE_LINES, ORDER_LINES, ShapeName};
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
@@ -81,10 +81,15 @@ enum PlanKind {
     Document(Direction, Vec<String>),
 }
 
-fn shape_strategies<'a, T: ShapeModel>(input: &'a [u8], value: &'a Option<T>, direction: Direction) -> Vec<BoxedStrategy<'a>> {
+fn shape_strategies<'a, T: serde::Serialize + serde::de::DeserializeOwned + ZeroCopy>(
+    input: &'a [u8],
+    value: &'a Option<T>,
+    direction: Direction,
+    lazy: &[&str],
+) -> Vec<BoxedStrategy<'a>> {
     match (direction, value) {
-        (Direction::Deserialize, _) => typed::deserialize_strategies::<T>(input),
-        (Direction::Serialize, Some(v)) => typed::serialize_strategies::<T>(v),
+        (Direction::Deserialize, _) => typed::deserialize_strategies::<T>(input, &TypeOptions::default().borrowed::<T>().lazy(lazy)),
+        (Direction::Serialize, Some(v)) => typed::serialize_strategies::<T>(v).expect("the built-in shapes serialize"),
         (Direction::Serialize, None) => Vec::new(),
     }
 }
@@ -100,10 +105,12 @@ struct Values {
 
 fn strategies_for<'a>(plan: &'a Plan, values: &'a Values) -> anyhow::Result<Vec<BoxedStrategy<'a>>> {
     Ok(match &plan.kind {
-        PlanKind::Shape(ShapeName::Data, d) => shape_strategies(&plan.input, &values.data, *d),
-        PlanKind::Shape(ShapeName::Order | ShapeName::OrderLarge, d) => shape_strategies(&plan.input, &values.order, *d),
-        PlanKind::Shape(ShapeName::Item, d) => shape_strategies(&plan.input, &values.item, *d),
-        PlanKind::Shape(ShapeName::Items48, d) => shape_strategies(&plan.input, &values.items48, *d),
+        PlanKind::Shape(ShapeName::Data, d) => shape_strategies(&plan.input, &values.data, *d, &["/Id", "/Name"]),
+        PlanKind::Shape(ShapeName::Order | ShapeName::OrderLarge, d) => {
+            shape_strategies(&plan.input, &values.order, *d, &["/id", "/status", "/total"])
+        }
+        PlanKind::Shape(ShapeName::Item, d) => shape_strategies(&plan.input, &values.item, *d, &["/id", "/name", "/price"]),
+        PlanKind::Shape(ShapeName::Items48, d) => shape_strategies(&plan.input, &values.items48, *d, &["/0/id", "/0/price", "/47/id"]),
         PlanKind::Shape(ShapeName::Telemetry, _) => Vec::new(),
         PlanKind::Document(Direction::Deserialize, fields) => document::deserialize_strategies(&plan.input, fields),
         PlanKind::Document(Direction::Serialize, _) => {
@@ -230,7 +237,15 @@ pub fn run(args: &MicroArgs, config: &Config, session: &mut Session, progress: &
     for (plan, values) in plans.iter().zip(&decoded) {
         interrupt::check()?;
         let strategies = strategies_for(plan, values)?;
-        let (exp, _) = measure_table("micro", &plan.table, plan.params.clone(), strategies, &filter, config, progress);
+        let (exp, _) = measure_table(
+            ExperimentKind::Micro,
+            &plan.table,
+            plan.params.clone(),
+            strategies,
+            &filter,
+            config,
+            progress,
+        );
         if !exp.rows.is_empty() {
             session.push(exp);
         }

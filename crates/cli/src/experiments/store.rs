@@ -3,7 +3,7 @@
 
 use jsoncost_codecs::typed::{pointer_tree, sonic_projection};
 use jsoncost_codecs::{BoxedStrategy, Canonical, RunFailure, Strategy};
-use jsoncost_engine::{Config, Experiment, Row, Status};
+use jsoncost_engine::{Config, ExperimentKind, Row, Status};
 use jsoncost_shapes::{DEFAULT_SEED, ORDER_LARGE_LINES, ORDER_LINES, Order};
 use jsoncost_stores::{LoadOutcome, OpenOptions, OrderDocs, PgColumn, Store, StoreError, ensure_loaded, open};
 use rand::{Rng, SeedableRng};
@@ -95,7 +95,6 @@ struct ReadStrategy {
     ids: Rc<Vec<String>>,
     cursor: usize,
     op: ReadOp,
-    failure: Option<RunFailure>,
     lost: Lost,
     bytes: Option<u64>,
 }
@@ -106,12 +105,7 @@ impl ReadStrategy {
         if e.is_document_error() {
             return;
         }
-        let message = e.to_string();
-        self.lost.borrow_mut().get_or_insert_with(|| format!("{}: {message}", self.name));
-        // Replaces a per-document failure met earlier: the run must stop now.
-        if !self.failure.as_ref().is_some_and(|f| f.fatal) {
-            self.failure = Some(RunFailure { message, fatal: true });
-        }
+        self.lost.borrow_mut().get_or_insert_with(|| format!("{}: {e}", self.name));
     }
 }
 
@@ -120,9 +114,9 @@ impl Strategy for ReadStrategy {
         self.name
     }
 
-    fn check(&mut self) -> Result<Canonical, String> {
+    fn check(&mut self) -> Result<Canonical, RunFailure> {
         if let Some(lost) = self.lost.borrow().as_ref() {
-            return Err(format!("not run: the store failed earlier ({lost})"));
+            return Err(RunFailure::fatal(format!("not run: the store failed earlier ({lost})")));
         }
         let id = self.ids[0].clone();
         let result = {
@@ -131,34 +125,32 @@ impl Strategy for ReadStrategy {
         };
         match result {
             Ok(Some(c)) => Ok(c),
-            Ok(None) => Err("the read produced nothing to check".into()),
+            Ok(None) => Err(RunFailure::row("the read produced nothing to check")),
             Err(e) => {
                 // A server lost during the gate's read ends the run as it would mid-timing.
                 self.note_fatal(&e);
-                Err(e.to_string())
+                Err(RunFailure {
+                    message: e.to_string(),
+                    fatal: !e.is_document_error(),
+                })
             }
         }
     }
 
-    fn run(&mut self) {
-        if self.failure.as_ref().is_some_and(|f| f.fatal) {
-            return;
-        }
+    fn run(&mut self) -> Result<(), RunFailure> {
         let id = &self.ids[self.cursor % self.ids.len()];
         self.cursor += 1;
         let result = {
             let mut store = self.store.borrow_mut();
             (self.op)(store.as_mut(), &self.collection, id, false)
         };
-        if let Err(e) = result {
+        result.map(|_| ()).map_err(|e| {
             self.note_fatal(&e);
-            if self.failure.is_none() {
-                self.failure = Some(RunFailure {
-                    message: e.to_string(),
-                    fatal: false,
-                });
+            RunFailure {
+                message: e.to_string(),
+                fatal: !e.is_document_error(),
             }
-        }
+        })
     }
 
     fn payload_bytes(&self) -> Option<u64> {
@@ -167,10 +159,6 @@ impl Strategy for ReadStrategy {
 
     fn begin_allocation_pass(&mut self) {
         self.cursor = 0;
-    }
-
-    fn failure(&mut self) -> Option<RunFailure> {
-        self.failure.clone()
     }
 }
 
@@ -229,7 +217,6 @@ fn strategies(store: &Shared, lost: &Lost, collection: &str, ids: &IdSequence, b
             ids: ids.ids.clone(),
             cursor: 0,
             op,
-            failure: None,
             lost: lost.clone(),
             bytes: Some(bytes),
         })
@@ -284,59 +271,6 @@ fn strategies(store: &Shared, lost: &Lost, collection: &str, ids: &IdSequence, b
             }),
         ),
     ]
-}
-
-/// "JSON is X µs of a Y µs read (Z%); the cheapest typed path removes W% of it and allocates V× less."
-pub fn summary(exp: &Experiment) -> Vec<String> {
-    let ok = |name: &str| exp.rows.iter().find(|r| r.method == name && r.status == Status::Ok);
-    let (Some(base), Some(floor)) = (ok("default"), ok("floor")) else {
-        return Vec::new();
-    };
-    let (Some(y), Some(f)) = (base.mean_ns, floor.mean_ns) else {
-        return Vec::new();
-    };
-    let json = (y - f).max(0.0);
-    let mut lines = vec![format!(
-        "JSON is {:.1} µs of a {:.1} µs read ({:.0}%).",
-        json / 1e3,
-        y / 1e3,
-        json / y * 100.0
-    )];
-    let typed = exp
-        .rows
-        .iter()
-        .filter(|r| r.status == Status::Ok && (r.method.starts_with("typed/") || r.method.starts_with("borrowed/")))
-        .min_by(|a, b| a.mean_ns.unwrap_or(f64::MAX).total_cmp(&b.mean_ns.unwrap_or(f64::MAX)));
-    if let Some(t) = typed {
-        let removed = if json > 0.0 {
-            (y - t.mean_ns.unwrap_or(y)) / json * 100.0
-        } else {
-            0.0
-        };
-        let alloc = match (base.allocated_bytes, t.allocated_bytes) {
-            (Some(_), Some(0.0)) => "allocates nothing".to_string(),
-            (Some(b), Some(a)) if b >= a => format!("allocates {:.1}× less", b / a),
-            (Some(b), Some(a)) if b > 0.0 => format!("allocates {:.1}× more", a / b),
-            (Some(_), Some(a)) => format!("allocates {a:.0} B per read where the baseline allocates nothing"),
-            _ => "allocation not measured".to_string(),
-        };
-        // Claim a saving only when the confidence intervals do not overlap: on a network store
-        // the round trip's noise can be larger than the JSON work itself.
-        let upper = |r: &Row| r.mean_ns.unwrap_or(f64::MAX) + r.error_ns.unwrap_or(0.0);
-        let lower = |r: &Row| r.mean_ns.unwrap_or(0.0) - r.error_ns.unwrap_or(0.0);
-        if json > 0.0 && upper(t) < lower(base) {
-            lines.push(format!(
-                "The cheapest typed path ({}) removes {removed:.0}% of it and {alloc}.",
-                t.method
-            ));
-        } else {
-            lines.push(format!(
-                "No typed path is measurably faster than default here (the cheapest, {}, is within the noise of the read); it {alloc}.",
-                t.method
-            ));
-        }
-    }
-    lines
 }
 
 /// Runs the store experiment into `session`.
@@ -396,8 +330,7 @@ pub fn run(args: &StoreArgs, config: &Config, session: &mut Session, progress: &
     params.insert("shape".into(), json!(collection));
     params.insert("docs".into(), json!(args.docs));
     params.insert("payload_bytes".into(), json!(sample_len));
-    let (mut exp, fatal) = measure_table("store", &table, params, list, &filter, config, progress);
-    exp.summary = summary(&exp);
+    let (exp, fatal) = measure_table(ExperimentKind::Store, &table, params, list, &filter, config, progress);
     let failed_all = !exp.rows.is_empty() && exp.rows.iter().all(|r: &Row| r.status == Status::Failed);
     session.push(exp);
     // measure_table reports a fatal failure met while timing; one met in a gate read is only
@@ -409,47 +342,4 @@ pub fn run(args: &StoreArgs, config: &Config, session: &mut Session, progress: &
         progress.note("store: every strategy failed; see the table");
     }
     crate::interrupt::check()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::summary;
-    use jsoncost_engine::{Experiment, Row};
-
-    fn row(method: &str, mean: f64, error: f64, alloc: f64) -> Row {
-        let mut r = Row::new(method);
-        r.mean_ns = Some(mean);
-        r.error_ns = Some(error);
-        r.allocated_bytes = Some(alloc);
-        r
-    }
-
-    fn table(typed_mean: f64, typed_error: f64) -> Experiment {
-        let mut e = Experiment::new("store", "redb/order");
-        e.rows = vec![
-            row("default", 15_000.0, 300.0, 12_000.0),
-            row("typed/sonic-rs", typed_mean, typed_error, 8_000.0),
-            row("floor", 1_000.0, 50.0, 80.0),
-        ];
-        e
-    }
-
-    #[test]
-    fn a_saving_beyond_the_noise_is_stated() {
-        assert_eq!(
-            summary(&table(11_000.0, 200.0)),
-            [
-                "JSON is 14.0 µs of a 15.0 µs read (93%).",
-                "The cheapest typed path (typed/sonic-rs) removes 29% of it and allocates 1.5× less."
-            ]
-        );
-    }
-
-    #[test]
-    fn overlapping_intervals_claim_nothing() {
-        assert_eq!(
-            summary(&table(14_600.0, 200.0))[1],
-            "No typed path is measurably faster than default here (the cheapest, typed/sonic-rs, is within the noise of the read); it allocates 1.5× less."
-        );
-    }
 }

@@ -3,7 +3,7 @@
 
 use anyhow::anyhow;
 use futures::StreamExt;
-use jsoncost_engine::{Config, Experiment, Row, Status, measure};
+use jsoncost_engine::{Config, Experiment, ExperimentKind, Row, measure};
 use jsoncost_shapes::{DEFAULT_SEED, Reading, Telemetry, write_telemetry};
 use jsoncost_stream::{Library, TelemetryAggregate};
 use serde_json::{Map, json};
@@ -203,34 +203,6 @@ fn validate(path: &Path, config: &jsoncost_stream::Config) -> anyhow::Result<(u6
     Ok((meta.len(), agg))
 }
 
-fn mib(bytes: Option<u64>) -> String {
-    bytes
-        .map(|b| format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64))
-        .unwrap_or_else(|| "-".into())
-}
-
-/// "incremental/X: Y MB/s (Z× of buffered), peak heap P vs Q buffered."
-pub fn summary(exp: &Experiment) -> Vec<String> {
-    let ok = |name: String| exp.rows.iter().find(|r| r.method == name && r.status == Status::Ok).cloned();
-    let mut lines = Vec::new();
-    for lib in ["serde_json", "sonic-rs", "simd-json"] {
-        if let (Some(inc), Some(buf)) = (ok(format!("incremental/{lib}")), ok(format!("buffered/{lib}"))) {
-            let (Some(a), Some(b)) = (inc.mb_per_s, buf.mb_per_s) else {
-                continue;
-            };
-            let agg = ok(format!("incremental-aggregate/{lib}")).and_then(|r| r.peak_bytes);
-            lines.push(format!(
-                "incremental/{lib}: {a:.0} MB/s ({:.2}× of buffered), peak heap {} vs {} buffered; incremental-aggregate peak heap {}.",
-                a / b,
-                mib(inc.peak_bytes),
-                mib(buf.peak_bytes),
-                mib(agg)
-            ));
-        }
-    }
-    lines
-}
-
 /// Runs the stream experiment into `session`.
 pub fn run(args: &StreamArgs, quick: bool, session: &mut Session, progress: &Progress) -> anyhow::Result<()> {
     let filter = Filter::new(args.stream_filter.as_deref())?;
@@ -253,7 +225,7 @@ pub fn run(args: &StreamArgs, quick: bool, session: &mut Session, progress: &Pro
 
     let budget = if quick { Duration::from_secs(2) } else { Duration::from_secs(8) };
     let config = Config::whole_runs(args.runs, args.runs * 2, budget, quick);
-    let mut exp = Experiment::new("stream", "telemetry");
+    let mut exp = Experiment::new(ExperimentKind::Stream, "telemetry");
     exp.params = Map::new();
     exp.params.insert("file".into(), json!(path.display().to_string()));
     exp.params.insert("payload_bytes".into(), json!(file_bytes));
@@ -308,7 +280,7 @@ pub fn run(args: &StreamArgs, quick: bool, session: &mut Session, progress: &Pro
         progress.done_one();
     }
     exp.finish();
-    exp.summary = summary(&exp);
+    exp.summary = jsoncost::summary::of(&exp);
     session.push(exp);
     interrupt::check()
 }

@@ -1,120 +1,76 @@
-//! Measures one table: the correctness gate first, then the engine, then ratios and order.
+//! Measures one table through the library's Runner (gate, engine, ratios and order), with the
+//! progress bar as its sink and Ctrl-C as its cancel flag.
 
-use globset::GlobMatcher;
+use jsoncost::{Cancel, Runner, Sink, Stop, Table};
 use jsoncost_codecs::BoxedStrategy;
-use jsoncost_codecs::gate::{self, Verdict};
-use jsoncost_engine::{Config, Experiment, Row, Stage, measure_staged};
+use jsoncost_engine::{Config, Experiment, ExperimentKind, Row};
 use serde_json::{Map, Value};
 
 use crate::interrupt;
 use crate::progress::Progress;
 
-/// Which strategies of a table to time.
+/// Which strategies of a table to time (`--filter GLOB`).
 #[derive(Clone, Default)]
-pub struct Filter {
-    glob: Option<(String, GlobMatcher)>,
-}
+pub struct Filter(pub jsoncost::Filter);
 
 impl Filter {
     pub fn new(pattern: Option<&str>) -> anyhow::Result<Filter> {
-        match pattern {
-            None => Ok(Filter::default()),
-            Some(p) => {
-                let glob = globset::Glob::new(p).map_err(|e| crate::failure::usage(anyhow::anyhow!("invalid --filter {p:?}: {e}")))?;
-                Ok(Filter {
-                    glob: Some((p.to_string(), glob.compile_matcher())),
-                })
-            }
-        }
+        jsoncost::Filter::new("--filter", pattern)
+            .map(Filter)
+            .map_err(crate::failure::library)
     }
 
     pub fn matches(&self, method: &str) -> bool {
-        self.glob.as_ref().is_none_or(|(_, g)| g.is_match(method))
+        self.0.matches(method)
     }
 
     /// Usage error when the filter matches none of `methods`, listing them.
     pub fn check_matches_any<'a>(&self, methods: impl IntoIterator<Item = &'a str>) -> anyhow::Result<()> {
-        let Some((pattern, _)) = &self.glob else { return Ok(()) };
-        let mut all: Vec<&str> = methods.into_iter().collect();
-        if all.iter().any(|m| self.matches(m)) {
-            return Ok(());
-        }
-        all.sort();
-        all.dedup();
-        Err(crate::failure::usage(anyhow::anyhow!(
-            "--filter {pattern:?} matches no strategy; the strategies are: {}",
-            all.join(", ")
-        )))
+        self.0.check_matches_any(methods).map_err(crate::failure::library)
     }
 }
 
-/// Gates, measures and orders one table. The first strategy is the baseline and the gate's
-/// reference even when the filter leaves it out. A fatal failure (e.g. the server went away)
-/// stops the table; its message is returned beside the rows measured so far.
+/// The progress bar as a sink; keeps the finished table for the caller.
+struct Bar<'p> {
+    kind: ExperimentKind,
+    progress: &'p Progress,
+    table: Option<Experiment>,
+}
+
+impl Sink for Bar<'_> {
+    fn strategy_started(&mut self, table: &str, method: &str) {
+        self.progress.start(&format!("{} {table}: {method}", self.kind));
+    }
+    fn strategy_done(&mut self, _table: &str, _row: &Row) {
+        self.progress.done_one();
+    }
+    fn table_done(&mut self, table: Experiment) {
+        self.table = Some(table);
+    }
+}
+
+/// Gates, measures and orders one table. A fatal failure (e.g. the server went away) stops the
+/// table; its message is returned beside the rows measured so far.
 pub fn measure_table(
-    experiment: &str,
+    experiment: ExperimentKind,
     table: &str,
     params: Map<String, Value>,
-    mut strategies: Vec<BoxedStrategy<'_>>,
+    strategies: Vec<BoxedStrategy<'_>>,
     filter: &Filter,
     config: &Config,
     progress: &Progress,
 ) -> (Experiment, Option<String>) {
-    let mut exp = Experiment::new(experiment, table);
-    exp.params = params;
-    let reference = match strategies.first_mut() {
-        Some(first) => gate::reference(first.as_mut()),
-        None => return (exp, None),
+    let mut bar = Bar {
+        kind: experiment,
+        progress,
+        table: None,
     };
-    let mut fatal = None;
-    for (i, s) in strategies.iter_mut().enumerate() {
-        if !filter.matches(s.name()) || interrupt::interrupted() {
-            continue;
-        }
-        progress.start(&format!("{experiment} {table}: {}", s.name()));
-        let verdict = match &reference {
-            Err(e) => Verdict::Fail(format!("the baseline failed, nothing to compare with: {e}")),
-            Ok(_) if i == 0 => Verdict::Pass,
-            Ok(r) => gate::verify(s.as_mut(), r),
-        };
-        let mut row = match verdict {
-            Verdict::Fail(message) => {
-                if let Some(f) = s.failure().filter(|f| f.fatal) {
-                    fatal = Some(format!("{}: {}", s.name(), f.message));
-                }
-                Row::failed(s.name(), message)
-            }
-            Verdict::Pass => {
-                let mut counting = false;
-                let m = measure_staged(config, |stage| {
-                    if stage == Stage::Allocation && !counting {
-                        counting = true;
-                        s.begin_allocation_pass();
-                    }
-                    s.run()
-                });
-                match s.failure() {
-                    Some(f) => {
-                        if f.fatal {
-                            fatal = Some(format!("{}: {}", s.name(), f.message));
-                        }
-                        Row::failed(s.name(), f.message)
-                    }
-                    None => {
-                        let mut row = Row::new(s.name());
-                        m.fill(&mut row, s.payload_bytes());
-                        row
-                    }
-                }
-            }
-        };
-        row.baseline = i == 0;
-        exp.rows.push(row);
-        progress.done_one();
-        if fatal.is_some() {
-            break;
-        }
-    }
-    exp.finish();
+    let stop = Runner::new(config.clone(), filter.0.clone(), Cancel::when(interrupt::interrupted), &mut bar)
+        .run(Table::new(experiment, table, params, strategies));
+    let exp = bar.table.unwrap_or_else(|| Experiment::new(experiment, table));
+    let fatal = match stop {
+        Err(Stop::Fatal(message)) => Some(message),
+        Err(Stop::Cancelled) | Ok(()) => None,
+    };
     (exp, fatal)
 }

@@ -6,10 +6,10 @@ mod micro;
 mod store;
 mod stream;
 
-use jsoncost_engine::{Experiment, Row};
+use jsoncost_engine::{Experiment, ExperimentKind, Row};
 use serde_json::Value;
 
-pub(crate) use store::{FLOOR, floor_mean_ns, json_ns};
+pub(crate) use store::{FLOOR, floor_mean_ns};
 
 use crate::units::{self, ABSENT, TimeColumn};
 
@@ -18,26 +18,6 @@ pub(crate) const NO_MESSAGE: &str = "(no message)";
 
 /// Longest failure message shown inside a table cell; longer ones are given in full below it.
 const FAILED_CELL_CHARS: usize = 32;
-
-/// The experiments whose tables have their own columns; anything else gets the micro columns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Kind {
-    Micro,
-    Store,
-    Stream,
-    Http,
-}
-
-impl Kind {
-    pub(crate) fn of(exp: &Experiment) -> Kind {
-        match exp.experiment.as_str() {
-            "store" => Kind::Store,
-            "stream" => Kind::Stream,
-            "http" => Kind::Http,
-            _ => Kind::Micro,
-        }
-    }
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Align {
@@ -75,11 +55,11 @@ pub(crate) struct View {
 
 impl View {
     pub(crate) fn of(exp: &Experiment) -> View {
-        let specs = match Kind::of(exp) {
-            Kind::Micro => micro::columns(),
-            Kind::Store => store::columns(exp),
-            Kind::Stream => stream::columns(),
-            Kind::Http => http::columns(exp),
+        let specs = match exp.experiment {
+            ExperimentKind::Micro => micro::columns(),
+            ExperimentKind::Store => store::columns(exp),
+            ExperimentKind::Stream => stream::columns(),
+            ExperimentKind::Http => http::columns(exp),
         };
         let ok: Vec<&Row> = exp.rows.iter().filter(|r| r.is_ok()).collect();
         let fitted: Vec<Fitted> = specs.iter().map(|s| s.fit(&ok)).collect();
@@ -108,7 +88,7 @@ impl View {
                 })
                 .collect(),
             lines,
-            summary: exp.summary.clone(),
+            summary: exp.summary.as_ref().map(crate::summary::sentences).unwrap_or_default(),
         }
     }
 

@@ -14,7 +14,7 @@ pub(crate) fn floor_mean_ns(exp: &Experiment) -> Option<f64> {
 }
 
 /// Time above the floor, ns.
-pub(crate) fn json_ns(row: &Row, floor: Option<f64>) -> Option<f64> {
+fn json_ns(row: &Row, floor: Option<f64>) -> Option<f64> {
     Some(row.mean_ns? - floor?)
 }
 

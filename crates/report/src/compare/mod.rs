@@ -10,7 +10,7 @@ mod render;
 use std::fmt;
 
 use jsoncost_engine::stats::welch_p_value;
-use jsoncost_engine::{Experiment, Results, Row};
+use jsoncost_engine::{Experiment, ExperimentKind, Results, Row};
 use serde::Serialize;
 
 use crate::columns::sample_count;
@@ -61,7 +61,7 @@ impl fmt::Display for Verdict {
 /// One row present and timed in both files.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RowChange {
-    pub experiment: String,
+    pub experiment: ExperimentKind,
     pub table: String,
     pub method: String,
     pub base_mean_ns: f64,
@@ -147,7 +147,7 @@ impl fmt::Display for Reason {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct NotCompared {
-    pub experiment: String,
+    pub experiment: ExperimentKind,
     pub table: String,
     /// `None` when the whole table is concerned.
     pub method: Option<String>,
@@ -179,7 +179,7 @@ pub fn compare(base: &Results, new: &Results, threshold: f64) -> Comparison {
     let mut rows = Vec::new();
     let mut not_compared = Vec::new();
     let skip = |e: &Experiment, method: Option<&str>, reason: Reason| NotCompared {
-        experiment: e.experiment.clone(),
+        experiment: e.experiment,
         table: e.table.clone(),
         method: method.map(String::from),
         reason,
@@ -269,12 +269,14 @@ fn compare_rows(exp: &Experiment, base: &Row, new: &Row, threshold: f64) -> Resu
         (true, false) => Verdict::Slower,
     };
     let allocation_grew = match (base.allocated_bytes, new.allocated_bytes) {
-        (Some(b), Some(n)) if exp.experiment == "http" => n - b >= ALLOCATION_TOLERANCE_BYTES.max(b * HTTP_ALLOCATION_TOLERANCE),
+        (Some(b), Some(n)) if exp.experiment == ExperimentKind::Http => {
+            n - b >= ALLOCATION_TOLERANCE_BYTES.max(b * HTTP_ALLOCATION_TOLERANCE)
+        }
         (Some(b), Some(n)) => n - b >= ALLOCATION_TOLERANCE_BYTES,
         _ => false,
     };
     Ok(RowChange {
-        experiment: exp.experiment.clone(),
+        experiment: exp.experiment,
         table: exp.table.clone(),
         method: base.method.clone(),
         base_mean_ns: bm,

@@ -130,7 +130,7 @@ impl Comparison {
         let mut records = vec![header.map(String::from).to_vec()];
         for r in &self.rows {
             records.push(vec![
-                r.experiment.clone(),
+                r.experiment.to_string(),
                 r.table.clone(),
                 r.method.clone(),
                 r.base_mean_ns.to_string(),

@@ -2,11 +2,11 @@
 
 use std::fmt::Write;
 
-use jsoncost_engine::{Experiment, Row};
+use jsoncost_engine::{Experiment, ExperimentKind as Kind, Row};
 
 use super::charts::{Chart, ChartRow, Segment, Track};
 use super::esc;
-use crate::columns::{Align, FLOOR, Kind, Line, NO_MESSAGE, View, extra, floor_mean_ns};
+use crate::columns::{Align, FLOOR, Line, NO_MESSAGE, View, extra, floor_mean_ns};
 use crate::units::{self, TimeColumn};
 
 pub(super) fn render(exp: &Experiment, id: &str) -> String {
@@ -81,13 +81,13 @@ fn table(exp: &Experiment, view: &View) -> String {
 
 fn charts(exp: &Experiment) -> Vec<Chart> {
     let ok: Vec<&Row> = exp.rows.iter().filter(|r| r.is_ok()).collect();
-    let per = match Kind::of(exp) {
+    let per = match exp.experiment {
         Kind::Stream => "run",
         Kind::Http => "request",
         Kind::Store => "read",
         Kind::Micro => "operation",
     };
-    let charts = match Kind::of(exp) {
+    let charts = match exp.experiment {
         Kind::Http => vec![
             value_chart(
                 "req-per-s",

@@ -68,7 +68,7 @@ pub fn render(results: &Results) -> String {
         let _ = writeln!(
             out,
             "<li class=\"{class}\"><strong>{}: {}</strong> {}</li>",
-            esc(&a.experiment),
+            esc(a.experiment.as_str()),
             esc(&a.table),
             esc(&a.text)
         );

@@ -1,0 +1,98 @@
+//! What a table shows, as data: computed once from its rows by the experiments library, worded
+//! by every renderer and read by the advisor, so no two places derive the same figure apart.
+
+use serde::{Deserialize, Serialize};
+
+/// A table's summary. Untagged: each form has its own fields, and results files written before
+/// the summary was data (an array of sentences) still read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Summary {
+    Store(StoreSummary),
+    Stream(StreamSummary),
+    /// Sentences from an older results file, shown as they are.
+    Sentences(Vec<String>),
+}
+
+impl Summary {
+    pub fn store(&self) -> Option<&StoreSummary> {
+        match self {
+            Summary::Store(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// A store table: how much of a read is JSON work, and what the cheapest typed path removes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoreSummary {
+    /// The row the read is measured by (`default`).
+    pub baseline: String,
+    /// The row that reads the bytes and discards them (`floor`).
+    pub floor: String,
+    /// The baseline's mean read, ns.
+    pub read_ns: f64,
+    /// The floor's mean, ns.
+    pub floor_ns: f64,
+    /// JSON work in the baseline's read: `read_ns - floor_ns`, never negative.
+    pub json_ns: f64,
+    /// `json_ns / read_ns`.
+    pub json_share: f64,
+    /// The fastest ok `typed/*` or `borrowed/*` row, when there is one.
+    pub cheapest_typed: Option<TypedPath>,
+}
+
+/// The cheapest typed path of a store table, against the baseline.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TypedPath {
+    pub method: String,
+    pub mean_ns: f64,
+    /// Share of the baseline's JSON work it removes: `(read_ns - mean_ns) / json_ns`.
+    pub removed_share: f64,
+    /// Its interval (mean ± Error) lies wholly below the baseline's: only then is a saving
+    /// claimed (on a network store the round trip's noise can exceed the JSON work).
+    pub beyond_noise: bool,
+    pub allocated_bytes: Option<f64>,
+    pub baseline_allocated_bytes: Option<f64>,
+}
+
+/// A stream table: each library's incremental parse against its buffered one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StreamSummary {
+    pub libraries: Vec<StreamLibrary>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StreamLibrary {
+    pub library: String,
+    pub incremental_mb_per_s: f64,
+    pub buffered_mb_per_s: f64,
+    pub incremental_peak_bytes: Option<u64>,
+    pub buffered_peak_bytes: Option<u64>,
+    pub aggregate_peak_bytes: Option<u64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn older_files_with_sentences_still_read() {
+        let s: Summary = serde_json::from_str(r#"["JSON is 1.0 µs of a 2.0 µs read (50%)."]"#).unwrap();
+        assert_eq!(s, Summary::Sentences(vec!["JSON is 1.0 µs of a 2.0 µs read (50%).".into()]));
+        let store = Summary::Store(StoreSummary {
+            baseline: "default".into(),
+            floor: "floor".into(),
+            read_ns: 2000.0,
+            floor_ns: 1000.0,
+            json_ns: 1000.0,
+            json_share: 0.5,
+            cheapest_typed: None,
+        });
+        let back: Summary = serde_json::from_str(&serde_json::to_string(&store).unwrap()).unwrap();
+        assert_eq!(back, store);
+        let stream = Summary::Stream(StreamSummary { libraries: vec![] });
+        let back: Summary = serde_json::from_str(&serde_json::to_string(&stream).unwrap()).unwrap();
+        assert_eq!(back, stream);
+    }
+}

@@ -1,0 +1,37 @@
+//! The library's errors, each with the exit code the CLI and the bench harness give it
+//! (design.md: 2 usage or bad input, 3 environment, 130 interrupted).
+
+/// Why an experiment could not run, or stopped.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// Bad input or usage: a filter matching nothing, a sample that is not the type (exit 2).
+    #[error("{0}")]
+    Usage(String),
+    /// The environment: a store or server unreachable or gone, I/O (exit 3).
+    #[error("{0}")]
+    Environment(String),
+    /// Cancelled (Ctrl-C) after writing what was measured (exit 130).
+    #[error("interrupted by Ctrl-C")]
+    Interrupted,
+}
+
+impl Error {
+    pub fn usage(message: impl Into<String>) -> Self {
+        Error::Usage(message.into())
+    }
+
+    pub fn environment(message: impl Into<String>) -> Self {
+        Error::Environment(message.into())
+    }
+
+    /// The process exit code for this error.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Error::Usage(_) => 2,
+            Error::Environment(_) => 3,
+            Error::Interrupted => 130,
+        }
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,471 @@
+//! The one Runner every table goes through: the correctness gate (untimed), the engine's
+//! stages, the Allocation pass, the baseline, fatal failures and cancellation, in one loop.
+
+use jsoncost_codecs::{BoxedStrategy, Canonical, RunFailure, Strategy};
+use jsoncost_engine::{Config, Experiment, ExperimentKind, Row, Stage, try_measure_staged};
+use serde_json::{Map, Value};
+
+use crate::{Cancel, Filter, Sink, summary};
+
+/// One table to measure. The first strategy is the baseline: the gate's reference (even when
+/// the filter leaves it out) and the rows' Ratio.
+pub struct Table<'a> {
+    pub kind: ExperimentKind,
+    pub name: String,
+    pub params: Map<String, Value>,
+    pub strategies: Vec<BoxedStrategy<'a>>,
+}
+
+impl<'a> Table<'a> {
+    pub fn new(kind: ExperimentKind, name: impl Into<String>, params: Map<String, Value>, strategies: Vec<BoxedStrategy<'a>>) -> Self {
+        Table {
+            kind,
+            name: name.into(),
+            params,
+            strategies,
+        }
+    }
+}
+
+/// Why a table stopped before its last strategy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stop {
+    /// A failure the rest of the run cannot survive (the server went away): `method: message`.
+    Fatal(String),
+    /// The cancel flag was set; the current strategy was finished first.
+    Cancelled,
+}
+
+/// Runs tables through the gate and the engine, reporting to a [`Sink`].
+pub struct Runner<'s> {
+    config: Config,
+    filter: Filter,
+    cancel: Cancel,
+    sink: &'s mut dyn Sink,
+}
+
+impl<'s> Runner<'s> {
+    pub fn new(config: Config, filter: Filter, cancel: Cancel, sink: &'s mut dyn Sink) -> Self {
+        Runner {
+            config,
+            filter,
+            cancel,
+            sink,
+        }
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The same runner with other engine settings (the stream experiment times whole runs).
+    pub fn with_config<R>(&mut self, config: Config, f: impl FnOnce(&mut Runner<'_>) -> R) -> R {
+        let saved = std::mem::replace(&mut self.config, config);
+        let r = f(self);
+        self.config = saved;
+        r
+    }
+
+    pub fn filter(&self) -> &Filter {
+        &self.filter
+    }
+
+    pub fn cancel(&self) -> &Cancel {
+        &self.cancel
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+
+    pub fn sink(&mut self) -> &mut dyn Sink {
+        &mut *self.sink
+    }
+
+    /// How many of `strategies` the filter lets through (for the progress total).
+    pub fn timed_count(&self, strategies: &[BoxedStrategy<'_>]) -> u64 {
+        strategies.iter().filter(|s| self.filter.matches(s.name())).count() as u64
+    }
+
+    /// Gates, times and orders one table, hands it to the sink (also when it stopped early,
+    /// with the rows measured so far), and says why it stopped early, if it did.
+    pub fn run(&mut self, table: Table<'_>) -> Result<(), Stop> {
+        let Table {
+            kind,
+            name,
+            params,
+            mut strategies,
+        } = table;
+        let mut exp = Experiment::new(kind, &name);
+        exp.params = params;
+        let mut stop = None;
+        let reference = match strategies.first_mut() {
+            Some(baseline) => reference(baseline.as_mut()),
+            None => return Ok(()),
+        };
+        for (i, s) in strategies.iter_mut().enumerate() {
+            if self.cancel.is_cancelled() {
+                stop = Some(Stop::Cancelled);
+                break;
+            }
+            if !self.filter.matches(s.name()) {
+                continue;
+            }
+            self.sink.strategy_started(&name, s.name());
+            let verdict = match &reference {
+                Err(e) => Err(RunFailure {
+                    message: format!("the baseline failed, nothing to compare with: {}", e.message),
+                    fatal: e.fatal,
+                }),
+                Ok(_) if i == 0 => Ok(()),
+                Ok(r) => gate(s.as_mut(), r),
+            };
+            let mut row = match verdict.and_then(|()| time(&self.config, s.as_mut())) {
+                Ok(row) => row,
+                Err(f) => {
+                    if f.fatal {
+                        stop = Some(Stop::Fatal(format!("{}: {}", s.name(), f.message)));
+                    }
+                    Row::failed(s.name(), f.message)
+                }
+            };
+            row.baseline = i == 0;
+            self.sink.strategy_done(&name, &row);
+            exp.rows.push(row);
+            if stop.is_some() {
+                break;
+            }
+        }
+        exp.finish();
+        exp.summary = summary::of(&exp);
+        self.sink.table_done(exp);
+        stop.map_or(Ok(()), Err)
+    }
+}
+
+/// The baseline's output, the reference the others are checked against.
+fn reference(baseline: &mut dyn Strategy) -> Result<Canonical, RunFailure> {
+    baseline.check().map_err(|e| RunFailure {
+        message: format!("{} failed: {}", baseline.name(), e.message),
+        fatal: e.fatal,
+    })
+}
+
+/// The correctness gate for one strategy, untimed: its output must agree with the reference.
+/// (The one place the gate is called from, so a change of gate lands here.)
+fn gate(s: &mut dyn Strategy, reference: &Canonical) -> Result<(), RunFailure> {
+    let out = s.check()?;
+    out.agrees_with(reference)
+        .map_err(|diff| RunFailure::row(format!("output differs from the baseline {diff}")))
+}
+
+/// The engine's stages on `s`; the Allocation pass starts with `begin_allocation_pass`, so a
+/// strategy walking a sequence restarts it and two runs count the same operations. A fatal
+/// failure stops the timing at once; a failure of one operation (a corrupt document among
+/// those a read visits) fails the row but the timing goes on, so a fatal one met later (the
+/// server died) is still seen and stops the run.
+fn time(config: &Config, s: &mut dyn Strategy) -> Result<Row, RunFailure> {
+    let mut counting = false;
+    let mut first_failure = None;
+    let m = try_measure_staged(config, |stage| {
+        if stage == Stage::Allocation && !counting {
+            counting = true;
+            s.begin_allocation_pass();
+        }
+        match s.run() {
+            Err(f) if f.fatal => Err(f),
+            Err(f) => {
+                first_failure.get_or_insert(f);
+                Ok(())
+            }
+            Ok(()) => Ok(()),
+        }
+    })?;
+    if let Some(f) = first_failure {
+        return Err(f);
+    }
+    let mut row = Row::new(s.name());
+    m.fill(&mut row, s.payload_bytes());
+    Ok(row)
+}
+
+#[cfg(test)]
+mod tests {
+    //! The Runner with mock strategies (hyperfine's MockExecutor is the model): no JSON, and
+    //! no timing in the assertions.
+
+    use super::*;
+    use crate::{Event, Recorder};
+    use jsoncost_engine::Status;
+    use serde_json::json;
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Duration;
+
+    /// What a mock saw: its check and run calls, and every run's cursor around the
+    /// allocation pass.
+    #[derive(Debug, Default)]
+    struct Calls {
+        checks: u32,
+        runs: u32,
+        begins: u32,
+        /// The cursor each run saw, with `None` marking `begin_allocation_pass`.
+        cursors: Vec<Option<u32>>,
+    }
+
+    struct Mock {
+        name: &'static str,
+        output: Result<Canonical, RunFailure>,
+        /// The run call (1-based) that fails, and how.
+        fail_on_run: Option<(u32, RunFailure)>,
+        cursor: u32,
+        calls: Rc<RefCell<Calls>>,
+        /// Set when this strategy's first run happens (a Ctrl-C during it).
+        cancel_on_run: Option<Arc<AtomicBool>>,
+    }
+
+    impl Mock {
+        fn new(name: &'static str, value: i64) -> (Mock, Rc<RefCell<Calls>>) {
+            let calls = Rc::new(RefCell::new(Calls::default()));
+            let m = Mock {
+                name,
+                output: Ok(Canonical::Full(json!({ "v": value }))),
+                fail_on_run: None,
+                cursor: 0,
+                calls: calls.clone(),
+                cancel_on_run: None,
+            };
+            (m, calls)
+        }
+    }
+
+    impl Strategy for Mock {
+        fn name(&self) -> &str {
+            self.name
+        }
+        fn check(&mut self) -> Result<Canonical, RunFailure> {
+            self.calls.borrow_mut().checks += 1;
+            self.output.clone()
+        }
+        fn run(&mut self) -> Result<(), RunFailure> {
+            let mut c = self.calls.borrow_mut();
+            c.runs += 1;
+            c.cursors.push(Some(self.cursor));
+            self.cursor += 1;
+            if let Some(flag) = &self.cancel_on_run {
+                flag.store(true, Ordering::SeqCst);
+            }
+            match &self.fail_on_run {
+                Some((n, f)) if c.runs == *n => Err(f.clone()),
+                _ => Ok(()),
+            }
+        }
+        fn begin_allocation_pass(&mut self) {
+            self.cursor = 0;
+            let mut c = self.calls.borrow_mut();
+            c.begins += 1;
+            c.cursors.push(None);
+        }
+    }
+
+    fn config() -> Config {
+        Config {
+            alloc_ops: 3,
+            budget: Duration::from_secs(5),
+            ..Config::whole_runs(3, 4, Duration::from_secs(5), true)
+        }
+    }
+
+    fn table(strategies: Vec<Mock>) -> Table<'static> {
+        Table::new(
+            ExperimentKind::Micro,
+            "t/op",
+            Map::new(),
+            strategies.into_iter().map(|m| Box::new(m) as BoxedStrategy<'static>).collect(),
+        )
+    }
+
+    fn run(strategies: Vec<Mock>, filter: Filter, cancel: Cancel) -> (Result<(), Stop>, Recorder) {
+        let mut rec = Recorder::default();
+        let r = Runner::new(config(), filter, cancel, &mut rec).run(table(strategies));
+        (r, rec)
+    }
+
+    fn row<'e>(e: &'e Experiment, method: &str) -> &'e Row {
+        e.rows.iter().find(|r| r.method == method).unwrap()
+    }
+
+    #[test]
+    fn a_strategy_that_disagrees_is_never_timed_and_its_row_says_why() {
+        let (base, _) = Mock::new("base", 1);
+        let (wrong, wrong_calls) = Mock::new("wrong", 2);
+        let (right, right_calls) = Mock::new("right", 1);
+        let (r, rec) = run(vec![base, wrong, right], Filter::default(), Cancel::never());
+        assert_eq!(r, Ok(()));
+        let e = &rec.tables[0];
+        let w = row(e, "wrong");
+        assert_eq!(w.status, Status::Failed);
+        assert_eq!(
+            w.error_message.as_deref(),
+            Some("output differs from the baseline at /v: expected 1, got 2")
+        );
+        assert_eq!(w.mean_ns, None);
+        assert_eq!((wrong_calls.borrow().checks, wrong_calls.borrow().runs), (1, 0));
+        assert!(right_calls.borrow().runs > 0);
+        assert_eq!(row(e, "right").status, Status::Ok);
+    }
+
+    #[test]
+    fn a_failing_check_fails_the_row_with_its_message_untimed() {
+        let (base, _) = Mock::new("base", 1);
+        let (mut broken, calls) = Mock::new("broken", 1);
+        broken.output = Err(RunFailure::row("missing field `Name`"));
+        let (_, rec) = run(vec![base, broken], Filter::default(), Cancel::never());
+        assert_eq!(row(&rec.tables[0], "broken").error_message.as_deref(), Some("missing field `Name`"));
+        assert_eq!(calls.borrow().runs, 0);
+    }
+
+    #[test]
+    fn a_fatal_failure_stops_the_table_and_keeps_the_rows_before_it() {
+        let (base, _) = Mock::new("base", 1);
+        let (mut dying, _) = Mock::new("dying", 1);
+        dying.fail_on_run = Some((2, RunFailure::fatal("lost the connection")));
+        let (after, after_calls) = Mock::new("after", 1);
+        let (r, rec) = run(vec![base, dying, after], Filter::default(), Cancel::never());
+        assert_eq!(r, Err(Stop::Fatal("dying: lost the connection".into())));
+        let e = &rec.tables[0];
+        assert_eq!(e.rows.len(), 2);
+        assert_eq!(row(e, "base").status, Status::Ok);
+        assert_eq!(row(e, "dying").error_message.as_deref(), Some("lost the connection"));
+        assert_eq!((after_calls.borrow().checks, after_calls.borrow().runs), (0, 0));
+    }
+
+    #[test]
+    fn a_fatal_failure_in_the_gate_stops_the_table_too() {
+        let (base, _) = Mock::new("base", 1);
+        let (mut gone, _) = Mock::new("gone", 1);
+        gone.output = Err(RunFailure::fatal("server closed the connection"));
+        let (after, after_calls) = Mock::new("after", 1);
+        let (r, rec) = run(vec![base, gone, after], Filter::default(), Cancel::never());
+        assert_eq!(r, Err(Stop::Fatal("gone: server closed the connection".into())));
+        assert_eq!(rec.tables[0].rows.len(), 2);
+        assert_eq!(after_calls.borrow().checks, 0);
+    }
+
+    #[test]
+    fn a_failure_while_timed_fails_only_that_row() {
+        let (base, _) = Mock::new("base", 1);
+        let (mut corrupt, corrupt_calls) = Mock::new("corrupt", 1);
+        corrupt.fail_on_run = Some((2, RunFailure::row("document o-7: expected value at line 1")));
+        let (after, _) = Mock::new("after", 1);
+        let (r, rec) = run(vec![base, corrupt, after], Filter::default(), Cancel::never());
+        assert_eq!(r, Ok(()));
+        let e = &rec.tables[0];
+        assert_eq!(
+            row(e, "corrupt").error_message.as_deref(),
+            Some("document o-7: expected value at line 1")
+        );
+        assert_eq!(row(e, "corrupt").mean_ns, None);
+        // Timing went on past it (a lost server met later must still stop the run).
+        assert!(corrupt_calls.borrow().runs > 2);
+        assert_eq!(row(e, "after").status, Status::Ok);
+    }
+
+    #[test]
+    fn cancellation_stops_after_the_current_strategy() {
+        let flag = Arc::new(AtomicBool::new(false));
+        let (base, _) = Mock::new("base", 1);
+        let (mut second, second_calls) = Mock::new("second", 1);
+        second.cancel_on_run = Some(flag.clone());
+        let (third, third_calls) = Mock::new("third", 1);
+        let (r, rec) = run(vec![base, second, third], Filter::default(), Cancel::flag(flag));
+        assert_eq!(r, Err(Stop::Cancelled));
+        let e = &rec.tables[0];
+        // The strategy running when the flag was set finished (its allocation pass too) and
+        // kept its row; the next one was not started.
+        let mut methods: Vec<&str> = e.rows.iter().map(|r| r.method.as_str()).collect();
+        methods.sort();
+        assert_eq!(methods, ["base", "second"]);
+        assert_eq!(row(e, "second").status, Status::Ok);
+        assert_eq!(second_calls.borrow().begins, 1);
+        assert_eq!((third_calls.borrow().checks, third_calls.borrow().runs), (0, 0));
+        assert_eq!(rec.events.last(), Some(&Event::Table("t/op".into())));
+    }
+
+    #[test]
+    fn the_baseline_is_marked_once_and_is_the_reference_even_when_filtered_out() {
+        let (base, base_calls) = Mock::new("typed/base", 1);
+        let (wrong, _) = Mock::new("dom/wrong", 2);
+        let (right, _) = Mock::new("dom/right", 1);
+        let (_, rec) = run(
+            vec![base, wrong, right],
+            Filter::new("--filter", Some("dom/*")).unwrap(),
+            Cancel::never(),
+        );
+        let e = &rec.tables[0];
+        assert_eq!(e.rows.iter().filter(|r| r.baseline).count(), 1);
+        assert!(!e.rows.iter().any(|r| r.method == "typed/base"));
+        // Checked once for the reference, never timed.
+        assert_eq!((base_calls.borrow().checks, base_calls.borrow().runs), (1, 0));
+        assert_eq!(row(e, "dom/wrong").status, Status::Failed);
+
+        let (base, _) = Mock::new("base", 1);
+        let (other, _) = Mock::new("other", 1);
+        let (_, rec) = run(vec![base, other], Filter::default(), Cancel::never());
+        let marked: Vec<&str> = rec.tables[0]
+            .rows
+            .iter()
+            .filter(|r| r.baseline)
+            .map(|r| r.method.as_str())
+            .collect();
+        assert_eq!(marked, ["base"]);
+    }
+
+    #[test]
+    fn a_failing_baseline_fails_every_row_with_its_message() {
+        let (mut base, _) = Mock::new("base", 1);
+        base.output = Err(RunFailure::row("expected value at line 1 column 1"));
+        let (other, other_calls) = Mock::new("other", 1);
+        let (_, rec) = run(vec![base, other], Filter::default(), Cancel::never());
+        for r in &rec.tables[0].rows {
+            assert_eq!(
+                r.error_message.as_deref(),
+                Some("the baseline failed, nothing to compare with: base failed: expected value at line 1 column 1")
+            );
+        }
+        assert_eq!(other_calls.borrow().runs, 0);
+    }
+
+    #[test]
+    fn the_allocation_pass_restarts_sequences() {
+        let (base, calls) = Mock::new("base", 1);
+        let _ = run(vec![base], Filter::default(), Cancel::never());
+        let c = calls.borrow();
+        assert_eq!(c.begins, 1);
+        let at = c.cursors.iter().position(Option::is_none).unwrap();
+        // Runs before the pass walked the sequence; the pass starts it again from 0.
+        assert!(at > 1 && c.cursors[at - 1] == Some(at as u32 - 1));
+        assert_eq!(c.cursors[at + 1..].iter().map(|x| x.unwrap()).collect::<Vec<_>>(), [0, 1, 2]);
+    }
+
+    #[test]
+    fn the_sink_sees_every_strategy_start_and_finish_then_the_table() {
+        let (a, _) = Mock::new("a", 1);
+        let (b, _) = Mock::new("b", 1);
+        let (_, rec) = run(vec![a, b], Filter::default(), Cancel::never());
+        let started = |m: &str| Event::Started {
+            table: "t/op".into(),
+            method: m.into(),
+        };
+        let done = |m: &str| Event::Done {
+            table: "t/op".into(),
+            method: m.into(),
+        };
+        assert_eq!(
+            rec.events,
+            [started("a"), done("a"), started("b"), done("b"), Event::Table("t/op".into())]
+        );
+    }
+}

@@ -1,0 +1,67 @@
+//! Where progress and results go. The Runner and the experiments report through a [`Sink`];
+//! the CLI implements it with its session and progress bar, the bench harness with its
+//! printer, tests with a Vec.
+
+use jsoncost_engine::{Experiment, Row};
+
+/// Receives progress and finished tables.
+pub trait Sink {
+    /// `n` more strategies will be timed (for a progress bar's length).
+    fn planned(&mut self, _n: u64) {}
+    /// What is happening now, outside a strategy (connecting, loading, generating).
+    fn status(&mut self, _what: &str) {}
+    /// A strategy of `table` starts (its gate, then its timing).
+    fn strategy_started(&mut self, _table: &str, _method: &str) {}
+    /// A strategy's row is done (ok or failed).
+    fn strategy_done(&mut self, _table: &str, _row: &Row) {}
+    /// A table is finished: rows ordered, ratios and summary filled.
+    fn table_done(&mut self, table: Experiment);
+    /// A line for the reader (warnings, what was reused).
+    fn note(&mut self, _line: &str) {}
+}
+
+/// What a [`Recorder`] saw, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    Planned(u64),
+    Status(String),
+    Started { table: String, method: String },
+    Done { table: String, method: String },
+    Table(String),
+    Note(String),
+}
+
+/// A sink that keeps everything, for tests and for callers that render at the end.
+#[derive(Debug, Default)]
+pub struct Recorder {
+    pub events: Vec<Event>,
+    pub tables: Vec<Experiment>,
+}
+
+impl Sink for Recorder {
+    fn planned(&mut self, n: u64) {
+        self.events.push(Event::Planned(n));
+    }
+    fn status(&mut self, what: &str) {
+        self.events.push(Event::Status(what.into()));
+    }
+    fn strategy_started(&mut self, table: &str, method: &str) {
+        self.events.push(Event::Started {
+            table: table.into(),
+            method: method.into(),
+        });
+    }
+    fn strategy_done(&mut self, table: &str, row: &Row) {
+        self.events.push(Event::Done {
+            table: table.into(),
+            method: row.method.clone(),
+        });
+    }
+    fn table_done(&mut self, table: Experiment) {
+        self.events.push(Event::Table(table.table.clone()));
+        self.tables.push(table);
+    }
+    fn note(&mut self, line: &str) {
+        self.events.push(Event::Note(line.into()));
+    }
+}

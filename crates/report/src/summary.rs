@@ -1,0 +1,129 @@
+//! A table's summary in words: the one wording every renderer prints (the numbers come from
+//! the results file, computed once by the experiments library).
+
+use jsoncost_engine::{StoreSummary, StreamSummary, Summary};
+
+/// The summary's sentences.
+pub fn sentences(summary: &Summary) -> Vec<String> {
+    match summary {
+        Summary::Store(s) => store(s),
+        Summary::Stream(s) => stream(s),
+        Summary::Sentences(lines) => lines.clone(),
+    }
+}
+
+/// "JSON is X µs of a Y µs read (Z%)." and what the cheapest typed path does about it.
+fn store(s: &StoreSummary) -> Vec<String> {
+    let mut lines = vec![format!(
+        "JSON is {:.1} µs of a {:.1} µs read ({:.0}%).",
+        s.json_ns / 1e3,
+        s.read_ns / 1e3,
+        s.json_share * 100.0
+    )];
+    if let Some(t) = &s.cheapest_typed {
+        let alloc = match (t.baseline_allocated_bytes, t.allocated_bytes) {
+            (Some(_), Some(0.0)) => "allocates nothing".to_string(),
+            (Some(b), Some(a)) if b >= a => format!("allocates {:.1}× less", b / a),
+            (Some(b), Some(a)) if b > 0.0 => format!("allocates {:.1}× more", a / b),
+            (Some(_), Some(a)) => format!("allocates {a:.0} B per read where the baseline allocates nothing"),
+            _ => "allocation not measured".to_string(),
+        };
+        if t.beyond_noise {
+            lines.push(format!(
+                "The cheapest typed path ({}) removes {:.0}% of it and {alloc}.",
+                t.method,
+                t.removed_share * 100.0
+            ));
+        } else {
+            lines.push(format!(
+                "No typed path is measurably faster than {} here (the cheapest, {}, is within the noise of the read); it {alloc}.",
+                s.baseline, t.method
+            ));
+        }
+    }
+    lines
+}
+
+fn mib(bytes: Option<u64>) -> String {
+    bytes
+        .map(|b| format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64))
+        .unwrap_or_else(|| "-".into())
+}
+
+/// "incremental/X: Y MB/s (Z× of buffered), peak heap P vs Q buffered; ..." per library.
+fn stream(s: &StreamSummary) -> Vec<String> {
+    s.libraries
+        .iter()
+        .map(|l| {
+            format!(
+                "incremental/{}: {:.0} MB/s ({:.2}× of buffered), peak heap {} vs {} buffered; incremental-aggregate peak heap {}.",
+                l.library,
+                l.incremental_mb_per_s,
+                l.incremental_mb_per_s / l.buffered_mb_per_s,
+                mib(l.incremental_peak_bytes),
+                mib(l.buffered_peak_bytes),
+                mib(l.aggregate_peak_bytes)
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use jsoncost_engine::{StreamLibrary, TypedPath};
+
+    fn store_summary(beyond_noise: bool) -> StoreSummary {
+        StoreSummary {
+            baseline: "default".into(),
+            floor: "floor".into(),
+            read_ns: 15_000.0,
+            floor_ns: 1_000.0,
+            json_ns: 14_000.0,
+            json_share: 14.0 / 15.0,
+            cheapest_typed: Some(TypedPath {
+                method: "typed/sonic-rs".into(),
+                mean_ns: 11_000.0,
+                removed_share: 4.0 / 14.0,
+                beyond_noise,
+                allocated_bytes: Some(8_000.0),
+                baseline_allocated_bytes: Some(12_000.0),
+            }),
+        }
+    }
+
+    #[test]
+    fn the_store_summary_states_a_saving_only_beyond_the_noise() {
+        assert_eq!(
+            sentences(&Summary::Store(store_summary(true))),
+            [
+                "JSON is 14.0 µs of a 15.0 µs read (93%).",
+                "The cheapest typed path (typed/sonic-rs) removes 29% of it and allocates 1.5× less."
+            ]
+        );
+        assert_eq!(
+            sentences(&Summary::Store(store_summary(false)))[1],
+            "No typed path is measurably faster than default here (the cheapest, typed/sonic-rs, is within the noise of the read); it allocates 1.5× less."
+        );
+    }
+
+    #[test]
+    fn the_stream_summary_is_one_line_per_library() {
+        let s = Summary::Stream(StreamSummary {
+            libraries: vec![StreamLibrary {
+                library: "serde_json".into(),
+                incremental_mb_per_s: 321.4,
+                buffered_mb_per_s: 350.1,
+                incremental_peak_bytes: Some(32 << 20),
+                buffered_peak_bytes: Some(100 << 20),
+                aggregate_peak_bytes: Some(74_000),
+            }],
+        });
+        assert_eq!(
+            sentences(&s),
+            [
+                "incremental/serde_json: 321 MB/s (0.92× of buffered), peak heap 32.0 MiB vs 100.0 MiB buffered; incremental-aggregate peak heap 0.1 MiB."
+            ]
+        );
+    }
+}
