@@ -136,9 +136,12 @@ impl<'s> Runner<'s> {
                 break;
             }
         }
-        exp.finish();
-        exp.summary = summary::of(&exp);
-        self.sink.table_done(exp);
+        // A table the filter left empty measured nothing: it is not shown.
+        if !exp.rows.is_empty() {
+            exp.finish();
+            exp.summary = summary::of(&exp);
+            self.sink.table_done(exp);
+        }
         stop.map_or(Ok(()), Err)
     }
 }

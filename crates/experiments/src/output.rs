@@ -1,0 +1,239 @@
+//! Where results go, for the CLI and the bench harness alike: stdout carries exactly the
+//! results (tables as each finishes, or the whole `--format` output at the end), results.json
+//! is written atomically at the end (also when a run stops early, so nothing measured is lost),
+//! and a run directory gets report.md and report.html.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use jsoncost_engine::{Experiment, Results, SCHEMA_VERSION, machine};
+use jsoncost_report::{Format, advisor, files, html};
+
+use crate::{Error, Sink};
+
+/// Colour on stdout only for a terminal and when NO_COLOR is unset (no-color.org).
+pub fn use_color() -> bool {
+    use std::io::IsTerminal;
+    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
+}
+
+/// An empty results file for this build and machine.
+pub fn new_results(quick: bool) -> Results {
+    Results {
+        schema_version: SCHEMA_VERSION,
+        jsoncost_version: env!("CARGO_PKG_VERSION").to_string(),
+        machine: machine::current(),
+        started_at: machine::now_rfc3339(),
+        quick,
+        experiments: Vec::new(),
+    }
+}
+
+/// One command's results as they accumulate, and how they are shown.
+pub struct Output {
+    pub results: Results,
+    format: Format,
+    color: bool,
+    out: Option<PathBuf>,
+}
+
+impl Output {
+    /// Starts an output; an `out` whose directory cannot be written fails now (exit 3), before
+    /// anything is measured.
+    pub fn new(format: Format, quick: bool, out: Option<PathBuf>) -> Result<Output, Error> {
+        if let Some(path) = &out {
+            check_writable(path)?;
+        }
+        Ok(Output {
+            results: new_results(quick),
+            format,
+            color: use_color(),
+            out,
+        })
+    }
+
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// Adds a finished table; table and markdown formats print it at once.
+    pub fn push(&mut self, exp: Experiment) {
+        if matches!(self.format, Format::Table | Format::Markdown) {
+            let text = jsoncost_report::render_experiment(&exp, self.format, self.color);
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{text}");
+            let _ = out.flush();
+        }
+        self.results.experiments.push(exp);
+    }
+
+    /// Prints what is left (the advisor for tables; the whole output for json/csv) and writes
+    /// results.json when asked. Called on success and on failure alike.
+    pub fn finish(&self) -> Result<(), Error> {
+        let text = match self.format {
+            Format::Table | Format::Markdown if self.results.experiments.is_empty() => String::new(),
+            Format::Table | Format::Markdown => advisor::render(&advisor::advise(&self.results), self.format),
+            Format::Json | Format::Csv => jsoncost_report::render(&self.results, self.format, false),
+        };
+        if !text.is_empty() {
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{text}");
+            let _ = out.flush();
+        }
+        if let Some(path) = &self.out {
+            self.write_results(path)?;
+            eprintln!("results written to {}", path.display());
+        }
+        Ok(())
+    }
+
+    /// Writes results.json to `path` atomically (exit 3 on failure).
+    pub fn write_results(&self, path: &Path) -> Result<(), Error> {
+        files::write_results(path, &self.results).map_err(|e| Error::environment(format!("writing {}: {e}", path.display())))
+    }
+
+    /// Writes the self-contained HTML report to `path`.
+    pub fn write_html(&self, path: &Path) -> Result<(), Error> {
+        files::write_atomic(path, html::render(&self.results).as_bytes())
+            .map_err(|e| Error::environment(format!("writing {}: {e}", path.display())))
+    }
+
+    /// Writes report.md and report.html into `dir`.
+    pub fn write_reports(&self, dir: &Path) -> Result<(), Error> {
+        let md = jsoncost_report::render(&self.results, Format::Markdown, false);
+        let path = dir.join("report.md");
+        files::write_atomic(&path, md.as_bytes()).map_err(|e| Error::environment(format!("writing {}: {e}", path.display())))?;
+        self.write_html(&dir.join("report.html"))
+    }
+}
+
+/// An output is where a runner's tables go; notes go to stderr.
+impl Sink for Output {
+    fn table_done(&mut self, table: Experiment) {
+        self.push(table);
+    }
+    fn note(&mut self, line: &str) {
+        eprintln!("{line}");
+    }
+    fn strategy_started(&mut self, table: &str, method: &str) {
+        eprintln!("jsoncost: {table}: {method}");
+    }
+}
+
+/// Fails with exit 3 when `path`'s directory does not exist or cannot be written, or `path`
+/// is a directory.
+pub fn check_writable(path: &Path) -> Result<(), Error> {
+    if path.is_dir() {
+        return Err(Error::environment(format!(
+            "cannot write results to {}: it is a directory",
+            path.display()
+        )));
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let probe = dir.join(format!(".jsoncost-write-test-{}", std::process::id()));
+    std::fs::write(&probe, b"").map_err(|e| {
+        Error::environment(format!(
+            "cannot write results to {}: directory {} is not writable: {e}",
+            path.display(),
+            dir.display()
+        ))
+    })?;
+    let _ = std::fs::remove_file(probe);
+    Ok(())
+}
+
+/// Named baselines: `--save-baseline NAME` keeps a results file under
+/// `jsoncost-results/baselines/NAME.json`; `compare` takes a file path or such a name.
+pub mod baselines {
+    use std::path::{Path, PathBuf};
+
+    use crate::Error;
+
+    /// Where results and baselines go unless `--out` says otherwise.
+    pub const RESULTS_DIR: &str = "jsoncost-results";
+
+    pub fn baseline_dir() -> PathBuf {
+        Path::new(RESULTS_DIR).join("baselines")
+    }
+
+    /// Checks a baseline name: it becomes a file name.
+    pub fn check_name(name: &str) -> Result<(), Error> {
+        let ok = !name.is_empty()
+            && name.len() <= 100
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+            && !name.starts_with('.');
+        if ok {
+            Ok(())
+        } else {
+            Err(Error::usage(format!(
+                "invalid baseline name {name:?}: use letters, digits, '-', '_' and '.'"
+            )))
+        }
+    }
+
+    pub fn path_of(name: &str) -> PathBuf {
+        baseline_dir().join(format!("{name}.json"))
+    }
+
+    /// Creates the baseline directory and checks `name`'s file can be written (before any
+    /// measurement).
+    pub fn prepare(name: &str) -> Result<PathBuf, Error> {
+        check_name(name)?;
+        std::fs::create_dir_all(baseline_dir())
+            .map_err(|e| Error::environment(format!("cannot create {}: {e}", baseline_dir().display())))?;
+        let path = path_of(name);
+        super::check_writable(&path)?;
+        Ok(path)
+    }
+
+    /// A results file path, or the name of a saved baseline.
+    pub fn resolve(arg: &str) -> Result<PathBuf, Error> {
+        let as_path = PathBuf::from(arg);
+        if as_path.exists() {
+            return Ok(as_path);
+        }
+        if check_name(arg).is_ok() && path_of(arg).exists() {
+            return Ok(path_of(arg));
+        }
+        let saved = saved_names();
+        let known = if saved.is_empty() {
+            "no baselines are saved".to_string()
+        } else {
+            format!("saved baselines: {}", saved.join(", "))
+        };
+        Err(Error::usage(format!(
+            "{arg:?} is neither a results file nor a saved baseline ({known} in {})",
+            baseline_dir().display()
+        )))
+    }
+
+    /// The names of the saved baselines (`NAME.json` files, not temporary ones), sorted.
+    fn saved_names() -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(baseline_dir())
+            .map(|d| {
+                d.filter_map(|e| e.ok())
+                    .map(|e| e.path())
+                    .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "json"))
+                    .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+                    .filter(|name| check_name(name).is_ok())
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        names
+    }
+}
+
+/// `jsoncost-results/<UTC timestamp>`: a run's directory.
+pub fn timestamp_dir() -> PathBuf {
+    // "2026-11-30T12:00:00Z" -> "20261130-120000"
+    let digits: String = machine::now_rfc3339().chars().filter(char::is_ascii_digit).collect();
+    let name = match digits.get(..14) {
+        Some(d) => format!("{}-{}", &d[..8], &d[8..]),
+        None => "run".to_string(),
+    };
+    PathBuf::from(baselines::RESULTS_DIR).join(name)
+}

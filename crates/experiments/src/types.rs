@@ -1,0 +1,184 @@
+//! A serde type registered for measurement: its sample document, the value decoded from it,
+//! and the optional parts of its deserialize table. The built-in shapes and a user's own types
+//! are registered the same way and measured by the same code.
+
+use jsoncost_codecs::{BoxedStrategy, Direction, TypeOptions, ZeroCopy, typed};
+use jsoncost_engine::ExperimentKind;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+use std::path::{Path, PathBuf};
+
+use crate::{Error, Runner, Stop, Table};
+
+/// A sample document: bytes, or a file read when the study starts.
+#[derive(Debug, Clone)]
+pub enum Sample {
+    Bytes(Vec<u8>),
+    File(PathBuf),
+}
+
+impl Sample {
+    pub fn file(path: impl Into<PathBuf>) -> Sample {
+        Sample::File(path.into())
+    }
+
+    fn read(self, name: &str) -> Result<Vec<u8>, Error> {
+        match self {
+            Sample::Bytes(b) => Ok(b),
+            Sample::File(p) => read_file(&p).map_err(|e| Error::usage(format!("the sample of {name}: {e}"))),
+        }
+    }
+}
+
+fn read_file(p: &Path) -> Result<Vec<u8>, String> {
+    std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()))
+}
+
+impl From<Vec<u8>> for Sample {
+    fn from(b: Vec<u8>) -> Sample {
+        Sample::Bytes(b)
+    }
+}
+
+impl From<&[u8]> for Sample {
+    fn from(b: &[u8]) -> Sample {
+        Sample::Bytes(b.to_vec())
+    }
+}
+
+impl<const N: usize> From<&[u8; N]> for Sample {
+    fn from(b: &[u8; N]) -> Sample {
+        Sample::Bytes(b.to_vec())
+    }
+}
+
+impl From<&str> for Sample {
+    fn from(s: &str) -> Sample {
+        Sample::Bytes(s.as_bytes().to_vec())
+    }
+}
+
+/// A registered type, erased: what the micro experiment measures.
+pub trait Subject {
+    /// The table prefix, e.g. `my-order` → `my-order/deserialize`.
+    fn name(&self) -> &str;
+    /// The Rust type's name, recorded in the tables' params.
+    fn type_name(&self) -> &'static str;
+    fn sample(&self) -> &[u8];
+    /// The strategies of one direction, baseline first.
+    fn strategies(&self, direction: Direction) -> Vec<BoxedStrategy<'_>>;
+}
+
+/// A type `T` with its sample decoded once (the serialize strategies write it back).
+pub struct TypedSubject<T> {
+    name: String,
+    input: Vec<u8>,
+    value: T,
+    options: TypeOptions,
+}
+
+impl<T: Serialize + DeserializeOwned> TypedSubject<T> {
+    /// Registers `T` with `sample`; bad input (exit 2) when the sample is not a `T`, or a `T`
+    /// that does not serialize.
+    pub fn new(name: impl Into<String>, sample: impl Into<Sample>) -> Result<Self, Error> {
+        let name = name.into();
+        let input = sample.into().read(&name)?;
+        let type_name = std::any::type_name::<T>();
+        let value: T =
+            serde_json::from_slice(&input).map_err(|e| Error::usage(format!("the sample of {name} is not a {type_name}: {e}")))?;
+        serde_json::to_vec(&value).map_err(|e| Error::usage(format!("{name}: a {type_name} does not serialize: {e}")))?;
+        Ok(TypedSubject {
+            name,
+            input,
+            value,
+            options: TypeOptions::default(),
+        })
+    }
+
+    /// Adds the `borrowed/*` strategies of `T`'s zero-copy form.
+    pub fn borrowed(mut self) -> Self
+    where
+        T: ZeroCopy,
+    {
+        self.options = self.options.borrowed::<T>();
+        self
+    }
+
+    /// Adds `lazy/sonic-rs` over these JSON pointers (each must be in the sample).
+    pub fn lazy<S: AsRef<str>>(mut self, fields: &[S]) -> Result<Self, Error> {
+        let doc: Value = serde_json::from_slice(&self.input).map_err(|e| Error::usage(format!("the sample of {}: {e}", self.name)))?;
+        for f in fields {
+            let f = f.as_ref();
+            if !(f.is_empty() || f.starts_with('/')) {
+                return Err(Error::usage(format!(
+                    "{}: invalid JSON pointer {f:?}: it must be empty or start with '/'",
+                    self.name
+                )));
+            }
+            if doc.pointer(f).is_none() {
+                return Err(Error::usage(format!("{}: the sample has no field at {f}", self.name)));
+            }
+        }
+        self.options = self.options.lazy(fields);
+        Ok(self)
+    }
+}
+
+impl<T: Serialize + DeserializeOwned> Subject for TypedSubject<T> {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn type_name(&self) -> &'static str {
+        std::any::type_name::<T>()
+    }
+    fn sample(&self) -> &[u8] {
+        &self.input
+    }
+    fn strategies(&self, direction: Direction) -> Vec<BoxedStrategy<'_>> {
+        match direction {
+            Direction::Deserialize => typed::deserialize_strategies::<T>(&self.input, &self.options),
+            // Checked in `new`: the value serializes.
+            Direction::Serialize => typed::serialize_strategies(&self.value).unwrap_or_default(),
+        }
+    }
+}
+
+/// Every (subject, direction) table, in order.
+fn plans(subjects: &[Box<dyn Subject>]) -> Vec<(&dyn Subject, Direction)> {
+    subjects
+        .iter()
+        .flat_map(|s| [Direction::Deserialize, Direction::Serialize].map(|d| (s.as_ref(), d)))
+        .collect()
+}
+
+/// Measures every subject's deserialize and serialize tables through `runner`.
+pub fn measure(subjects: &[Box<dyn Subject>], runner: &mut Runner<'_>) -> Result<(), Error> {
+    let plans = plans(subjects);
+    let mut names = Vec::new();
+    let mut total = 0;
+    for (s, d) in &plans {
+        let strategies = s.strategies(*d);
+        total += runner.timed_count(&strategies);
+        names.extend(strategies.iter().map(|s| s.name().to_string()));
+    }
+    runner.filter().check_matches_any(names.iter().map(String::as_str))?;
+    runner.sink().planned(total);
+    for (s, d) in plans {
+        let mut params = Map::new();
+        params.insert("shape".into(), json!(s.name()));
+        params.insert("payload_bytes".into(), json!(s.sample().len()));
+        let table = Table::new(
+            ExperimentKind::Micro,
+            format!("{}/{}", s.name(), d.as_str()),
+            params,
+            s.strategies(d),
+        );
+        match runner.run(table) {
+            Ok(()) => {}
+            Err(Stop::Cancelled) => return Err(Error::Interrupted),
+            Err(Stop::Fatal(m)) => return Err(Error::environment(m)),
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,100 @@
+//! The harness run in-process on this crate's types, and (in CI) the results file the bench
+//! wrote: ok typed rows for serde_json, sonic-rs and simd-json.
+
+use jsoncost::{Results, Row};
+use own_types::{Manifest, Shipment, manifest, shipment};
+
+#[global_allocator]
+static ALLOC: jsoncost::CountingAllocator = jsoncost::CountingAllocator::system();
+
+fn typed_rows_are_ok(results: &Results) {
+    let tables: Vec<&str> = results.experiments.iter().map(|e| e.table.as_str()).collect();
+    for table in [
+        "shipment/deserialize",
+        "shipment/serialize",
+        "manifest/deserialize",
+        "manifest/serialize",
+    ] {
+        let exp = results
+            .experiments
+            .iter()
+            .find(|e| e.table == table)
+            .unwrap_or_else(|| panic!("no {table} table in {tables:?}"));
+        for lib in ["serde_json", "sonic-rs", "simd-json"] {
+            let method = format!("typed/{lib}");
+            let row: &Row = exp
+                .rows
+                .iter()
+                .find(|r| r.method == method)
+                .unwrap_or_else(|| panic!("{table}: no {method} row"));
+            assert!(row.is_ok(), "{table} {method}: {:?}", row.error_message);
+            assert!(row.mean_ns.is_some_and(|m| m > 0.0), "{table} {method}: no time");
+            assert!(row.allocated_bytes.is_some(), "{table} {method}: allocation not measured");
+        }
+    }
+}
+
+#[test]
+fn the_harness_measures_the_crate_s_own_types() {
+    let dir = std::env::temp_dir().join(format!("own-types-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("results.json");
+    let results = jsoncost::Study::with_args(
+        ["--bench", "--quick", "--filter", "typed/*", "--format", "json", "--out"]
+            .map(String::from)
+            .into_iter()
+            .chain([out.display().to_string()]),
+    )
+    .typed::<Shipment>("shipment", serde_json::to_vec(&shipment(2)).unwrap())
+    .borrowed()
+    .lazy(&["/shipmentId", "/status"])
+    .typed::<Manifest>("manifest", serde_json::to_vec(&manifest(24)).unwrap())
+    .measure()
+    .unwrap();
+    typed_rows_are_ok(&results);
+    // What it wrote is what it returned, and reads back as a results file.
+    let written = jsoncost_report_load(&out);
+    assert_eq!(written.experiments.len(), 4);
+    typed_rows_are_ok(&written);
+    assert!(dir.join("results.html").exists());
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+fn jsoncost_report_load(path: &std::path::Path) -> Results {
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+#[test]
+fn a_sample_that_is_not_the_type_is_bad_input() {
+    let e = jsoncost::Study::with_args(["--quick"])
+        .typed::<Shipment>("shipment", br#"{"shipmentId": "not a number"}"#)
+        .measure()
+        .unwrap_err();
+    assert_eq!(e.exit_code(), 2);
+    assert!(
+        e.to_string()
+            .starts_with("the sample of shipment is not a own_types::Shipment: invalid type: string"),
+        "{e}"
+    );
+    let e = jsoncost::Study::with_args(["--quick"])
+        .typed::<Shipment>("shipment", serde_json::to_vec(&shipment(1)).unwrap())
+        .lazy(&["/nope"])
+        .measure()
+        .unwrap_err();
+    assert_eq!(e.to_string(), "shipment: the sample has no field at /nope");
+}
+
+/// In CI, `.ci/run` runs `cargo bench --bench json -- --quick --out FILE` and points this test
+/// at FILE; elsewhere it says it was skipped.
+#[test]
+fn the_bench_s_results_file_has_ok_typed_rows() {
+    let Some(path) = std::env::var_os("JSONCOST_OWN_TYPES_RESULTS") else {
+        assert!(
+            std::env::var_os("JSONCOST_REQUIRE_SERVICES").is_none(),
+            "CI must run the bench first and set JSONCOST_OWN_TYPES_RESULTS"
+        );
+        eprintln!("skipped: JSONCOST_OWN_TYPES_RESULTS is not set (.ci/run sets it after running the bench)");
+        return;
+    };
+    typed_rows_are_ok(&jsoncost_report_load(std::path::Path::new(&path)));
+}
