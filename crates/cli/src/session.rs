@@ -1,11 +1,10 @@
-//! Where results go: stdout carries exactly the results (tables as each finishes, or the whole
-//! `--format` output at the end); results.json is written atomically at the end, and also when
-//! a run stops early, so nothing measured is lost.
+//! Where results go: the output flags, and the session that hands tables to the library's
+//! [`Output`] (stdout carries exactly the results; results.json is written atomically at the
+//! end, and also when a run stops early, so nothing measured is lost).
 
-use anyhow::Context;
-use jsoncost_engine::{Experiment, Results, SCHEMA_VERSION, machine};
-use jsoncost_report::{Format, advisor, files};
-use std::io::Write;
+use jsoncost::output::Output;
+use jsoncost_engine::Experiment;
+use jsoncost_report::Format;
 use std::path::{Path, PathBuf};
 
 use crate::failure;
@@ -42,98 +41,41 @@ impl From<FormatArg> for Format {
 
 /// Colour on stdout only for a terminal and when NO_COLOR is unset (no-color.org).
 pub fn use_color() -> bool {
-    use std::io::IsTerminal;
-    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
+    jsoncost::output::use_color()
 }
 
-/// One command's results as they accumulate.
+/// One command's results as they accumulate: the library's output (the bench harness prints
+/// and writes through the same one).
 pub struct Session {
-    pub results: Results,
-    format: Format,
-    color: bool,
-    out: Option<PathBuf>,
+    pub output: Output,
 }
 
 impl Session {
     /// Starts a session; an `--out` whose directory cannot be written fails now (exit 3),
     /// before any experiment runs.
     pub fn new(output: &OutputArgs, quick: bool) -> anyhow::Result<Session> {
-        if let Some(path) = &output.out {
-            check_writable(path)?;
-        }
         Ok(Session {
-            results: Results {
-                schema_version: SCHEMA_VERSION,
-                jsoncost_version: env!("CARGO_PKG_VERSION").to_string(),
-                machine: machine::current(),
-                started_at: machine::now_rfc3339(),
-                quick,
-                experiments: Vec::new(),
-            },
-            format: output.format.into(),
-            color: use_color(),
-            out: output.out.clone(),
+            output: Output::new(output.format.into(), quick, output.out.clone()).map_err(failure::library)?,
         })
     }
 
     /// Adds a finished table; table and markdown formats print it at once.
     pub fn push(&mut self, exp: Experiment) {
-        if matches!(self.format, Format::Table | Format::Markdown) {
-            let text = jsoncost_report::render_experiment(&exp, self.format, self.color);
-            let mut out = std::io::stdout().lock();
-            let _ = writeln!(out, "{text}");
-            let _ = out.flush();
-        }
-        self.results.experiments.push(exp);
+        self.output.push(exp);
     }
 
     /// Prints what is left (the advisor for tables; the whole output for json/csv) and writes
     /// results.json when asked. Called on success and on failure alike.
     pub fn finish(&self) -> anyhow::Result<()> {
-        let text = match self.format {
-            Format::Table | Format::Markdown if self.results.experiments.is_empty() => String::new(),
-            Format::Table | Format::Markdown => {
-                let advice = advisor::advise(&self.results);
-                advisor::render(&advice, self.format)
-            }
-            Format::Json | Format::Csv => jsoncost_report::render(&self.results, self.format, false),
-        };
-        if !text.is_empty() {
-            let mut out = std::io::stdout().lock();
-            let _ = writeln!(out, "{text}");
-            let _ = out.flush();
-        }
-        if let Some(path) = &self.out {
-            self.write_results(path)?;
-            eprintln!("results written to {}", path.display());
-        }
-        Ok(())
+        self.output.finish().map_err(failure::library)
     }
 
     pub fn write_results(&self, path: &Path) -> anyhow::Result<()> {
-        let json = serde_json::to_vec_pretty(&self.results).context("serializing results")?;
-        files::write_atomic(path, &json)
-            .with_context(|| format!("writing {}", path.display()))
-            .map_err(failure::environment)
+        self.output.write_results(path).map_err(failure::library)
     }
 }
 
 /// Fails with exit 3 when `path`'s directory does not exist or cannot be written.
 pub fn check_writable(path: &Path) -> anyhow::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let probe = dir.join(format!(".jsoncost-write-test-{}", std::process::id()));
-    std::fs::write(&probe, b"")
-        .with_context(|| {
-            format!(
-                "cannot write results to {}: directory {} is not writable",
-                path.display(),
-                dir.display()
-            )
-        })
-        .map_err(failure::environment)?;
-    let _ = std::fs::remove_file(probe);
-    Ok(())
+    jsoncost::output::check_writable(path).map_err(failure::library)
 }

@@ -4,7 +4,6 @@
 
 use anyhow::{Context, anyhow};
 use jsoncost_engine::Config;
-use jsoncost_report::{Format, files, html};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -84,20 +83,6 @@ fn run_config(quick: bool) -> Config {
     }
 }
 
-fn timestamp_dir() -> PathBuf {
-    let now = time::OffsetDateTime::now_utc();
-    let name = format!(
-        "{:04}{:02}{:02}-{:02}{:02}{:02}",
-        now.year(),
-        now.month() as u8,
-        now.day(),
-        now.hour(),
-        now.minute(),
-        now.second()
-    );
-    PathBuf::from(baselines::RESULTS_DIR).join(name)
-}
-
 pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     let selected = args.selected();
     if selected.is_empty() {
@@ -106,7 +91,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     if let Some(name) = &args.save_baseline {
         baselines::check_name(name)?;
     }
-    let dir = args.out.clone().unwrap_or_else(timestamp_dir);
+    let dir = args.out.clone().unwrap_or_else(jsoncost::output::timestamp_dir);
     std::fs::create_dir_all(&dir)
         .with_context(|| format!("cannot create the output directory {}", dir.display()))
         .map_err(environment)?;
@@ -184,10 +169,5 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
 }
 
 fn write_reports(session: &Session, dir: &std::path::Path) -> anyhow::Result<()> {
-    let md = jsoncost_report::render(&session.results, Format::Markdown, false);
-    files::write_atomic(&dir.join("report.md"), md.as_bytes())
-        .map_err(|e| environment(anyhow!("writing {}: {e}", dir.join("report.md").display())))?;
-    files::write_atomic(&dir.join("report.html"), html::render(&session.results).as_bytes())
-        .map_err(|e| environment(anyhow!("writing {}: {e}", dir.join("report.html").display())))?;
-    Ok(())
+    session.output.write_reports(dir).map_err(crate::failure::library)
 }
