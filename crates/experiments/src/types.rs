@@ -63,8 +63,14 @@ impl From<&str> for Sample {
 pub trait Subject {
     /// The table prefix, e.g. `my-order` → `my-order/deserialize`.
     fn name(&self) -> &str;
-    /// The Rust type's name, recorded in the tables' params.
-    fn type_name(&self) -> &'static str;
+    /// The tables' params (`shape`, `payload_bytes` ...): `compare` compares only tables
+    /// measured with the same.
+    fn params(&self) -> Map<String, Value> {
+        let mut params = Map::new();
+        params.insert("shape".into(), json!(self.name()));
+        params.insert("payload_bytes".into(), json!(self.sample().len()));
+        params
+    }
     fn sample(&self) -> &[u8];
     /// The strategies of one direction, baseline first.
     fn strategies(&self, direction: Direction) -> Vec<BoxedStrategy<'_>>;
@@ -129,9 +135,6 @@ impl<T: Serialize + DeserializeOwned> Subject for TypedSubject<T> {
     fn name(&self) -> &str {
         &self.name
     }
-    fn type_name(&self) -> &'static str {
-        std::any::type_name::<T>()
-    }
     fn sample(&self) -> &[u8] {
         &self.input
     }
@@ -180,5 +183,5 @@ pub fn measure(subjects: &[Box<dyn Subject>], runner: &mut Runner<'_>) -> Result
             Err(Stop::Fatal(m)) => return Err(Error::environment(m)),
         }
     }
-    Ok(())
+    if runner.is_cancelled() { Err(Error::Interrupted) } else { Ok(()) }
 }

@@ -1,16 +1,13 @@
-//! `jsoncost micro`: serialize and deserialize each shape (or any document) through every
-//! library and API style; one table per (shape, direction).
+//! `jsoncost micro`: its flags, turned into the library's options (the experiment itself is
+//! `jsoncost::micro`).
 
-use anyhow::Context;
-use jsoncost_codecs::{BoxedStrategy, Direction, TypeOptions, ZeroCopy, document, typed};
+use jsoncost::micro::MicroOptions;
 use jsoncost_engine::{Config, ExperimentKind};
-use jsoncost_shapes::{DEFAULT_SEED, Generator, ORDER_LARGE_LINES, ORDER_LINES, ShapeName};
-use serde_json::{Map, Value, json};
-use std::path::{Path, PathBuf};
+use jsoncost_shapes::{DEFAULT_SEED, ShapeName};
+use std::path::PathBuf;
 
-use super::table::{Filter, measure_table};
-use crate::failure::{environment, usage};
-use crate::interrupt;
+use super::table::{CliSink, Filter, runner};
+use crate::failure::library;
 use crate::progress::Progress;
 use crate::session::Session;
 
@@ -66,189 +63,21 @@ impl MicroArgs {
         }
         out
     }
-}
 
-/// One table to measure: its name, params and strategies over data it owns.
-struct Plan {
-    table: String,
-    params: Map<String, Value>,
-    input: Vec<u8>,
-    kind: PlanKind,
-}
-
-enum PlanKind {
-    Shape(ShapeName, Direction),
-    Document(Direction, Vec<String>),
-}
-
-fn shape_strategies<'a, T: serde::Serialize + serde::de::DeserializeOwned + ZeroCopy>(
-    input: &'a [u8],
-    value: &'a Option<T>,
-    direction: Direction,
-    lazy: &[&str],
-) -> Vec<BoxedStrategy<'a>> {
-    match (direction, value) {
-        (Direction::Deserialize, _) => typed::deserialize_strategies::<T>(input, &TypeOptions::default().borrowed::<T>().lazy(lazy)),
-        (Direction::Serialize, Some(v)) => typed::serialize_strategies::<T>(v).expect("the built-in shapes serialize"),
-        (Direction::Serialize, None) => Vec::new(),
-    }
-}
-
-/// Typed values the serialize strategies borrow, decoded once from the plan's input.
-#[derive(Default)]
-struct Values {
-    data: Option<jsoncost_shapes::Data>,
-    order: Option<jsoncost_shapes::Order>,
-    item: Option<jsoncost_shapes::Item>,
-    items48: Option<jsoncost_shapes::Items48>,
-}
-
-fn strategies_for<'a>(plan: &'a Plan, values: &'a Values) -> anyhow::Result<Vec<BoxedStrategy<'a>>> {
-    Ok(match &plan.kind {
-        PlanKind::Shape(ShapeName::Data, d) => shape_strategies(&plan.input, &values.data, *d, &["/Id", "/Name"]),
-        PlanKind::Shape(ShapeName::Order | ShapeName::OrderLarge, d) => {
-            shape_strategies(&plan.input, &values.order, *d, &["/id", "/status", "/total"])
-        }
-        PlanKind::Shape(ShapeName::Item, d) => shape_strategies(&plan.input, &values.item, *d, &["/id", "/name", "/price"]),
-        PlanKind::Shape(ShapeName::Items48, d) => shape_strategies(&plan.input, &values.items48, *d, &["/0/id", "/0/price", "/47/id"]),
-        PlanKind::Shape(ShapeName::Telemetry, _) => Vec::new(),
-        PlanKind::Document(Direction::Deserialize, fields) => document::deserialize_strategies(&plan.input, fields),
-        PlanKind::Document(Direction::Serialize, _) => {
-            document::serialize_strategies(&plan.input).map_err(|e| usage(anyhow::anyhow!("{}: {e}", plan.table)))?
-        }
-    })
-}
-
-fn decode_values(plan: &Plan) -> anyhow::Result<Values> {
-    let mut v = Values::default();
-    if let PlanKind::Shape(shape, Direction::Serialize) = plan.kind {
-        let i = &plan.input;
-        match shape {
-            ShapeName::Data => v.data = Some(serde_json::from_slice(i)?),
-            ShapeName::Order | ShapeName::OrderLarge => v.order = Some(serde_json::from_slice(i)?),
-            ShapeName::Item => v.item = Some(serde_json::from_slice(i)?),
-            ShapeName::Items48 => v.items48 = Some(serde_json::from_slice(i)?),
-            ShapeName::Telemetry => {}
+    pub fn options(&self) -> MicroOptions {
+        MicroOptions {
+            shapes: self.shapes(),
+            payload: self.payload.clone(),
+            fields: self.fields.clone(),
+            max_payload_mib: self.max_payload_mib,
+            seed: self.seed,
         }
     }
-    Ok(v)
-}
-
-fn shape_bytes(shape: ShapeName, seed: u64) -> Vec<u8> {
-    let mut g = Generator::new(seed);
-    let v = match shape {
-        ShapeName::Data => serde_json::to_vec(&g.data(12345)),
-        ShapeName::Order => serde_json::to_vec(&g.order(1, ORDER_LINES)),
-        ShapeName::OrderLarge => serde_json::to_vec(&g.order(1, ORDER_LARGE_LINES)),
-        ShapeName::Item => serde_json::to_vec(&g.item(1)),
-        ShapeName::Items48 => serde_json::to_vec(&g.items48(1)),
-        ShapeName::Telemetry => serde_json::to_vec(&g.telemetry(1000)),
-    };
-    v.expect("generated shapes serialize")
-}
-
-/// Reads and validates a `--payload` document: every failure names the file and, for bad
-/// JSON, the line, column and parser message (exit 2).
-pub fn read_payload(path: &Path, max_mib: u64) -> anyhow::Result<Vec<u8>> {
-    let shown = path.display();
-    let meta = std::fs::metadata(path).map_err(|e| usage(anyhow::anyhow!("cannot read payload {shown}: {e}")))?;
-    if meta.is_dir() {
-        return Err(usage(anyhow::anyhow!("payload {shown} is a directory, not a JSON file")));
-    }
-    if meta.len() > max_mib << 20 {
-        return Err(usage(anyhow::anyhow!(
-            "payload {shown} is {:.1} MiB, over the {max_mib} MiB limit (raise it with --max-payload-mib)",
-            meta.len() as f64 / (1u64 << 20) as f64
-        )));
-    }
-    let bytes = std::fs::read(path).map_err(|e| usage(anyhow::anyhow!("cannot read payload {shown}: {e}")))?;
-    if bytes.iter().all(|b| b.is_ascii_whitespace()) {
-        return Err(usage(anyhow::anyhow!("payload {shown} is empty: it holds no JSON document")));
-    }
-    // serde_json checks syntax, UTF-8 and nesting depth (128) with line and column, before any
-    // library sees the document: a 100,000-deep document is refused here instead of reaching a
-    // recursive parser.
-    // (A full Value, not IgnoredAny: ignoring a string skips its UTF-8 check.)
-    serde_json::from_slice::<serde_json::Value>(&bytes).map_err(|e| usage(anyhow::anyhow!("payload {shown} is not valid JSON: {e}")))?;
-    Ok(bytes)
-}
-
-fn plans(args: &MicroArgs) -> anyhow::Result<Vec<Plan>> {
-    let mut plans = Vec::new();
-    if let Some(path) = &args.payload {
-        for f in &args.fields {
-            document::check_pointer(f).map_err(|e| usage(anyhow::anyhow!(e)))?;
-        }
-        let input = read_payload(path, args.max_payload_mib)?;
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "payload".into());
-        for d in [Direction::Deserialize, Direction::Serialize] {
-            let mut params = Map::new();
-            params.insert("payload".into(), json!(path.display().to_string()));
-            params.insert("payload_bytes".into(), json!(input.len()));
-            plans.push(Plan {
-                table: format!("{name}/{}", d.as_str()),
-                params,
-                input: input.clone(),
-                kind: PlanKind::Document(d, args.fields.clone()),
-            });
-        }
-        return Ok(plans);
-    }
-    for shape in args.shapes() {
-        let input = shape_bytes(shape, args.seed);
-        for d in [Direction::Deserialize, Direction::Serialize] {
-            let mut params = Map::new();
-            params.insert("shape".into(), json!(shape.as_str()));
-            params.insert("payload_bytes".into(), json!(input.len()));
-            plans.push(Plan {
-                table: format!("{shape}/{}", d.as_str()),
-                params,
-                input: input.clone(),
-                kind: PlanKind::Shape(shape, d),
-            });
-        }
-    }
-    Ok(plans)
 }
 
 /// Runs the micro experiment into `session`.
 pub fn run(args: &MicroArgs, config: &Config, session: &mut Session, progress: &Progress) -> anyhow::Result<()> {
     let filter = Filter::new(args.filter.as_deref())?;
-    let plans = plans(args)?;
-    let mut decoded = Vec::with_capacity(plans.len());
-    let mut names = Vec::new();
-    let mut total = 0u64;
-    for plan in &plans {
-        let values = decode_values(plan)
-            .with_context(|| format!("decoding {}", plan.table))
-            .map_err(environment)?;
-        {
-            let strategies = strategies_for(plan, &values)?;
-            total += strategies.iter().filter(|s| filter.matches(s.name())).count() as u64;
-            names.extend(strategies.iter().map(|s| s.name().to_string()));
-        }
-        decoded.push(values);
-    }
-    filter.check_matches_any(names.iter().map(String::as_str))?;
-    progress.add_total(total);
-    for (plan, values) in plans.iter().zip(&decoded) {
-        interrupt::check()?;
-        let strategies = strategies_for(plan, values)?;
-        let (exp, _) = measure_table(
-            ExperimentKind::Micro,
-            &plan.table,
-            plan.params.clone(),
-            strategies,
-            &filter,
-            config,
-            progress,
-        );
-        if !exp.rows.is_empty() {
-            session.push(exp);
-        }
-    }
-    interrupt::check()
+    let mut sink = CliSink::new(ExperimentKind::Micro, session, progress);
+    jsoncost::micro::run(&args.options(), &mut runner(config, &filter, &mut sink)).map_err(library)
 }

@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 use crate::interrupt;
 use crate::progress::Progress;
+use crate::session::Session;
 
 /// Which strategies of a table to time (`--filter GLOB`).
 #[derive(Clone, Default)]
@@ -28,6 +29,45 @@ impl Filter {
     pub fn check_matches_any<'a>(&self, methods: impl IntoIterator<Item = &'a str>) -> anyhow::Result<()> {
         self.0.check_matches_any(methods).map_err(crate::failure::library)
     }
+}
+
+/// The session and the progress bar as a sink: tables go to the session as they finish.
+pub struct CliSink<'a> {
+    kind: ExperimentKind,
+    session: &'a mut Session,
+    progress: &'a Progress,
+}
+
+impl<'a> CliSink<'a> {
+    pub fn new(kind: ExperimentKind, session: &'a mut Session, progress: &'a Progress) -> Self {
+        CliSink { kind, session, progress }
+    }
+}
+
+impl Sink for CliSink<'_> {
+    fn planned(&mut self, n: u64) {
+        self.progress.add_total(n);
+    }
+    fn status(&mut self, what: &str) {
+        self.progress.start(what);
+    }
+    fn strategy_started(&mut self, table: &str, method: &str) {
+        self.progress.start(&format!("{} {table}: {method}", self.kind));
+    }
+    fn strategy_done(&mut self, _table: &str, _row: &Row) {
+        self.progress.done_one();
+    }
+    fn table_done(&mut self, table: Experiment) {
+        self.session.push(table);
+    }
+    fn note(&mut self, line: &str) {
+        self.progress.note(line);
+    }
+}
+
+/// The library's Runner with the CLI's settings, Ctrl-C as its cancel flag.
+pub fn runner<'s>(config: &Config, filter: &Filter, sink: &'s mut dyn Sink) -> Runner<'s> {
+    Runner::new(config.clone(), filter.0.clone(), Cancel::when(interrupt::interrupted), sink)
 }
 
 /// The progress bar as a sink; keeps the finished table for the caller.

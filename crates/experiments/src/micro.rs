@@ -1,0 +1,152 @@
+//! The micro experiment: serialize and deserialize each registered type (the built-in shapes are
+//! registered like a user's own types) or any document through every library and API style;
+//! one table per (subject, direction).
+
+use jsoncost_codecs::{BoxedStrategy, Direction, document};
+use jsoncost_shapes::{Data, Generator, Item, Items48, ORDER_LARGE_LINES, ORDER_LINES, Order, ShapeName};
+use serde_json::{Map, Value, json};
+use std::path::{Path, PathBuf};
+
+use crate::types::{Subject, TypedSubject, measure};
+use crate::{Error, Runner};
+
+/// What to measure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MicroOptions {
+    /// Built-in shapes (ignored when `payload` is given).
+    pub shapes: Vec<ShapeName>,
+    /// Any JSON document instead of the shapes (the strategies that need no Rust type).
+    pub payload: Option<PathBuf>,
+    /// JSON pointers for `lazy/sonic-rs` with `payload`.
+    pub fields: Vec<String>,
+    /// Largest `payload` accepted, in MiB.
+    pub max_payload_mib: u64,
+    /// Seed of the shapes' generator.
+    pub seed: u64,
+}
+
+/// A built-in shape, registered as any user's type is: its generated sample, its zero-copy form
+/// and the fields a handler that needs only a few would read.
+pub fn builtin(shape: ShapeName, seed: u64) -> Result<Box<dyn Subject>, Error> {
+    let mut g = Generator::new(seed);
+    let bytes = |v: Result<Vec<u8>, serde_json::Error>| v.expect("generated shapes serialize");
+    let name = shape.as_str();
+    Ok(match shape {
+        ShapeName::Data => Box::new(
+            TypedSubject::<Data>::new(name, bytes(serde_json::to_vec(&g.data(12345))))?
+                .borrowed()
+                .lazy(&["/Id", "/Name"])?,
+        ),
+        ShapeName::Order | ShapeName::OrderLarge => {
+            let lines = if shape == ShapeName::Order {
+                ORDER_LINES
+            } else {
+                ORDER_LARGE_LINES
+            };
+            Box::new(
+                TypedSubject::<Order>::new(name, bytes(serde_json::to_vec(&g.order(1, lines))))?
+                    .borrowed()
+                    .lazy(&["/id", "/status", "/total"])?,
+            )
+        }
+        ShapeName::Item => Box::new(
+            TypedSubject::<Item>::new(name, bytes(serde_json::to_vec(&g.item(1))))?
+                .borrowed()
+                .lazy(&["/id", "/name", "/price"])?,
+        ),
+        ShapeName::Items48 => Box::new(
+            TypedSubject::<Items48>::new(name, bytes(serde_json::to_vec(&g.items48(1))))?
+                .borrowed()
+                .lazy(&["/0/id", "/0/price", "/47/id"])?,
+        ),
+        ShapeName::Telemetry => return Err(Error::usage("telemetry is the stream experiment's shape, not a micro one")),
+    })
+}
+
+/// Any JSON document: the strategies that need no Rust type.
+pub struct DocumentSubject {
+    name: String,
+    path: PathBuf,
+    input: Vec<u8>,
+    fields: Vec<String>,
+}
+
+impl Subject for DocumentSubject {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn params(&self) -> Map<String, Value> {
+        let mut params = Map::new();
+        params.insert("payload".into(), json!(self.path.display().to_string()));
+        params.insert("payload_bytes".into(), json!(self.input.len()));
+        params
+    }
+    fn sample(&self) -> &[u8] {
+        &self.input
+    }
+    fn strategies(&self, direction: Direction) -> Vec<BoxedStrategy<'_>> {
+        match direction {
+            Direction::Deserialize => document::deserialize_strategies(&self.input, &self.fields),
+            // Checked when read: every library parses the document.
+            Direction::Serialize => document::serialize_strategies(&self.input).unwrap_or_default(),
+        }
+    }
+}
+
+/// Reads and validates a `--payload` document: every failure names the file and, for bad
+/// JSON, the line, column and parser message (exit 2).
+pub fn read_payload(path: &Path, max_mib: u64) -> Result<Vec<u8>, Error> {
+    let shown = path.display();
+    let meta = std::fs::metadata(path).map_err(|e| Error::usage(format!("cannot read payload {shown}: {e}")))?;
+    if meta.is_dir() {
+        return Err(Error::usage(format!("payload {shown} is a directory, not a JSON file")));
+    }
+    if meta.len() > max_mib << 20 {
+        return Err(Error::usage(format!(
+            "payload {shown} is {:.1} MiB, over the {max_mib} MiB limit (raise it with --max-payload-mib)",
+            meta.len() as f64 / (1u64 << 20) as f64
+        )));
+    }
+    let bytes = std::fs::read(path).map_err(|e| Error::usage(format!("cannot read payload {shown}: {e}")))?;
+    if bytes.iter().all(|b| b.is_ascii_whitespace()) {
+        return Err(Error::usage(format!("payload {shown} is empty: it holds no JSON document")));
+    }
+    // serde_json checks syntax, UTF-8 and nesting depth (128) with line and column, before any
+    // library sees the document: a 100,000-deep document is refused here instead of reaching a
+    // recursive parser.
+    // (A full Value, not IgnoredAny: ignoring a string skips its UTF-8 check.)
+    serde_json::from_slice::<serde_json::Value>(&bytes).map_err(|e| Error::usage(format!("payload {shown} is not valid JSON: {e}")))?;
+    Ok(bytes)
+}
+
+/// The document of `--payload`, with its lazy fields.
+pub fn document(path: &Path, fields: &[String], max_mib: u64) -> Result<DocumentSubject, Error> {
+    for f in fields {
+        document::check_pointer(f).map_err(Error::Usage)?;
+    }
+    let input = read_payload(path, max_mib)?;
+    document::serialize_strategies(&input).map_err(|e| Error::usage(format!("payload {}: {e}", path.display())))?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "payload".into());
+    Ok(DocumentSubject {
+        name,
+        path: path.to_path_buf(),
+        input,
+        fields: fields.to_vec(),
+    })
+}
+
+/// The subjects `options` name.
+pub fn subjects(options: &MicroOptions) -> Result<Vec<Box<dyn Subject>>, Error> {
+    if let Some(path) = &options.payload {
+        return Ok(vec![Box::new(document(path, &options.fields, options.max_payload_mib)?)]);
+    }
+    options.shapes.iter().map(|s| builtin(*s, options.seed)).collect()
+}
+
+/// Runs the micro experiment through `runner`.
+pub fn run(options: &MicroOptions, runner: &mut Runner<'_>) -> Result<(), Error> {
+    measure(&subjects(options)?, runner)
+}
