@@ -70,6 +70,7 @@ pub mod micro;
 pub mod output;
 pub mod runner;
 mod sink;
+pub mod store;
 pub mod summary;
 pub mod types;
 
@@ -77,7 +78,7 @@ pub use cancel::Cancel;
 pub use error::{Error, Result};
 pub use filter::Filter;
 pub use harness::{Args, Study, TypeStudy};
-pub use runner::{Runner, Stop, Table};
+pub use runner::{Ran, Runner, Stop, Table};
 pub use sink::{Event, Recorder, Sink};
 pub use types::{Sample, Subject, TypedSubject};
 

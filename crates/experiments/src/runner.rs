@@ -36,6 +36,20 @@ pub enum Stop {
     Cancelled,
 }
 
+/// What a table that ran to its end measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Ran {
+    pub rows: usize,
+    pub failed: usize,
+}
+
+impl Ran {
+    /// Rows were shown and every one failed.
+    pub fn all_failed(&self) -> bool {
+        self.rows > 0 && self.failed == self.rows
+    }
+}
+
 /// Runs tables through the gate and the engine, reporting to a [`Sink`].
 pub struct Runner<'s> {
     config: Config,
@@ -89,7 +103,7 @@ impl<'s> Runner<'s> {
 
     /// Gates, times and orders one table, hands it to the sink (also when it stopped early,
     /// with the rows measured so far), and says why it stopped early, if it did.
-    pub fn run(&mut self, table: Table<'_>) -> Result<(), Stop> {
+    pub fn run(&mut self, table: Table<'_>) -> Result<Ran, Stop> {
         let Table {
             kind,
             name,
@@ -101,7 +115,7 @@ impl<'s> Runner<'s> {
         let mut stop = None;
         let reference = match strategies.first_mut() {
             Some(baseline) => reference(baseline.as_mut()),
-            None => return Ok(()),
+            None => return Ok(Ran::default()),
         };
         for (i, s) in strategies.iter_mut().enumerate() {
             if self.cancel.is_cancelled() {
@@ -136,13 +150,17 @@ impl<'s> Runner<'s> {
                 break;
             }
         }
+        let ran = Ran {
+            rows: exp.rows.len(),
+            failed: exp.rows.iter().filter(|r| !r.is_ok()).count(),
+        };
         // A table the filter left empty measured nothing: it is not shown.
         if !exp.rows.is_empty() {
             exp.finish();
             exp.summary = summary::of(&exp);
             self.sink.table_done(exp);
         }
-        stop.map_or(Ok(()), Err)
+        stop.map_or(Ok(ran), Err)
     }
 }
 
@@ -290,7 +308,7 @@ mod tests {
         )
     }
 
-    fn run(strategies: Vec<Mock>, filter: Filter, cancel: Cancel) -> (Result<(), Stop>, Recorder) {
+    fn run(strategies: Vec<Mock>, filter: Filter, cancel: Cancel) -> (Result<Ran, Stop>, Recorder) {
         let mut rec = Recorder::default();
         let r = Runner::new(config(), filter, cancel, &mut rec).run(table(strategies));
         (r, rec)
@@ -306,7 +324,7 @@ mod tests {
         let (wrong, wrong_calls) = Mock::new("wrong", 2);
         let (right, right_calls) = Mock::new("right", 1);
         let (r, rec) = run(vec![base, wrong, right], Filter::default(), Cancel::never());
-        assert_eq!(r, Ok(()));
+        assert_eq!(r, Ok(Ran { rows: 3, failed: 1 }));
         let e = &rec.tables[0];
         let w = row(e, "wrong");
         assert_eq!(w.status, Status::Failed);

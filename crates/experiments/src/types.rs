@@ -178,7 +178,7 @@ pub fn measure(subjects: &[Box<dyn Subject>], runner: &mut Runner<'_>) -> Result
             s.strategies(d),
         );
         match runner.run(table) {
-            Ok(()) => {}
+            Ok(_) => {}
             Err(Stop::Cancelled) => return Err(Error::Interrupted),
             Err(Stop::Fatal(m)) => return Err(Error::environment(m)),
         }

@@ -1,19 +1,13 @@
-//! `jsoncost store`: read one document by id from a real store in several ways, down to the
-//! floor (raw bytes read, discarded), and show how much of the read is JSON work.
+//! `jsoncost store`: its flags, turned into the library's options (the experiment itself is
+//! `jsoncost::store`).
 
-use jsoncost_codecs::typed::{pointer_tree, sonic_projection};
-use jsoncost_codecs::{BoxedStrategy, Canonical, RunFailure, Strategy};
-use jsoncost_engine::{Config, ExperimentKind, Row, Status};
-use jsoncost_shapes::{DEFAULT_SEED, ORDER_LARGE_LINES, ORDER_LINES, Order};
-use jsoncost_stores::{LoadOutcome, OpenOptions, OrderDocs, PgColumn, Store, StoreError, ensure_loaded, open};
-use rand::{Rng, SeedableRng};
-use serde_json::{Map, json};
-use std::cell::RefCell;
-use std::hint::black_box;
-use std::rc::Rc;
+use jsoncost::store::{StoreOptions, StoreShape as Shape};
+use jsoncost_engine::{Config, ExperimentKind};
+use jsoncost_shapes::DEFAULT_SEED;
+use jsoncost_stores::PgColumn;
 
-use super::table::{Filter, measure_table};
-use crate::failure::Failure;
+use super::table::{CliSink, Filter, runner};
+use crate::failure::library;
 use crate::progress::Progress;
 use crate::session::Session;
 
@@ -55,291 +49,28 @@ pub struct StoreArgs {
     pub store_seed: u64,
 }
 
-fn store_error(e: StoreError) -> anyhow::Error {
-    let code = if e.exit_code() == 3 {
-        crate::failure::ExitCode::Environment
-    } else {
-        crate::failure::ExitCode::Usage
-    };
-    Failure { code, error: e.into() }.into()
-}
-
-/// The ids every strategy reads, in the same seeded order.
-struct IdSequence {
-    ids: Rc<Vec<String>>,
-}
-
-impl IdSequence {
-    fn new(docs: u64, seed: u64) -> Self {
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x1D5);
-        let ids = (0..4096).map(|_| OrderDocs::id(rng.random_range(0..docs))).collect();
-        IdSequence { ids: Rc::new(ids) }
-    }
-}
-
-type Shared = Rc<RefCell<Box<dyn Store>>>;
-
-/// The first error that ends the run (the server went away ...), whichever strategy met it,
-/// in the gate's read or a timed one.
-type Lost = Rc<RefCell<Option<String>>>;
-
-/// What one read does with the store: (store, collection, id, checking) → the canonical output
-/// when checking (the gate), nothing when timed.
-type ReadOp = Box<dyn FnMut(&mut dyn Store, &str, &str, bool) -> Result<Option<Canonical>, StoreError>>;
-
-/// A store read strategy: one read of the next id per operation.
-struct ReadStrategy {
-    name: &'static str,
-    store: Shared,
-    collection: String,
-    ids: Rc<Vec<String>>,
-    cursor: usize,
-    op: ReadOp,
-    lost: Lost,
-    bytes: Option<u64>,
-}
-
-impl ReadStrategy {
-    /// Records an error that ends the run (not a per-document one).
-    fn note_fatal(&mut self, e: &StoreError) {
-        if e.is_document_error() {
-            return;
-        }
-        self.lost.borrow_mut().get_or_insert_with(|| format!("{}: {e}", self.name));
-    }
-}
-
-impl Strategy for ReadStrategy {
-    fn name(&self) -> &str {
-        self.name
-    }
-
-    fn check(&mut self) -> Result<Canonical, RunFailure> {
-        if let Some(lost) = self.lost.borrow().as_ref() {
-            return Err(RunFailure::fatal(format!("not run: the store failed earlier ({lost})")));
-        }
-        let id = self.ids[0].clone();
-        let result = {
-            let mut store = self.store.borrow_mut();
-            (self.op)(store.as_mut(), &self.collection, &id, true)
-        };
-        match result {
-            Ok(Some(c)) => Ok(c),
-            Ok(None) => Err(RunFailure::row("the read produced nothing to check")),
-            Err(e) => {
-                // A server lost during the gate's read ends the run as it would mid-timing.
-                self.note_fatal(&e);
-                Err(RunFailure {
-                    message: e.to_string(),
-                    fatal: !e.is_document_error(),
-                })
-            }
+impl StoreArgs {
+    pub fn options(&self) -> StoreOptions {
+        StoreOptions {
+            url: self.store.clone(),
+            pg_column: match self.pg_column {
+                PgColumnArg::Json => PgColumn::Json,
+                PgColumnArg::Jsonb => PgColumn::Jsonb,
+            },
+            docs: self.docs,
+            shape: match self.store_shape {
+                StoreShape::Order => Shape::Order,
+                StoreShape::OrderLarge => Shape::OrderLarge,
+            },
+            reload: self.reload,
+            seed: self.store_seed,
         }
     }
-
-    fn run(&mut self) -> Result<(), RunFailure> {
-        let id = &self.ids[self.cursor % self.ids.len()];
-        self.cursor += 1;
-        let result = {
-            let mut store = self.store.borrow_mut();
-            (self.op)(store.as_mut(), &self.collection, id, false)
-        };
-        result.map(|_| ()).map_err(|e| {
-            self.note_fatal(&e);
-            RunFailure {
-                message: e.to_string(),
-                fatal: !e.is_document_error(),
-            }
-        })
-    }
-
-    fn payload_bytes(&self) -> Option<u64> {
-        self.bytes
-    }
-
-    fn begin_allocation_pass(&mut self) {
-        self.cursor = 0;
-    }
-}
-
-fn decode_err(collection: &str, id: &str, e: impl std::fmt::Display) -> StoreError {
-    StoreError::Decode {
-        collection: collection.to_string(),
-        id: id.to_string(),
-        message: e.to_string(),
-    }
-}
-
-/// Reads raw bytes and applies `f` to them; a decoding error names the id.
-fn with_raw<T>(store: &mut dyn Store, collection: &str, id: &str, mut f: impl FnMut(&[u8]) -> Result<T, String>) -> Result<T, StoreError> {
-    let mut out = None;
-    store.read_raw(collection, id, &mut |bytes| out = Some(f(bytes)))?;
-    match out {
-        Some(Ok(v)) => Ok(v),
-        Some(Err(e)) => Err(decode_err(collection, id, e)),
-        None => Err(StoreError::NotFound {
-            store: store.describe(),
-            collection: collection.into(),
-            id: id.into(),
-        }),
-    }
-}
-
-fn canonical<T: serde::Serialize>(check: bool, v: &T) -> Result<Option<Canonical>, StoreError> {
-    if check {
-        Canonical::of(v).map(Some).map_err(|e| StoreError::Backend {
-            store: "gate".into(),
-            operation: "canonical form".into(),
-            cause: e,
-        })
-    } else {
-        black_box(v);
-        Ok(None)
-    }
-}
-
-/// Decodes raw bytes with `decode`, for the typed strategies over `read_raw`.
-fn typed_op(decode: fn(&[u8], bool) -> Result<Option<Canonical>, String>) -> ReadOp {
-    Box::new(move |s, col, id, check| with_raw(s, col, id, |b| decode(b, check)))
-}
-
-fn out<T: serde::Serialize>(check: bool, v: &T) -> Result<Option<Canonical>, String> {
-    canonical(check, v).map_err(|e| e.to_string())
-}
-
-/// The strategies, baseline (`default`) first.
-fn strategies(store: &Shared, lost: &Lost, collection: &str, ids: &IdSequence, bytes: u64) -> Vec<BoxedStrategy<'static>> {
-    let make = |name: &'static str, op: ReadOp| -> BoxedStrategy<'static> {
-        Box::new(ReadStrategy {
-            name,
-            store: store.clone(),
-            collection: collection.to_string(),
-            ids: ids.ids.clone(),
-            cursor: 0,
-            op,
-            lost: lost.clone(),
-            bytes: Some(bytes),
-        })
-    };
-    let lazy_fields: Vec<String> = ["/id", "/status", "/total"].iter().map(|s| s.to_string()).collect();
-    let tree = pointer_tree(&lazy_fields);
-    vec![
-        make("default", Box::new(|s, col, id, check| canonical(check, &s.read_default(col, id)?))),
-        make(
-            "default-dom",
-            Box::new(|s, col, id, check| canonical(check, &s.read_default_dom(col, id)?)),
-        ),
-        make(
-            "typed/serde_json",
-            typed_op(|b, check| out(check, &serde_json::from_slice::<Order>(b).map_err(|e| e.to_string())?)),
-        ),
-        make(
-            "typed/sonic-rs",
-            typed_op(|b, check| out(check, &sonic_rs::from_slice::<Order>(b).map_err(|e| e.to_string())?)),
-        ),
-        make(
-            "typed/simd-json",
-            typed_op(|b, check| {
-                let mut buf = b.to_vec();
-                out(check, &simd_json::serde::from_slice::<Order>(&mut buf).map_err(|e| e.to_string())?)
-            }),
-        ),
-        make(
-            "borrowed/serde_json",
-            typed_op(|b, check| out(check, &serde_json::from_slice::<Order<&str>>(b).map_err(|e| e.to_string())?)),
-        ),
-        make(
-            "lazy/sonic-rs",
-            Box::new(move |s, col, id, check| {
-                with_raw(s, col, id, |b| {
-                    let mut out = None;
-                    sonic_projection(b, &tree, &lazy_fields, check.then_some(&mut out))?;
-                    Ok(out)
-                })
-            }),
-        ),
-        // Timed: the bytes are read and discarded. Checked: they must be the document.
-        make(
-            "floor",
-            typed_op(|b, check| {
-                if check {
-                    Canonical::of_json_bytes(b).map(Some)
-                } else {
-                    black_box(b.len());
-                    Ok(None)
-                }
-            }),
-        ),
-    ]
 }
 
 /// Runs the store experiment into `session`.
 pub fn run(args: &StoreArgs, config: &Config, session: &mut Session, progress: &Progress) -> anyhow::Result<()> {
     let filter = Filter::new(args.store_filter.as_deref())?;
-    let url = args.store.clone().unwrap_or_else(jsoncost_stores::default_store_url);
-    let opts = OpenOptions {
-        pg_column: match args.pg_column {
-            PgColumnArg::Json => PgColumn::Json,
-            PgColumnArg::Jsonb => PgColumn::Jsonb,
-        },
-        ..OpenOptions::default()
-    };
-    progress.start(&format!("store: connecting to {url}"));
-    let mut store = open(&url, &opts).map_err(store_error)?;
-    let (collection, lines) = match args.store_shape {
-        StoreShape::Order => ("order", ORDER_LINES),
-        StoreShape::OrderLarge => ("order-large", ORDER_LARGE_LINES),
-    };
-    let docs = OrderDocs {
-        count: args.docs,
-        lines,
-        seed: args.store_seed,
-    };
-    progress.start(&format!("store: loading {} documents into {}", args.docs, store.describe()));
-    match ensure_loaded(store.as_mut(), collection, &docs.marker(), args.reload, || docs.documents()).map_err(store_error)? {
-        LoadOutcome::Reused(_) => progress.note(&format!(
-            "store: reusing {} {collection} documents in {} (--reload to load again)",
-            args.docs,
-            store.describe()
-        )),
-        LoadOutcome::Loaded { docs, elapsed } => progress.note(&format!(
-            "store: loaded {docs} {collection} documents into {} in {:.1} s",
-            store.describe(),
-            elapsed.as_secs_f64()
-        )),
-    }
-    let sample_len = {
-        let mut n = 0;
-        store
-            .read_raw(collection, &OrderDocs::id(0), &mut |b| n = b.len())
-            .map_err(store_error)?;
-        n as u64
-    };
-    let kind = store.kind();
-    let described = store.describe();
-    let shared: Shared = Rc::new(RefCell::new(store));
-    let ids = IdSequence::new(args.docs, args.store_seed);
-    let lost: Lost = Rc::default();
-    let list = strategies(&shared, &lost, collection, &ids, sample_len);
-    filter.check_matches_any(list.iter().map(|s| s.name()))?;
-    progress.add_total(list.iter().filter(|s| filter.matches(s.name())).count() as u64);
-
-    let table = format!("{}/{collection}", kind.as_str());
-    let mut params = Map::new();
-    params.insert("store".into(), json!(described));
-    params.insert("shape".into(), json!(collection));
-    params.insert("docs".into(), json!(args.docs));
-    params.insert("payload_bytes".into(), json!(sample_len));
-    let (exp, fatal) = measure_table(ExperimentKind::Store, &table, params, list, &filter, config, progress);
-    let failed_all = !exp.rows.is_empty() && exp.rows.iter().all(|r: &Row| r.status == Status::Failed);
-    session.push(exp);
-    // measure_table reports a fatal failure met while timing; one met in a gate read is only
-    // in `lost`.
-    if let Some(message) = fatal.or_else(|| lost.borrow_mut().take()) {
-        return Err(crate::failure::environment(anyhow::anyhow!("store run stopped: {message}")));
-    }
-    if failed_all {
-        progress.note("store: every strategy failed; see the table");
-    }
-    crate::interrupt::check()
+    let mut sink = CliSink::new(ExperimentKind::Store, session, progress);
+    jsoncost::store::run(&args.options(), &mut runner(config, &filter, &mut sink)).map_err(library)
 }

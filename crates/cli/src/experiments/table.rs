@@ -1,10 +1,8 @@
-//! Measures one table through the library's Runner (gate, engine, ratios and order), with the
-//! progress bar as its sink and Ctrl-C as its cancel flag.
+//! The CLI's side of the library's Runner: the filter flag, the session and progress bar as its
+//! sink, Ctrl-C as its cancel flag.
 
-use jsoncost::{Cancel, Runner, Sink, Stop, Table};
-use jsoncost_codecs::BoxedStrategy;
+use jsoncost::{Cancel, Runner, Sink};
 use jsoncost_engine::{Config, Experiment, ExperimentKind, Row};
-use serde_json::{Map, Value};
 
 use crate::interrupt;
 use crate::progress::Progress;
@@ -68,49 +66,4 @@ impl Sink for CliSink<'_> {
 /// The library's Runner with the CLI's settings, Ctrl-C as its cancel flag.
 pub fn runner<'s>(config: &Config, filter: &Filter, sink: &'s mut dyn Sink) -> Runner<'s> {
     Runner::new(config.clone(), filter.0.clone(), Cancel::when(interrupt::interrupted), sink)
-}
-
-/// The progress bar as a sink; keeps the finished table for the caller.
-struct Bar<'p> {
-    kind: ExperimentKind,
-    progress: &'p Progress,
-    table: Option<Experiment>,
-}
-
-impl Sink for Bar<'_> {
-    fn strategy_started(&mut self, table: &str, method: &str) {
-        self.progress.start(&format!("{} {table}: {method}", self.kind));
-    }
-    fn strategy_done(&mut self, _table: &str, _row: &Row) {
-        self.progress.done_one();
-    }
-    fn table_done(&mut self, table: Experiment) {
-        self.table = Some(table);
-    }
-}
-
-/// Gates, measures and orders one table. A fatal failure (e.g. the server went away) stops the
-/// table; its message is returned beside the rows measured so far.
-pub fn measure_table(
-    experiment: ExperimentKind,
-    table: &str,
-    params: Map<String, Value>,
-    strategies: Vec<BoxedStrategy<'_>>,
-    filter: &Filter,
-    config: &Config,
-    progress: &Progress,
-) -> (Experiment, Option<String>) {
-    let mut bar = Bar {
-        kind: experiment,
-        progress,
-        table: None,
-    };
-    let stop = Runner::new(config.clone(), filter.0.clone(), Cancel::when(interrupt::interrupted), &mut bar)
-        .run(Table::new(experiment, table, params, strategies));
-    let exp = bar.table.unwrap_or_else(|| Experiment::new(experiment, table));
-    let fatal = match stop {
-        Err(Stop::Fatal(message)) => Some(message),
-        Err(Stop::Cancelled) | Ok(()) => None,
-    };
-    (exp, fatal)
 }

@@ -1,0 +1,304 @@
+//! The store experiment: read one document by id from a real store in several ways, down to the
+//! floor (raw bytes read, discarded), and show how much of the read is JSON work.
+
+use jsoncost_codecs::typed::{pointer_tree, sonic_projection};
+use jsoncost_codecs::{BoxedStrategy, Canonical, RunFailure, Strategy};
+use jsoncost_engine::ExperimentKind;
+use jsoncost_shapes::{ORDER_LARGE_LINES, ORDER_LINES, Order};
+use jsoncost_stores::{LoadOutcome, OpenOptions, OrderDocs, PgColumn, Store, StoreError, ensure_loaded, open};
+use rand::{Rng, SeedableRng};
+use serde_json::{Map, json};
+use std::cell::RefCell;
+use std::hint::black_box;
+use std::rc::Rc;
+
+use crate::{Error, Runner, Stop, Table};
+
+/// The document shape the store holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StoreShape {
+    /// ~4 KB.
+    Order,
+    /// ~40 KB, same schema.
+    OrderLarge,
+}
+
+/// What to read from where.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoreOptions {
+    /// The store URL (default: the embedded redb file under the temp dir).
+    pub url: Option<String>,
+    /// PostgreSQL: the `json` or the `jsonb` table.
+    pub pg_column: PgColumn,
+    /// Distinct documents in the store.
+    pub docs: u64,
+    pub shape: StoreShape,
+    /// Load the documents again even if the store already holds them.
+    pub reload: bool,
+    /// Seed of the document generator and of the id sequence.
+    pub seed: u64,
+}
+
+/// A store error with its exit code (3 environment, else bad input) and its whole chain.
+fn store_error(e: StoreError) -> Error {
+    let message = crate::error::chain(&e);
+    if e.exit_code() == 3 {
+        Error::Environment(message)
+    } else {
+        Error::Usage(message)
+    }
+}
+
+/// The ids every strategy reads, in the same seeded order.
+struct IdSequence {
+    ids: Rc<Vec<String>>,
+}
+
+impl IdSequence {
+    fn new(docs: u64, seed: u64) -> Self {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x1D5);
+        let ids = (0..4096).map(|_| OrderDocs::id(rng.random_range(0..docs))).collect();
+        IdSequence { ids: Rc::new(ids) }
+    }
+}
+
+type Shared = Rc<RefCell<Box<dyn Store>>>;
+
+/// What one read does with the store: (store, collection, id, checking) → the canonical output
+/// when checking (the gate), nothing when timed.
+type ReadOp = Box<dyn FnMut(&mut dyn Store, &str, &str, bool) -> Result<Option<Canonical>, StoreError>>;
+
+/// A store read strategy: one read of the next id per operation.
+struct ReadStrategy {
+    name: &'static str,
+    store: Shared,
+    collection: String,
+    ids: Rc<Vec<String>>,
+    cursor: usize,
+    op: ReadOp,
+    bytes: Option<u64>,
+}
+
+/// A store error as a strategy's failure: fatal unless it concerns one document (the server
+/// went away: the run cannot go on).
+fn failure(e: StoreError) -> RunFailure {
+    RunFailure {
+        fatal: !e.is_document_error(),
+        message: e.to_string(),
+    }
+}
+
+impl Strategy for ReadStrategy {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn check(&mut self) -> Result<Canonical, RunFailure> {
+        let id = self.ids[0].clone();
+        let result = {
+            let mut store = self.store.borrow_mut();
+            (self.op)(store.as_mut(), &self.collection, &id, true)
+        };
+        match result {
+            Ok(Some(c)) => Ok(c),
+            Ok(None) => Err(RunFailure::row("the read produced nothing to check")),
+            // A server lost during the gate's read ends the run as it would mid-timing.
+            Err(e) => Err(failure(e)),
+        }
+    }
+
+    fn run(&mut self) -> Result<(), RunFailure> {
+        let id = &self.ids[self.cursor % self.ids.len()];
+        self.cursor += 1;
+        let result = {
+            let mut store = self.store.borrow_mut();
+            (self.op)(store.as_mut(), &self.collection, id, false)
+        };
+        result.map(|_| ()).map_err(failure)
+    }
+
+    fn payload_bytes(&self) -> Option<u64> {
+        self.bytes
+    }
+
+    fn begin_allocation_pass(&mut self) {
+        self.cursor = 0;
+    }
+}
+
+fn decode_err(collection: &str, id: &str, e: impl std::fmt::Display) -> StoreError {
+    StoreError::Decode {
+        collection: collection.to_string(),
+        id: id.to_string(),
+        message: e.to_string(),
+    }
+}
+
+/// Reads raw bytes and applies `f` to them; a decoding error names the id.
+fn with_raw<T>(store: &mut dyn Store, collection: &str, id: &str, mut f: impl FnMut(&[u8]) -> Result<T, String>) -> Result<T, StoreError> {
+    let mut out = None;
+    store.read_raw(collection, id, &mut |bytes| out = Some(f(bytes)))?;
+    match out {
+        Some(Ok(v)) => Ok(v),
+        Some(Err(e)) => Err(decode_err(collection, id, e)),
+        None => Err(StoreError::NotFound {
+            store: store.describe(),
+            collection: collection.into(),
+            id: id.into(),
+        }),
+    }
+}
+
+fn canonical<T: serde::Serialize>(check: bool, v: &T) -> Result<Option<Canonical>, StoreError> {
+    if check {
+        Canonical::of(v).map(Some).map_err(|e| StoreError::Backend {
+            store: "gate".into(),
+            operation: "canonical form".into(),
+            cause: e,
+        })
+    } else {
+        black_box(v);
+        Ok(None)
+    }
+}
+
+/// Decodes raw bytes with `decode`, for the typed strategies over `read_raw`.
+fn typed_op(decode: fn(&[u8], bool) -> Result<Option<Canonical>, String>) -> ReadOp {
+    Box::new(move |s, col, id, check| with_raw(s, col, id, |b| decode(b, check)))
+}
+
+fn out<T: serde::Serialize>(check: bool, v: &T) -> Result<Option<Canonical>, String> {
+    canonical(check, v).map_err(|e| e.to_string())
+}
+
+/// The strategies, baseline (`default`) first.
+fn strategies(store: &Shared, collection: &str, ids: &IdSequence, bytes: u64) -> Vec<BoxedStrategy<'static>> {
+    let make = |name: &'static str, op: ReadOp| -> BoxedStrategy<'static> {
+        Box::new(ReadStrategy {
+            name,
+            store: store.clone(),
+            collection: collection.to_string(),
+            ids: ids.ids.clone(),
+            cursor: 0,
+            op,
+            bytes: Some(bytes),
+        })
+    };
+    let lazy_fields: Vec<String> = ["/id", "/status", "/total"].iter().map(|s| s.to_string()).collect();
+    let tree = pointer_tree(&lazy_fields);
+    vec![
+        make("default", Box::new(|s, col, id, check| canonical(check, &s.read_default(col, id)?))),
+        make(
+            "default-dom",
+            Box::new(|s, col, id, check| canonical(check, &s.read_default_dom(col, id)?)),
+        ),
+        make(
+            "typed/serde_json",
+            typed_op(|b, check| out(check, &serde_json::from_slice::<Order>(b).map_err(|e| e.to_string())?)),
+        ),
+        make(
+            "typed/sonic-rs",
+            typed_op(|b, check| out(check, &sonic_rs::from_slice::<Order>(b).map_err(|e| e.to_string())?)),
+        ),
+        make(
+            "typed/simd-json",
+            typed_op(|b, check| {
+                let mut buf = b.to_vec();
+                out(check, &simd_json::serde::from_slice::<Order>(&mut buf).map_err(|e| e.to_string())?)
+            }),
+        ),
+        make(
+            "borrowed/serde_json",
+            typed_op(|b, check| out(check, &serde_json::from_slice::<Order<&str>>(b).map_err(|e| e.to_string())?)),
+        ),
+        make(
+            "lazy/sonic-rs",
+            Box::new(move |s, col, id, check| {
+                with_raw(s, col, id, |b| {
+                    let mut out = None;
+                    sonic_projection(b, &tree, &lazy_fields, check.then_some(&mut out))?;
+                    Ok(out)
+                })
+            }),
+        ),
+        // Timed: the bytes are read and discarded. Checked: they must be the document.
+        make(
+            "floor",
+            typed_op(|b, check| {
+                if check {
+                    Canonical::of_json_bytes(b).map(Some)
+                } else {
+                    black_box(b.len());
+                    Ok(None)
+                }
+            }),
+        ),
+    ]
+}
+
+/// Runs the store experiment through `runner`.
+pub fn run(options: &StoreOptions, runner: &mut Runner<'_>) -> Result<(), Error> {
+    let url = options.url.clone().unwrap_or_else(jsoncost_stores::default_store_url);
+    let opts = OpenOptions {
+        pg_column: options.pg_column,
+        ..OpenOptions::default()
+    };
+    runner.sink().status(&format!("store: connecting to {url}"));
+    let mut store = open(&url, &opts).map_err(store_error)?;
+    let (collection, lines) = match options.shape {
+        StoreShape::Order => ("order", ORDER_LINES),
+        StoreShape::OrderLarge => ("order-large", ORDER_LARGE_LINES),
+    };
+    let docs = OrderDocs {
+        count: options.docs,
+        lines,
+        seed: options.seed,
+    };
+    runner
+        .sink()
+        .status(&format!("store: loading {} documents into {}", options.docs, store.describe()));
+    let note = match ensure_loaded(store.as_mut(), collection, &docs.marker(), options.reload, || docs.documents()).map_err(store_error)? {
+        LoadOutcome::Reused(_) => format!(
+            "store: reusing {} {collection} documents in {} (--reload to load again)",
+            options.docs,
+            store.describe()
+        ),
+        LoadOutcome::Loaded { docs, elapsed } => format!(
+            "store: loaded {docs} {collection} documents into {} in {:.1} s",
+            store.describe(),
+            elapsed.as_secs_f64()
+        ),
+    };
+    runner.sink().note(&note);
+    let sample_len = {
+        let mut n = 0;
+        store
+            .read_raw(collection, &OrderDocs::id(0), &mut |b| n = b.len())
+            .map_err(store_error)?;
+        n as u64
+    };
+    let kind = store.kind();
+    let described = store.describe();
+    let shared: Shared = Rc::new(RefCell::new(store));
+    let ids = IdSequence::new(options.docs, options.seed);
+    let list = strategies(&shared, collection, &ids, sample_len);
+    runner.filter().check_matches_any(list.iter().map(|s| s.name()))?;
+    let total = runner.timed_count(&list);
+    runner.sink().planned(total);
+
+    let table = format!("{}/{collection}", kind.as_str());
+    let mut params = Map::new();
+    params.insert("store".into(), json!(described));
+    params.insert("shape".into(), json!(collection));
+    params.insert("docs".into(), json!(options.docs));
+    params.insert("payload_bytes".into(), json!(sample_len));
+    let ran = match runner.run(Table::new(ExperimentKind::Store, table, params, list)) {
+        Err(Stop::Fatal(message)) => return Err(Error::environment(format!("store run stopped: {message}"))),
+        Err(Stop::Cancelled) => return Err(Error::Interrupted),
+        Ok(ran) => ran,
+    };
+    if ran.all_failed() {
+        runner.sink().note("store: every strategy failed; see the table");
+    }
+    if runner.is_cancelled() { Err(Error::Interrupted) } else { Ok(()) }
+}
