@@ -1,15 +1,17 @@
 //! Every strategy agrees with the baseline on every shape, and the gate catches one that does not.
 
-use jsoncost_codecs::gate::{Verdict, reference, verify};
+use jsoncost_codecs::gate::{Reference, Verdict, verify};
 use jsoncost_codecs::typed::OpStrategy;
 use jsoncost_codecs::{BoxedStrategy, ShapeModel, document, typed};
 use jsoncost_shapes::*;
 
-fn all_pass(mut strategies: Vec<BoxedStrategy<'_>>) -> Vec<String> {
-    let reference = reference(strategies[0].as_mut()).unwrap();
+fn all_pass(reference: &Reference, mut strategies: Vec<BoxedStrategy<'_>>) -> Vec<String> {
     let mut names = Vec::new();
     for s in strategies.iter_mut() {
-        assert_eq!(verify(s.as_mut(), &reference), Verdict::Pass, "{}", s.name());
+        match verify(s.as_mut(), reference) {
+            Verdict::Pass(f) => assert!(f.is_exact(), "{}: {f:?}", s.name()),
+            Verdict::Fail(m) => panic!("{}: {m}", s.name()),
+        }
         s.run();
         names.push(s.name().to_string());
     }
@@ -18,10 +20,10 @@ fn all_pass(mut strategies: Vec<BoxedStrategy<'_>>) -> Vec<String> {
 
 fn round_trip<T: ShapeModel>(value: T) {
     let bytes = serde_json::to_vec(&value).unwrap();
-    let names = all_pass(typed::deserialize_strategies::<T>(&bytes));
+    let names = all_pass(&Reference::from_json(&bytes).unwrap(), typed::deserialize_strategies::<T>(&bytes));
     assert_eq!(names[0], "typed/serde_json");
     assert_eq!(names.len(), 16);
-    let names = all_pass(typed::serialize_strategies::<T>(&value));
+    let names = all_pass(&Reference::of(&value).unwrap(), typed::serialize_strategies::<T>(&value));
     assert_eq!(names.len(), 9);
     // The typed deserializers give back the value itself.
     let back: T = serde_json::from_slice(&bytes).unwrap();
@@ -41,17 +43,17 @@ fn every_strategy_round_trips_every_shape() {
 #[test]
 fn document_strategies_agree_on_any_json() {
     let doc = br#"{"a": [1, 2.5, {"b": "x\"y\u00e9"}], "c": null, "d": true, "e": -12}"#;
-    let names = all_pass(document::deserialize_strategies(doc, &["/a/2/b".to_string(), "/e".to_string()]));
+    let reference = Reference::from_json(doc).unwrap();
+    let names = all_pass(&reference, document::deserialize_strategies(doc, &["/a/2/b".to_string(), "/e".to_string()]));
     assert_eq!(names.last().unwrap(), "lazy/sonic-rs");
-    all_pass(document::serialize_strategies(doc).unwrap());
+    all_pass(&reference, document::serialize_strategies(doc).unwrap());
 }
 
 #[test]
 fn the_gate_catches_a_wrong_strategy_and_a_failing_one() {
     let value = Generator::new(1).data(7);
     let bytes = serde_json::to_vec(&value).unwrap();
-    let mut strategies = typed::deserialize_strategies::<Data>(&bytes);
-    let reference = reference(strategies[0].as_mut()).unwrap();
+    let reference = Reference::from_json(&bytes).unwrap();
     // Deliberately wrong: parses, then changes the name.
     let mut wrong = OpStrategy::boxed("typed/off-by-one", None, |s| {
         let mut d: Data = serde_json::from_slice(&bytes).map_err(|e| e.to_string())?;
@@ -59,8 +61,8 @@ fn the_gate_catches_a_wrong_strategy_and_a_failing_one() {
         typed::emit(s, &d)
     });
     match verify(wrong.as_mut(), &reference) {
-        Verdict::Fail(m) => assert_eq!(m, "output differs from the baseline at /Id: expected 7, got 8"),
-        Verdict::Pass => panic!("a wrong strategy passed the gate"),
+        Verdict::Fail(m) => assert_eq!(m, "output differs from the exact reference at /Id: expected 7, got 8"),
+        Verdict::Pass(_) => panic!("a wrong strategy passed the gate"),
     }
     let mut failing = OpStrategy::boxed("typed/broken", None, |s| {
         let d: Data = serde_json::from_slice(b"{\"Id\": 1}").map_err(|e| e.to_string())?;
@@ -68,6 +70,6 @@ fn the_gate_catches_a_wrong_strategy_and_a_failing_one() {
     });
     match verify(failing.as_mut(), &reference) {
         Verdict::Fail(m) => assert_eq!(m, "missing field `Name` at line 1 column 9"),
-        Verdict::Pass => panic!("a failing strategy passed the gate"),
+        Verdict::Pass(_) => panic!("a failing strategy passed the gate"),
     }
 }

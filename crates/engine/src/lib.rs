@@ -8,5 +8,5 @@ pub mod rss;
 pub mod runner;
 pub mod stats;
 
-pub use model::{Experiment, Machine, Results, Row, SCHEMA_VERSION, Status};
+pub use model::{Experiment, Fidelity, Machine, Results, Row, SCHEMA_VERSION, Status};
 pub use runner::{AllocScope, Config, Measurement, Stage, measure, measure_staged};
