@@ -70,6 +70,8 @@ pub(crate) struct View {
     pub params: String,
     pub columns: Vec<Column>,
     pub lines: Vec<Line>,
+    /// Rows whose output is not exact against the reference, one sentence each.
+    pub notes: Vec<String>,
     pub summary: Vec<String>,
 }
 
@@ -108,6 +110,7 @@ impl View {
                 })
                 .collect(),
             lines,
+            notes: crate::fidelity::notes(exp),
             summary: exp.summary.clone(),
         }
     }
