@@ -2,6 +2,7 @@
 //! library and API style; one table per (shape, direction).
 
 use anyhow::Context;
+use jsoncost_codecs::gate::Reference;
 use jsoncost_codecs::{BoxedStrategy, Direction, ShapeModel, document, typed};
 use jsoncost_engine::Config;
 use jsoncost_shapes::{DEFAULT_SEED, Generator, ORDER_LARGE_LINES, ORDER_LINES, ShapeName};
@@ -110,6 +111,20 @@ fn strategies_for<'a>(plan: &'a Plan, values: &'a Values) -> anyhow::Result<Vec<
             document::serialize_strategies(&plan.input).map_err(|e| usage(anyhow::anyhow!("{}: {e}", plan.table)))?
         }
     })
+}
+
+/// The exact value a plan's strategies are checked against: the exact parse of the input, or for
+/// a shape's serialize table the value being written.
+fn reference_for(plan: &Plan, values: &Values) -> anyhow::Result<Reference> {
+    let of = |r: Result<Reference, String>| r.map_err(|e| usage(anyhow::anyhow!("{}: {e}", plan.table)));
+    match (&plan.kind, values) {
+        (PlanKind::Shape(_, Direction::Serialize), Values { data: Some(v), .. }) => of(Reference::of(v)),
+        (PlanKind::Shape(_, Direction::Serialize), Values { order: Some(v), .. }) => of(Reference::of(v)),
+        (PlanKind::Shape(_, Direction::Serialize), Values { item: Some(v), .. }) => of(Reference::of(v)),
+        (PlanKind::Shape(_, Direction::Serialize), Values { items48: Some(v), .. }) => of(Reference::of(v)),
+        _ => Reference::from_json(&plan.input)
+            .map_err(|e| usage(anyhow::anyhow!("{}: the exact reference cannot read the input: {e}", plan.table))),
+    }
 }
 
 fn decode_values(plan: &Plan) -> anyhow::Result<Values> {
@@ -229,8 +244,18 @@ pub fn run(args: &MicroArgs, config: &Config, session: &mut Session, progress: &
     progress.add_total(total);
     for (plan, values) in plans.iter().zip(&decoded) {
         interrupt::check()?;
+        let reference = reference_for(plan, values)?;
         let strategies = strategies_for(plan, values)?;
-        let (exp, _) = measure_table("micro", &plan.table, plan.params.clone(), strategies, &filter, config, progress);
+        let (exp, _) = measure_table(
+            "micro",
+            &plan.table,
+            plan.params.clone(),
+            &reference,
+            strategies,
+            &filter,
+            config,
+            progress,
+        )?;
         if !exp.rows.is_empty() {
             session.push(exp);
         }

@@ -1,6 +1,7 @@
 //! `jsoncost store`: read one document by id from a real store in several ways, down to the
 //! floor (raw bytes read, discarded), and show how much of the read is JSON work.
 
+use jsoncost_codecs::gate::Reference;
 use jsoncost_codecs::typed::{pointer_tree, sonic_projection};
 use jsoncost_codecs::{BoxedStrategy, Canonical, RunFailure, Strategy};
 use jsoncost_engine::{Config, Experiment, Row, Status};
@@ -381,10 +382,33 @@ pub fn run(args: &StoreArgs, config: &Config, session: &mut Session, progress: &
             .map_err(store_error)?;
         n as u64
     };
+    let ids = IdSequence::new(args.docs, args.store_seed);
+    // The gate's reference: the exact parse of the raw document every check reads (the first id).
+    let reference = {
+        let id = &ids.ids[0];
+        let mut parsed = None;
+        store
+            .read_raw(collection, id, &mut |b| parsed = Some(Reference::from_json(b)))
+            .map_err(store_error)?;
+        match parsed {
+            Some(Ok(r)) => r,
+            Some(Err(e)) => {
+                return Err(crate::failure::usage(anyhow::anyhow!(
+                    "{collection} document {id} in {}: the exact reference cannot read it: {e}",
+                    store.describe()
+                )));
+            }
+            None => {
+                return Err(crate::failure::usage(anyhow::anyhow!(
+                    "{collection} document {id} is not in {}",
+                    store.describe()
+                )));
+            }
+        }
+    };
     let kind = store.kind();
     let described = store.describe();
     let shared: Shared = Rc::new(RefCell::new(store));
-    let ids = IdSequence::new(args.docs, args.store_seed);
     let lost: Lost = Rc::default();
     let list = strategies(&shared, &lost, collection, &ids, sample_len);
     filter.check_matches_any(list.iter().map(|s| s.name()))?;
@@ -396,7 +420,7 @@ pub fn run(args: &StoreArgs, config: &Config, session: &mut Session, progress: &
     params.insert("shape".into(), json!(collection));
     params.insert("docs".into(), json!(args.docs));
     params.insert("payload_bytes".into(), json!(sample_len));
-    let (mut exp, fatal) = measure_table("store", &table, params, list, &filter, config, progress);
+    let (mut exp, fatal) = measure_table("store", &table, params, &reference, list, &filter, config, progress)?;
     exp.summary = summary(&exp);
     let failed_all = !exp.rows.is_empty() && exp.rows.iter().all(|r: &Row| r.status == Status::Failed);
     session.push(exp);

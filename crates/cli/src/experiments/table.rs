@@ -48,34 +48,47 @@ impl Filter {
     }
 }
 
-/// Gates, measures and orders one table. The first strategy is the baseline and the gate's
-/// reference even when the filter leaves it out. A fatal failure (e.g. the server went away)
-/// stops the table; its message is returned beside the rows measured so far.
+/// Gates, measures and orders one table. Every strategy, the baseline (the first) too, is
+/// checked against the exact `reference`; the baseline is checked first and even when the
+/// filter leaves it out, because a baseline that fails on the input leaves the table nothing to
+/// be relative to: that is bad input (exit 2 with its error), never a cue to pick another
+/// baseline. A fatal failure (e.g. the server went away) stops the table; its message is
+/// returned beside the rows measured so far.
+#[allow(clippy::too_many_arguments)]
 pub fn measure_table(
     experiment: &str,
     table: &str,
     params: Map<String, Value>,
+    reference: &gate::Reference,
     mut strategies: Vec<BoxedStrategy<'_>>,
     filter: &Filter,
     config: &Config,
     progress: &Progress,
-) -> (Experiment, Option<String>) {
+) -> anyhow::Result<(Experiment, Option<String>)> {
     let mut exp = Experiment::new(experiment, table);
     exp.params = params;
-    let reference = match strategies.first_mut() {
-        Some(first) => gate::reference(first.as_mut()),
-        None => return (exp, None),
+    let Some(first) = strategies.first_mut() else {
+        return Ok((exp, None));
     };
+    let mut baseline = Some(gate::verify(first.as_mut(), reference));
+    if let Some(Verdict::Fail(message)) = &baseline {
+        if let Some(f) = first.failure().filter(|f| f.fatal) {
+            return Ok((exp, Some(format!("{}: {}", first.name(), f.message))));
+        }
+        return Err(crate::failure::usage(anyhow::anyhow!(
+            "{experiment} {table}: the baseline {} fails on this input, so the table is not measured: {message}",
+            first.name()
+        )));
+    }
     let mut fatal = None;
     for (i, s) in strategies.iter_mut().enumerate() {
         if !filter.matches(s.name()) || interrupt::interrupted() {
             continue;
         }
         progress.start(&format!("{experiment} {table}: {}", s.name()));
-        let verdict = match &reference {
-            Err(e) => Verdict::Fail(format!("the baseline failed, nothing to compare with: {e}")),
-            Ok(_) if i == 0 => Verdict::Pass,
-            Ok(r) => gate::verify(s.as_mut(), r),
+        let verdict = match baseline.take() {
+            Some(v) if i == 0 => v,
+            _ => gate::verify(s.as_mut(), reference),
         };
         let mut row = match verdict {
             Verdict::Fail(message) => {
@@ -84,7 +97,7 @@ pub fn measure_table(
                 }
                 Row::failed(s.name(), message)
             }
-            Verdict::Pass => {
+            Verdict::Pass(fidelity) => {
                 let mut counting = false;
                 let m = measure_staged(config, |stage| {
                     if stage == Stage::Allocation && !counting {
@@ -103,6 +116,7 @@ pub fn measure_table(
                     None => {
                         let mut row = Row::new(s.name());
                         m.fill(&mut row, s.payload_bytes());
+                        row.fidelity = Some(fidelity);
                         row
                     }
                 }
@@ -116,5 +130,5 @@ pub fn measure_table(
         }
     }
     exp.finish();
-    (exp, fatal)
+    Ok((exp, fatal))
 }
