@@ -220,9 +220,18 @@ mod tests {
             Canonical::Full(json!([two])).compare_with(&json!([x])).unwrap_err(),
             format!("at /0: expected {x}, got {two}")
         );
-        assert_eq!(Canonical::Full(json!([-0.0])).compare_with(&json!([0.0])).unwrap_err(), "at /0: expected 0.0, got -0.0");
-        assert_eq!(Canonical::Full(json!([7])).compare_with(&json!([6])).unwrap_err(), "at /0: expected 6, got 7");
-        assert_eq!(Canonical::Full(json!([1.5])).compare_with(&json!([1])).unwrap_err(), "at /0: expected 1, got 1.5");
+        assert_eq!(
+            Canonical::Full(json!([-0.0])).compare_with(&json!([0.0])).unwrap_err(),
+            "at /0: expected 0.0, got -0.0"
+        );
+        assert_eq!(
+            Canonical::Full(json!([7])).compare_with(&json!([6])).unwrap_err(),
+            "at /0: expected 6, got 7"
+        );
+        assert_eq!(
+            Canonical::Full(json!([1.5])).compare_with(&json!([1])).unwrap_err(),
+            "at /0: expected 1, got 1.5"
+        );
     }
 
     #[test]
@@ -233,12 +242,17 @@ mod tests {
         let bad = Canonical::Projection(vec![("/total".into(), json!(13.0))]);
         assert_eq!(bad.compare_with(&reference).unwrap_err(), "at /total: expected 12.5, got 13.0");
         let absent = Canonical::Projection(vec![("/x".into(), json!(1))]);
-        assert_eq!(absent.compare_with(&reference).unwrap_err(), "at /x: the reference has no such field");
+        assert_eq!(
+            absent.compare_with(&reference).unwrap_err(),
+            "at /x: the reference has no such field"
+        );
     }
 
     #[test]
     fn serialized_output_is_reparsed_exactly() {
-        let Canonical::Full(v) = Canonical::of_json_bytes(b"[43.474709000000132]").unwrap() else { panic!() };
+        let Canonical::Full(v) = Canonical::of_json_bytes(b"[43.474709000000132]").unwrap() else {
+            panic!()
+        };
         assert_eq!(v[0].as_f64(), Some(43.47470900000013));
     }
 }

@@ -275,7 +275,10 @@ impl<S: Source> Parser<S> {
         let token = match on_path {
             OnPath::After(n) if n < self.path.len() => Some(n),
             OnPath::After(_) => {
-                return Err(self.error(open, format!("pointer {} names an object, not an array", self.pointer(self.path.len()))));
+                return Err(self.error(
+                    open,
+                    format!("pointer {} names an object, not an array", self.pointer(self.path.len())),
+                ));
             }
             OnPath::No => None,
         };
@@ -306,7 +309,10 @@ impl<S: Source> Parser<S> {
             let child = match token {
                 Some(n) if key == self.path[n] => {
                     if found {
-                        return Err(self.error(key_at, format!("duplicate key {key:?} on the path of pointer {}", self.pointer(n + 1))));
+                        return Err(self.error(
+                            key_at,
+                            format!("duplicate key {key:?} on the path of pointer {}", self.pointer(n + 1)),
+                        ));
                     }
                     found = true;
                     OnPath::After(n + 1)
@@ -329,7 +335,10 @@ impl<S: Source> Parser<S> {
         if let Some(n) = token
             && !found
         {
-            return Err(self.error(open, format!("pointer {} not found: no member {:?}", self.pointer(n + 1), self.path[n])));
+            return Err(self.error(
+                open,
+                format!("pointer {} not found: no member {:?}", self.pointer(n + 1), self.path[n]),
+            ));
         }
         Ok(Value::Object(map))
     }
@@ -348,7 +357,14 @@ impl<S: Source> Parser<S> {
             OnPath::After(n) => match index(&self.path[n]) {
                 Some(i) => (false, Some((n, i))),
                 None => {
-                    return Err(self.error(open, format!("pointer {} not found: {:?} is not an array index", self.pointer(n + 1), self.path[n])));
+                    return Err(self.error(
+                        open,
+                        format!(
+                            "pointer {} not found: {:?} is not an array index",
+                            self.pointer(n + 1),
+                            self.path[n]
+                        ),
+                    ));
                 }
             },
             OnPath::No => (false, None),
@@ -389,7 +405,10 @@ impl<S: Source> Parser<S> {
         if let Some((n, want)) = token
             && want >= i
         {
-            return Err(self.error(open, format!("pointer {} not found: the array has {i} elements", self.pointer(n + 1))));
+            return Err(self.error(
+                open,
+                format!("pointer {} not found: the array has {i} elements", self.pointer(n + 1)),
+            ));
         }
         Ok(Value::Array(items))
     }
@@ -579,7 +598,10 @@ mod tests {
         let v = parse(r#"["a\"b\\c\/d\b\f\n\r\t", "\u00e9\u20AC", "\ud83d\ude00", "é😀", ""]"#.as_bytes()).unwrap();
         assert_eq!(v, json!(["a\"b\\c/d\u{8}\u{c}\n\r\t", "é€", "😀", "é😀", ""]));
         assert_eq!(err(r#""\ud800""#), "lone leading surrogate \\uD800 in a string at byte 1");
-        assert_eq!(err(r#""\ud800\u0041""#), "\\uD800 is not followed by a trailing surrogate at byte 1");
+        assert_eq!(
+            err(r#""\ud800\u0041""#),
+            "\\uD800 is not followed by a trailing surrogate at byte 1"
+        );
         assert_eq!(err(r#""\udc00""#), "lone trailing surrogate \\uDC00 in a string at byte 1");
         assert_eq!(err(r#""\x""#), "invalid escape \\'x' at byte 1");
         assert_eq!(err(r#""\u12G4""#), "invalid \\u escape (four hex digits expected) at byte 1");
@@ -668,9 +690,21 @@ mod tests {
             bad(br#"{"Readings": [1], "Readings": []}"#, "/Readings"),
             "duplicate key \"Readings\" on the path of pointer \"/Readings\" at byte 18"
         );
-        assert_eq!(bad(br#"{"R": []}"#, "/Readings"), "pointer \"/Readings\" not found: no member \"Readings\" at byte 0");
-        assert_eq!(bad(br#"{"Readings": 1}"#, "/Readings"), "pointer \"/Readings\" names a scalar, not an array at byte 13");
-        assert_eq!(bad(br#"{"a": [[1], [2]]}"#, "/a/2"), "pointer \"/a/2\" not found: the array has 2 elements at byte 6");
-        assert_eq!(bad(br#"{"a": {"b": []}}"#, "/a"), "pointer \"/a\" names an object, not an array at byte 6");
+        assert_eq!(
+            bad(br#"{"R": []}"#, "/Readings"),
+            "pointer \"/Readings\" not found: no member \"Readings\" at byte 0"
+        );
+        assert_eq!(
+            bad(br#"{"Readings": 1}"#, "/Readings"),
+            "pointer \"/Readings\" names a scalar, not an array at byte 13"
+        );
+        assert_eq!(
+            bad(br#"{"a": [[1], [2]]}"#, "/a/2"),
+            "pointer \"/a/2\" not found: the array has 2 elements at byte 6"
+        );
+        assert_eq!(
+            bad(br#"{"a": {"b": []}}"#, "/a"),
+            "pointer \"/a\" names an object, not an array at byte 6"
+        );
     }
 }

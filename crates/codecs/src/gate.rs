@@ -121,8 +121,12 @@ where
 /// The reference value as the type `T` holds it: exact numbers reach `T` as they are
 /// (`from_value` parses no text), then `T` writes them back.
 fn through<T: Serialize + DeserializeOwned>(reference: Value, at: &str) -> Result<Value, String> {
-    let typed: T = serde_json::from_value(reference)
-        .map_err(|e| format!("at {}: the input does not fit the output's type: {e}", if at.is_empty() { "/" } else { at }))?;
+    let typed: T = serde_json::from_value(reference).map_err(|e| {
+        format!(
+            "at {}: the input does not fit the output's type: {e}",
+            if at.is_empty() { "/" } else { at }
+        )
+    })?;
     serde_json::to_value(&typed).map_err(|e| format!("cannot convert the reference to a comparable value: {e}"))
 }
 
@@ -148,7 +152,10 @@ mod tests {
             floats_1ulp: 1,
             ..Fidelity::default()
         };
-        assert_eq!(explained("dom/serde_json", f.clone()).cause.as_deref(), Some("serde_json without float_roundtrip"));
+        assert_eq!(
+            explained("dom/serde_json", f.clone()).cause.as_deref(),
+            Some("serde_json without float_roundtrip")
+        );
         assert_eq!(explained("dom/sonic-rs", f).cause, None);
         let zero = Fidelity {
             numbers: 1,

@@ -13,7 +13,12 @@ use std::collections::BTreeMap;
 /// Texts whose correctly rounded value serde_json's default parser misses by one ulp (the first
 /// two are from canada.json and a Python-written telemetry body; the others were found by the
 /// property test below).
-const INEXACT: [&str; 4] = ["43.474709000000132", "50.090049175062276", "30.34630005927809121", "60.13615274166488524"];
+const INEXACT: [&str; 4] = [
+    "43.474709000000132",
+    "50.090049175062276",
+    "30.34630005927809121",
+    "60.13615274166488524",
+];
 
 fn serde_json_f64(text: &str) -> f64 {
     serde_json::from_str::<f64>(text).unwrap()
@@ -28,7 +33,11 @@ fn serde_json_is_measured_in_its_default_configuration() {
     for text in INEXACT {
         let exact: f64 = text.parse().unwrap();
         let serde = serde_json_f64(text);
-        assert_eq!(serde.to_bits().abs_diff(exact.to_bits()), 1, "{text}: serde_json {serde}, exact {exact}");
+        assert_eq!(
+            serde.to_bits().abs_diff(exact.to_bits()),
+            1,
+            "{text}: serde_json {serde}, exact {exact}"
+        );
     }
     let v: serde_json::Value = serde_json::from_str(r#"{"b": 1.10, "a": 2}"#).unwrap();
     assert_eq!(v.to_string(), r#"{"a":2,"b":1.1}"#);
@@ -86,7 +95,10 @@ fn float_doc() -> String {
 fn document_tables_time_every_library_and_count_serde_json_s_inexact_floats() {
     let doc = float_doc();
     let reference = Reference::from_json(doc.as_bytes()).unwrap();
-    let got = verdicts(&reference, document::deserialize_strategies(doc.as_bytes(), &["/more/x".to_string()]));
+    let got = verdicts(
+        &reference,
+        document::deserialize_strategies(doc.as_bytes(), &["/more/x".to_string()]),
+    );
     assert_eq!(got["dom/serde_json"], serde_inexact(7, 4));
     assert_eq!(got["raw/serde_json"], exact(7), "RawValue keeps the text, re-read exactly");
     assert_eq!(got["dom/sonic-rs"], exact(7));

@@ -44,7 +44,10 @@ fn every_strategy_round_trips_every_shape() {
 fn document_strategies_agree_on_any_json() {
     let doc = br#"{"a": [1, 2.5, {"b": "x\"y\u00e9"}], "c": null, "d": true, "e": -12}"#;
     let reference = Reference::from_json(doc).unwrap();
-    let names = all_pass(&reference, document::deserialize_strategies(doc, &["/a/2/b".to_string(), "/e".to_string()]));
+    let names = all_pass(
+        &reference,
+        document::deserialize_strategies(doc, &["/a/2/b".to_string(), "/e".to_string()]),
+    );
     assert_eq!(names.last().unwrap(), "lazy/sonic-rs");
     all_pass(&reference, document::serialize_strategies(doc).unwrap());
 }

@@ -189,7 +189,11 @@ fn advise_table(exp: &Experiment, rates: &Rates) -> Option<Advice> {
             plus_minus(base),
             units::percent(CONFIDENCE)
         );
-        return Some(advice(AdviceKind::NoMeasurableDifference, Some(best), text + &fidelity_text(base, best)));
+        return Some(advice(
+            AdviceKind::NoMeasurableDifference,
+            Some(best),
+            text + &fidelity_text(base, best),
+        ));
     }
     if !better {
         return Some(advice(

@@ -24,7 +24,10 @@ pub fn describe(f: &Fidelity) -> String {
         parts.push(format!("sign of zero lost: {} (-0 read as 0)", of(f.zero_sign_lost)));
     }
     if f.integers_changed > 0 {
-        parts.push(format!("integers changed: {} (read as floats or floats as integers)", of(f.integers_changed)));
+        parts.push(format!(
+            "integers changed: {} (read as floats or floats as integers)",
+            of(f.integers_changed)
+        ));
     }
     parts.join("; ")
 }
@@ -64,7 +67,10 @@ mod tests {
         assert_eq!(describe(&f), "exact");
         f.floats_1ulp = 37;
         f.cause = Some("serde_json without float_roundtrip".into());
-        assert_eq!(describe(&f), "inexact floats: 37 of 3,000 numbers 1 ulp off (serde_json without float_roundtrip)");
+        assert_eq!(
+            describe(&f),
+            "inexact floats: 37 of 3,000 numbers 1 ulp off (serde_json without float_roundtrip)"
+        );
         f.floats_1ulp = 0;
         f.zero_sign_lost = 1;
         f.integers_changed = 2;

@@ -442,9 +442,7 @@ fn a_repeated_streamed_key_is_rejected_where_it_repeats() {
     assert_eq!(e.offset(), doc.rfind("\"a\"").unwrap() as u64);
     assert!(matches!(e.kind(), ErrorKind::DuplicateKey { key, .. } if key == "a"), "{e}");
     // typed from_slice agrees that the document is bad.
-    let typed = serde_json::from_str::<jsoncost_shapes::Telemetry>(
-        r#"{"DeviceId":"d","Readings":[],"Readings":[]}"#,
-    );
+    let typed = serde_json::from_str::<jsoncost_shapes::Telemetry>(r#"{"DeviceId":"d","Readings":[],"Readings":[]}"#);
     assert!(typed.unwrap_err().to_string().starts_with("duplicate field `Readings`"));
     // Other repeated keys around the array are kept as fields (not compared with from_slice).
     let doc = r#"{"DeviceId":"d","DeviceId":"e","Readings":[{"a":1}]}"#;
