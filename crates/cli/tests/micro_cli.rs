@@ -172,3 +172,49 @@ fn a_real_run_writes_schema_v1_results_and_json_on_stdout() {
     let base = de["rows"].as_array().unwrap().iter().find(|r| r["baseline"] == true).unwrap();
     assert_eq!(base["method"], "dom/serde_json");
 }
+
+/// A document of floats serde_json's default parser rounds 1 ulp off, and a `-0`: every row is
+/// timed; sonic-rs and simd-json are exact on the floats, simd-json and sonic-rs lose the sign
+/// of zero, serde_json is annotated with the exact count.
+#[test]
+fn inexact_floats_and_minus_zero_are_annotated_not_failed() {
+    let f = file_with(br#"{"c": [[43.474709000000132, 50.090049175062276], [1.5, -2.25]], "z": -0}"#);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    jsoncost()
+        .args(["micro", "--quick", "--payload"])
+        .arg(f.path())
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            "Fidelity of dom/serde_json (the baseline: Ratio and Alloc Ratio stay relative to it): inexact floats: 2 of 5 numbers 1 ulp off (serde_json without float_roundtrip).",
+        ))
+        .stdout(predicate::str::contains(
+            "Fidelity of dom/simd-json: sign of zero lost: 1 of 5 numbers (-0 read as 0).",
+        ));
+    let results: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let mut seen = 0;
+    for table in results["experiments"].as_array().unwrap() {
+        for row in table["rows"].as_array().unwrap() {
+            let method = row["method"].as_str().unwrap();
+            assert_eq!(row["status"], "ok", "{row}");
+            let f = &row["fidelity"];
+            assert_eq!(f["numbers"], 5, "{method}");
+            let (off, zero) = match method {
+                "dom/serde_json" => (2, 0),
+                "dom/sonic-rs" | "dom/simd-json" | "dom-borrowed/simd-json" => (0, 1),
+                _ => (0, 0),
+            };
+            assert_eq!(
+                (f["floats_1ulp"].as_u64(), f["zero_sign_lost"].as_u64()),
+                (Some(off), Some(zero)),
+                "{method}"
+            );
+            seen += 1;
+        }
+    }
+    // deserialize: 4 DOMs + raw; serialize: 3 DOMs.
+    assert_eq!(seen, 8);
+}

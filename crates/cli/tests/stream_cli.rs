@@ -136,3 +136,107 @@ fn missing_or_unreadable_files_exit_2() {
         .code(2)
         .stderr(predicate::str::contains("/proc/self/mem"));
 }
+
+/// How many of the body's numbers serde_json's default parser reads other than std's
+/// correctly rounded `f64::from_str` (the texts are the readings' Temperature and Humidity).
+fn serde_json_misses(body: &str) -> (u64, u64) {
+    let re = regex_lite_numbers(body);
+    let misses = re
+        .iter()
+        .filter(|t| serde_json::from_str::<f64>(t).unwrap() != t.parse::<f64>().unwrap())
+        .count();
+    (misses as u64, re.len() as u64)
+}
+
+/// The number texts after `"Temperature":` and `"Humidity":`.
+fn regex_lite_numbers(body: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    for key in ["\"Temperature\":", "\"Humidity\":"] {
+        for (at, _) in body.match_indices(key) {
+            let rest = &body[at + key.len()..];
+            let end = rest.find([',', '}']).unwrap();
+            out.push(&rest[..end]);
+        }
+    }
+    out
+}
+
+/// A body with temperatures whose correctly rounded value serde_json (without float_roundtrip)
+/// misses: every row is timed; sonic-rs and simd-json are exact, serde_json's rows are
+/// annotated with the exact count.
+#[test]
+fn inexact_floats_in_a_body_are_annotated_not_failed() {
+    let mut body = String::from_utf8(telemetry(300)).unwrap();
+    for (i, text) in ["43.474709000000132", "50.090049175062276", "30.34630005927809121"]
+        .iter()
+        .enumerate()
+    {
+        let (bytes, _) = corrupt_reading(
+            body.as_bytes(),
+            i * 100,
+            "\"Temperature\":",
+            &format!("\"Temperature\":{text},\"Was\":"),
+        );
+        body = String::from_utf8(bytes).unwrap();
+    }
+    // The old value is now under "Was", which Reading ignores; only Temperature's are counted.
+    let (misses, numbers) = serde_json_misses(&body);
+    assert!(misses >= 3, "{misses}");
+    assert_eq!(numbers, 600);
+    let f = file_with(body.as_bytes());
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    jsoncost()
+        .args(["stream", "--quick", "--runs", "2", "--file"])
+        .arg(f.path())
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!(
+            "Fidelity of buffered/serde_json (the baseline: Ratio and Alloc Ratio stay relative to it): inexact floats: {misses} of 600 numbers 1 ulp off (serde_json without float_roundtrip)."
+        )));
+    let results: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let rows = results["experiments"][0]["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 13);
+    for row in rows {
+        let method = row["method"].as_str().unwrap();
+        assert_eq!(row["status"], "ok", "{row}");
+        let off = if method.ends_with("/serde_json") { misses } else { 0 };
+        assert_eq!(row["fidelity"]["numbers"], 600, "{method}");
+        assert_eq!(row["fidelity"]["floats_1ulp"], off, "{method}");
+    }
+}
+
+/// The typed `from_slice` of the baseline rejects a repeated "Readings": the body is bad input
+/// (exit 2 with the baseline's error and where the incremental parser stops), and nothing is
+/// measured against another reference.
+#[test]
+fn a_baseline_that_fails_on_the_body_exits_2_with_its_error() {
+    let doc = String::from_utf8(telemetry(50)).unwrap();
+    let repeated = format!("{},\"Readings\":[]}}", doc.trim_end().strip_suffix('}').unwrap());
+    let at = repeated.rfind("\"Readings\"").unwrap();
+    let f = file_with(repeated.as_bytes());
+    jsoncost()
+        .args(["stream", "--quick", "--file"])
+        .arg(f.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("the baseline buffered/serde_json fails on it, so nothing is measured: duplicate field `Readings`"))
+        .stderr(predicate::str::contains(format!(
+            "(the incremental parser: telemetry file {}: duplicate key \"Readings\": the object holding \"/Readings\" has it twice at byte {at})",
+            f.path().display()
+        )));
+    // A repeated DeviceId: the incremental parser keeps both as fields, the baseline refuses.
+    let twice = doc.replacen("{\"DeviceId\":", "{\"DeviceId\":\"x\",\"DeviceId\":", 1);
+    let f = file_with(twice.as_bytes());
+    jsoncost()
+        .args(["stream", "--quick", "--file"])
+        .arg(f.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "the baseline buffered/serde_json fails on it, so nothing is measured: duplicate field `DeviceId`",
+        ))
+        .stderr(predicate::str::contains("incremental parser").not());
+}

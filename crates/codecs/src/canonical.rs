@@ -1,8 +1,12 @@
 //! The common form strategy outputs are compared in: a `serde_json::Value` of the whole
-//! decoded document, or of a projection (a few JSON pointers) for lazy strategies.
+//! decoded document, or of a projection (a few JSON pointers) for lazy strategies, and the
+//! comparison with the exact reference that classifies how its numbers differ.
 
+use jsoncost_engine::Fidelity;
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Number, Value};
+
+use crate::exact;
 
 /// A strategy's outcome, comparable across libraries.
 #[derive(Debug, Clone, PartialEq)]
@@ -14,41 +18,39 @@ pub enum Canonical {
 }
 
 impl Canonical {
-    /// The canonical form of anything serializable (typed values and every library's DOM).
+    /// The canonical form of anything serializable (typed values and every library's DOM). No
+    /// text is parsed: numbers keep the exact values the strategy produced.
     pub fn of<T: Serialize + ?Sized>(value: &T) -> Result<Canonical, String> {
         serde_json::to_value(value)
             .map(Canonical::Full)
             .map_err(|e| format!("cannot convert the output to a comparable value: {e}"))
     }
 
-    /// The canonical form of serialized output: re-parsed with serde_json.
+    /// The canonical form of serialized output: re-parsed with the exact reference parser, so
+    /// the check of a writer does not inherit a reader's rounding.
     pub fn of_json_bytes(bytes: &[u8]) -> Result<Canonical, String> {
-        serde_json::from_slice(bytes)
+        exact::parse(bytes)
             .map(Canonical::Full)
             .map_err(|e| format!("the output is not valid JSON: {e}"))
     }
 
-    /// Compares `self` (a strategy's outcome) with the baseline's; `Err` describes the first
-    /// difference. A projection is compared with the same pointers of a full baseline.
-    pub fn agrees_with(&self, baseline: &Canonical) -> Result<(), String> {
-        match (self, baseline) {
-            (Canonical::Full(a), Canonical::Full(b)) => match first_difference(b, a, String::new()) {
-                None => Ok(()),
-                Some(d) => Err(d),
-            },
-            (Canonical::Projection(fields), Canonical::Full(b)) => {
+    /// Compares `self` (a strategy's outcome) with the exact `reference` and tallies how its
+    /// numbers differ; `Err` names the first value that differs otherwise, by JSON pointer. A
+    /// projection is compared with the same pointers of the reference.
+    pub fn compare_with(&self, reference: &Value) -> Result<Fidelity, String> {
+        let mut fidelity = Fidelity::default();
+        match self {
+            Canonical::Full(got) => compare(reference, got, &mut String::new(), &mut fidelity)?,
+            Canonical::Projection(fields) => {
                 for (pointer, got) in fields {
-                    match b.pointer(pointer) {
-                        Some(expected) if expected == got => {}
-                        Some(expected) => return Err(format!("at {pointer}: expected {}, got {}", short(expected), short(got))),
-                        None => return Err(format!("at {pointer}: the baseline has no such field")),
-                    }
+                    let Some(expected) = reference.pointer(pointer) else {
+                        return Err(format!("at {pointer}: the reference has no such field"));
+                    };
+                    compare(expected, got, &mut pointer.clone(), &mut fidelity)?;
                 }
-                Ok(())
             }
-            (a, b) if a == b => Ok(()),
-            _ => Err("outputs of different forms cannot be compared".to_string()),
         }
+        Ok(fidelity)
     }
 }
 
@@ -61,35 +63,111 @@ fn short(v: &Value) -> String {
     }
 }
 
-/// The first place where `got` differs from `expected`, as a JSON pointer and both values.
-pub fn first_difference(expected: &Value, got: &Value, path: String) -> Option<String> {
+/// Walks `expected` (the reference) and `got` together, counting numbers into `fidelity`;
+/// `Err` at the first difference that is not one of [`Fidelity`]'s kinds. `path` is the JSON
+/// pointer of the values (restored on return).
+pub fn compare(expected: &Value, got: &Value, path: &mut String, fidelity: &mut Fidelity) -> Result<(), String> {
     match (expected, got) {
         (Value::Object(e), Value::Object(g)) => {
             for (k, ev) in e {
+                let len = path.len();
+                push_token(path, k);
                 match g.get(k) {
-                    None => return Some(format!("at {path}/{k}: missing in the output")),
-                    Some(gv) => {
-                        if let Some(d) = first_difference(ev, gv, format!("{path}/{k}")) {
-                            return Some(d);
-                        }
-                    }
+                    None => return Err(format!("at {path}: missing in the output")),
+                    Some(gv) => compare(ev, gv, path, fidelity)?,
                 }
+                path.truncate(len);
             }
-            g.keys()
-                .find(|k| !e.contains_key(*k))
-                .map(|k| format!("at {path}/{k}: unexpected field in the output"))
+            match g.keys().find(|k| !e.contains_key(*k)) {
+                Some(k) => {
+                    push_token(path, k);
+                    Err(format!("at {path}: unexpected field in the output"))
+                }
+                None => Ok(()),
+            }
         }
         (Value::Array(e), Value::Array(g)) => {
             if e.len() != g.len() {
-                return Some(format!("at {}: expected {} elements, got {}", or_root(&path), e.len(), g.len()));
+                return Err(format!("at {}: expected {} elements, got {}", or_root(path), e.len(), g.len()));
             }
-            e.iter()
-                .zip(g)
-                .enumerate()
-                .find_map(|(i, (ev, gv))| first_difference(ev, gv, format!("{path}/{i}")))
+            for (i, (ev, gv)) in e.iter().zip(g).enumerate() {
+                let len = path.len();
+                path.push_str(&format!("/{i}"));
+                compare(ev, gv, path, fidelity)?;
+                path.truncate(len);
+            }
+            Ok(())
         }
-        (e, g) if e == g => None,
-        (e, g) => Some(format!("at {}: expected {}, got {}", or_root(&path), short(e), short(g))),
+        (Value::Number(e), Value::Number(g)) => {
+            fidelity.numbers += 1;
+            match number_fidelity(e, g) {
+                Some(NumberFidelity::Exact) => {}
+                Some(NumberFidelity::OneUlp) => fidelity.floats_1ulp += 1,
+                Some(NumberFidelity::ZeroSignLost) => fidelity.zero_sign_lost += 1,
+                Some(NumberFidelity::KindChanged) => fidelity.integers_changed += 1,
+                None => return Err(difference(path, expected, got)),
+            }
+            Ok(())
+        }
+        (e, g) if e == g => Ok(()),
+        (e, g) => {
+            if e.is_number() {
+                fidelity.numbers += 1;
+            }
+            Err(difference(path, e, g))
+        }
+    }
+}
+
+fn difference(path: &str, e: &Value, g: &Value) -> String {
+    format!("at {}: expected {}, got {}", or_root(path), short(e), short(g))
+}
+
+fn push_token(path: &mut String, key: &str) {
+    path.push('/');
+    path.push_str(&key.replace('~', "~0").replace('/', "~1"));
+}
+
+/// How one number of the output relates to the reference's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum NumberFidelity {
+    Exact,
+    OneUlp,
+    ZeroSignLost,
+    KindChanged,
+}
+
+/// `None`: a different value. Floats are compared bit for bit (so `-0.0` is not `0.0`).
+fn number_fidelity(e: &Number, g: &Number) -> Option<NumberFidelity> {
+    use NumberFidelity::*;
+    let int = |n: &Number| n.as_u64().map(i128::from).or_else(|| n.as_i64().map(i128::from));
+    match (int(e), int(g)) {
+        (Some(a), Some(b)) => (a == b).then_some(Exact),
+        (Some(a), None) => {
+            let gf = g.as_f64()?;
+            (gf == a as f64).then_some(KindChanged)
+        }
+        (None, Some(b)) => {
+            let ef = e.as_f64()?;
+            if b == 0 && ef == 0.0 && ef.is_sign_negative() {
+                Some(ZeroSignLost)
+            } else {
+                (ef == b as f64).then_some(KindChanged)
+            }
+        }
+        (None, None) => {
+            let (a, b) = (e.as_f64()?, g.as_f64()?);
+            if a.to_bits() == b.to_bits() {
+                Some(Exact)
+            } else if a == 0.0 && b == 0.0 && a.is_sign_negative() {
+                Some(ZeroSignLost)
+            } else if a.is_sign_negative() == b.is_sign_negative() && a.to_bits().abs_diff(b.to_bits()) == 1 {
+                // Same sign: adjacent bit patterns are adjacent floats.
+                Some(OneUlp)
+            } else {
+                None
+            }
+        }
     }
 }
 
@@ -102,24 +180,79 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    #[test]
-    fn differences_are_located_by_pointer() {
-        let a = Canonical::Full(json!({"a": [1, {"b": 2.5}], "c": "x"}));
-        let b = Canonical::Full(json!({"a": [1, {"b": 2.6}], "c": "x"}));
-        assert_eq!(b.agrees_with(&a).unwrap_err(), "at /a/1/b: expected 2.5, got 2.6");
-        assert!(a.agrees_with(&a.clone()).is_ok());
-        let missing = Canonical::Full(json!({"a": [1, {"b": 2.5}]}));
-        assert_eq!(missing.agrees_with(&a).unwrap_err(), "at /c: missing in the output");
-        let short_arr = Canonical::Full(json!({"a": [1], "c": "x"}));
-        assert_eq!(short_arr.agrees_with(&a).unwrap_err(), "at /a: expected 2 elements, got 1");
+    fn fid(numbers: u64, ulp: u64, zero: u64, ints: u64) -> Fidelity {
+        Fidelity {
+            numbers,
+            floats_1ulp: ulp,
+            zero_sign_lost: zero,
+            integers_changed: ints,
+            cause: None,
+        }
     }
 
     #[test]
-    fn projections_compare_against_the_full_baseline() {
-        let base = Canonical::Full(json!({"id": "o-1", "total": 12.5}));
+    fn differences_are_located_by_pointer() {
+        let a = json!({"a": [1, {"b": 2.5}], "c": "x", "d/e": 1});
+        let b = Canonical::Full(json!({"a": [1, {"b": 2.6}], "c": "x", "d/e": 1}));
+        assert_eq!(b.compare_with(&a).unwrap_err(), "at /a/1/b: expected 2.5, got 2.6");
+        assert_eq!(Canonical::Full(a.clone()).compare_with(&a), Ok(fid(3, 0, 0, 0)));
+        let missing = Canonical::Full(json!({"a": [1, {"b": 2.5}], "c": "x"}));
+        assert_eq!(missing.compare_with(&a).unwrap_err(), "at /d~1e: missing in the output");
+        let extra = Canonical::Full(json!({"a": [1, {"b": 2.5}], "c": "x", "d/e": 1, "f": 0}));
+        assert_eq!(extra.compare_with(&a).unwrap_err(), "at /f: unexpected field in the output");
+        let short_arr = Canonical::Full(json!({"a": [1], "c": "x", "d/e": 1}));
+        assert_eq!(short_arr.compare_with(&a).unwrap_err(), "at /a: expected 2 elements, got 1");
+        let retyped = Canonical::Full(json!({"a": [1, {"b": "2.5"}], "c": "x", "d/e": 1}));
+        assert_eq!(retyped.compare_with(&a).unwrap_err(), "at /a/1/b: expected 2.5, got \"2.5\"");
+    }
+
+    #[test]
+    fn numbers_are_classified_not_failed_when_the_value_survives() {
+        let x = 43.47470900000013_f64;
+        let next = f64::from_bits(x.to_bits() + 1);
+        let prev = f64::from_bits(x.to_bits() - 1);
+        let reference = json!([x, -x, -0.0, -0.0, 5, 9007199254740993u64, 1.0, 0.0]);
+        let got = Canonical::Full(json!([prev, -next, 0.0, 0, 5.0, 9007199254740992.0, 1, 0.0]));
+        assert_eq!(got.compare_with(&reference), Ok(fid(8, 2, 2, 3)));
+        // Two ulps, a sign gained, a changed integer: different values.
+        let two = f64::from_bits(x.to_bits() + 2);
+        assert_eq!(
+            Canonical::Full(json!([two])).compare_with(&json!([x])).unwrap_err(),
+            format!("at /0: expected {x}, got {two}")
+        );
+        assert_eq!(
+            Canonical::Full(json!([-0.0])).compare_with(&json!([0.0])).unwrap_err(),
+            "at /0: expected 0.0, got -0.0"
+        );
+        assert_eq!(
+            Canonical::Full(json!([7])).compare_with(&json!([6])).unwrap_err(),
+            "at /0: expected 6, got 7"
+        );
+        assert_eq!(
+            Canonical::Full(json!([1.5])).compare_with(&json!([1])).unwrap_err(),
+            "at /0: expected 1, got 1.5"
+        );
+    }
+
+    #[test]
+    fn projections_compare_against_the_full_reference() {
+        let reference = json!({"id": "o-1", "total": 12.5});
         let ok = Canonical::Projection(vec![("/id".into(), json!("o-1"))]);
-        assert!(ok.agrees_with(&base).is_ok());
+        assert_eq!(ok.compare_with(&reference), Ok(fid(0, 0, 0, 0)));
         let bad = Canonical::Projection(vec![("/total".into(), json!(13.0))]);
-        assert_eq!(bad.agrees_with(&base).unwrap_err(), "at /total: expected 12.5, got 13.0");
+        assert_eq!(bad.compare_with(&reference).unwrap_err(), "at /total: expected 12.5, got 13.0");
+        let absent = Canonical::Projection(vec![("/x".into(), json!(1))]);
+        assert_eq!(
+            absent.compare_with(&reference).unwrap_err(),
+            "at /x: the reference has no such field"
+        );
+    }
+
+    #[test]
+    fn serialized_output_is_reparsed_exactly() {
+        let Canonical::Full(v) = Canonical::of_json_bytes(b"[43.474709000000132]").unwrap() else {
+            panic!()
+        };
+        assert_eq!(v[0].as_f64(), Some(43.47470900000013));
     }
 }

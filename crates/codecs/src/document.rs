@@ -1,7 +1,7 @@
 //! Strategies for any JSON document (`--payload FILE`): those that need no Rust type.
 
+use crate::BoxedStrategy;
 use crate::typed::{OpStrategy, emit, emit_bytes, msg};
-use crate::{BoxedStrategy, Canonical};
 
 /// Deserialize strategies for an arbitrary document, baseline (`dom/serde_json`) first;
 /// `lazy/sonic-rs` only when `fields` (JSON pointers) are given.
@@ -73,9 +73,4 @@ pub fn check_pointer(p: &str) -> Result<(), String> {
     } else {
         Err(format!("invalid JSON pointer {p:?}: it must be empty or start with '/'"))
     }
-}
-
-/// The canonical value of a document, for callers that need the baseline without timing.
-pub fn canonical_of(input: &[u8]) -> Result<Canonical, String> {
-    Canonical::of_json_bytes(input)
 }

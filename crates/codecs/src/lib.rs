@@ -1,15 +1,17 @@
 //! jsoncost's strategies: one way to serialize or deserialize, named `style/library`
 //! (design.md section 2), each with a correctness check. A strategy is run untimed once for the
-//! correctness gate ([`gate`]); only strategies whose output agrees with the baseline's are
-//! handed to the engine for timing.
+//! correctness gate ([`gate`]), which compares its output with an exact reference parsed from
+//! the source text ([`exact`]); only strategies whose output holds the reference's values are
+//! handed to the engine for timing, with how exactly they hold them recorded on the row.
 //!
 //! Modules: [`typed`] (strategies over any serde type: typed, typed-reuse, borrowed when the type
 //! has a zero-copy form, dom, dom-then-typed, reader, raw, lazy when fields are given; serialize
 //! typed, typed-writer, dom), [`document`] (any JSON document, no Rust type), [`canonical`]
-//! (the common form outputs are compared in), [`gate`].
+//! (the common form outputs are compared in), [`exact`] (the reference parser), [`gate`].
 
 pub mod canonical;
 pub mod document;
+pub mod exact;
 pub mod gate;
 pub mod shape_model;
 pub mod typed;

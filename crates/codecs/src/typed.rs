@@ -88,7 +88,7 @@ pub fn sonic_projection(input: &[u8], tree: &sonic_rs::PointerTree, fields: &[St
             let mut out = Vec::with_capacity(fields.len());
             for (pointer, v) in fields.iter().zip(&found) {
                 let v = v.as_ref().ok_or_else(|| format!("field {pointer} not found"))?;
-                out.push((pointer.clone(), serde_json::from_str(v.as_raw_str()).map_err(msg)?));
+                out.push((pointer.clone(), crate::exact::parse(v.as_raw_str().as_bytes()).map_err(msg)?));
             }
             *s = Some(Canonical::Projection(out));
         }

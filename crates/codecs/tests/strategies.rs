@@ -1,17 +1,19 @@
 //! Every strategy agrees with the baseline on every shape, and the gate catches one that does not.
 
-use jsoncost_codecs::gate::{Verdict, reference, verify};
+use jsoncost_codecs::gate::{Reference, Verdict, verify};
 use jsoncost_codecs::typed::OpStrategy;
 use jsoncost_codecs::{BoxedStrategy, TypeOptions, ZeroCopy, document, typed};
 use jsoncost_shapes::*;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-fn all_pass(mut strategies: Vec<BoxedStrategy<'_>>) -> Vec<String> {
-    let reference = reference(strategies[0].as_mut()).unwrap();
+fn all_pass(reference: &Reference, mut strategies: Vec<BoxedStrategy<'_>>) -> Vec<String> {
     let mut names = Vec::new();
     for s in strategies.iter_mut() {
-        assert_eq!(verify(s.as_mut(), &reference), Verdict::Pass, "{}", s.name());
+        match verify(s.as_mut(), reference) {
+            Verdict::Pass(f) => assert!(f.is_exact(), "{}: {f:?}", s.name()),
+            Verdict::Fail(m) => panic!("{}: {m}", s.name()),
+        }
         s.run().unwrap();
         names.push(s.name().to_string());
     }
@@ -20,20 +22,21 @@ fn all_pass(mut strategies: Vec<BoxedStrategy<'_>>) -> Vec<String> {
 
 fn round_trip<T: Serialize + DeserializeOwned + ZeroCopy>(value: T, lazy: &[&str]) {
     let bytes = serde_json::to_vec(&value).unwrap();
-    let names = all_pass(typed::deserialize_strategies::<T>(
-        &bytes,
-        &TypeOptions::default().borrowed::<T>().lazy(lazy),
-    ));
+    let reference = Reference::from_json(&bytes).unwrap();
+    let names = all_pass(
+        &reference,
+        typed::deserialize_strategies::<T>(&bytes, &TypeOptions::default().borrowed::<T>().lazy(lazy)),
+    );
     assert_eq!(names[0], "typed/serde_json");
     assert_eq!(names.len(), 16);
     // Without the optional parts: no borrowed/* and no lazy row.
-    let names = all_pass(typed::deserialize_strategies::<T>(&bytes, &TypeOptions::default()));
+    let names = all_pass(&reference, typed::deserialize_strategies::<T>(&bytes, &TypeOptions::default()));
     assert_eq!(names.len(), 12);
     assert!(
         !names.iter().any(|n| n.starts_with("borrowed/") || n.starts_with("lazy/")),
         "{names:?}"
     );
-    let names = all_pass(typed::serialize_strategies::<T>(&value).unwrap());
+    let names = all_pass(&Reference::of(&value).unwrap(), typed::serialize_strategies::<T>(&value).unwrap());
     assert_eq!(names.len(), 9);
     // The typed deserializers give back the value itself.
     let back: T = serde_json::from_slice(&bytes).unwrap();
@@ -53,17 +56,20 @@ fn every_strategy_round_trips_every_shape() {
 #[test]
 fn document_strategies_agree_on_any_json() {
     let doc = br#"{"a": [1, 2.5, {"b": "x\"y\u00e9"}], "c": null, "d": true, "e": -12}"#;
-    let names = all_pass(document::deserialize_strategies(doc, &["/a/2/b".to_string(), "/e".to_string()]));
+    let reference = Reference::from_json(doc).unwrap();
+    let names = all_pass(
+        &reference,
+        document::deserialize_strategies(doc, &["/a/2/b".to_string(), "/e".to_string()]),
+    );
     assert_eq!(names.last().unwrap(), "lazy/sonic-rs");
-    all_pass(document::serialize_strategies(doc).unwrap());
+    all_pass(&reference, document::serialize_strategies(doc).unwrap());
 }
 
 #[test]
 fn the_gate_catches_a_wrong_strategy_and_a_failing_one() {
     let value = Generator::new(1).data(7);
     let bytes = serde_json::to_vec(&value).unwrap();
-    let mut strategies = typed::deserialize_strategies::<Data>(&bytes, &TypeOptions::default());
-    let reference = reference(strategies[0].as_mut()).unwrap();
+    let reference = Reference::from_json(&bytes).unwrap();
     // Deliberately wrong: parses, then changes the name.
     let mut wrong = OpStrategy::boxed("typed/off-by-one", None, |s| {
         let mut d: Data = serde_json::from_slice(&bytes).map_err(|e| e.to_string())?;
@@ -71,8 +77,8 @@ fn the_gate_catches_a_wrong_strategy_and_a_failing_one() {
         typed::emit(s, &d)
     });
     match verify(wrong.as_mut(), &reference) {
-        Verdict::Fail(m) => assert_eq!(m, "output differs from the baseline at /Id: expected 7, got 8"),
-        Verdict::Pass => panic!("a wrong strategy passed the gate"),
+        Verdict::Fail(m) => assert_eq!(m, "output differs from the exact reference at /Id: expected 7, got 8"),
+        Verdict::Pass(_) => panic!("a wrong strategy passed the gate"),
     }
     let mut failing = OpStrategy::boxed("typed/broken", None, |s| {
         let d: Data = serde_json::from_slice(b"{\"Id\": 1}").map_err(|e| e.to_string())?;
@@ -80,6 +86,6 @@ fn the_gate_catches_a_wrong_strategy_and_a_failing_one() {
     });
     match verify(failing.as_mut(), &reference) {
         Verdict::Fail(m) => assert_eq!(m, "missing field `Name` at line 1 column 9"),
-        Verdict::Pass => panic!("a failing strategy passed the gate"),
+        Verdict::Pass(_) => panic!("a failing strategy passed the gate"),
     }
 }

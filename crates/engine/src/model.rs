@@ -122,6 +122,42 @@ pub struct Row {
     /// the ratio's pairwise quotients.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub samples_ns: Vec<f64>,
+    /// How the output compared with the exact reference (the correctness gate's finding);
+    /// absent where no output was checked against one (failed rows, http).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fidelity: Option<Fidelity>,
+}
+
+/// How a strategy's output compares with the exact reference, in counts of numbers. Every
+/// count zero is exact; a value that differs otherwise fails the row instead (it is not timed).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fidelity {
+    /// Numbers compared (the reference's).
+    pub numbers: u64,
+    /// Floats one ulp away from the correctly rounded value of their text.
+    pub floats_1ulp: u64,
+    /// `-0` read as `0` (as the float `0.0` or the integer `0`).
+    pub zero_sign_lost: u64,
+    /// Integers read as floats, or floats as integers, with the same value as an `f64`.
+    pub integers_changed: u64,
+    /// Why, when the harness knows (e.g. "serde_json without float_roundtrip").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<String>,
+}
+
+impl Fidelity {
+    /// Every number as the reference has it.
+    pub fn is_exact(&self) -> bool {
+        self.floats_1ulp == 0 && self.zero_sign_lost == 0 && self.integers_changed == 0
+    }
+
+    /// Adds the counts of `other` (e.g. of another element of a streamed array).
+    pub fn add(&mut self, other: &Fidelity) {
+        self.numbers += other.numbers;
+        self.floats_1ulp += other.floats_1ulp;
+        self.zero_sign_lost += other.zero_sign_lost;
+        self.integers_changed += other.integers_changed;
+    }
 }
 
 impl Row {
@@ -151,6 +187,7 @@ impl Row {
             mb_per_s: None,
             extra: Map::new(),
             samples_ns: Vec::new(),
+            fidelity: None,
         }
     }
 

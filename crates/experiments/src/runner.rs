@@ -1,27 +1,37 @@
 //! The one Runner every table goes through: the correctness gate (untimed), the engine's
 //! stages, the Allocation pass, the baseline, fatal failures and cancellation, in one loop.
 
-use jsoncost_codecs::{BoxedStrategy, Canonical, RunFailure, Strategy};
-use jsoncost_engine::{Config, Experiment, ExperimentKind, Row, Stage, try_measure_staged};
+use jsoncost_codecs::gate::{self, Reference, Verdict};
+use jsoncost_codecs::{BoxedStrategy, RunFailure, Strategy};
+use jsoncost_engine::{Config, Experiment, ExperimentKind, Fidelity, Row, Stage, try_measure_staged};
 use serde_json::{Map, Value};
 
 use crate::{Cancel, Filter, Sink, summary};
 
-/// One table to measure. The first strategy is the baseline: the gate's reference (even when
-/// the filter leaves it out) and the rows' Ratio.
+/// One table to measure: every strategy is checked against the exact `reference` (the source
+/// text's exact parse, or the value a serialize table writes). The first strategy is the
+/// baseline, the rows' Ratio.
 pub struct Table<'a> {
     pub kind: ExperimentKind,
     pub name: String,
     pub params: Map<String, Value>,
+    pub reference: Reference,
     pub strategies: Vec<BoxedStrategy<'a>>,
 }
 
 impl<'a> Table<'a> {
-    pub fn new(kind: ExperimentKind, name: impl Into<String>, params: Map<String, Value>, strategies: Vec<BoxedStrategy<'a>>) -> Self {
+    pub fn new(
+        kind: ExperimentKind,
+        name: impl Into<String>,
+        params: Map<String, Value>,
+        reference: Reference,
+        strategies: Vec<BoxedStrategy<'a>>,
+    ) -> Self {
         Table {
             kind,
             name: name.into(),
             params,
+            reference,
             strategies,
         }
     }
@@ -34,6 +44,9 @@ pub enum Stop {
     Fatal(String),
     /// The cancel flag was set; the current strategy was finished first.
     Cancelled,
+    /// The baseline fails on the input (an error, or values other than the reference's): the
+    /// table has nothing to be relative to, so it is not measured. Bad input, with its message.
+    BadBaseline(String),
 }
 
 /// What a table that ran to its end measured.
@@ -108,14 +121,27 @@ impl<'s> Runner<'s> {
             kind,
             name,
             params,
+            reference,
             mut strategies,
         } = table;
         let mut exp = Experiment::new(kind, &name);
         exp.params = params;
         let mut stop = None;
-        let reference = match strategies.first_mut() {
-            Some(baseline) => reference(baseline.as_mut()),
+        // The baseline is checked first, even when the filter leaves it out: a baseline that
+        // fails on the input is bad input, never a cue to pick another one.
+        let mut baseline = match strategies.first_mut() {
             None => return Ok(Ran::default()),
+            Some(first) => match gate_one(first.as_mut(), &reference) {
+                Ok(fidelity) => Some(fidelity),
+                Err(f) if f.fatal => return Err(Stop::Fatal(format!("{}: {}", first.name(), f.message))),
+                Err(f) => {
+                    return Err(Stop::BadBaseline(format!(
+                        "{kind} {name}: the baseline {} fails on this input, so the table is not measured: {}",
+                        first.name(),
+                        f.message
+                    )));
+                }
+            },
         };
         for (i, s) in strategies.iter_mut().enumerate() {
             if self.cancel.is_cancelled() {
@@ -126,15 +152,11 @@ impl<'s> Runner<'s> {
                 continue;
             }
             self.sink.strategy_started(&name, s.name());
-            let verdict = match &reference {
-                Err(e) => Err(RunFailure {
-                    message: format!("the baseline failed, nothing to compare with: {}", e.message),
-                    fatal: e.fatal,
-                }),
-                Ok(_) if i == 0 => Ok(()),
-                Ok(r) => gate(s.as_mut(), r),
+            let verdict = match baseline.take() {
+                Some(fidelity) if i == 0 => Ok(fidelity),
+                _ => gate_one(s.as_mut(), &reference),
             };
-            let mut row = match verdict.and_then(|()| time(&self.config, s.as_mut())) {
+            let mut row = match verdict.and_then(|fidelity| time(&self.config, s.as_mut(), fidelity)) {
                 Ok(row) => row,
                 Err(f) => {
                     if f.fatal {
@@ -164,20 +186,15 @@ impl<'s> Runner<'s> {
     }
 }
 
-/// The baseline's output, the reference the others are checked against.
-fn reference(baseline: &mut dyn Strategy) -> Result<Canonical, RunFailure> {
-    baseline.check().map_err(|e| RunFailure {
-        message: format!("{} failed: {}", baseline.name(), e.message),
-        fatal: e.fatal,
-    })
-}
-
-/// The correctness gate for one strategy, untimed: its output must agree with the reference.
-/// (The one place the gate is called from, so a change of gate lands here.)
-fn gate(s: &mut dyn Strategy, reference: &Canonical) -> Result<(), RunFailure> {
+/// The correctness gate for one strategy, untimed: its output must hold the reference's values
+/// (how exactly is the row's fidelity). The check's own failure keeps whether it was fatal.
+/// (The one place the Runner calls the gate, so a change of gate lands here.)
+fn gate_one(s: &mut dyn Strategy, reference: &Reference) -> Result<Fidelity, RunFailure> {
     let out = s.check()?;
-    out.agrees_with(reference)
-        .map_err(|diff| RunFailure::row(format!("output differs from the baseline {diff}")))
+    match gate::judge(s.name(), &out, reference) {
+        Verdict::Pass(fidelity) => Ok(fidelity),
+        Verdict::Fail(message) => Err(RunFailure::row(message)),
+    }
 }
 
 /// The engine's stages on `s`; the Allocation pass starts with `begin_allocation_pass`, so a
@@ -185,7 +202,7 @@ fn gate(s: &mut dyn Strategy, reference: &Canonical) -> Result<(), RunFailure> {
 /// failure stops the timing at once; a failure of one operation (a corrupt document among
 /// those a read visits) fails the row but the timing goes on, so a fatal one met later (the
 /// server died) is still seen and stops the run.
-fn time(config: &Config, s: &mut dyn Strategy) -> Result<Row, RunFailure> {
+fn time(config: &Config, s: &mut dyn Strategy, fidelity: Fidelity) -> Result<Row, RunFailure> {
     let mut counting = false;
     let mut first_failure = None;
     let m = try_measure_staged(config, |stage| {
@@ -207,6 +224,7 @@ fn time(config: &Config, s: &mut dyn Strategy) -> Result<Row, RunFailure> {
     }
     let mut row = Row::new(s.name());
     m.fill(&mut row, s.payload_bytes());
+    row.fidelity = Some(fidelity);
     Ok(row)
 }
 
@@ -217,6 +235,7 @@ mod tests {
 
     use super::*;
     use crate::{Event, Recorder};
+    use jsoncost_codecs::Canonical;
     use jsoncost_engine::Status;
     use serde_json::json;
     use std::cell::RefCell;
@@ -304,6 +323,7 @@ mod tests {
             ExperimentKind::Micro,
             "t/op",
             Map::new(),
+            Reference::of(&json!({ "v": 1 })).unwrap(),
             strategies.into_iter().map(|m| Box::new(m) as BoxedStrategy<'static>).collect(),
         )
     }
@@ -330,7 +350,7 @@ mod tests {
         assert_eq!(w.status, Status::Failed);
         assert_eq!(
             w.error_message.as_deref(),
-            Some("output differs from the baseline at /v: expected 1, got 2")
+            Some("output differs from the exact reference at /v: expected 1, got 2")
         );
         assert_eq!(w.mean_ns, None);
         assert_eq!((wrong_calls.borrow().checks, wrong_calls.borrow().runs), (1, 0));
@@ -382,7 +402,7 @@ mod tests {
         corrupt.fail_on_run = Some((2, RunFailure::row("document o-7: expected value at line 1")));
         let (after, _) = Mock::new("after", 1);
         let (r, rec) = run(vec![base, corrupt, after], Filter::default(), Cancel::never());
-        assert_eq!(r, Ok(()));
+        assert_eq!(r, Ok(Ran { rows: 3, failed: 1 }));
         let e = &rec.tables[0];
         assert_eq!(
             row(e, "corrupt").error_message.as_deref(),
@@ -445,18 +465,35 @@ mod tests {
     }
 
     #[test]
-    fn a_failing_baseline_fails_every_row_with_its_message() {
-        let (mut base, _) = Mock::new("base", 1);
-        base.output = Err(RunFailure::row("expected value at line 1 column 1"));
-        let (other, other_calls) = Mock::new("other", 1);
-        let (_, rec) = run(vec![base, other], Filter::default(), Cancel::never());
-        for r in &rec.tables[0].rows {
+    fn a_baseline_that_fails_on_the_input_is_bad_input_and_nothing_is_measured() {
+        for (output, why) in [
+            (
+                Err(RunFailure::row("expected value at line 1 column 1")),
+                "expected value at line 1 column 1",
+            ),
+            (
+                Ok(Canonical::Full(json!({ "v": 2 }))),
+                "output differs from the exact reference at /v: expected 1, got 2",
+            ),
+        ] {
+            let (mut base, _) = Mock::new("base", 1);
+            base.output = output;
+            let (other, other_calls) = Mock::new("other", 1);
+            // Even filtered out, the baseline is checked first.
+            let (r, rec) = run(vec![base, other], Filter::new("--filter", Some("other")).unwrap(), Cancel::never());
             assert_eq!(
-                r.error_message.as_deref(),
-                Some("the baseline failed, nothing to compare with: base failed: expected value at line 1 column 1")
+                r,
+                Err(Stop::BadBaseline(format!(
+                    "micro t/op: the baseline base fails on this input, so the table is not measured: {why}"
+                )))
             );
+            assert!(rec.tables.is_empty());
+            assert_eq!((other_calls.borrow().checks, other_calls.borrow().runs), (0, 0));
         }
-        assert_eq!(other_calls.borrow().runs, 0);
+        let (mut base, _) = Mock::new("base", 1);
+        base.output = Err(RunFailure::fatal("connection refused"));
+        let (r, _) = run(vec![base], Filter::default(), Cancel::never());
+        assert_eq!(r, Err(Stop::Fatal("base: connection refused".into())));
     }
 
     #[test]

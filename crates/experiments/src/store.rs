@@ -1,6 +1,7 @@
 //! The store experiment: read one document by id from a real store in several ways, down to the
 //! floor (raw bytes read, discarded), and show how much of the read is JSON work.
 
+use jsoncost_codecs::gate::Reference;
 use jsoncost_codecs::typed::{pointer_tree, sonic_projection};
 use jsoncost_codecs::{BoxedStrategy, Canonical, RunFailure, Strategy};
 use jsoncost_engine::ExperimentKind;
@@ -281,6 +282,24 @@ pub fn run(options: &StoreOptions, runner: &mut Runner<'_>) -> Result<(), Error>
     let described = store.describe();
     let shared: Shared = Rc::new(RefCell::new(store));
     let ids = IdSequence::new(options.docs, options.seed);
+    // The gate's reference: the exact parse of the raw document every check reads (the first id).
+    let reference = {
+        let id = &ids.ids[0];
+        let mut parsed = None;
+        shared
+            .borrow_mut()
+            .read_raw(collection, id, &mut |b| parsed = Some(Reference::from_json(b)))
+            .map_err(store_error)?;
+        match parsed {
+            Some(Ok(r)) => r,
+            Some(Err(e)) => {
+                return Err(Error::usage(format!(
+                    "{collection} document {id} in {described}: the exact reference cannot read it: {e}"
+                )));
+            }
+            None => return Err(Error::usage(format!("{collection} document {id} is not in {described}"))),
+        }
+    };
     let list = strategies(&shared, collection, &ids, sample_len);
     runner.filter().check_matches_any(list.iter().map(|s| s.name()))?;
     let total = runner.timed_count(&list);
@@ -292,9 +311,9 @@ pub fn run(options: &StoreOptions, runner: &mut Runner<'_>) -> Result<(), Error>
     params.insert("shape".into(), json!(collection));
     params.insert("docs".into(), json!(options.docs));
     params.insert("payload_bytes".into(), json!(sample_len));
-    let ran = match runner.run(Table::new(ExperimentKind::Store, table, params, list)) {
+    let ran = match runner.run(Table::new(ExperimentKind::Store, table, params, reference, list)) {
         Err(Stop::Fatal(message)) => return Err(Error::environment(format!("store run stopped: {message}"))),
-        Err(Stop::Cancelled) => return Err(Error::Interrupted),
+        Err(stop) => return Err(stop.into()),
         Ok(ran) => ran,
     };
     if ran.all_failed() {

@@ -2,6 +2,7 @@
 //! and the optional parts of its deserialize table. The built-in shapes and a user's own types
 //! are registered the same way and measured by the same code.
 
+use jsoncost_codecs::gate::Reference;
 use jsoncost_codecs::{BoxedStrategy, Direction, TypeOptions, ZeroCopy, typed};
 use jsoncost_engine::ExperimentKind;
 use serde::Serialize;
@@ -9,7 +10,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 
-use crate::{Error, Runner, Stop, Table};
+use crate::{Error, Runner, Table};
 
 /// A sample document: bytes, or a file read when the study starts.
 #[derive(Debug, Clone)]
@@ -72,6 +73,12 @@ pub trait Subject {
         params
     }
     fn sample(&self) -> &[u8];
+    /// The exact value one direction's strategies are checked against: the sample's exact
+    /// parse (deserialize), or the value being written (serialize).
+    fn reference(&self, direction: Direction) -> Result<Reference, String> {
+        let _ = direction;
+        Reference::from_json(self.sample()).map_err(|e| format!("the exact reference cannot read the input: {e}"))
+    }
     /// The strategies of one direction, baseline first.
     fn strategies(&self, direction: Direction) -> Vec<BoxedStrategy<'_>>;
 }
@@ -138,6 +145,14 @@ impl<T: Serialize + DeserializeOwned> Subject for TypedSubject<T> {
     fn sample(&self) -> &[u8] {
         &self.input
     }
+    fn reference(&self, direction: Direction) -> Result<Reference, String> {
+        match direction {
+            Direction::Deserialize => {
+                Reference::from_json(&self.input).map_err(|e| format!("the exact reference cannot read the input: {e}"))
+            }
+            Direction::Serialize => Reference::of(&self.value),
+        }
+    }
     fn strategies(&self, direction: Direction) -> Vec<BoxedStrategy<'_>> {
         match direction {
             Direction::Deserialize => typed::deserialize_strategies::<T>(&self.input, &self.options),
@@ -168,20 +183,13 @@ pub fn measure(subjects: &[Box<dyn Subject>], runner: &mut Runner<'_>) -> Result
     runner.filter().check_matches_any(names.iter().map(String::as_str))?;
     runner.sink().planned(total);
     for (s, d) in plans {
-        let mut params = Map::new();
-        params.insert("shape".into(), json!(s.name()));
-        params.insert("payload_bytes".into(), json!(s.sample().len()));
-        let table = Table::new(
-            ExperimentKind::Micro,
-            format!("{}/{}", s.name(), d.as_str()),
-            params,
-            s.strategies(d),
-        );
-        match runner.run(table) {
-            Ok(_) => {}
-            Err(Stop::Cancelled) => return Err(Error::Interrupted),
-            Err(Stop::Fatal(m)) => return Err(Error::environment(m)),
+        if runner.is_cancelled() {
+            return Err(Error::Interrupted);
         }
+        let name = format!("{}/{}", s.name(), d.as_str());
+        let reference = s.reference(d).map_err(|e| Error::usage(format!("{name}: {e}")))?;
+        let table = Table::new(ExperimentKind::Micro, name, s.params(), reference, s.strategies(d));
+        runner.run(table).map_err(Error::from)?;
     }
     if runner.is_cancelled() { Err(Error::Interrupted) } else { Ok(()) }
 }

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::columns::{FLOOR, extra, sample_count};
 use crate::markdown::inline;
-use crate::{Format, json, units};
+use crate::{Format, fidelity, json, units};
 use jsoncost_engine::ExperimentKind as Kind;
 
 /// Title of the advisor section in every format.
@@ -190,13 +190,21 @@ fn advise_table(exp: &Experiment, rates: &Rates) -> Option<Advice> {
             plus_minus(base),
             units::percent(CONFIDENCE)
         );
-        return Some(advice(AdviceKind::NoMeasurableDifference, Some(best), text));
+        return Some(advice(
+            AdviceKind::NoMeasurableDifference,
+            Some(best),
+            text + &fidelity_text(base, best),
+        ));
     }
     if !better {
-        return Some(advice(AdviceKind::KeepBaseline, Some(best), keep_text(kind, base, best)));
+        return Some(advice(
+            AdviceKind::KeepBaseline,
+            Some(best),
+            keep_text(kind, base, best) + &fidelity_text(base, best),
+        ));
     }
     let u = unit(kind, rates);
-    let text = match kind {
+    let mut text = match kind {
         Kind::Http => http_text(base, best, &u),
         _ => {
             let mut text = saving_text(base, best, &u);
@@ -209,7 +217,22 @@ fn advise_table(exp: &Experiment, rates: &Rates) -> Option<Advice> {
             text
         }
     };
+    text.push_str(&fidelity_text(base, best));
     Some(advice(AdviceKind::Recommend, Some(best), text))
+}
+
+/// " Fidelity: X exact; Y inexact floats: ...", when either output is not exact against the
+/// reference (nothing when both are, or when neither was checked).
+fn fidelity_text(base: &Row, best: &Row) -> String {
+    let (b, c) = (base.fidelity.as_ref(), best.fidelity.as_ref());
+    if b.is_none_or(|f| f.is_exact()) && c.is_none_or(|f| f.is_exact()) {
+        return String::new();
+    }
+    let one = |r: &Row| match &r.fidelity {
+        Some(f) => format!("{} {}", r.method, fidelity::describe(f)),
+        None => format!("{} not checked", r.method),
+    };
+    format!(" Fidelity: {}; {}.", one(best), one(base))
 }
 
 fn mean(row: &Row) -> f64 {

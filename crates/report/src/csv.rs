@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use crate::columns::{error_total, extra};
 
-const HEADER: [&str; 35] = [
+const HEADER: [&str; 36] = [
     "experiment",
     "table",
     "params",
@@ -41,6 +41,7 @@ const HEADER: [&str; 35] = [
     "bytes_per_response",
     "server_cpu_ns_per_req",
     "requests",
+    "fidelity",
 ];
 
 pub(crate) fn render(experiments: &[Experiment]) -> String {
@@ -102,5 +103,6 @@ fn record(exp: &Experiment, params: &str, row: &Row) -> Vec<String> {
         num(extra(row, "bytes_per_response")),
         num(extra(row, "server_cpu_ns_per_req")),
         num(extra(row, "requests")),
+        crate::fidelity::cell(row),
     ]
 }

@@ -7,6 +7,7 @@ mod columns;
 pub mod compare;
 mod csv;
 mod error;
+pub mod fidelity;
 pub mod files;
 pub mod html;
 mod json;

@@ -44,9 +44,9 @@ pub(crate) fn render_experiment(exp: &Experiment) -> String {
     for (method, message) in view.long_failures() {
         out.push_str(&format!("\n**{} failed:**\n\n{}", inline(method), code_block(message.trim())));
     }
-    if !view.summary.is_empty() {
+    if !view.notes.is_empty() || !view.summary.is_empty() {
         out.push('\n');
-        for sentence in &view.summary {
+        for sentence in view.notes.iter().chain(&view.summary) {
             out.push_str(&format!("{}\n", inline(sentence)));
         }
     }

@@ -44,7 +44,7 @@ pub(crate) fn render_experiment(exp: &Experiment, color: bool) -> String {
             out.push_str(&format!("    {line}\n"));
         }
     }
-    for sentence in &view.summary {
+    for sentence in view.notes.iter().chain(&view.summary) {
         out.push_str(sentence);
         out.push('\n');
     }

@@ -148,3 +148,13 @@ fn the_advisor_section_closes_the_page() {
     assert_eq!(advice.matches("<li class=\"recommend\">").count(), 4);
     assert_eq!(advice.matches("<li class=\"same\">").count(), 1);
 }
+
+#[test]
+fn an_inexact_row_is_noted_under_its_table() {
+    let page = html::render(&fixture());
+    assert!(page.contains(
+        "<ul class=\"notes\">\n<li>Fidelity of typed/serde_json (the baseline: Ratio and Alloc Ratio stay relative to it): \
+         inexact floats: 37 of 3,000 numbers 1 ulp off (serde_json without float_roundtrip).</li>\n</ul>"
+    ));
+    assert_eq!(page.matches("<ul class=\"notes\">").count(), 1, "exact rows add no note");
+}

@@ -47,6 +47,13 @@ fn csv_is_one_record_per_row_with_raw_numbers() {
         results.experiments[0].rows[2].error_message.as_deref().unwrap()
     );
     assert_eq!(&failed[col("mean_ns")], "");
+    // Fidelity: a phrase where the gate checked the row, empty where it did not (http).
+    let sonic = records.iter().find(|r| &r[col("method")] == "dom/sonic-rs").unwrap();
+    assert_eq!(&sonic[col("fidelity")], "exact");
+    assert_eq!(
+        &records[1][col("fidelity")],
+        "inexact floats: 37 of 3,000 numbers 1 ulp off (serde_json without float_roundtrip)"
+    );
     let stream = records.iter().find(|r| &r[col("method")] == "buffered/serde_json").unwrap();
     assert_eq!(&stream[col("mean_ns")], "521800000");
     assert_eq!(&stream[col("peak_rss_bytes")], "290000000");

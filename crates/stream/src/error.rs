@@ -35,6 +35,9 @@ pub enum ErrorKind {
     /// Valid JSON that does not fit the element type (missing field, wrong type, bad date ...).
     #[error("element of the wrong shape ({library}): {message}")]
     WrongShape { library: Library, message: String },
+    /// An object on the pointer's path repeats the key that leads to the array.
+    #[error("duplicate key {key:?}: the object holding {pointer:?} has it twice")]
+    DuplicateKey { pointer: String, key: String },
     /// A string holding bytes that are not UTF-8.
     #[error("invalid UTF-8 inside a string")]
     InvalidUtf8,

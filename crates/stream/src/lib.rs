@@ -42,7 +42,11 @@
 //! report). The commas, brackets and the rest of the document around the elements are checked by
 //! the state machine (which also takes over at chunk boundaries and for string, number and
 //! literal elements, byte by byte), so a stream that ends without error has read a complete,
-//! valid document: exactly the documents the library's own `from_slice` accepts.
+//! valid document: the documents the library's own `from_slice` accepts into its DOM. A typed
+//! `from_slice` also rejects repeated keys (a duplicate field), which a DOM keeps; the stream,
+//! knowing no type for the document around the array, rejects a repeat of a key on the
+//! pointer's path ([`ErrorKind::DuplicateKey`], e.g. a second `"Readings"` after the array
+//! streamed), and keeps other repeated keys as [`Field`]s, in order.
 //!
 //! The scan also marks bytes >= 0x80: an element without any is valid UTF-8 by construction, so
 //! sonic-rs is spared its own UTF-8 pass on it; an element with some is checked with
@@ -71,6 +75,7 @@
 //! [`BadToken`](ErrorKind::BadToken) (with the library's message when a parser found it),
 //! [`PointerNotFound`](ErrorKind::PointerNotFound), [`NotAnArray`](ErrorKind::NotAnArray),
 //! [`WrongShape`](ErrorKind::WrongShape) (valid JSON the element type rejects),
+//! [`DuplicateKey`](ErrorKind::DuplicateKey) (a key on the pointer's path repeated),
 //! [`InvalidUtf8`](ErrorKind::InvalidUtf8) (inside a string), [`TooLarge`](ErrorKind::TooLarge)
 //! and [`Io`](ErrorKind::Io). An error ends the stream. Positions inside an element are the
 //! parser's own, so the same bad byte can be reported a few bytes apart by different libraries

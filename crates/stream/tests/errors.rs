@@ -423,3 +423,31 @@ fn the_async_stream_reports_the_same_errors() {
         (3, Some(1), "I/O error reading the input: reset at byte 3 (element 1)")
     );
 }
+
+/// The typed `from_slice` rejects a repeat of the streamed key ("duplicate field `Readings`"),
+/// so the stream does too, at the repeated key, whatever the chunking.
+#[test]
+fn a_repeated_streamed_key_is_rejected_where_it_repeats() {
+    let doc = r#"{"DeviceId":"d","Readings":[{"a":1},{"a":2}],"Readings":[]}"#;
+    let at = doc.rfind("\"Readings\"").unwrap() as u64;
+    let e = one("/Readings", doc);
+    assert_eq!((e.offset(), e.element()), (at, None));
+    assert_eq!(
+        e.to_string(),
+        format!("duplicate key \"Readings\": the object holding \"/Readings\" has it twice at byte {at}")
+    );
+    // Nested: the key on the path one level up repeats.
+    let doc = r#"{"a":{"b":[1]},"a":{"b":[]}}"#;
+    let e = one("/a/b", doc);
+    assert_eq!(e.offset(), doc.rfind("\"a\"").unwrap() as u64);
+    assert!(matches!(e.kind(), ErrorKind::DuplicateKey { key, .. } if key == "a"), "{e}");
+    // typed from_slice agrees that the document is bad.
+    let typed = serde_json::from_str::<jsoncost_shapes::Telemetry>(r#"{"DeviceId":"d","Readings":[],"Readings":[]}"#);
+    assert!(typed.unwrap_err().to_string().starts_with("duplicate field `Readings`"));
+    // Other repeated keys around the array are kept as fields (not compared with from_slice).
+    let doc = r#"{"DeviceId":"d","DeviceId":"e","Readings":[{"a":1}]}"#;
+    let config = Config::new("/Readings").unwrap();
+    let mut elements = config.reader::<Value, _>(doc.as_bytes());
+    assert_eq!((&mut elements).filter(Result::is_ok).count(), 1);
+    assert_eq!(elements.fields().len(), 2);
+}

@@ -3,6 +3,7 @@
 
 use anyhow::anyhow;
 use futures::StreamExt;
+use jsoncost_codecs::gate::{self, Verdict};
 use jsoncost_engine::{Config, Experiment, ExperimentKind, Row, measure};
 use jsoncost_shapes::{DEFAULT_SEED, Reading, Telemetry, write_telemetry};
 use jsoncost_stream::{Library, TelemetryAggregate};
@@ -40,10 +41,11 @@ pub struct StreamArgs {
     pub stream_filter: Option<String>,
 }
 
-/// What a run produced, for the equality check.
+/// What a run produced, for the gate.
 enum Outcome {
     Document(Telemetry),
-    Aggregate(TelemetryAggregate),
+    /// The aggregate, and the library whose readings it aggregates.
+    Aggregate(TelemetryAggregate, Library),
 }
 
 type RunFn = Box<dyn FnMut() -> Result<Outcome, String>>;
@@ -151,7 +153,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config) -> Vec<StreamStrate
                 for r in c2.reader::<Reading, _>(open(&p2)?) {
                     agg.push(&r.map_err(|e| e.to_string())?);
                 }
-                Ok(Outcome::Aggregate(agg))
+                Ok(Outcome::Aggregate(agg, lib))
             }),
         );
         let (p3, c3) = (p.clone(), cfg);
@@ -182,9 +184,8 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config) -> Vec<StreamStrate
     v
 }
 
-/// Checks the file is a telemetry document before anything is timed: a bad one is a usage error
-/// with the byte offset and element index (exit 2).
-fn validate(path: &Path, config: &jsoncost_stream::Config) -> anyhow::Result<(u64, TelemetryAggregate)> {
+/// The file's size, once it is known to be a readable file (exit 2 otherwise).
+fn readable(path: &Path) -> anyhow::Result<u64> {
     let shown = path.display();
     let meta = std::fs::metadata(path).map_err(|e| usage(anyhow!("cannot read telemetry file {shown}: {e}")))?;
     if meta.is_dir() {
@@ -194,13 +195,68 @@ fn validate(path: &Path, config: &jsoncost_stream::Config) -> anyhow::Result<(u6
     open(path)
         .and_then(|mut f| f.read(&mut probe).map_err(|e| format!("cannot read {shown}: {e}")))
         .map_err(|e| usage(anyhow!(e)))?;
+    Ok(meta.len())
+}
+
+/// Checks the file is a telemetry document before anything is timed: a bad one is a usage error
+/// with the byte offset and element index (exit 2).
+fn validate(path: &Path, config: &jsoncost_stream::Config) -> anyhow::Result<(u64, TelemetryAggregate)> {
+    let shown = path.display();
+    let len = readable(path)?;
     let mut elements = config.reader::<Reading, _>(open(path).map_err(|e| usage(anyhow!(e)))?);
     let mut agg = TelemetryAggregate::default();
     for r in &mut elements {
         agg.push(&r.map_err(|e| usage(anyhow!("telemetry file {shown}: {e}")))?);
     }
     device_id(elements.field("/DeviceId")).map_err(|e| usage(anyhow!("telemetry file {shown}: {e}")))?;
-    Ok((meta.len(), agg))
+    Ok((len, agg))
+}
+
+/// The gate for one stream strategy's check run: its output against the exact reference, read
+/// again from the file element by element (the body never becomes one DOM).
+fn check(outcome: Result<Outcome, String>, name: &str, path: &Path, config: &jsoncost_stream::Config) -> Verdict {
+    let reference = match open(path) {
+        Ok(f) => f,
+        Err(e) => return Verdict::Fail(e),
+    };
+    match outcome {
+        Err(e) => Verdict::Fail(e),
+        Ok(Outcome::Document(doc)) => {
+            let outside = Telemetry {
+                device_id: doc.device_id.clone(),
+                readings: Vec::new(),
+            };
+            gate::verify_streamed(
+                name,
+                reference,
+                "/Readings",
+                Some(&outside),
+                &mut doc.readings.iter().cloned().map(Ok),
+            )
+        }
+        // An aggregate keeps no readings: those its library reads are checked instead, and the
+        // aggregate must be theirs, bit for bit.
+        Ok(Outcome::Aggregate(agg, lib)) => {
+            let mut own = TelemetryAggregate::default();
+            let verdict = match open(path) {
+                Err(e) => Verdict::Fail(e),
+                Ok(f) => {
+                    let mut readings = config.clone().library(lib).reader::<Reading, _>(f).map(|r| {
+                        let r = r.map_err(|e| e.to_string())?;
+                        own.push(&r);
+                        Ok(r)
+                    });
+                    gate::verify_streamed::<Telemetry, Reading, _>(name, reference, "/Readings", None, &mut readings)
+                }
+            };
+            match verdict {
+                Verdict::Pass(_) if own != agg => Verdict::Fail(format!(
+                    "its aggregate {agg:?} differs from that of the readings {lib} reads, {own:?}"
+                )),
+                v => v,
+            }
+        }
+    }
 }
 
 /// Runs the stream experiment into `session`.
@@ -217,10 +273,27 @@ pub fn run(args: &StreamArgs, quick: bool, session: &mut Session, progress: &Pro
             generated_file(args.readings)?
         }
     };
-    progress.start(&format!("stream: validating {}", path.display()));
-    let (file_bytes, expected_agg) = validate(&path, &inc_config)?;
+    readable(&path)?;
     let mut list = strategies(&path, &inc_config);
     filter.check_matches_any(list.iter().map(|s| s.name.as_str()))?;
+    // The baseline is checked first, even when the filter skips its timing: a baseline that
+    // fails on the body leaves nothing to be relative to, so the body is bad input (exit 2 with
+    // the baseline's error, and where the incremental parser places the problem).
+    progress.start(&format!("stream: {} (check run)", list[0].name));
+    let mut baseline = Some(check((list[0].run)(), &list[0].name, &path, &inc_config));
+    if let Some(Verdict::Fail(e)) = &baseline {
+        let mut message = format!(
+            "telemetry file {}: the baseline {} fails on it, so nothing is measured: {e}",
+            path.display(),
+            list[0].name
+        );
+        if let Err(located) = validate(&path, &inc_config) {
+            message.push_str(&format!(" (the incremental parser: {located:#})"));
+        }
+        return Err(usage(anyhow!(message)));
+    }
+    progress.start(&format!("stream: validating {}", path.display()));
+    let (file_bytes, readings) = validate(&path, &inc_config)?;
     progress.add_total(list.iter().filter(|s| filter.matches(&s.name)).count() as u64);
 
     let budget = if quick { Duration::from_secs(2) } else { Duration::from_secs(8) };
@@ -229,49 +302,30 @@ pub fn run(args: &StreamArgs, quick: bool, session: &mut Session, progress: &Pro
     exp.params = Map::new();
     exp.params.insert("file".into(), json!(path.display().to_string()));
     exp.params.insert("payload_bytes".into(), json!(file_bytes));
-    exp.params.insert("readings".into(), json!(expected_agg.count()));
+    exp.params.insert("readings".into(), json!(readings.count()));
     exp.params.insert("chunk_kib".into(), json!(args.chunk_kib));
-    let mut reference: Option<Telemetry> = None;
     for (i, s) in list.iter_mut().enumerate() {
         if interrupt::interrupted() {
             break;
         }
-        // The baseline's document is the reference even when the filter skips its timing.
-        let timed = filter.matches(&s.name);
-        if !timed && i > 0 {
+        if !filter.matches(&s.name) {
             continue;
         }
-        progress.start(&format!("stream: {} (check run)", s.name));
-        let check = match (s.run)() {
-            Err(e) => Err(e),
-            Ok(Outcome::Document(doc)) => match &reference {
-                None => {
-                    let agg = TelemetryAggregate::of(&doc.readings);
-                    if agg != expected_agg {
-                        Err(format!(
-                            "its readings aggregate to {agg:?}, the incremental validation pass to {expected_agg:?}"
-                        ))
-                    } else {
-                        reference = Some(doc);
-                        Ok(())
-                    }
-                }
-                Some(r) if *r == doc => Ok(()),
-                Some(r) => Err(first_difference(r, &doc)),
-            },
-            Ok(Outcome::Aggregate(agg)) if agg == expected_agg => Ok(()),
-            Ok(Outcome::Aggregate(agg)) => Err(format!("aggregate {agg:?} differs from {expected_agg:?}")),
+        let verdict = match baseline.take() {
+            Some(v) if i == 0 => v,
+            _ => {
+                progress.start(&format!("stream: {} (check run)", s.name));
+                check((s.run)(), &s.name, &path, &inc_config)
+            }
         };
-        if !timed {
-            continue;
-        }
-        let mut row = match check {
-            Err(e) => Row::failed(&s.name, format!("output differs from the baseline or failed: {e}")),
-            Ok(()) => {
+        let mut row = match verdict {
+            Verdict::Fail(e) => Row::failed(&s.name, e),
+            Verdict::Pass(fidelity) => {
                 progress.start(&format!("stream: {}", s.name));
                 let m = measure(&config, || (s.run)());
                 let mut row = Row::new(&s.name);
                 m.fill(&mut row, Some(file_bytes));
+                row.fidelity = Some(fidelity);
                 row
             }
         };
@@ -283,17 +337,4 @@ pub fn run(args: &StreamArgs, quick: bool, session: &mut Session, progress: &Pro
     exp.summary = jsoncost::summary::of(&exp);
     session.push(exp);
     interrupt::check()
-}
-
-fn first_difference(expected: &Telemetry, got: &Telemetry) -> String {
-    if expected.device_id != got.device_id {
-        return format!("DeviceId {:?} instead of {:?}", got.device_id, expected.device_id);
-    }
-    if expected.readings.len() != got.readings.len() {
-        return format!("{} readings instead of {}", got.readings.len(), expected.readings.len());
-    }
-    match expected.readings.iter().zip(&got.readings).position(|(a, b)| a != b) {
-        Some(i) => format!("reading {i} is {:?} instead of {:?}", got.readings[i], expected.readings[i]),
-        None => "documents differ".into(),
-    }
 }

@@ -50,6 +50,8 @@ pub(crate) struct View {
     pub params: String,
     pub columns: Vec<Column>,
     pub lines: Vec<Line>,
+    /// Rows whose output is not exact against the reference, one sentence each.
+    pub notes: Vec<String>,
     pub summary: Vec<String>,
 }
 
@@ -88,6 +90,7 @@ impl View {
                 })
                 .collect(),
             lines,
+            notes: crate::fidelity::notes(exp),
             summary: exp.summary.as_ref().map(crate::summary::sentences).unwrap_or_default(),
         }
     }

@@ -20,6 +20,13 @@ pub(super) fn render(exp: &Experiment, id: &str) -> String {
         let _ = writeln!(out, "<p class=\"params\">{}</p>", esc(&view.params));
     }
     out.push_str(&table(exp, &view));
+    if !view.notes.is_empty() {
+        out.push_str("<ul class=\"notes\">\n");
+        for n in &view.notes {
+            let _ = writeln!(out, "<li>{}</li>", esc(n));
+        }
+        out.push_str("</ul>\n");
+    }
     if !view.summary.is_empty() {
         out.push_str("<ul class=\"summary\">\n");
         for s in &view.summary {

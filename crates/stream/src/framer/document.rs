@@ -180,6 +180,14 @@ impl Framer {
         let library = self.parser.library();
         match resolve(key, utf8_problem(bytes)) {
             Ok(key) => {
+                let frame = self.frames.last().expect("outer mode has a frame");
+                // A second member with the key on the pointer's path: the typed `from_slice`
+                // rejects it (a duplicate field), and the array streamed would not be the value
+                // a map-reading parser keeps (the last).
+                if frame.found && frame.object && key == self.pointer.tokens()[frame.level] {
+                    let pointer = self.pointer.prefix(frame.level + 1);
+                    return Err(self.fail(start, None, ErrorKind::DuplicateKey { pointer, key }));
+                }
                 let frame = self.frames.last_mut().expect("outer mode has a frame");
                 frame.key = key;
                 frame.expect = Expect::Colon;

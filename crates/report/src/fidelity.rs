@@ -1,0 +1,82 @@
+//! How a row's output compared with the exact reference, in words: one phrase per kind of
+//! difference, shared by every format (table and markdown notes, HTML, CSV, the advisor).
+
+use jsoncost_engine::{Experiment, Fidelity, Row};
+
+use crate::units;
+
+/// "exact", or the differences: "inexact floats: 37 of 3,000 numbers 1 ulp off (serde_json
+/// without float_roundtrip); sign of zero lost: 1 of 3,000 numbers (-0 read as 0)".
+pub fn describe(f: &Fidelity) -> String {
+    if f.is_exact() {
+        return "exact".to_string();
+    }
+    let of = |n: u64| format!("{} of {} numbers", units::count(n as f64), units::count(f.numbers as f64));
+    let mut parts = Vec::new();
+    if f.floats_1ulp > 0 {
+        let mut p = format!("inexact floats: {} 1 ulp off", of(f.floats_1ulp));
+        if let Some(cause) = &f.cause {
+            p.push_str(&format!(" ({cause})"));
+        }
+        parts.push(p);
+    }
+    if f.zero_sign_lost > 0 {
+        parts.push(format!("sign of zero lost: {} (-0 read as 0)", of(f.zero_sign_lost)));
+    }
+    if f.integers_changed > 0 {
+        parts.push(format!(
+            "integers changed: {} (read as floats or floats as integers)",
+            of(f.integers_changed)
+        ));
+    }
+    parts.join("; ")
+}
+
+/// A row's fidelity in a cell: empty when it was not checked against an exact reference.
+pub(crate) fn cell(row: &Row) -> String {
+    row.fidelity.as_ref().map(describe).unwrap_or_default()
+}
+
+/// The notes under a table: one per row whose output is not exact; the baseline's says that
+/// it keeps its role.
+pub(crate) fn notes(exp: &Experiment) -> Vec<String> {
+    exp.rows
+        .iter()
+        .filter_map(|row| {
+            let f = row.fidelity.as_ref().filter(|f| !f.is_exact())?;
+            let role = if row.baseline {
+                " (the baseline: Ratio and Alloc Ratio stay relative to it)"
+            } else {
+                ""
+            };
+            Some(format!("Fidelity of {}{role}: {}.", row.method, describe(f)))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_kind_has_its_phrase() {
+        let mut f = Fidelity {
+            numbers: 3000,
+            ..Fidelity::default()
+        };
+        assert_eq!(describe(&f), "exact");
+        f.floats_1ulp = 37;
+        f.cause = Some("serde_json without float_roundtrip".into());
+        assert_eq!(
+            describe(&f),
+            "inexact floats: 37 of 3,000 numbers 1 ulp off (serde_json without float_roundtrip)"
+        );
+        f.floats_1ulp = 0;
+        f.zero_sign_lost = 1;
+        f.integers_changed = 2;
+        assert_eq!(
+            describe(&f),
+            "sign of zero lost: 1 of 3,000 numbers (-0 read as 0); integers changed: 2 of 3,000 numbers (read as floats or floats as integers)"
+        );
+    }
+}
