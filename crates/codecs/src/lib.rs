@@ -47,6 +47,17 @@ pub trait Strategy {
     /// met while timed (a corrupt document among those a store read visits, a server that went
     /// away) is returned: the row is failed, and a fatal one stops the table.
     fn run(&mut self) -> Result<(), RunFailure>;
+    /// The correctness gate for this strategy, untimed: by default its check's output against
+    /// the table's exact reference. A strategy whose output is too big to hold as one value (a
+    /// streamed body) checks itself against its source instead, and is given no reference.
+    fn verify(&mut self, reference: Option<&gate::Reference>) -> Result<jsoncost_engine::Fidelity, RunFailure> {
+        let reference = reference.ok_or_else(|| RunFailure::row(format!("{}: no reference to check against", self.name())))?;
+        let out = self.check()?;
+        match gate::judge(self.name(), &out, reference) {
+            gate::Verdict::Pass(fidelity) => Ok(fidelity),
+            gate::Verdict::Fail(message) => Err(RunFailure::row(message)),
+        }
+    }
     /// Bytes the operation consumes or produces, for MB/s (the payload size by default).
     fn payload_bytes(&self) -> Option<u64> {
         None

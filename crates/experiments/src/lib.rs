@@ -71,6 +71,7 @@ pub mod output;
 pub mod runner;
 mod sink;
 pub mod store;
+pub mod stream;
 pub mod summary;
 pub mod types;
 

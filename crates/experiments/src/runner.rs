@@ -1,7 +1,7 @@
 //! The one Runner every table goes through: the correctness gate (untimed), the engine's
 //! stages, the Allocation pass, the baseline, fatal failures and cancellation, in one loop.
 
-use jsoncost_codecs::gate::{self, Reference, Verdict};
+use jsoncost_codecs::gate::Reference;
 use jsoncost_codecs::{BoxedStrategy, RunFailure, Strategy};
 use jsoncost_engine::{Config, Experiment, ExperimentKind, Fidelity, Row, Stage, try_measure_staged};
 use serde_json::{Map, Value};
@@ -15,8 +15,12 @@ pub struct Table<'a> {
     pub kind: ExperimentKind,
     pub name: String,
     pub params: Map<String, Value>,
-    pub reference: Reference,
+    /// `None`: each strategy checks itself against its source ([`Strategy::verify`]).
+    pub reference: Option<Reference>,
     pub strategies: Vec<BoxedStrategy<'a>>,
+    /// The baseline's fidelity when the caller already verified it (before validating the
+    /// input, to report a failing baseline as such): it is not checked again.
+    pub baseline_verified: Option<Fidelity>,
 }
 
 impl<'a> Table<'a> {
@@ -31,8 +35,26 @@ impl<'a> Table<'a> {
             kind,
             name: name.into(),
             params,
-            reference,
+            reference: Some(reference),
             strategies,
+            baseline_verified: None,
+        }
+    }
+
+    /// A table whose strategies check themselves against their source (no shared reference).
+    pub fn self_checked(
+        kind: ExperimentKind,
+        name: impl Into<String>,
+        params: Map<String, Value>,
+        strategies: Vec<BoxedStrategy<'a>>,
+    ) -> Self {
+        Table {
+            kind,
+            name: name.into(),
+            params,
+            reference: None,
+            strategies,
+            baseline_verified: None,
         }
     }
 }
@@ -123,6 +145,7 @@ impl<'s> Runner<'s> {
             params,
             reference,
             mut strategies,
+            baseline_verified,
         } = table;
         let mut exp = Experiment::new(kind, &name);
         exp.params = params;
@@ -131,7 +154,7 @@ impl<'s> Runner<'s> {
         // fails on the input is bad input, never a cue to pick another one.
         let mut baseline = match strategies.first_mut() {
             None => return Ok(Ran::default()),
-            Some(first) => match gate_one(first.as_mut(), &reference) {
+            Some(first) => match baseline_verified.map_or_else(|| first.verify(reference.as_ref()), Ok) {
                 Ok(fidelity) => Some(fidelity),
                 Err(f) if f.fatal => return Err(Stop::Fatal(format!("{}: {}", first.name(), f.message))),
                 Err(f) => {
@@ -154,7 +177,7 @@ impl<'s> Runner<'s> {
             self.sink.strategy_started(&name, s.name());
             let verdict = match baseline.take() {
                 Some(fidelity) if i == 0 => Ok(fidelity),
-                _ => gate_one(s.as_mut(), &reference),
+                _ => s.verify(reference.as_ref()),
             };
             let mut row = match verdict.and_then(|fidelity| time(&self.config, s.as_mut(), fidelity)) {
                 Ok(row) => row,
@@ -183,17 +206,6 @@ impl<'s> Runner<'s> {
             self.sink.table_done(exp);
         }
         stop.map_or(Ok(ran), Err)
-    }
-}
-
-/// The correctness gate for one strategy, untimed: its output must hold the reference's values
-/// (how exactly is the row's fidelity). The check's own failure keeps whether it was fatal.
-/// (The one place the Runner calls the gate, so a change of gate lands here.)
-fn gate_one(s: &mut dyn Strategy, reference: &Reference) -> Result<Fidelity, RunFailure> {
-    let out = s.check()?;
-    match gate::judge(s.name(), &out, reference) {
-        Verdict::Pass(fidelity) => Ok(fidelity),
-        Verdict::Fail(message) => Err(RunFailure::row(message)),
     }
 }
 

@@ -1,21 +1,12 @@
-//! `jsoncost stream`: deserialize a telemetry body of N readings (1,000,000 ≈ 72 MB) buffered,
-//! from a reader, and incrementally with bounded memory; each strategy is timed as a whole run.
+//! `jsoncost stream`: its flags, turned into the library's options (the experiment itself is
+//! `jsoncost::stream`).
 
-use anyhow::anyhow;
-use futures::StreamExt;
-use jsoncost_codecs::gate::{self, Verdict};
-use jsoncost_engine::{Config, Experiment, ExperimentKind, Row, measure};
-use jsoncost_shapes::{DEFAULT_SEED, Reading, Telemetry, write_telemetry};
-use jsoncost_stream::{Library, TelemetryAggregate};
-use serde_json::{Map, json};
-use std::fs::File;
-use std::io::{BufReader, BufWriter, Read};
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+use jsoncost::stream::StreamOptions;
+use jsoncost_engine::{Config, ExperimentKind};
+use std::path::PathBuf;
 
-use super::table::Filter;
-use crate::failure::{environment, usage};
-use crate::interrupt;
+use super::table::{CliSink, Filter, runner};
+use crate::failure::library;
 use crate::progress::Progress;
 use crate::session::Session;
 
@@ -41,220 +32,15 @@ pub struct StreamArgs {
     pub stream_filter: Option<String>,
 }
 
-/// What a run produced, for the gate.
-enum Outcome {
-    Document(Telemetry),
-    /// The aggregate, and the library whose readings it aggregates.
-    Aggregate(TelemetryAggregate, Library),
-}
-
-type RunFn = Box<dyn FnMut() -> Result<Outcome, String>>;
-
-struct StreamStrategy {
-    name: String,
-    run: RunFn,
-}
-
-/// Where the generated body lives: a cache file per (readings, seed), written once.
-fn generated_file(readings: u64) -> anyhow::Result<PathBuf> {
-    let dir = std::env::temp_dir().join("jsoncost");
-    std::fs::create_dir_all(&dir).map_err(|e| environment(anyhow!("cannot create {}: {e}", dir.display())))?;
-    let path = dir.join(format!("telemetry-{readings}-{DEFAULT_SEED:x}.json"));
-    if path.exists() {
-        return Ok(path);
-    }
-    // Written to a temp name and renamed, so an interrupted write never leaves a half file.
-    let tmp = dir.join(format!(".telemetry-{readings}-{}.tmp", std::process::id()));
-    let file = File::create(&tmp).map_err(|e| environment(anyhow!("cannot create {}: {e}", tmp.display())))?;
-    write_telemetry(BufWriter::new(file), readings, DEFAULT_SEED).map_err(|e| environment(anyhow!("writing {}: {e}", tmp.display())))?;
-    std::fs::rename(&tmp, &path).map_err(|e| environment(anyhow!("renaming {}: {e}", tmp.display())))?;
-    Ok(path)
-}
-
-fn open(path: &Path) -> Result<File, String> {
-    File::open(path).map_err(|e| format!("cannot open {}: {e}", path.display()))
-}
-
-fn read_all(path: &Path) -> Result<Vec<u8>, String> {
-    std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
-}
-
-fn device_id(field: Option<&jsoncost_stream::Field>) -> Result<String, String> {
-    field
-        .ok_or("the document has no DeviceId")?
-        .parse::<String>()
-        .map_err(|e| format!("DeviceId: {e}"))
-}
-
-fn strategies(path: &Path, config: &jsoncost_stream::Config) -> Vec<StreamStrategy> {
-    let mut v: Vec<StreamStrategy> = Vec::new();
-    let p = path.to_path_buf();
-    let mut add = |name: String, run: RunFn| v.push(StreamStrategy { name, run });
-    {
-        let p = p.clone();
-        add(
-            "buffered/serde_json".into(),
-            Box::new(move || {
-                Ok(Outcome::Document(
-                    serde_json::from_slice(&read_all(&p)?).map_err(|e| e.to_string())?,
-                ))
-            }),
-        );
-    }
-    {
-        let p = p.clone();
-        add(
-            "buffered/sonic-rs".into(),
-            Box::new(move || Ok(Outcome::Document(sonic_rs::from_slice(&read_all(&p)?).map_err(|e| e.to_string())?))),
-        );
-    }
-    {
-        let p = p.clone();
-        add(
-            "buffered/simd-json".into(),
-            Box::new(move || {
-                let mut bytes = read_all(&p)?;
-                Ok(Outcome::Document(
-                    simd_json::serde::from_slice(&mut bytes).map_err(|e| e.to_string())?,
-                ))
-            }),
-        );
-    }
-    {
-        let p = p.clone();
-        add(
-            "reader/serde_json".into(),
-            Box::new(move || {
-                Ok(Outcome::Document(
-                    serde_json::from_reader(BufReader::new(open(&p)?)).map_err(|e| e.to_string())?,
-                ))
-            }),
-        );
-    }
-    for lib in [Library::SerdeJson, Library::SonicRs, Library::SimdJson] {
-        let cfg = config.clone().library(lib);
-        let (p1, c1) = (p.clone(), cfg.clone());
-        add(
-            format!("incremental/{}", lib.as_str()),
-            Box::new(move || {
-                let mut elements = c1.reader::<Reading, _>(open(&p1)?);
-                let readings = (&mut elements).collect::<Result<Vec<Reading>, _>>().map_err(|e| e.to_string())?;
-                Ok(Outcome::Document(Telemetry {
-                    device_id: device_id(elements.field("/DeviceId"))?,
-                    readings,
-                }))
-            }),
-        );
-        let (p2, c2) = (p.clone(), cfg.clone());
-        add(
-            format!("incremental-aggregate/{}", lib.as_str()),
-            Box::new(move || {
-                let mut agg = TelemetryAggregate::default();
-                for r in c2.reader::<Reading, _>(open(&p2)?) {
-                    agg.push(&r.map_err(|e| e.to_string())?);
-                }
-                Ok(Outcome::Aggregate(agg, lib))
-            }),
-        );
-        let (p3, c3) = (p.clone(), cfg);
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("a tokio runtime");
-        add(
-            format!("incremental-async/{}", lib.as_str()),
-            Box::new(move || {
-                rt.block_on(async {
-                    let file = tokio::fs::File::open(&p3)
-                        .await
-                        .map_err(|e| format!("cannot open {}: {e}", p3.display()))?;
-                    let mut elements = c3.stream::<Reading, _>(jsoncost_stream::bytes_stream(file, c3.chunk_size));
-                    let mut readings = Vec::new();
-                    while let Some(r) = elements.next().await {
-                        readings.push(r.map_err(|e| e.to_string())?);
-                    }
-                    Ok(Outcome::Document(Telemetry {
-                        device_id: device_id(elements.field("/DeviceId"))?,
-                        readings,
-                    }))
-                })
-            }),
-        );
-    }
-    v
-}
-
-/// The file's size, once it is known to be a readable file (exit 2 otherwise).
-fn readable(path: &Path) -> anyhow::Result<u64> {
-    let shown = path.display();
-    let meta = std::fs::metadata(path).map_err(|e| usage(anyhow!("cannot read telemetry file {shown}: {e}")))?;
-    if meta.is_dir() {
-        return Err(usage(anyhow!("telemetry file {shown} is a directory")));
-    }
-    let mut probe = [0u8; 1];
-    open(path)
-        .and_then(|mut f| f.read(&mut probe).map_err(|e| format!("cannot read {shown}: {e}")))
-        .map_err(|e| usage(anyhow!(e)))?;
-    Ok(meta.len())
-}
-
-/// Checks the file is a telemetry document before anything is timed: a bad one is a usage error
-/// with the byte offset and element index (exit 2).
-fn validate(path: &Path, config: &jsoncost_stream::Config) -> anyhow::Result<(u64, TelemetryAggregate)> {
-    let shown = path.display();
-    let len = readable(path)?;
-    let mut elements = config.reader::<Reading, _>(open(path).map_err(|e| usage(anyhow!(e)))?);
-    let mut agg = TelemetryAggregate::default();
-    for r in &mut elements {
-        agg.push(&r.map_err(|e| usage(anyhow!("telemetry file {shown}: {e}")))?);
-    }
-    device_id(elements.field("/DeviceId")).map_err(|e| usage(anyhow!("telemetry file {shown}: {e}")))?;
-    Ok((len, agg))
-}
-
-/// The gate for one stream strategy's check run: its output against the exact reference, read
-/// again from the file element by element (the body never becomes one DOM).
-fn check(outcome: Result<Outcome, String>, name: &str, path: &Path, config: &jsoncost_stream::Config) -> Verdict {
-    let reference = match open(path) {
-        Ok(f) => f,
-        Err(e) => return Verdict::Fail(e),
-    };
-    match outcome {
-        Err(e) => Verdict::Fail(e),
-        Ok(Outcome::Document(doc)) => {
-            let outside = Telemetry {
-                device_id: doc.device_id.clone(),
-                readings: Vec::new(),
-            };
-            gate::verify_streamed(
-                name,
-                reference,
-                "/Readings",
-                Some(&outside),
-                &mut doc.readings.iter().cloned().map(Ok),
-            )
-        }
-        // An aggregate keeps no readings: those its library reads are checked instead, and the
-        // aggregate must be theirs, bit for bit.
-        Ok(Outcome::Aggregate(agg, lib)) => {
-            let mut own = TelemetryAggregate::default();
-            let verdict = match open(path) {
-                Err(e) => Verdict::Fail(e),
-                Ok(f) => {
-                    let mut readings = config.clone().library(lib).reader::<Reading, _>(f).map(|r| {
-                        let r = r.map_err(|e| e.to_string())?;
-                        own.push(&r);
-                        Ok(r)
-                    });
-                    gate::verify_streamed::<Telemetry, Reading, _>(name, reference, "/Readings", None, &mut readings)
-                }
-            };
-            match verdict {
-                Verdict::Pass(_) if own != agg => Verdict::Fail(format!(
-                    "its aggregate {agg:?} differs from that of the readings {lib} reads, {own:?}"
-                )),
-                v => v,
-            }
+impl StreamArgs {
+    pub fn options(&self, quick: bool) -> StreamOptions {
+        StreamOptions {
+            readings: self.readings,
+            file: self.file.clone(),
+            chunk_kib: self.chunk_kib,
+            max_element_bytes: self.max_element_bytes,
+            runs: self.runs,
+            quick,
         }
     }
 }
@@ -262,79 +48,8 @@ fn check(outcome: Result<Outcome, String>, name: &str, path: &Path, config: &jso
 /// Runs the stream experiment into `session`.
 pub fn run(args: &StreamArgs, quick: bool, session: &mut Session, progress: &Progress) -> anyhow::Result<()> {
     let filter = Filter::new(args.stream_filter.as_deref())?;
-    let inc_config = jsoncost_stream::Config::new("/Readings")
-        .expect("a valid pointer")
-        .chunk_size((args.chunk_kib * 1024) as usize)
-        .max_element_bytes(args.max_element_bytes);
-    let path = match &args.file {
-        Some(p) => p.clone(),
-        None => {
-            progress.start(&format!("stream: generating {} readings", args.readings));
-            generated_file(args.readings)?
-        }
-    };
-    readable(&path)?;
-    let mut list = strategies(&path, &inc_config);
-    filter.check_matches_any(list.iter().map(|s| s.name.as_str()))?;
-    // The baseline is checked first, even when the filter skips its timing: a baseline that
-    // fails on the body leaves nothing to be relative to, so the body is bad input (exit 2 with
-    // the baseline's error, and where the incremental parser places the problem).
-    progress.start(&format!("stream: {} (check run)", list[0].name));
-    let mut baseline = Some(check((list[0].run)(), &list[0].name, &path, &inc_config));
-    if let Some(Verdict::Fail(e)) = &baseline {
-        let mut message = format!(
-            "telemetry file {}: the baseline {} fails on it, so nothing is measured: {e}",
-            path.display(),
-            list[0].name
-        );
-        if let Err(located) = validate(&path, &inc_config) {
-            message.push_str(&format!(" (the incremental parser: {located:#})"));
-        }
-        return Err(usage(anyhow!(message)));
-    }
-    progress.start(&format!("stream: validating {}", path.display()));
-    let (file_bytes, readings) = validate(&path, &inc_config)?;
-    progress.add_total(list.iter().filter(|s| filter.matches(&s.name)).count() as u64);
-
-    let budget = if quick { Duration::from_secs(2) } else { Duration::from_secs(8) };
-    let config = Config::whole_runs(args.runs, args.runs * 2, budget, quick);
-    let mut exp = Experiment::new(ExperimentKind::Stream, "telemetry");
-    exp.params = Map::new();
-    exp.params.insert("file".into(), json!(path.display().to_string()));
-    exp.params.insert("payload_bytes".into(), json!(file_bytes));
-    exp.params.insert("readings".into(), json!(readings.count()));
-    exp.params.insert("chunk_kib".into(), json!(args.chunk_kib));
-    for (i, s) in list.iter_mut().enumerate() {
-        if interrupt::interrupted() {
-            break;
-        }
-        if !filter.matches(&s.name) {
-            continue;
-        }
-        let verdict = match baseline.take() {
-            Some(v) if i == 0 => v,
-            _ => {
-                progress.start(&format!("stream: {} (check run)", s.name));
-                check((s.run)(), &s.name, &path, &inc_config)
-            }
-        };
-        let mut row = match verdict {
-            Verdict::Fail(e) => Row::failed(&s.name, e),
-            Verdict::Pass(fidelity) => {
-                progress.start(&format!("stream: {}", s.name));
-                let m = measure(&config, || (s.run)());
-                let mut row = Row::new(&s.name);
-                m.fill(&mut row, Some(file_bytes));
-                row.fidelity = Some(fidelity);
-                row
-            }
-        };
-        row.baseline = i == 0;
-        exp.rows.push(row);
-        progress.done_one();
-    }
-    exp.finish();
-    exp.summary = jsoncost::summary::of(&exp);
-    session.push(exp);
-    interrupt::check()
+    let mut sink = CliSink::new(ExperimentKind::Stream, session, progress);
+    // The runner's engine settings are replaced by whole runs for this table.
+    let config = Config::quick();
+    jsoncost::stream::run(&args.options(quick), &mut runner(&config, &filter, &mut sink)).map_err(library)
 }

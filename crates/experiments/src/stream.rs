@@ -1,0 +1,353 @@
+//! The stream experiment: deserialize a telemetry body of N readings (1,000,000 ≈ 72 MB)
+//! buffered, from a reader, and incrementally with bounded memory; each strategy is timed as a
+//! whole run, through the one Runner.
+
+use futures::StreamExt;
+use jsoncost_codecs::gate::{self, Reference, Verdict};
+use jsoncost_codecs::{Canonical, RunFailure, Strategy};
+use jsoncost_engine::{Config, ExperimentKind, Fidelity};
+use jsoncost_shapes::{DEFAULT_SEED, Reading, Telemetry, write_telemetry};
+use jsoncost_stream::{Library, TelemetryAggregate};
+use serde_json::{Map, json};
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::{Error, Runner, Stop, Table};
+
+/// What to read and how.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StreamOptions {
+    /// Readings in the generated body (when no `file`).
+    pub readings: u64,
+    /// A telemetry file instead of the generated body.
+    pub file: Option<PathBuf>,
+    /// Chunk size of the incremental strategies, in KiB.
+    pub chunk_kib: u64,
+    /// Largest element the incremental strategies accept, in bytes.
+    pub max_element_bytes: usize,
+    /// Whole runs per strategy (at least).
+    pub runs: u32,
+    /// Fewer, shorter runs.
+    pub quick: bool,
+}
+
+/// What a run produced, for the gate.
+enum Outcome {
+    Document(Telemetry),
+    /// The aggregate, and the library whose readings it aggregates.
+    Aggregate(TelemetryAggregate, Library),
+}
+
+type RunFn = Box<dyn FnMut() -> Result<Outcome, String>>;
+
+/// One whole run over the body per operation; it checks itself against the file (the body is
+/// never held as one value).
+struct StreamStrategy {
+    name: String,
+    run: RunFn,
+    path: PathBuf,
+    config: jsoncost_stream::Config,
+    bytes: u64,
+}
+
+impl Strategy for StreamStrategy {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn check(&mut self) -> Result<Canonical, RunFailure> {
+        Err(RunFailure::row("a stream strategy checks itself against the file (verify)"))
+    }
+    fn verify(&mut self, _reference: Option<&Reference>) -> Result<Fidelity, RunFailure> {
+        match check((self.run)(), &self.name, &self.path, &self.config) {
+            Verdict::Pass(fidelity) => Ok(fidelity),
+            Verdict::Fail(message) => Err(RunFailure::row(message)),
+        }
+    }
+    fn run(&mut self) -> Result<(), RunFailure> {
+        (self.run)().map(drop).map_err(RunFailure::row)
+    }
+    fn payload_bytes(&self) -> Option<u64> {
+        Some(self.bytes)
+    }
+}
+
+/// Where the generated body lives: a cache file per (readings, seed), written once.
+fn generated_file(readings: u64) -> Result<PathBuf, Error> {
+    let dir = std::env::temp_dir().join("jsoncost");
+    std::fs::create_dir_all(&dir).map_err(|e| Error::environment(format!("cannot create {}: {e}", dir.display())))?;
+    let path = dir.join(format!("telemetry-{readings}-{DEFAULT_SEED:x}.json"));
+    if path.exists() {
+        return Ok(path);
+    }
+    // Written to a temp name and renamed, so an interrupted write never leaves a half file.
+    let tmp = dir.join(format!(".telemetry-{readings}-{}.tmp", std::process::id()));
+    let file = File::create(&tmp).map_err(|e| Error::environment(format!("cannot create {}: {e}", tmp.display())))?;
+    write_telemetry(BufWriter::new(file), readings, DEFAULT_SEED)
+        .map_err(|e| Error::environment(format!("writing {}: {e}", tmp.display())))?;
+    std::fs::rename(&tmp, &path).map_err(|e| Error::environment(format!("renaming {}: {e}", tmp.display())))?;
+    Ok(path)
+}
+
+fn open(path: &Path) -> Result<File, String> {
+    File::open(path).map_err(|e| format!("cannot open {}: {e}", path.display()))
+}
+
+fn read_all(path: &Path) -> Result<Vec<u8>, String> {
+    std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+fn device_id(field: Option<&jsoncost_stream::Field>) -> Result<String, String> {
+    field
+        .ok_or("the document has no DeviceId")?
+        .parse::<String>()
+        .map_err(|e| format!("DeviceId: {e}"))
+}
+
+fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64) -> Vec<StreamStrategy> {
+    let mut v: Vec<StreamStrategy> = Vec::new();
+    let p = path.to_path_buf();
+    let mut add = |name: String, run: RunFn| {
+        v.push(StreamStrategy {
+            name,
+            run,
+            path: path.to_path_buf(),
+            config: config.clone(),
+            bytes,
+        })
+    };
+    {
+        let p = p.clone();
+        add(
+            "buffered/serde_json".into(),
+            Box::new(move || {
+                Ok(Outcome::Document(
+                    serde_json::from_slice(&read_all(&p)?).map_err(|e| e.to_string())?,
+                ))
+            }),
+        );
+    }
+    {
+        let p = p.clone();
+        add(
+            "buffered/sonic-rs".into(),
+            Box::new(move || Ok(Outcome::Document(sonic_rs::from_slice(&read_all(&p)?).map_err(|e| e.to_string())?))),
+        );
+    }
+    {
+        let p = p.clone();
+        add(
+            "buffered/simd-json".into(),
+            Box::new(move || {
+                let mut bytes = read_all(&p)?;
+                Ok(Outcome::Document(
+                    simd_json::serde::from_slice(&mut bytes).map_err(|e| e.to_string())?,
+                ))
+            }),
+        );
+    }
+    {
+        let p = p.clone();
+        add(
+            "reader/serde_json".into(),
+            Box::new(move || {
+                Ok(Outcome::Document(
+                    serde_json::from_reader(BufReader::new(open(&p)?)).map_err(|e| e.to_string())?,
+                ))
+            }),
+        );
+    }
+    for lib in [Library::SerdeJson, Library::SonicRs, Library::SimdJson] {
+        let cfg = config.clone().library(lib);
+        let (p1, c1) = (p.clone(), cfg.clone());
+        add(
+            format!("incremental/{}", lib.as_str()),
+            Box::new(move || {
+                let mut elements = c1.reader::<Reading, _>(open(&p1)?);
+                let readings = (&mut elements).collect::<Result<Vec<Reading>, _>>().map_err(|e| e.to_string())?;
+                Ok(Outcome::Document(Telemetry {
+                    device_id: device_id(elements.field("/DeviceId"))?,
+                    readings,
+                }))
+            }),
+        );
+        let (p2, c2) = (p.clone(), cfg.clone());
+        add(
+            format!("incremental-aggregate/{}", lib.as_str()),
+            Box::new(move || {
+                let mut agg = TelemetryAggregate::default();
+                for r in c2.reader::<Reading, _>(open(&p2)?) {
+                    agg.push(&r.map_err(|e| e.to_string())?);
+                }
+                Ok(Outcome::Aggregate(agg, lib))
+            }),
+        );
+        let (p3, c3) = (p.clone(), cfg);
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a tokio runtime");
+        add(
+            format!("incremental-async/{}", lib.as_str()),
+            Box::new(move || {
+                rt.block_on(async {
+                    let file = tokio::fs::File::open(&p3)
+                        .await
+                        .map_err(|e| format!("cannot open {}: {e}", p3.display()))?;
+                    let mut elements = c3.stream::<Reading, _>(jsoncost_stream::bytes_stream(file, c3.chunk_size));
+                    let mut readings = Vec::new();
+                    while let Some(r) = elements.next().await {
+                        readings.push(r.map_err(|e| e.to_string())?);
+                    }
+                    Ok(Outcome::Document(Telemetry {
+                        device_id: device_id(elements.field("/DeviceId"))?,
+                        readings,
+                    }))
+                })
+            }),
+        );
+    }
+    v
+}
+
+/// The file's size, once it is known to be a readable file (exit 2 otherwise).
+fn readable(path: &Path) -> Result<u64, Error> {
+    let shown = path.display();
+    let meta = std::fs::metadata(path).map_err(|e| Error::usage(format!("cannot read telemetry file {shown}: {e}")))?;
+    if meta.is_dir() {
+        return Err(Error::usage(format!("telemetry file {shown} is a directory")));
+    }
+    let mut probe = [0u8; 1];
+    open(path)
+        .and_then(|mut f| f.read(&mut probe).map_err(|e| format!("cannot read {shown}: {e}")))
+        .map_err(Error::Usage)?;
+    Ok(meta.len())
+}
+
+/// Checks the file is a telemetry document before anything is timed: a bad one is a usage error
+/// with the byte offset and element index (exit 2).
+fn validate(path: &Path, config: &jsoncost_stream::Config) -> Result<(u64, TelemetryAggregate), Error> {
+    let shown = path.display();
+    let len = readable(path)?;
+    let mut elements = config.reader::<Reading, _>(open(path).map_err(Error::Usage)?);
+    let mut agg = TelemetryAggregate::default();
+    for r in &mut elements {
+        agg.push(&r.map_err(|e| Error::usage(format!("telemetry file {shown}: {e}")))?);
+    }
+    device_id(elements.field("/DeviceId")).map_err(|e| Error::usage(format!("telemetry file {shown}: {e}")))?;
+    Ok((len, agg))
+}
+
+/// The gate for one stream strategy's check run: its output against the exact reference, read
+/// again from the file element by element (the body never becomes one DOM).
+fn check(outcome: Result<Outcome, String>, name: &str, path: &Path, config: &jsoncost_stream::Config) -> Verdict {
+    let reference = match open(path) {
+        Ok(f) => f,
+        Err(e) => return Verdict::Fail(e),
+    };
+    match outcome {
+        Err(e) => Verdict::Fail(e),
+        Ok(Outcome::Document(doc)) => {
+            let outside = Telemetry {
+                device_id: doc.device_id.clone(),
+                readings: Vec::new(),
+            };
+            gate::verify_streamed(
+                name,
+                reference,
+                "/Readings",
+                Some(&outside),
+                &mut doc.readings.iter().cloned().map(Ok),
+            )
+        }
+        // An aggregate keeps no readings: those its library reads are checked instead, and the
+        // aggregate must be theirs, bit for bit.
+        Ok(Outcome::Aggregate(agg, lib)) => {
+            let mut own = TelemetryAggregate::default();
+            let verdict = match open(path) {
+                Err(e) => Verdict::Fail(e),
+                Ok(f) => {
+                    let mut readings = config.clone().library(lib).reader::<Reading, _>(f).map(|r| {
+                        let r = r.map_err(|e| e.to_string())?;
+                        own.push(&r);
+                        Ok(r)
+                    });
+                    gate::verify_streamed::<Telemetry, Reading, _>(name, reference, "/Readings", None, &mut readings)
+                }
+            };
+            match verdict {
+                Verdict::Pass(_) if own != agg => Verdict::Fail(format!(
+                    "its aggregate {agg:?} differs from that of the readings {lib} reads, {own:?}"
+                )),
+                v => v,
+            }
+        }
+    }
+}
+
+/// Runs the stream experiment through `runner` (whole runs: its engine settings are replaced
+/// for this table).
+pub fn run(options: &StreamOptions, runner: &mut Runner<'_>) -> Result<(), Error> {
+    let inc_config = jsoncost_stream::Config::new("/Readings")
+        .expect("a valid pointer")
+        .chunk_size((options.chunk_kib * 1024) as usize)
+        .max_element_bytes(options.max_element_bytes);
+    let path = match &options.file {
+        Some(p) => p.clone(),
+        None => {
+            runner.sink().status(&format!("stream: generating {} readings", options.readings));
+            generated_file(options.readings)?
+        }
+    };
+    let file_bytes = readable(&path)?;
+    let mut list = strategies(&path, &inc_config, file_bytes);
+    runner.filter().check_matches_any(list.iter().map(|s| s.name.as_str()))?;
+    // The baseline is checked first, even when the filter skips its timing: a baseline that
+    // fails on the body leaves nothing to be relative to, so the body is bad input (exit 2 with
+    // the baseline's error, and where the incremental parser places the problem).
+    runner.sink().status(&format!("stream: {} (check run)", list[0].name));
+    let baseline = match list[0].verify(None) {
+        Ok(fidelity) => fidelity,
+        Err(e) => {
+            let mut message = format!(
+                "telemetry file {}: the baseline {} fails on it, so nothing is measured: {}",
+                path.display(),
+                list[0].name,
+                e.message
+            );
+            if let Err(located) = validate(&path, &inc_config) {
+                message.push_str(&format!(" (the incremental parser: {located})"));
+            }
+            return Err(Error::Usage(message));
+        }
+    };
+    runner.sink().status(&format!("stream: validating {}", path.display()));
+    let (file_bytes, readings) = validate(&path, &inc_config)?;
+    let total = list.iter().filter(|s| runner.filter().matches(&s.name)).count() as u64;
+    runner.sink().planned(total);
+
+    let budget = if options.quick {
+        Duration::from_secs(2)
+    } else {
+        Duration::from_secs(8)
+    };
+    let config = Config::whole_runs(options.runs, options.runs * 2, budget, options.quick);
+    let mut params = Map::new();
+    params.insert("file".into(), json!(path.display().to_string()));
+    params.insert("payload_bytes".into(), json!(file_bytes));
+    params.insert("readings".into(), json!(readings.count()));
+    params.insert("chunk_kib".into(), json!(options.chunk_kib));
+    let strategies = list
+        .drain(..)
+        .map(|s| Box::new(s) as jsoncost_codecs::BoxedStrategy<'static>)
+        .collect();
+    let mut table = Table::self_checked(ExperimentKind::Stream, "telemetry", params, strategies);
+    table.baseline_verified = Some(baseline);
+    match runner.with_config(config, |r| r.run(table)) {
+        Ok(_) => {}
+        Err(Stop::Fatal(m)) => return Err(Error::environment(m)),
+        Err(stop) => return Err(stop.into()),
+    }
+    if runner.is_cancelled() { Err(Error::Interrupted) } else { Ok(()) }
+}
