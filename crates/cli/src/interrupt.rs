@@ -17,17 +17,3 @@ pub fn install() {
 pub fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
 }
-
-/// The error an experiment returns when it stopped early.
-pub fn check() -> anyhow::Result<()> {
-    if interrupted() {
-        let error = anyhow::anyhow!("interrupted by Ctrl-C");
-        Err(crate::failure::Failure {
-            code: crate::failure::ExitCode::Interrupted,
-            error,
-        }
-        .into())
-    } else {
-        Ok(())
-    }
-}

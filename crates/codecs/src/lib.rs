@@ -58,6 +58,11 @@ pub trait Strategy {
             gate::Verdict::Fail(message) => Err(RunFailure::row(message)),
         }
     }
+    /// A strategy that measures itself (a load run: its row comes from the load generator, not
+    /// from the engine's stages). `None`: the engine times `run`.
+    fn measure(&mut self) -> Option<Result<jsoncost_engine::Row, RunFailure>> {
+        None
+    }
     /// Bytes the operation consumes or produces, for MB/s (the payload size by default).
     fn payload_bytes(&self) -> Option<u64> {
         None

@@ -66,6 +66,7 @@ mod cancel;
 mod error;
 mod filter;
 pub mod harness;
+pub mod http;
 pub mod micro;
 pub mod output;
 pub mod runner;

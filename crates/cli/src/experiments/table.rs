@@ -18,15 +18,6 @@ impl Filter {
             .map(Filter)
             .map_err(crate::failure::library)
     }
-
-    pub fn matches(&self, method: &str) -> bool {
-        self.0.matches(method)
-    }
-
-    /// Usage error when the filter matches none of `methods`, listing them.
-    pub fn check_matches_any<'a>(&self, methods: impl IntoIterator<Item = &'a str>) -> anyhow::Result<()> {
-        self.0.check_matches_any(methods).map_err(crate::failure::library)
-    }
 }
 
 /// The session and the progress bar as a sink: tables go to the session as they finish.
