@@ -1,5 +1,6 @@
-//! The experiments: each builds strategies, hands them to the engine through [`table`], and
-//! pushes result tables into the session.
+//! The experiments' flags: each command's clap arguments, converted into the library's options
+//! and run through its Runner ([`table`]: the session and progress bar as the sink, Ctrl-C as
+//! the cancel flag). The experiments themselves live in the `jsoncost` library.
 
 pub mod http;
 pub mod micro;
