@@ -171,6 +171,12 @@ impl Study {
             let mut runner = Runner::new(config, filter, self.cancel.clone(), &mut output);
             crate::types::measure(&self.subjects, &mut runner)
         };
+        // Bad input met before anything was measured (a filter matching nothing): no files.
+        if let Err(e @ Error::Usage(_)) = &measured
+            && output.results.experiments.is_empty()
+        {
+            return Err(e.clone());
+        }
         output.finish()?;
         let html = match &report_dir {
             Some(dir) => {
