@@ -84,6 +84,7 @@
 mod aggregate;
 mod blocks;
 mod byte_stream;
+pub mod depth;
 mod error;
 mod field;
 mod framer;
@@ -94,6 +95,7 @@ mod skip;
 
 pub use aggregate::{RunningStats, TelemetryAggregate};
 pub use byte_stream::{ElementStream, bytes_stream};
+pub use depth::{DepthGuard, MAX_DEPTH, TooDeep};
 pub use error::{Error, ErrorKind};
 pub use field::Field;
 pub use library::{Library, UnknownLibrary};

@@ -185,11 +185,12 @@ pub fn run(args: &HttpArgs, quick: bool, session: &mut Session, progress: &Progr
     filter.check_matches_any(Mode::ALL.iter().map(|m| m.as_str()))?;
     let store_url = args.http_store.clone().unwrap_or_else(jsoncost_stores::default_store_url);
     progress.start(&format!("http: loading items into {store_url}"));
-    let source = StoreSource::open(&store_url, &OpenOptions::default(), 4, &StoreData::default()).map_err(|e| {
+    let source = StoreSource::open(args.http_store.as_deref(), &OpenOptions::default(), 4, &StoreData::default()).map_err(|e| {
         let code = e.exit_code();
         let err = anyhow!(e);
         if code == 3 { environment(err) } else { usage(err) }
     })?;
+    let store_url = jsoncost_http::ItemSource::name(&source); // the default store may be another file
     let config = ServerConfig {
         cache: args.cache.clone(),
         ..ServerConfig::with_source(Arc::new(source))

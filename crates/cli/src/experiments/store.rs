@@ -6,7 +6,8 @@ use jsoncost_codecs::typed::{pointer_tree, sonic_projection};
 use jsoncost_codecs::{BoxedStrategy, Canonical, RunFailure, Strategy};
 use jsoncost_engine::{Config, Experiment, Row, Status};
 use jsoncost_shapes::{DEFAULT_SEED, ORDER_LARGE_LINES, ORDER_LINES, Order};
-use jsoncost_stores::{LoadOutcome, OpenOptions, OrderDocs, PgColumn, Store, StoreError, ensure_loaded, open};
+use jsoncost_stream::Library;
+use jsoncost_stores::{LoadOutcome, OpenOptions, OrderDocs, PgColumn, Store, StoreError, ensure_loaded, open_or_default};
 use rand::{Rng, SeedableRng};
 use serde_json::{Map, json};
 use std::cell::RefCell;
@@ -99,6 +100,9 @@ struct ReadStrategy {
     failure: Option<RunFailure>,
     lost: Lost,
     bytes: Option<u64>,
+    /// Why the depth guard refused one of the documents the timed reads visit (libraries
+    /// without a recursion limit only): the row fails with it, untimed.
+    refused: Option<String>,
 }
 
 impl ReadStrategy {
@@ -124,6 +128,9 @@ impl Strategy for ReadStrategy {
     fn check(&mut self) -> Result<Canonical, String> {
         if let Some(lost) = self.lost.borrow().as_ref() {
             return Err(format!("not run: the store failed earlier ({lost})"));
+        }
+        if let Some(refused) = &self.refused {
+            return Err(refused.clone());
         }
         let id = self.ids[0].clone();
         let result = {
@@ -220,9 +227,37 @@ fn out<T: serde::Serialize>(check: bool, v: &T) -> Result<Option<Canonical>, Str
     canonical(check, v).map_err(|e| e.to_string())
 }
 
-/// The strategies, baseline (`default`) first.
-fn strategies(store: &Shared, lost: &Lost, collection: &str, ids: &IdSequence, bytes: u64) -> Vec<BoxedStrategy<'static>> {
-    let make = |name: &'static str, op: ReadOp| -> BoxedStrategy<'static> {
+/// The first document among those the timed reads visit that the depth guard refuses for a
+/// library without a recursion limit, as the row's message; None when all pass. Run once,
+/// untimed, so the timed sonic-rs parse is measured as a user's would be. Per-document read
+/// errors are left to the strategies, which report them.
+fn guard_visited(store: &mut dyn Store, collection: &str, ids: &IdSequence, library: Library) -> Result<Option<String>, StoreError> {
+    let mut seen = std::collections::HashSet::new();
+    for id in ids.ids.iter().filter(|id| seen.insert(id.as_str())) {
+        let mut verdict = Ok(());
+        match store.read_raw(collection, id, &mut |bytes| verdict = library.guard_depth(bytes)) {
+            Err(e) if !e.is_document_error() => return Err(e),
+            _ => {}
+        }
+        if let Err(deep) = verdict {
+            return Ok(Some(format!("document {id:?}: {deep}; not timed")));
+        }
+    }
+    Ok(None)
+}
+
+/// The strategies, baseline (`default`) first. `too_deep`: [`guard_visited`]'s verdict for
+/// sonic-rs, which fails `typed/sonic-rs` (`lazy/sonic-rs` only skips the deep values, which
+/// sonic-rs does without recursing, and hands the projected ones to serde_json).
+fn strategies(
+    store: &Shared,
+    lost: &Lost,
+    collection: &str,
+    ids: &IdSequence,
+    bytes: u64,
+    too_deep: Option<String>,
+) -> Vec<BoxedStrategy<'static>> {
+    let make_refused = |name: &'static str, refused: Option<String>, op: ReadOp| -> BoxedStrategy<'static> {
         Box::new(ReadStrategy {
             name,
             store: store.clone(),
@@ -233,8 +268,10 @@ fn strategies(store: &Shared, lost: &Lost, collection: &str, ids: &IdSequence, b
             failure: None,
             lost: lost.clone(),
             bytes: Some(bytes),
+            refused,
         })
     };
+    let make = |name: &'static str, op: ReadOp| make_refused(name, None, op);
     let lazy_fields: Vec<String> = ["/id", "/status", "/total"].iter().map(|s| s.to_string()).collect();
     let tree = pointer_tree(&lazy_fields);
     vec![
@@ -247,8 +284,9 @@ fn strategies(store: &Shared, lost: &Lost, collection: &str, ids: &IdSequence, b
             "typed/serde_json",
             typed_op(|b, check| out(check, &serde_json::from_slice::<Order>(b).map_err(|e| e.to_string())?)),
         ),
-        make(
+        make_refused(
             "typed/sonic-rs",
+            too_deep,
             typed_op(|b, check| out(check, &sonic_rs::from_slice::<Order>(b).map_err(|e| e.to_string())?)),
         ),
         make(
@@ -352,7 +390,10 @@ pub fn run(args: &StoreArgs, config: &Config, session: &mut Session, progress: &
         ..OpenOptions::default()
     };
     progress.start(&format!("store: connecting to {url}"));
-    let mut store = open(&url, &opts).map_err(store_error)?;
+    let mut store = open_or_default(args.store.as_deref(), &opts).map_err(store_error)?;
+    if store.describe() != url {
+        progress.note(&format!("store: {url} is in use by another process; using {}", store.describe()));
+    }
     let (collection, lines) = match args.store_shape {
         StoreShape::Order => ("order", ORDER_LINES),
         StoreShape::OrderLarge => ("order-large", ORDER_LARGE_LINES),
@@ -410,7 +451,13 @@ pub fn run(args: &StoreArgs, config: &Config, session: &mut Session, progress: &
     let described = store.describe();
     let shared: Shared = Rc::new(RefCell::new(store));
     let lost: Lost = Rc::default();
-    let list = strategies(&shared, &lost, collection, &ids, sample_len);
+    let too_deep = if filter.matches("typed/sonic-rs") {
+        progress.start("store: checking the nesting depth of the documents read (sonic-rs has no recursion limit)");
+        guard_visited(shared.borrow_mut().as_mut(), collection, &ids, Library::SonicRs).map_err(store_error)?
+    } else {
+        None
+    };
+    let list = strategies(&shared, &lost, collection, &ids, sample_len, too_deep);
     filter.check_matches_any(list.iter().map(|s| s.name()))?;
     progress.add_total(list.iter().filter(|s| filter.matches(s.name())).count() as u64);
 
