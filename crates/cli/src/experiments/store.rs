@@ -247,8 +247,7 @@ fn guard_visited(store: &mut dyn Store, collection: &str, ids: &IdSequence, libr
 }
 
 /// The strategies, baseline (`default`) first. `too_deep`: [`guard_visited`]'s verdict for
-/// sonic-rs, which fails `typed/sonic-rs` (`lazy/sonic-rs` only skips the deep values, which
-/// sonic-rs does without recursing, and hands the projected ones to serde_json).
+/// sonic-rs, which fails `typed/sonic-rs` and `lazy/sonic-rs` (skipping a value recurses too).
 fn strategies(
     store: &Shared,
     lost: &Lost,
@@ -286,7 +285,7 @@ fn strategies(
         ),
         make_refused(
             "typed/sonic-rs",
-            too_deep,
+            too_deep.clone(),
             typed_op(|b, check| out(check, &sonic_rs::from_slice::<Order>(b).map_err(|e| e.to_string())?)),
         ),
         make(
@@ -300,8 +299,9 @@ fn strategies(
             "borrowed/serde_json",
             typed_op(|b, check| out(check, &serde_json::from_slice::<Order<&str>>(b).map_err(|e| e.to_string())?)),
         ),
-        make(
+        make_refused(
             "lazy/sonic-rs",
+            too_deep.clone(),
             Box::new(move |s, col, id, check| {
                 with_raw(s, col, id, |b| {
                     let mut out = None;
@@ -451,7 +451,7 @@ pub fn run(args: &StoreArgs, config: &Config, session: &mut Session, progress: &
     let described = store.describe();
     let shared: Shared = Rc::new(RefCell::new(store));
     let lost: Lost = Rc::default();
-    let too_deep = if filter.matches("typed/sonic-rs") {
+    let too_deep = if filter.matches("typed/sonic-rs") || filter.matches("lazy/sonic-rs") {
         progress.start("store: checking the nesting depth of the documents read (sonic-rs has no recursion limit)");
         guard_visited(shared.borrow_mut().as_mut(), collection, &ids, Library::SonicRs).map_err(store_error)?
     } else {
