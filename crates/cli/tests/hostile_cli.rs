@@ -24,7 +24,10 @@ fn jsoncost() -> Command {
 fn run(c: &mut Command) -> (i32, String) {
     let out = c.output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    let code = out.status.code().unwrap_or_else(|| panic!("killed by a signal: {:?}\n{stderr}", out.status));
+    let code = out
+        .status
+        .code()
+        .unwrap_or_else(|| panic!("killed by a signal: {:?}\n{stderr}", out.status));
     (code, stderr)
 }
 
@@ -33,7 +36,10 @@ fn results(path: &Path) -> Results {
 }
 
 fn row<'a>(e: &'a Experiment, method: &str) -> &'a jsoncost_engine::Row {
-    e.rows.iter().find(|r| r.method == method).unwrap_or_else(|| panic!("no row {method}"))
+    e.rows
+        .iter()
+        .find(|r| r.method == method)
+        .unwrap_or_else(|| panic!("no row {method}"))
 }
 
 fn nested(depth: usize) -> String {
@@ -87,7 +93,17 @@ fn a_damaged_redb_store_is_exit_3_naming_the_file() {
     // `run` writes what it measured before the store failed.
     let out = dir.path().join("out");
     let (code, stderr) = run(jsoncost()
-        .args(["run", "--quick", "--only", "micro,store", "--filter", "typed/serde_json", "--store", &url, "--out"])
+        .args([
+            "run",
+            "--quick",
+            "--only",
+            "micro,store",
+            "--filter",
+            "typed/serde_json",
+            "--store",
+            &url,
+            "--out",
+        ])
         .arg(&out));
     assert_eq!(code, 3, "{stderr}");
     assert_one_clear_error(&stderr, &path);
@@ -107,7 +123,9 @@ fn a_deep_stored_document_fails_the_sonic_rs_row_and_the_run_goes_on() {
         doc
     });
     let out = dir.path().join("store.json");
-    let (code, stderr) = run(jsoncost().args(["store", "--quick", "--docs", "20", "--store", &url, "--out"]).arg(&out));
+    let (code, stderr) = run(jsoncost()
+        .args(["store", "--quick", "--docs", "20", "--store", &url, "--out"])
+        .arg(&out));
     assert_eq!(code, 0, "{stderr}");
     let table = &results(&out).experiments[0];
     // sonic-rs recurses to parse and to skip: both of its rows are refused, untimed. The
@@ -117,7 +135,10 @@ fn a_deep_stored_document_fails_the_sonic_rs_row_and_the_run_goes_on() {
         assert_eq!(sonic.status, Status::Failed);
         let message = sonic.error_message.as_deref().unwrap();
         assert!(message.starts_with("document \"order-"), "{message}");
-        assert!(message.ends_with(&format!("{GUARD} (nesting reaches 128 levels at byte 131); not timed")), "{message}");
+        assert!(
+            message.ends_with(&format!("{GUARD} (nesting reaches 128 levels at byte 131); not timed")),
+            "{message}"
+        );
         assert_eq!(sonic.mean_ns, None, "never timed");
     }
     // serde_json skips the unknown field without recursing.
@@ -153,7 +174,11 @@ fn a_deep_stream_body_fails_the_sonic_rs_rows_with_offsets() {
     let element = head.len() + 126;
     let message = |m: &str| row(table, m).error_message.clone().unwrap_or_default();
     assert!(message("buffered/sonic-rs").ends_with(&format!("{GUARD} (nesting reaches 128 levels at byte {buffered}); not run")));
-    for m in ["incremental/sonic-rs", "incremental-aggregate/sonic-rs", "incremental-async/sonic-rs"] {
+    for m in [
+        "incremental/sonic-rs",
+        "incremental-aggregate/sonic-rs",
+        "incremental-async/sonic-rs",
+    ] {
         assert!(
             message(m).ends_with(&format!("{GUARD} (nesting reaches 128 levels) at byte {element} (element 1)")),
             "{m}: {}",
@@ -215,5 +240,8 @@ fn two_processes_share_the_default_store() {
     assert_eq!(code, 3, "{stderr}");
     let holder = format!("error: {} is locked by another process (pid {}: ", default.display(), server.id());
     assert!(stderr.contains(&holder), "{stderr}");
-    assert!(stderr.contains(" serve --addr 127.0.0.1:0); stop that process or use another path, e.g. --store redb:"), "{stderr}");
+    assert!(
+        stderr.contains(" serve --addr 127.0.0.1:0); stop that process or use another path, e.g. --store redb:"),
+        "{stderr}"
+    );
 }

@@ -54,13 +54,8 @@ fn hostile_value() -> impl Strategy<Value = Vec<u8>> {
         "123456789012345678901234567890.5",
     ])
     .prop_map(|s| s.as_bytes().to_vec());
-    let bad_utf8 = prop::sample::select(vec![
-        &b"\"\xff\""[..],
-        b"\"a\xc3\"",
-        b"\"\xed\xa0\x80\"",
-        b"\"\xc0\xaf\"",
-    ])
-    .prop_map(<[u8]>::to_vec);
+    let bad_utf8 =
+        prop::sample::select(vec![&b"\"\xff\""[..], b"\"a\xc3\"", b"\"\xed\xa0\x80\"", b"\"\xc0\xaf\""]).prop_map(<[u8]>::to_vec);
     let lone_surrogate = prop::sample::select(vec![r#""\ud800""#, r#""\udc00""#, r#""\ud800\u0041""#, r#""\udbff\udbff""#])
         .prop_map(|s| s.as_bytes().to_vec());
     prop_oneof![4 => nested, 1 => long_string, 1 => big_number, 1 => bad_utf8, 1 => lone_surrogate]
@@ -150,7 +145,9 @@ fn jsoncost(args: &[&str], tmp: &Path) -> i32 {
         std::thread::sleep(Duration::from_millis(20));
     };
     let stderr = drain.join().unwrap();
-    let code = status.code().unwrap_or_else(|| panic!("jsoncost {args:?} was killed by a signal: {status}\n{stderr}"));
+    let code = status
+        .code()
+        .unwrap_or_else(|| panic!("jsoncost {args:?} was killed by a signal: {status}\n{stderr}"));
     assert!(code == 0 || code == 2, "jsoncost {args:?} exited {code}:\n{stderr}");
     code
 }

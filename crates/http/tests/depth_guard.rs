@@ -59,7 +59,10 @@ fn a_deep_cached_item_is_a_500_with_the_offset_and_the_server_survives() {
             .env("JSONCOST_TEST_CHILD", "1")
             .status()
             .unwrap();
-        assert!(status.success(), "the test in a child process: {status} (a signal means it aborted)");
+        assert!(
+            status.success(),
+            "the test in a child process: {status} (a signal means it aborted)"
+        );
         return;
     }
     let source = DeepItem {

@@ -61,11 +61,7 @@ fn payload_text(payload: &(dyn std::any::Any + Send)) -> String {
 
 /// Runs `f`, turning a panic into [`StoreError::Panicked`] for `store` doing `operation` (named
 /// only when it panicked: most calls are timed reads).
-pub(crate) fn call<T>(
-    store: &str,
-    operation: impl FnOnce() -> String,
-    f: impl FnOnce() -> Result<T, StoreError>,
-) -> Result<T, StoreError> {
+pub(crate) fn call<T>(store: &str, operation: impl FnOnce() -> String, f: impl FnOnce() -> Result<T, StoreError>) -> Result<T, StoreError> {
     install_hook();
     let outer = INSIDE.with(|i| i.replace(true));
     let result = panic::catch_unwind(AssertUnwindSafe(f));
@@ -203,10 +199,18 @@ mod tests {
         let mut store = Boundary::new(Box::new(Panicky { calls: calls.clone() }));
         assert_eq!(store.loaded("order").unwrap(), None);
         let err = store.read_raw("order", "order-1", &mut |_| {}).unwrap_err();
-        let StoreError::Panicked { store: name, operation, message } = &err else {
+        let StoreError::Panicked {
+            store: name,
+            operation,
+            message,
+        } = &err
+        else {
             panic!("{err:?}")
         };
-        assert_eq!((name.as_str(), operation.as_str()), ("redb:/x/damaged.redb", "reading \"order-1\" from \"order\""));
+        assert_eq!(
+            (name.as_str(), operation.as_str()),
+            ("redb:/x/damaged.redb", "reading \"order-1\" from \"order\"")
+        );
         // The hook kept the message and where it happened.
         assert!(message.starts_with("internal error: entered unreachable code at "), "{message}");
         assert!(message.contains("boundary.rs:"), "{message}");

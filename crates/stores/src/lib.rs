@@ -177,15 +177,19 @@ impl Default for OpenOptions {
 /// [`StoreError::Panicked`].
 pub fn open(url: &str, opts: &OpenOptions) -> Result<Box<dyn Store>, StoreError> {
     let location = Location::parse(url)?;
-    let opened = boundary::call(&redact(url), || "opening the store".to_string(), || {
-        Ok::<Box<dyn Store>, _>(match location {
-            Location::Redb(path) => Box::new(redb_store::RedbStore::open(path)?),
-            Location::Sqlite(path) => Box::new(sqlite_store::SqliteStore::open(path, opts)?),
-            Location::Redis(url) => Box::new(redis_store::RedisStore::open(&url, opts)?),
-            Location::RedisCluster(nodes) => Box::new(redis_cluster_store::RedisClusterStore::open(&nodes, opts)?),
-            Location::Postgres(url) => Box::new(postgres_store::PostgresStore::open(&url, opts)?),
-        })
-    })?;
+    let opened = boundary::call(
+        &redact(url),
+        || "opening the store".to_string(),
+        || {
+            Ok::<Box<dyn Store>, _>(match location {
+                Location::Redb(path) => Box::new(redb_store::RedbStore::open(path)?),
+                Location::Sqlite(path) => Box::new(sqlite_store::SqliteStore::open(path, opts)?),
+                Location::Redis(url) => Box::new(redis_store::RedisStore::open(&url, opts)?),
+                Location::RedisCluster(nodes) => Box::new(redis_cluster_store::RedisClusterStore::open(&nodes, opts)?),
+                Location::Postgres(url) => Box::new(postgres_store::PostgresStore::open(&url, opts)?),
+            })
+        },
+    )?;
     Ok(Box::new(boundary::Boundary::new(opened)))
 }
 

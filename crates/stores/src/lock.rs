@@ -24,7 +24,9 @@ pub(crate) fn locked(path: &Path) -> StoreError {
 
 /// `dir/store.redb` → `dir/store-{tag}.redb`.
 pub(crate) fn sibling(path: &Path, tag: &str) -> PathBuf {
-    let stem = path.file_stem().map_or_else(|| "store".into(), |s| s.to_string_lossy().into_owned());
+    let stem = path
+        .file_stem()
+        .map_or_else(|| "store".into(), |s| s.to_string_lossy().into_owned());
     let name = match path.extension() {
         Some(ext) => format!("{stem}-{tag}.{}", ext.to_string_lossy()),
         None => format!("{stem}-{tag}"),
@@ -99,7 +101,10 @@ mod tests {
         assert_eq!(lock_holder(line, 0x0801, 1235), None, "another inode");
         assert_eq!(lock_holder(line, 0x0802, 1234), None, "another device");
         assert_eq!(lock_holder("2: OFDLCK ADVISORY  WRITE -1 08:01:1234 0 0", 0x0801, 1234), None);
-        assert_eq!(lock_holder("3: -> FLOCK  ADVISORY  WRITE 77 08:01:1234 0 EOF", 0x0801, 1234), Some(77));
+        assert_eq!(
+            lock_holder("3: -> FLOCK  ADVISORY  WRITE 77 08:01:1234 0 EOF", 0x0801, 1234),
+            Some(77)
+        );
         assert_eq!(lock_holder("garbage", 0x0801, 1234), None);
     }
 

@@ -125,7 +125,10 @@ fn a_damaged_redb_file_is_an_environment_error_naming_it() {
     assert_eq!(err.exit_code(), 3);
     let message = err.to_string();
     assert!(message.starts_with(&format!("{} is damaged: ", path.display())), "{message}");
-    assert!(message.ends_with("delete it (jsoncost loads the documents again) or restore a copy"), "{message}");
+    assert!(
+        message.ends_with("delete it (jsoncost loads the documents again) or restore a copy"),
+        "{message}"
+    );
 }
 
 #[test]
@@ -133,7 +136,9 @@ fn a_redb_file_open_elsewhere_is_locked_with_a_suggestion() {
     let dir = tempfile::tempdir().unwrap();
     let url = url("redb", &dir, "held.redb");
     let _holder = open_store(&url, &OpenOptions::default());
-    let err = jsoncost_stores::open(&url, &OpenOptions::default()).err().expect("the file is held");
+    let err = jsoncost_stores::open(&url, &OpenOptions::default())
+        .err()
+        .expect("the file is held");
     assert!(matches!(err, jsoncost_stores::StoreError::Locked { .. }), "{err:?}");
     assert_eq!(err.exit_code(), 3);
     let suggestion = dir.path().join(format!("held-{}.redb", std::process::id()));

@@ -12,7 +12,6 @@
 use crate::Library;
 use crate::blocks::{self, BLOCK, Carry};
 
-
 /// The deepest nesting accepted, as serde_json's recursion limit: a value whose arrays and
 /// objects nest `MAX_DEPTH` levels deep is refused (serde_json accepts 127 and refuses 128).
 pub const MAX_DEPTH: usize = 128;
@@ -171,7 +170,14 @@ mod tests {
         let e = Library::SonicRs.guard_depth(&doc).unwrap_err();
         // The object is level 1, so the bracket at `prefix + 126` opens level 128; the brackets
         // in the string do not count.
-        assert_eq!(e, TooDeep { library: Library::SonicRs, offset: prefix + 126, limit: 128 });
+        assert_eq!(
+            e,
+            TooDeep {
+                library: Library::SonicRs,
+                offset: prefix + 126,
+                limit: 128
+            }
+        );
         assert_eq!(
             e.to_string(),
             format!(
@@ -198,7 +204,11 @@ mod tests {
             let mut padded = vec![b' '; pad];
             padded.extend(nested(200));
             let offset = pad as u64 + 127;
-            assert_eq!(Library::SonicRs.guard_depth(&padded).map_err(|e| e.offset), Err(offset), "pad {pad}");
+            assert_eq!(
+                Library::SonicRs.guard_depth(&padded).map_err(|e| e.offset),
+                Err(offset),
+                "pad {pad}"
+            );
             // Fed in pieces of any size, the guard finds the same bracket.
             for piece in [1, 7, 64, 100] {
                 let mut guard = DepthGuard::new(Library::SonicRs);

@@ -46,9 +46,7 @@ pub enum ErrorKind {
     TooLarge { what: String, max: usize },
     /// A value nested as deep as jsoncost's depth guard refuses ([`crate::depth::MAX_DEPTH`]),
     /// for a library without a recursion limit of its own; the library never saw it.
-    #[error(
-        "{library} has no recursion limit: rejected by jsoncost's depth guard at {limit} (nesting reaches {limit} levels)"
-    )]
+    #[error("{library} has no recursion limit: rejected by jsoncost's depth guard at {limit} (nesting reaches {limit} levels)")]
     TooDeep { library: Library, limit: usize },
     /// The byte source failed (its message is part of this one, so it is not also a `source`).
     #[error("I/O error reading the input: {0}")]

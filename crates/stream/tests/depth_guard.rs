@@ -48,7 +48,16 @@ fn a_deep_element_is_refused_for_sonic_rs_at_its_offset() {
             assert_eq!(results.len(), 2, "chunk {chunk}: one reading, then the error");
             assert!(results[0].is_ok());
             let e = results[1].as_ref().unwrap_err();
-            assert!(matches!(e.kind(), ErrorKind::TooDeep { library: Library::SonicRs, limit: 128 }), "{e:?}");
+            assert!(
+                matches!(
+                    e.kind(),
+                    ErrorKind::TooDeep {
+                        library: Library::SonicRs,
+                        limit: 128
+                    }
+                ),
+                "{e:?}"
+            );
             assert_eq!((e.offset(), e.element()), (offset, Some(1)), "chunk {chunk}");
             assert_eq!(
                 e.to_string(),

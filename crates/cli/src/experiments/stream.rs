@@ -118,7 +118,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, too_deep: Option<St
     {
         let p = p.clone();
         add(
-                &mut v,
+            &mut v,
             "buffered/serde_json".into(),
             Box::new(move || {
                 Ok(Outcome::Document(
@@ -138,7 +138,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, too_deep: Option<St
     {
         let p = p.clone();
         add(
-                &mut v,
+            &mut v,
             "buffered/simd-json".into(),
             Box::new(move || {
                 let mut bytes = read_all(&p)?;
@@ -151,7 +151,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, too_deep: Option<St
     {
         let p = p.clone();
         add(
-                &mut v,
+            &mut v,
             "reader/serde_json".into(),
             Box::new(move || {
                 Ok(Outcome::Document(
@@ -164,7 +164,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, too_deep: Option<St
         let cfg = config.clone().library(lib);
         let (p1, c1) = (p.clone(), cfg.clone());
         add(
-                &mut v,
+            &mut v,
             format!("incremental/{}", lib.as_str()),
             Box::new(move || {
                 let mut elements = c1.reader::<Reading, _>(open(&p1)?);
@@ -177,7 +177,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, too_deep: Option<St
         );
         let (p2, c2) = (p.clone(), cfg.clone());
         add(
-                &mut v,
+            &mut v,
             format!("incremental-aggregate/{}", lib.as_str()),
             Box::new(move || {
                 let mut agg = TelemetryAggregate::default();
@@ -193,7 +193,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, too_deep: Option<St
             .build()
             .expect("a tokio runtime");
         add(
-                &mut v,
+            &mut v,
             format!("incremental-async/{}", lib.as_str()),
             Box::new(move || {
                 rt.block_on(async {
