@@ -54,14 +54,18 @@ fn deep_item() -> Bytes {
 fn a_deep_cached_item_is_a_500_with_the_offset_and_the_server_survives() {
     const NAME: &str = "a_deep_cached_item_is_a_500_with_the_offset_and_the_server_survives";
     if std::env::var_os("JSONCOST_TEST_CHILD").is_none() {
-        let status = std::process::Command::new(std::env::current_exe().unwrap())
+        // Its output is shown only when it fails (its own test summary would read as this one's).
+        let child = std::process::Command::new(std::env::current_exe().unwrap())
             .args([NAME, "--exact", "--nocapture", "--test-threads", "1"])
             .env("JSONCOST_TEST_CHILD", "1")
-            .status()
+            .output()
             .unwrap();
         assert!(
-            status.success(),
-            "the test in a child process: {status} (a signal means it aborted)"
+            child.status.success(),
+            "the test in a child process: {} (a signal means it aborted)\n{}\n{}",
+            child.status,
+            String::from_utf8_lossy(&child.stdout),
+            String::from_utf8_lossy(&child.stderr)
         );
         return;
     }

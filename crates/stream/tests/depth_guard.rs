@@ -15,12 +15,19 @@ fn in_child(test: &str, body: impl FnOnce()) {
         body();
         return;
     }
-    let status = std::process::Command::new(std::env::current_exe().unwrap())
+    // Its output is shown only when it fails (its own test summary would read as this one's).
+    let child = std::process::Command::new(std::env::current_exe().unwrap())
         .args([test, "--exact", "--nocapture", "--test-threads", "1"])
         .env("JSONCOST_TEST_CHILD", "1")
-        .status()
+        .output()
         .unwrap();
-    assert!(status.success(), "{test} in a child process: {status} (a signal means it aborted)");
+    assert!(
+        child.status.success(),
+        "{test} in a child process: {} (a signal means it aborted)\n{}\n{}",
+        child.status,
+        String::from_utf8_lossy(&child.stdout),
+        String::from_utf8_lossy(&child.stderr)
+    );
 }
 
 fn nested(depth: usize) -> String {
