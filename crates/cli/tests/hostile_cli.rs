@@ -46,8 +46,8 @@ fn nested(depth: usize) -> String {
     "[".repeat(depth) + &"]".repeat(depth)
 }
 
-/// `count` order documents as the store experiment loads them, each written by `edit`.
-fn load_orders(url: &str, count: u64, edit: impl Fn(Vec<u8>) -> Vec<u8>) {
+/// `count` order documents as the store experiment loads them, each written by `edit(id, body)`.
+fn load_orders(url: &str, count: u64, edit: impl Fn(&str, Vec<u8>) -> Vec<u8>) {
     let docs = OrderDocs {
         count,
         lines: ORDER_LINES,
@@ -55,7 +55,10 @@ fn load_orders(url: &str, count: u64, edit: impl Fn(Vec<u8>) -> Vec<u8>) {
     };
     let mut store = open(url, &OpenOptions::default()).unwrap();
     ensure_loaded(store.as_mut(), "order", &docs.marker(), true, || {
-        docs.documents().map(|(id, body)| (id, edit(body)))
+        docs.documents().map(|(id, body)| {
+            let body = edit(&id, body);
+            (id, body)
+        })
     })
     .unwrap();
 }
@@ -63,7 +66,7 @@ fn load_orders(url: &str, count: u64, edit: impl Fn(Vec<u8>) -> Vec<u8>) {
 /// A redb file of 200 documents with 32 KiB at offset 64 KiB overwritten with 0xff.
 fn damaged_redb(dir: &Path) -> PathBuf {
     let path = dir.join("damaged.redb");
-    load_orders(&format!("redb:{}", path.display()), 200, |b| b);
+    load_orders(&format!("redb:{}", path.display()), 200, |_, b| b);
     let mut file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
     file.seek(SeekFrom::Start(64 * 1024)).unwrap();
     file.write_all(&[0xff; 32 * 1024]).unwrap();
@@ -111,21 +114,46 @@ fn a_damaged_redb_store_is_exit_3_naming_the_file() {
     assert!(!written.experiments.is_empty() && written.experiments.iter().all(|e| e.experiment == "micro"));
 }
 
-#[test]
-fn a_deep_stored_document_fails_the_sonic_rs_row_and_the_run_goes_on() {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("redb:{}", dir.path().join("deep.redb").display());
-    // `{"x": [[[...]]], <the order's fields>}`: an unknown field 100,000 arrays deep.
-    let deep = nested(100_000);
-    load_orders(&url, 20, |body| {
-        let mut doc = format!(r#"{{"x":{deep},"#).into_bytes();
+/// `store` over 20 order documents, those `deep` picks carrying an unknown field 100,000
+/// arrays deep: `{"x": [[[...]]], <the order's fields>}`.
+fn store_deep(dir: &Path, deep: impl Fn(&str) -> bool) -> (i32, String, PathBuf) {
+    let url = format!("redb:{}", dir.join("deep.redb").display());
+    let field = nested(100_000);
+    load_orders(&url, 20, |id, body| {
+        if !deep(id) {
+            return body;
+        }
+        let mut doc = format!(r#"{{"x":{field},"#).into_bytes();
         doc.extend_from_slice(&body[1..]);
         doc
     });
-    let out = dir.path().join("store.json");
+    let out = dir.join("store.json");
     let (code, stderr) = run(jsoncost()
         .args(["store", "--quick", "--docs", "20", "--store", &url, "--out"])
         .arg(&out));
+    (code, stderr, out)
+}
+
+/// The first `order-NNNNNNNN` id in `text`.
+fn first_order_id(text: &str) -> Option<String> {
+    let at = text.find("order-")?;
+    let id = text.get(at..at + 14)?;
+    id[6..].bytes().all(|b| b.is_ascii_digit()).then(|| id.to_string())
+}
+
+#[test]
+fn a_deep_stored_document_fails_the_sonic_rs_rows_and_the_run_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    // Every document deep: the gate's own document is refused by the exact reference, before
+    // any library sees it (bad input, with the document and the offset).
+    let (code, stderr, _) = store_deep(dir.path(), |_| true);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains(" at byte "), "{stderr}");
+    let gated = first_order_id(&stderr).unwrap_or_else(|| panic!("no document named: {stderr}"));
+
+    // Every document deep but the gate's: only the timed reads meet them, so the depth guard
+    // checks those first, untimed.
+    let (code, stderr, out) = store_deep(dir.path(), |id| id != gated);
     assert_eq!(code, 0, "{stderr}");
     let table = &results(&out).experiments[0];
     // sonic-rs recurses to parse and to skip: both of its rows are refused, untimed. The
@@ -141,31 +169,50 @@ fn a_deep_stored_document_fails_the_sonic_rs_row_and_the_run_goes_on() {
         );
         assert_eq!(sonic.mean_ns, None, "never timed");
     }
-    // serde_json skips the unknown field without recursing.
-    for ok in ["default", "typed/serde_json", "borrowed/serde_json"] {
+    // serde_json skips the unknown field without recursing; the floor does not parse.
+    for ok in ["default", "typed/serde_json", "borrowed/serde_json", "floor"] {
         assert_eq!(row(table, ok).status, Status::Ok, "{ok}: {:?}", row(table, ok).error_message);
     }
-    // Libraries with a limit of their own refuse it with their own error (the floor's check
-    // reads the document as a serde_json Value).
-    for refused in ["typed/simd-json", "default-dom", "floor"] {
+    // Libraries with a limit of their own meet it while timed: their rows fail with their error.
+    for refused in ["typed/simd-json", "default-dom"] {
         assert_eq!(row(table, refused).status, Status::Failed, "{refused}");
     }
 }
 
-#[test]
-fn a_deep_stream_body_fails_the_sonic_rs_rows_with_offsets() {
-    let dir = tempfile::tempdir().unwrap();
-    let reading = r#"{"Timestamp":"2025-01-01T00:00:00Z","Temperature":21.5,"Humidity":40.0"#;
-    let head = format!(r#"{{"DeviceId":"d-1","Readings":[{reading}}},{reading},"x":"#);
-    let body = format!("{head}{}}},{reading}}}]}}", nested(100_000));
-    let file = dir.path().join("deep.json");
+const READING: &str = r#"{"Timestamp":"2025-01-01T00:00:00Z","Temperature":21.5,"Humidity":40.0"#;
+
+/// The start of a body whose second reading has an unknown field `"x"`.
+fn stream_head() -> String {
+    format!(r#"{{"DeviceId":"d-1","Readings":[{READING}}},{READING},"x":"#)
+}
+
+/// `stream` over three readings, the second with an unknown field `depth` arrays deep.
+fn stream_deep(dir: &Path, depth: usize) -> (i32, String, PathBuf) {
+    let body = format!("{}{}}},{READING}}}]}}", stream_head(), nested(depth));
+    let file = dir.join("deep.json");
     std::fs::write(&file, &body).unwrap();
-    let out = dir.path().join("stream.json");
+    let out = dir.join("stream.json");
     let (code, stderr) = run(jsoncost()
         .args(["stream", "--quick", "--runs", "2", "--file"])
         .arg(&file)
         .arg("--out")
         .arg(&out));
+    (code, stderr, out)
+}
+
+#[test]
+fn a_100000_deep_stream_body_is_bad_input_with_its_offset() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, stderr, _) = stream_deep(dir.path(), 100_000);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("deep.json") && stderr.contains(" at byte "), "{stderr}");
+}
+
+#[test]
+fn a_deep_stream_body_fails_the_sonic_rs_rows_with_offsets() {
+    let dir = tempfile::tempdir().unwrap();
+    let head = stream_head();
+    let (code, stderr, out) = stream_deep(dir.path(), 300);
     assert_eq!(code, 0, "{stderr}");
     let table = &results(&out).experiments[0];
     // The document is level 1, Readings level 2, the reading 3: its field's 125th bracket
