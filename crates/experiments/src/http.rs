@@ -208,13 +208,14 @@ pub fn run(options: &HttpOptions, runner: &mut Runner<'_>) -> Result<(), Error> 
     let modes = Mode::ALL.iter().filter(|m| runner.filter().matches(m.as_str())).count();
     let store_url = options.store.clone().unwrap_or_else(jsoncost_stores::default_store_url);
     runner.sink().status(&format!("http: loading items into {store_url}"));
-    let source = StoreSource::open(&store_url, &OpenOptions::default(), 4, &StoreData::default()).map_err(|e| {
+    let source = StoreSource::open(options.store.as_deref(), &OpenOptions::default(), 4, &StoreData::default()).map_err(|e| {
         if e.exit_code() == 3 {
             Error::environment(e.to_string())
         } else {
             Error::usage(e.to_string())
         }
     })?;
+    let store_url = jsoncost_http::ItemSource::name(&source); // the default store may be another file
     let config = ServerConfig {
         cache: options.cache.clone(),
         ..ServerConfig::with_source(Arc::new(source))

@@ -6,7 +6,8 @@ use jsoncost_codecs::typed::{pointer_tree, sonic_projection};
 use jsoncost_codecs::{BoxedStrategy, Canonical, RunFailure, Strategy};
 use jsoncost_engine::ExperimentKind;
 use jsoncost_shapes::{ORDER_LARGE_LINES, ORDER_LINES, Order};
-use jsoncost_stores::{LoadOutcome, OpenOptions, OrderDocs, PgColumn, Store, StoreError, ensure_loaded, open};
+use jsoncost_stores::{LoadOutcome, OpenOptions, OrderDocs, PgColumn, Store, StoreError, ensure_loaded, open_or_default};
+use jsoncost_stream::Library;
 use rand::{Rng, SeedableRng};
 use serde_json::{Map, json};
 use std::cell::RefCell;
@@ -78,6 +79,9 @@ struct ReadStrategy {
     cursor: usize,
     op: ReadOp,
     bytes: Option<u64>,
+    /// Why the depth guard refused one of the documents the timed reads visit (libraries
+    /// without a recursion limit only): the row fails with it, untimed.
+    refused: Option<String>,
 }
 
 /// A store error as a strategy's failure: fatal unless it concerns one document (the server
@@ -95,6 +99,9 @@ impl Strategy for ReadStrategy {
     }
 
     fn check(&mut self) -> Result<Canonical, RunFailure> {
+        if let Some(refused) = &self.refused {
+            return Err(RunFailure::row(refused.clone()));
+        }
         let id = self.ids[0].clone();
         let result = {
             let mut store = self.store.borrow_mut();
@@ -173,8 +180,29 @@ fn out<T: serde::Serialize>(check: bool, v: &T) -> Result<Option<Canonical>, Str
 }
 
 /// The strategies, baseline (`default`) first.
-fn strategies(store: &Shared, collection: &str, ids: &IdSequence, bytes: u64) -> Vec<BoxedStrategy<'static>> {
-    let make = |name: &'static str, op: ReadOp| -> BoxedStrategy<'static> {
+/// The first document among those the timed reads visit that the depth guard refuses for a
+/// library without a recursion limit, as the row's message; None when all pass. Run once,
+/// untimed, so the timed sonic-rs parse is measured as a user's would be. Per-document read
+/// errors are left to the strategies, which report them.
+fn guard_visited(store: &mut dyn Store, collection: &str, ids: &IdSequence, library: Library) -> Result<Option<String>, StoreError> {
+    let mut seen = std::collections::HashSet::new();
+    for id in ids.ids.iter().filter(|id| seen.insert(id.as_str())) {
+        let mut verdict = Ok(());
+        match store.read_raw(collection, id, &mut |bytes| verdict = library.guard_depth(bytes)) {
+            Err(e) if !e.is_document_error() => return Err(e),
+            _ => {}
+        }
+        if let Err(deep) = verdict {
+            return Ok(Some(format!("document {id:?}: {deep}; not timed")));
+        }
+    }
+    Ok(None)
+}
+
+/// The strategies, baseline (`default`) first. `too_deep`: [`guard_visited`]'s verdict for
+/// sonic-rs, which fails `typed/sonic-rs` and `lazy/sonic-rs` (skipping a value recurses too).
+fn strategies(store: &Shared, collection: &str, ids: &IdSequence, bytes: u64, too_deep: Option<String>) -> Vec<BoxedStrategy<'static>> {
+    let make_refused = |name: &'static str, refused: Option<String>, op: ReadOp| -> BoxedStrategy<'static> {
         Box::new(ReadStrategy {
             name,
             store: store.clone(),
@@ -183,8 +211,10 @@ fn strategies(store: &Shared, collection: &str, ids: &IdSequence, bytes: u64) ->
             cursor: 0,
             op,
             bytes: Some(bytes),
+            refused,
         })
     };
+    let make = |name: &'static str, op: ReadOp| make_refused(name, None, op);
     let lazy_fields: Vec<String> = ["/id", "/status", "/total"].iter().map(|s| s.to_string()).collect();
     let tree = pointer_tree(&lazy_fields);
     vec![
@@ -197,8 +227,9 @@ fn strategies(store: &Shared, collection: &str, ids: &IdSequence, bytes: u64) ->
             "typed/serde_json",
             typed_op(|b, check| out(check, &serde_json::from_slice::<Order>(b).map_err(|e| e.to_string())?)),
         ),
-        make(
+        make_refused(
             "typed/sonic-rs",
+            too_deep.clone(),
             typed_op(|b, check| out(check, &sonic_rs::from_slice::<Order>(b).map_err(|e| e.to_string())?)),
         ),
         make(
@@ -212,8 +243,9 @@ fn strategies(store: &Shared, collection: &str, ids: &IdSequence, bytes: u64) ->
             "borrowed/serde_json",
             typed_op(|b, check| out(check, &serde_json::from_slice::<Order<&str>>(b).map_err(|e| e.to_string())?)),
         ),
-        make(
+        make_refused(
             "lazy/sonic-rs",
+            too_deep.clone(),
             Box::new(move |s, col, id, check| {
                 with_raw(s, col, id, |b| {
                     let mut out = None;
@@ -245,7 +277,12 @@ pub fn run(options: &StoreOptions, runner: &mut Runner<'_>) -> Result<(), Error>
         ..OpenOptions::default()
     };
     runner.sink().status(&format!("store: connecting to {url}"));
-    let mut store = open(&url, &opts).map_err(store_error)?;
+    let mut store = open_or_default(options.url.as_deref(), &opts).map_err(store_error)?;
+    if store.describe() != url {
+        runner
+            .sink()
+            .note(&format!("store: {url} is in use by another process; using {}", store.describe()));
+    }
     let (collection, lines) = match options.shape {
         StoreShape::Order => ("order", ORDER_LINES),
         StoreShape::OrderLarge => ("order-large", ORDER_LARGE_LINES),
@@ -300,7 +337,15 @@ pub fn run(options: &StoreOptions, runner: &mut Runner<'_>) -> Result<(), Error>
             None => return Err(Error::usage(format!("{collection} document {id} is not in {described}"))),
         }
     };
-    let list = strategies(&shared, collection, &ids, sample_len);
+    let too_deep = if runner.filter().matches("typed/sonic-rs") || runner.filter().matches("lazy/sonic-rs") {
+        runner
+            .sink()
+            .status("store: checking the nesting depth of the documents read (sonic-rs has no recursion limit)");
+        guard_visited(shared.borrow_mut().as_mut(), collection, &ids, Library::SonicRs).map_err(store_error)?
+    } else {
+        None
+    };
+    let list = strategies(&shared, collection, &ids, sample_len, too_deep);
     runner.filter().check_matches_any(list.iter().map(|s| s.name()))?;
     let total = runner.timed_count(&list);
     runner.sink().planned(total);

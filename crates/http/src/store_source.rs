@@ -68,14 +68,16 @@ pub struct StoreSource {
 
 impl StoreSource {
     /// Opens `clients` clients of the store at `url` (one for redb, whose file one process
-    /// opens once), loads `data` if the store does not hold it yet, and serves from them.
-    pub fn open(url: &str, options: &OpenOptions, clients: usize, data: &StoreData) -> Result<Self, StoreError> {
-        let mut first = jsoncost_stores::open(url, options)?;
+    /// opens once), loads `data` if the store does not hold it yet, and serves from them. No
+    /// `url`: the default store ([`jsoncost_stores::open_or_default`]); [`ItemSource::name`]
+    /// says which file.
+    pub fn open(url: Option<&str>, options: &OpenOptions, clients: usize, data: &StoreData) -> Result<Self, StoreError> {
+        let mut first = jsoncost_stores::open_or_default(url, options)?;
         data.ensure_loaded(first.as_mut(), false)?;
         let clients = if first.kind() == StoreKind::Redb { 1 } else { clients.max(1) };
         let mut stores = vec![first];
         for _ in 1..clients {
-            stores.push(jsoncost_stores::open(url, options)?);
+            stores.push(jsoncost_stores::open_or_default(url, options)?);
         }
         Self::from_stores(stores)
     }

@@ -20,7 +20,7 @@ fn a_redb_backed_server_answers_what_the_memory_one_does() {
         list_len: 60,
         seed: DEFAULT_SEED,
     };
-    let source = StoreSource::open(&url, &OpenOptions::default(), 4, &data).unwrap();
+    let source = StoreSource::open(Some(&url), &OpenOptions::default(), 4, &data).unwrap();
     assert_eq!(source.list_len(), 60);
     assert!(source.is_blocking());
     assert_eq!(source.item(21).unwrap(), None);
@@ -40,6 +40,6 @@ fn a_redb_backed_server_answers_what_the_memory_one_does() {
     memory.shutdown().unwrap();
 
     // A second open finds the data loaded and serves it.
-    let again = StoreSource::open(&url, &OpenOptions::default(), 1, &data).unwrap();
+    let again = StoreSource::open(Some(&url), &OpenOptions::default(), 1, &data).unwrap();
     assert_eq!(again.list(2).unwrap().len(), 2);
 }

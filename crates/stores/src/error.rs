@@ -36,6 +36,18 @@ pub enum StoreError {
     #[error("{store}: {operation} failed: {cause}")]
     Backend { store: String, operation: String, cause: String },
 
+    /// The client library panicked; the store is not used again in this run.
+    #[error("{store}: the client library panicked while {operation}: {message}")]
+    Panicked { store: String, operation: String, message: String },
+
+    /// The store's file is damaged (redb's integrity check on open failed).
+    #[error("{path} is damaged: {cause}; delete it (jsoncost loads the documents again) or restore a copy")]
+    Corrupt { path: PathBuf, cause: String },
+
+    /// The file is in use by another process (redb locks its file while it is open).
+    #[error("{path} is locked by {holder}; stop that process or use another path, e.g. --store redb:{suggestion}")]
+    Locked { path: PathBuf, holder: String, suggestion: String },
+
     #[error("{operation} {path}: {source}")]
     Io {
         operation: &'static str,
@@ -55,7 +67,13 @@ impl StoreError {
             | StoreError::NotLoaded { .. }
             | StoreError::NotFound { .. }
             | StoreError::Decode { .. } => 2,
-            StoreError::Unreachable { .. } | StoreError::ConnectionLost { .. } | StoreError::Backend { .. } | StoreError::Io { .. } => 3,
+            StoreError::Unreachable { .. }
+            | StoreError::ConnectionLost { .. }
+            | StoreError::Backend { .. }
+            | StoreError::Panicked { .. }
+            | StoreError::Locked { .. }
+            | StoreError::Corrupt { .. }
+            | StoreError::Io { .. } => 3,
         }
     }
 

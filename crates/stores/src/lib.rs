@@ -27,9 +27,11 @@
 //!   ([`StoreError::is_document_error`]). Connecting is bounded by
 //!   [`OpenOptions::connect_timeout`], every request by [`OpenOptions::io_timeout`].
 
+mod boundary;
 mod error;
 mod load;
 mod location;
+mod lock;
 mod postgres_raw;
 mod postgres_store;
 mod redb_store;
@@ -170,15 +172,59 @@ impl Default for OpenOptions {
     }
 }
 
-/// Opens the store `url` names, connecting now (so an unreachable server fails here).
+/// Opens the store `url` names, connecting now (so an unreachable server fails here). The
+/// store, and the open itself, are inside the panic boundary: a client library's panic is a
+/// [`StoreError::Panicked`].
 pub fn open(url: &str, opts: &OpenOptions) -> Result<Box<dyn Store>, StoreError> {
-    Ok(match Location::parse(url)? {
-        Location::Redb(path) => Box::new(redb_store::RedbStore::open(path)?),
-        Location::Sqlite(path) => Box::new(sqlite_store::SqliteStore::open(path, opts)?),
-        Location::Redis(url) => Box::new(redis_store::RedisStore::open(&url, opts)?),
-        Location::RedisCluster(nodes) => Box::new(redis_cluster_store::RedisClusterStore::open(&nodes, opts)?),
-        Location::Postgres(url) => Box::new(postgres_store::PostgresStore::open(&url, opts)?),
-    })
+    let location = Location::parse(url)?;
+    let opened = boundary::call(
+        &redact(url),
+        || "opening the store".to_string(),
+        || {
+            Ok::<Box<dyn Store>, _>(match location {
+                Location::Redb(path) => Box::new(redb_store::RedbStore::open(path)?),
+                Location::Sqlite(path) => Box::new(sqlite_store::SqliteStore::open(path, opts)?),
+                Location::Redis(url) => Box::new(redis_store::RedisStore::open(&url, opts)?),
+                Location::RedisCluster(nodes) => Box::new(redis_cluster_store::RedisClusterStore::open(&nodes, opts)?),
+                Location::Postgres(url) => Box::new(postgres_store::PostgresStore::open(&url, opts)?),
+            })
+        },
+    )?;
+    Ok(Box::new(boundary::Boundary::new(opened)))
+}
+
+/// Files the default store may use: [`default_redb_path`], then `store-2.redb` ... beside it.
+pub const DEFAULT_SLOTS: usize = 8;
+
+/// Opens the store `url` names, or the default store when there is none.
+///
+/// The default is redb at [`default_redb_path`]; when another process has that file open (a
+/// `jsoncost serve`, a parallel CI job), the next free file of `store-2.redb` ...
+/// `store-8.redb` beside it is used instead: [`Store::describe`] names the file used. Numbered
+/// files rather than one per process, because a later run reuses a file's documents (its load
+/// marker) where a per-process file would be loaded afresh every time and left behind; and not
+/// waiting for the lock, because a `serve` holds it until it is stopped. With every file in use
+/// the error is the first file's [`StoreError::Locked`], naming its holder.
+pub fn open_or_default(url: Option<&str>, opts: &OpenOptions) -> Result<Box<dyn Store>, StoreError> {
+    if let Some(url) = url {
+        return open(url, opts);
+    }
+    let first = default_redb_path();
+    let mut busy = None;
+    for slot in 1..=DEFAULT_SLOTS {
+        let path = if slot == 1 {
+            first.clone()
+        } else {
+            lock::sibling(&first, &slot.to_string())
+        };
+        match open(&format!("redb:{}", path.display()), opts) {
+            Err(e @ StoreError::Locked { .. }) => {
+                busy.get_or_insert(e);
+            }
+            other => return other,
+        }
+    }
+    Err(busy.expect("every slot was tried"))
 }
 
 /// Where the default store lives: `<temp dir>/jsoncost/store.redb`.

@@ -97,3 +97,57 @@ fn an_unwritable_path_is_an_environment_error() {
         assert!(err.to_string().contains(&file.display().to_string()), "{err}");
     }
 }
+
+/// A redb file with 200 documents, then 32 KiB at offset 64 KiB overwritten with 0xff (what
+/// a disk fault or a stray write leaves).
+fn corrupt_redb(dir: &tempfile::TempDir) -> std::path::PathBuf {
+    use std::io::{Seek, SeekFrom, Write};
+    let path = dir.path().join("damaged.redb");
+    let docs = jsoncost_stores::OrderDocs { count: 200, ..DOCS };
+    {
+        let mut store = open_store(&format!("redb:{}", path.display()), &OpenOptions::default());
+        ensure_loaded(store.as_mut(), "order", &docs.marker(), false, || docs.documents()).unwrap();
+    }
+    let mut file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    file.seek(SeekFrom::Start(64 * 1024)).unwrap();
+    file.write_all(&[0xff; 32 * 1024]).unwrap();
+    path
+}
+
+#[test]
+fn a_damaged_redb_file_is_an_environment_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = corrupt_redb(&dir);
+    let err = jsoncost_stores::open(&format!("redb:{}", path.display()), &OpenOptions::default())
+        .err()
+        .expect("a damaged file must not open");
+    assert!(matches!(err, jsoncost_stores::StoreError::Corrupt { .. }), "{err:?}");
+    assert_eq!(err.exit_code(), 3);
+    let message = err.to_string();
+    assert!(message.starts_with(&format!("{} is damaged: ", path.display())), "{message}");
+    assert!(
+        message.ends_with("delete it (jsoncost loads the documents again) or restore a copy"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_redb_file_open_elsewhere_is_locked_with_a_suggestion() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = url("redb", &dir, "held.redb");
+    let _holder = open_store(&url, &OpenOptions::default());
+    let err = jsoncost_stores::open(&url, &OpenOptions::default())
+        .err()
+        .expect("the file is held");
+    assert!(matches!(err, jsoncost_stores::StoreError::Locked { .. }), "{err:?}");
+    assert_eq!(err.exit_code(), 3);
+    let suggestion = dir.path().join(format!("held-{}.redb", std::process::id()));
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "{} is locked by another process; stop that process or use another path, e.g. --store redb:{}",
+            dir.path().join("held.redb").display(),
+            suggestion.display()
+        )
+    );
+}

@@ -44,6 +44,10 @@ pub enum ErrorKind {
     /// An element (or another value the stream must hold whole) over the configured maximum.
     #[error("{what} is larger than the maximum of {max} bytes")]
     TooLarge { what: String, max: usize },
+    /// A value nested as deep as jsoncost's depth guard refuses ([`crate::depth::MAX_DEPTH`]),
+    /// for a library without a recursion limit of its own; the library never saw it.
+    #[error("{library} has no recursion limit: rejected by jsoncost's depth guard at {limit} (nesting reaches {limit} levels)")]
+    TooDeep { library: Library, limit: usize },
     /// The byte source failed (its message is part of this one, so it is not also a `source`).
     #[error("I/O error reading the input: {0}")]
     Io(io::Error),

@@ -76,14 +76,16 @@
 //! [`PointerNotFound`](ErrorKind::PointerNotFound), [`NotAnArray`](ErrorKind::NotAnArray),
 //! [`WrongShape`](ErrorKind::WrongShape) (valid JSON the element type rejects),
 //! [`DuplicateKey`](ErrorKind::DuplicateKey) (a key on the pointer's path repeated),
-//! [`InvalidUtf8`](ErrorKind::InvalidUtf8) (inside a string), [`TooLarge`](ErrorKind::TooLarge)
-//! and [`Io`](ErrorKind::Io). An error ends the stream. Positions inside an element are the
+//! [`InvalidUtf8`](ErrorKind::InvalidUtf8) (inside a string), [`TooLarge`](ErrorKind::TooLarge),
+//! [`TooDeep`](ErrorKind::TooDeep) (nested [`MAX_DEPTH`] deep, for sonic-rs, which has no
+//! recursion limit: see [`depth`]) and [`Io`](ErrorKind::Io). An error ends the stream. Positions inside an element are the
 //! parser's own, so the same bad byte can be reported a few bytes apart by different libraries
 //! (e.g. serde_json at a bad character, simd-json at the start of the value holding it).
 
 mod aggregate;
 mod blocks;
 mod byte_stream;
+pub mod depth;
 mod error;
 mod field;
 mod framer;
@@ -94,6 +96,7 @@ mod skip;
 
 pub use aggregate::{RunningStats, TelemetryAggregate};
 pub use byte_stream::{ElementStream, bytes_stream};
+pub use depth::{DepthGuard, MAX_DEPTH, TooDeep};
 pub use error::{Error, ErrorKind};
 pub use field::Field;
 pub use library::{Library, UnknownLibrary};

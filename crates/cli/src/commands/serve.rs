@@ -29,11 +29,11 @@ pub struct ServeArgs {
 }
 
 pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
-    let url = args.store.clone().unwrap_or_else(jsoncost_stores::default_store_url);
-    let source = StoreSource::open(&url, &OpenOptions::default(), 4, &StoreData::default()).map_err(|e| {
+    let source = StoreSource::open(args.store.as_deref(), &OpenOptions::default(), 4, &StoreData::default()).map_err(|e| {
         let code = e.exit_code();
         if code == 3 { environment(anyhow!(e)) } else { usage(anyhow!(e)) }
     })?;
+    let url = jsoncost_http::ItemSource::name(&source); // the default store may be another file
     let config = ServerConfig {
         addr: args.addr,
         body_limit: args.body_limit_mib << 20,

@@ -2,6 +2,7 @@
 
 use bytes::Bytes;
 use jsoncost_shapes::{Item, ListItem};
+use jsoncost_stream::Library;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -14,7 +15,12 @@ fn decode<T: DeserializeOwned>(mode: Mode, bytes: &[u8], what: &str) -> Result<T
         message,
     };
     match mode {
-        Mode::TypedSonicRs => sonic_rs::from_slice(bytes).map_err(|e| stored(e.to_string())),
+        // sonic-rs has no recursion limit: a deeply nested stored document would overflow this
+        // worker's stack and abort the whole server, so the depth guard sees the bytes first.
+        Mode::TypedSonicRs => {
+            Library::SonicRs.guard_depth(bytes).map_err(|e| stored(e.to_string()))?;
+            sonic_rs::from_slice(bytes).map_err(|e| stored(e.to_string()))
+        }
         _ => serde_json::from_slice(bytes).map_err(|e| stored(e.to_string())),
     }
 }

@@ -243,7 +243,8 @@ pub async fn summarize_stream(body: Body, content_length: Option<u64>, limit: u6
                 | ErrorKind::PointerNotFound { .. }
                 | ErrorKind::NotAnArray { .. }
                 | ErrorKind::DuplicateKey { .. }
-                | ErrorKind::TooLarge { .. } => ApiError::WrongShape { offset, message },
+                | ErrorKind::TooLarge { .. }
+                | ErrorKind::TooDeep { .. } => ApiError::WrongShape { offset, message },
                 ErrorKind::Truncated { .. } | ErrorKind::BadToken { .. } | ErrorKind::InvalidUtf8 => {
                     ApiError::MalformedJson { offset, message }
                 }

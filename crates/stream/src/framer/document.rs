@@ -226,6 +226,9 @@ impl Framer {
         // Validated by the stream's library, so the stream accepts exactly the documents that
         // library's `from_slice` accepts (they differ at the edges, e.g. integers below i64::MIN).
         let bytes = &self.buf[(start - self.base) as usize..(end - self.base) as usize];
+        if let Err(deep) = self.parser.library().guard_depth(bytes) {
+            return Err(self.too_deep(start + deep.offset, None));
+        }
         let checked = self.parser.validate(bytes, bytes.is_ascii());
         let library = self.parser.library();
         match resolve(checked, utf8_problem(bytes)) {

@@ -16,7 +16,7 @@ use crate::library::ElementParser;
 use crate::pointer::Pointer;
 use crate::skip::{Skipper, is_ws};
 use problems::{Failure, utf8_problem};
-use scan::Cursor;
+use scan::{Cursor, Unfinished};
 
 /// Bytes kept besides the chunk and the largest element: the structural scan may still need the
 /// start of the 64-byte block it is in.
@@ -124,6 +124,9 @@ pub(crate) struct Framer {
     /// Elements framed by [`Framer::frame_batch`] and not yet parsed, from `span_at` on.
     spans: Vec<(u64, u64)>,
     span_at: usize,
+    /// The element depth the structural scan refuses: [`crate::depth::MAX_DEPTH`] for a library
+    /// without a recursion limit of its own, else never.
+    depth_limit: i64,
 }
 
 impl Framer {
@@ -149,6 +152,11 @@ impl Framer {
             parser: ElementParser::new(s.library),
             spans: Vec::new(),
             span_at: 0,
+            depth_limit: if s.library.has_recursion_limit() {
+                i64::MAX
+            } else {
+                crate::depth::MAX_DEPTH as i64
+            },
         }
     }
 
@@ -337,6 +345,14 @@ impl Framer {
         self.fail(offset, element, ErrorKind::BadToken { library: None, message })
     }
 
+    /// The depth guard's error for the bracket at `at`.
+    #[cold]
+    fn too_deep(&mut self, at: u64, element: Option<u64>) -> Error {
+        let library = self.parser.library();
+        let limit = crate::depth::MAX_DEPTH;
+        self.fail(at, element, ErrorKind::TooDeep { library, limit })
+    }
+
     fn truncated(&mut self, element: Option<u64>, inside: String) -> Error {
         self.fail(self.avail_end(), element, ErrorKind::Truncated { inside })
     }
@@ -415,11 +431,12 @@ impl Framer {
                             self.mode = Mode::AfterElement;
                             Ok(Event::Element { start, end })
                         }
-                        Err(depth) if self.eof => {
+                        Err(Unfinished::TooDeep(at)) => Err(self.too_deep(at, Some(self.index))),
+                        Err(Unfinished::NeedMore(depth)) if self.eof => {
                             self.mode = Mode::Container { start, depth };
                             Err(self.truncated_value())
                         }
-                        Err(depth) => {
+                        Err(Unfinished::NeedMore(depth)) => {
                             self.mode = Mode::Container { start, depth };
                             Ok(Event::NeedMore)
                         }

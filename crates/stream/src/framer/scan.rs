@@ -91,6 +91,9 @@ impl Framer {
                         start = at;
                     }
                     depth += 1;
+                    if depth >= self.depth_limit {
+                        break 'blocks; // too deep: the slow path reports it
+                    }
                 } else {
                     depth -= 1;
                     if depth == 0 {
@@ -177,10 +180,10 @@ impl Framer {
         }
     }
 
-    /// Follows brackets from the position to the one that closes the element; `Err(depth)` when
-    /// the bytes that have arrived end first.
+    /// Follows brackets from the position to the one that closes the element; `Err` when the
+    /// bytes that have arrived end first, or when the element nests as deep as the limit.
     #[inline(always)]
-    pub(super) fn scan_container(&mut self, mut depth: i64) -> Result<u64, i64> {
+    pub(super) fn scan_container(&mut self, mut depth: i64) -> Result<u64, Unfinished> {
         while self.fill_block() {
             let c = &self.cursor;
             let rel = (self.pos - c.start) as u32;
@@ -189,6 +192,9 @@ impl Framer {
                 let i = bits.trailing_zeros();
                 bits &= bits - 1;
                 depth += if (c.masks.open >> i) & 1 == 1 { 1 } else { -1 };
+                if depth >= self.depth_limit {
+                    return Err(Unfinished::TooDeep(c.start + u64::from(i)));
+                }
                 if depth == 0 {
                     let end = c.start + u64::from(i) + 1;
                     self.pos = end;
@@ -197,8 +203,16 @@ impl Framer {
             }
             self.pos = c.start + c.len as u64;
         }
-        Err(depth)
+        Err(Unfinished::NeedMore(depth))
     }
+}
+
+/// Why [`Framer::scan_container`] found no end.
+pub(super) enum Unfinished {
+    /// The bytes that have arrived end inside the element, at this depth.
+    NeedMore(i64),
+    /// The bracket at this offset opens the level the depth guard refuses.
+    TooDeep(u64),
 }
 
 /// Exactly one `,` and whitespace: what may stand between two elements.
