@@ -111,7 +111,13 @@ fn a_damaged_redb_store_is_exit_3_naming_the_file() {
     assert_eq!(code, 3, "{stderr}");
     assert_one_clear_error(&stderr, &path);
     let written = results(&out.join("results.json"));
-    assert!(!written.experiments.is_empty() && written.experiments.iter().all(|e| e.experiment == jsoncost_engine::ExperimentKind::Micro));
+    assert!(
+        !written.experiments.is_empty()
+            && written
+                .experiments
+                .iter()
+                .all(|e| e.experiment == jsoncost_engine::ExperimentKind::Micro)
+    );
 }
 
 /// `store` over 20 order documents, those `deep` picks carrying an unknown field 100,000
