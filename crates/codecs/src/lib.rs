@@ -17,6 +17,7 @@ pub mod shape_model;
 pub mod typed;
 
 pub use canonical::Canonical;
+pub use jsoncost_engine::Contract;
 pub use shape_model::{TypeOptions, ZeroCopy};
 
 /// Serialize or deserialize: one table each.
@@ -39,6 +40,9 @@ impl Direction {
 pub trait Strategy {
     /// `style/library`, e.g. `typed/serde_json`.
     fn name(&self) -> &str;
+    /// What it delivers (a typed value, a DOM, bytes ...): the advisor weighs a strategy
+    /// against the baseline only when they deliver the same.
+    fn contract(&self) -> Contract;
     /// Does the operation once, untimed, and returns its outcome in canonical form for the
     /// correctness gate; the failure when the operation itself fails (fatal when the run
     /// cannot go on, e.g. the server is gone).

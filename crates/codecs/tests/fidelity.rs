@@ -4,7 +4,7 @@
 
 use jsoncost_codecs::gate::{Reference, Verdict, verify, verify_streamed};
 use jsoncost_codecs::typed::{self, OpStrategy};
-use jsoncost_codecs::{BoxedStrategy, TypeOptions, ZeroCopy, document, exact};
+use jsoncost_codecs::{BoxedStrategy, Contract, TypeOptions, ZeroCopy, document, exact};
 use jsoncost_engine::Fidelity;
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -136,7 +136,7 @@ fn minus_zero_read_as_zero_is_annotated_not_failed() {
 fn a_strategy_that_drops_a_field_fails_with_the_pointer() {
     let doc = float_doc();
     let reference = Reference::from_json(doc.as_bytes()).unwrap();
-    let mut dropping = OpStrategy::boxed("dom/dropping", None, |s| {
+    let mut dropping = OpStrategy::boxed("dom/dropping", Contract::Dom, None, |s| {
         let mut v: serde_json::Value = sonic_rs::from_str(&doc).map_err(|e| e.to_string())?;
         v["more"].as_object_mut().unwrap().remove("y");
         typed::emit(s, &v)

@@ -9,6 +9,6 @@ pub mod runner;
 pub mod stats;
 pub mod summary;
 
-pub use model::{Experiment, ExperimentKind, Fidelity, Machine, Results, Row, SCHEMA_VERSION, Status};
+pub use model::{Contract, Experiment, ExperimentKind, Fidelity, Machine, Rates, Results, Row, SCHEMA_VERSION, Status};
 pub use runner::{AllocScope, Config, Measurement, Stage, measure, measure_staged, try_measure_staged};
 pub use summary::{StoreSummary, StreamLibrary, StreamSummary, Summary, TypedPath};

@@ -19,7 +19,59 @@ pub struct Results {
     /// True when `--quick` traded precision for time.
     #[serde(default)]
     pub quick: bool,
+    /// The rates the advisor states per-second figures at (`--rate`); the defaults in files
+    /// written before they were recorded.
+    #[serde(default)]
+    pub rates: Rates,
     pub experiments: Vec<Experiment>,
+}
+
+/// The request rates per-second figures are stated at: assumptions about the reader's service,
+/// printed with every figure, never measurements.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Rates {
+    /// micro: JSON operations per second.
+    pub operations_per_s: f64,
+    /// store: document reads per second.
+    pub reads_per_s: f64,
+    /// stream: request bodies per second.
+    pub bodies_per_s: f64,
+    /// http: requests per second.
+    pub requests_per_s: f64,
+}
+
+impl Default for Rates {
+    fn default() -> Self {
+        Rates {
+            operations_per_s: 10_000.0,
+            reads_per_s: 2_000.0,
+            bodies_per_s: 1.0,
+            requests_per_s: 1_000.0,
+        }
+    }
+}
+
+impl Rates {
+    /// The rate of one experiment's operations.
+    pub fn of(&self, kind: ExperimentKind) -> f64 {
+        match kind {
+            ExperimentKind::Micro => self.operations_per_s,
+            ExperimentKind::Store => self.reads_per_s,
+            ExperimentKind::Stream => self.bodies_per_s,
+            ExperimentKind::Http => self.requests_per_s,
+        }
+    }
+
+    /// Sets one experiment's rate.
+    pub fn set(&mut self, kind: ExperimentKind, per_s: f64) {
+        match kind {
+            ExperimentKind::Micro => self.operations_per_s = per_s,
+            ExperimentKind::Store => self.reads_per_s = per_s,
+            ExperimentKind::Stream => self.bodies_per_s = per_s,
+            ExperimentKind::Http => self.requests_per_s = per_s,
+        }
+    }
 }
 
 /// The machine and build that measured.
@@ -126,6 +178,62 @@ pub struct Row {
     /// absent where no output was checked against one (failed rows, http).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fidelity: Option<Fidelity>,
+    /// What the strategy delivers; the advisor compares only rows with the baseline's. Absent
+    /// in files written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contract: Option<Contract>,
+}
+
+/// What a strategy hands its caller: two strategies do the same job only when they deliver the
+/// same thing, so advice never swaps one for the other silently.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Contract {
+    /// An owned value of the caller's type.
+    TypedValue,
+    /// The caller's type with strings borrowed from the input (the input must outlive it, and
+    /// a string with escapes cannot be borrowed).
+    BorrowedValue,
+    /// An owned tree of any JSON.
+    Dom,
+    /// A tree borrowing strings from the input.
+    BorrowedDom,
+    /// The input, validated and kept as bytes.
+    RawValidated,
+    /// A few named fields, the rest skipped.
+    Projection,
+    /// A fold over the elements (the stream's aggregate): no value is kept.
+    Aggregate,
+    /// Output bytes written from a typed value.
+    BytesFromTyped,
+    /// Output bytes written from a tree already held.
+    BytesFromDom,
+    /// Stored bytes sent as they are, never parsed.
+    Passthrough,
+    /// The bytes read and discarded: a reference row (the store's floor), not a choice.
+    Discarded,
+    /// Someone else's endpoint (`http --target`): what it does is not known.
+    Opaque,
+}
+
+impl Contract {
+    /// What the "if you only need ..." line of the advice says of it.
+    pub fn need(self) -> &'static str {
+        match self {
+            Contract::TypedValue => "an owned typed value",
+            Contract::BorrowedValue => "a typed value borrowing strings from the input",
+            Contract::Dom => "a DOM",
+            Contract::BorrowedDom => "a DOM borrowing from the input",
+            Contract::RawValidated => "the input validated and kept as bytes",
+            Contract::Projection => "a few named fields",
+            Contract::Aggregate => "an aggregate over the elements",
+            Contract::BytesFromTyped => "output bytes from a typed value",
+            Contract::BytesFromDom => "output bytes from a DOM you already hold",
+            Contract::Passthrough => "the stored bytes sent unparsed",
+            Contract::Discarded => "the bytes discarded",
+            Contract::Opaque => "what this endpoint does",
+        }
+    }
 }
 
 /// How a strategy's output compares with the exact reference, in counts of numbers. Every
@@ -188,6 +296,7 @@ impl Row {
             extra: Map::new(),
             samples_ns: Vec::new(),
             fidelity: None,
+            contract: None,
         }
     }
 

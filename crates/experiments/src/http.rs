@@ -6,7 +6,7 @@
 
 use bytes::Bytes;
 use jsoncost_codecs::gate::Reference;
-use jsoncost_codecs::{Canonical, RunFailure, Strategy};
+use jsoncost_codecs::{Canonical, Contract, RunFailure, Strategy};
 use jsoncost_engine::{ExperimentKind, Fidelity, Row};
 use jsoncost_http::loadgen::{self, LoadError, LoadSpec};
 use jsoncost_http::server::{self, RunningServer, ServerConfig, TelemetryParse};
@@ -165,6 +165,7 @@ fn measure_one(server: Option<&RunningServer>, method: &str, spec: &LoadSpec, ca
 /// serves the same document, the POST parses answer the same summary), and it measures itself.
 struct LoadRun<'s> {
     name: String,
+    contract: Contract,
     server: Option<&'s RunningServer>,
     spec: LoadSpec,
     agreement: Result<(), String>,
@@ -174,6 +175,9 @@ struct LoadRun<'s> {
 impl Strategy for LoadRun<'_> {
     fn name(&self) -> &str {
         &self.name
+    }
+    fn contract(&self) -> Contract {
+        self.contract
     }
     fn check(&mut self) -> Result<Canonical, RunFailure> {
         Err(RunFailure::row("a load run is checked before its table (verify)"))
@@ -186,6 +190,14 @@ impl Strategy for LoadRun<'_> {
     }
     fn measure(&mut self) -> Option<Result<Row, RunFailure>> {
         Some(measure_one(self.server, &self.name, &self.spec, &self.cancel))
+    }
+}
+
+/// What a GET mode hands the client: bytes written from the parsed item, or the stored bytes.
+fn mode_contract(mode: Mode) -> Contract {
+    match mode {
+        Mode::TypedSerdeJson | Mode::TypedSonicRs => Contract::BytesFromTyped,
+        Mode::Passthrough => Contract::Passthrough,
     }
 }
 
@@ -245,6 +257,7 @@ pub fn run(options: &HttpOptions, runner: &mut Runner<'_>) -> Result<(), Error> 
                     .iter()
                     .map(|mode| LoadRun {
                         name: mode.as_str().to_string(),
+                        contract: mode_contract(*mode),
                         server: Some(&srv),
                         spec: options.spec(srv.url(&route.path(*mode)), load),
                         agreement: agreement.clone(),
@@ -313,6 +326,8 @@ fn post_table(options: &HttpOptions, srv: &RunningServer, runner: &mut Runner<'_
         .zip(&answers)
         .map(|((name, server), answer)| LoadRun {
             name: name.to_string(),
+            // Both answer the same summary of the readings.
+            contract: Contract::Aggregate,
             server: Some(*server),
             spec: LoadSpec::closed(server.url(jsoncost_http::mode::TELEMETRY_PATH), requests, 4).post(body.clone(), "application/json"),
             agreement: match (answer, &answers[0]) {
@@ -358,6 +373,7 @@ fn run_target(options: &HttpOptions, target: &str, runner: &mut Runner<'_>) -> R
         params.insert("url".into(), json!(target));
         let run = LoadRun {
             name: "target".into(),
+            contract: Contract::Opaque,
             server: None,
             spec: options.spec(target.to_string(), &load),
             agreement: Ok(()),

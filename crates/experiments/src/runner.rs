@@ -189,6 +189,7 @@ impl<'s> Runner<'s> {
                 }
             };
             row.baseline = i == 0;
+            row.contract = Some(s.contract());
             self.sink.strategy_done(&name, &row);
             exp.rows.push(row);
             if stop.is_some() {
@@ -300,6 +301,9 @@ mod tests {
         fn name(&self) -> &str {
             self.name
         }
+        fn contract(&self) -> jsoncost_codecs::Contract {
+            jsoncost_codecs::Contract::TypedValue
+        }
         fn check(&mut self) -> Result<Canonical, RunFailure> {
             self.calls.borrow_mut().checks += 1;
             self.output.clone()
@@ -371,6 +375,8 @@ mod tests {
         assert_eq!((wrong_calls.borrow().checks, wrong_calls.borrow().runs), (1, 0));
         assert!(right_calls.borrow().runs > 0);
         assert_eq!(row(e, "right").status, Status::Ok);
+        // Every row, failed or timed, records what its strategy delivers.
+        assert!(e.rows.iter().all(|r| r.contract == Some(jsoncost_codecs::Contract::TypedValue)));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use jsoncost_codecs::gate::Reference;
 use jsoncost_codecs::typed::{pointer_tree, sonic_projection};
-use jsoncost_codecs::{BoxedStrategy, Canonical, RunFailure, Strategy};
+use jsoncost_codecs::{BoxedStrategy, Canonical, Contract, RunFailure, Strategy};
 use jsoncost_engine::ExperimentKind;
 use jsoncost_shapes::{ORDER_LARGE_LINES, ORDER_LINES, Order};
 use jsoncost_stores::{LoadOutcome, OpenOptions, OrderDocs, PgColumn, Store, StoreError, ensure_loaded, open_or_default};
@@ -73,6 +73,7 @@ type ReadOp = Box<dyn FnMut(&mut dyn Store, &str, &str, bool) -> Result<Option<C
 /// A store read strategy: one read of the next id per operation.
 struct ReadStrategy {
     name: &'static str,
+    contract: Contract,
     store: Shared,
     collection: String,
     ids: Rc<Vec<String>>,
@@ -96,6 +97,10 @@ fn failure(e: StoreError) -> RunFailure {
 impl Strategy for ReadStrategy {
     fn name(&self) -> &str {
         self.name
+    }
+
+    fn contract(&self) -> Contract {
+        self.contract
     }
 
     fn check(&mut self) -> Result<Canonical, RunFailure> {
@@ -202,9 +207,10 @@ fn guard_visited(store: &mut dyn Store, collection: &str, ids: &IdSequence, libr
 /// The strategies, baseline (`default`) first. `too_deep`: [`guard_visited`]'s verdict for
 /// sonic-rs, which fails `typed/sonic-rs` and `lazy/sonic-rs` (skipping a value recurses too).
 fn strategies(store: &Shared, collection: &str, ids: &IdSequence, bytes: u64, too_deep: Option<String>) -> Vec<BoxedStrategy<'static>> {
-    let make_refused = |name: &'static str, refused: Option<String>, op: ReadOp| -> BoxedStrategy<'static> {
+    let make_refused = |name: &'static str, contract: Contract, refused: Option<String>, op: ReadOp| -> BoxedStrategy<'static> {
         Box::new(ReadStrategy {
             name,
+            contract,
             store: store.clone(),
             collection: collection.to_string(),
             ids: ids.ids.clone(),
@@ -214,37 +220,37 @@ fn strategies(store: &Shared, collection: &str, ids: &IdSequence, bytes: u64, to
             refused,
         })
     };
-    let make = |name: &'static str, op: ReadOp| make_refused(name, None, op);
+    let make = |name: &'static str, contract: Contract, op: ReadOp| make_refused(name, contract, None, op);
     let lazy_fields: Vec<String> = ["/id", "/status", "/total"].iter().map(|s| s.to_string()).collect();
     let tree = pointer_tree(&lazy_fields);
     vec![
-        make("default", Box::new(|s, col, id, check| canonical(check, &s.read_default(col, id)?))),
+        make("default", Contract::TypedValue, Box::new(|s, col, id, check| canonical(check, &s.read_default(col, id)?))),
         make(
-            "default-dom",
+            "default-dom", Contract::Dom,
             Box::new(|s, col, id, check| canonical(check, &s.read_default_dom(col, id)?)),
         ),
         make(
-            "typed/serde_json",
+            "typed/serde_json", Contract::TypedValue,
             typed_op(|b, check| out(check, &serde_json::from_slice::<Order>(b).map_err(|e| e.to_string())?)),
         ),
         make_refused(
-            "typed/sonic-rs",
+            "typed/sonic-rs", Contract::TypedValue,
             too_deep.clone(),
             typed_op(|b, check| out(check, &sonic_rs::from_slice::<Order>(b).map_err(|e| e.to_string())?)),
         ),
         make(
-            "typed/simd-json",
+            "typed/simd-json", Contract::TypedValue,
             typed_op(|b, check| {
                 let mut buf = b.to_vec();
                 out(check, &simd_json::serde::from_slice::<Order>(&mut buf).map_err(|e| e.to_string())?)
             }),
         ),
         make(
-            "borrowed/serde_json",
+            "borrowed/serde_json", Contract::BorrowedValue,
             typed_op(|b, check| out(check, &serde_json::from_slice::<Order<&str>>(b).map_err(|e| e.to_string())?)),
         ),
         make_refused(
-            "lazy/sonic-rs",
+            "lazy/sonic-rs", Contract::Projection,
             too_deep.clone(),
             Box::new(move |s, col, id, check| {
                 with_raw(s, col, id, |b| {
@@ -256,7 +262,7 @@ fn strategies(store: &Shared, collection: &str, ids: &IdSequence, bytes: u64, to
         ),
         // Timed: the bytes are read and discarded. Checked: they must be the document.
         make(
-            "floor",
+            "floor", Contract::Discarded,
             typed_op(|b, check| {
                 if check {
                     Canonical::of_json_bytes(b).map(Some)

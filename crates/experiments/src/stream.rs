@@ -4,7 +4,7 @@
 
 use futures::StreamExt;
 use jsoncost_codecs::gate::{self, Reference, Verdict};
-use jsoncost_codecs::{Canonical, RunFailure, Strategy};
+use jsoncost_codecs::{Canonical, Contract, RunFailure, Strategy};
 use jsoncost_engine::{Config, ExperimentKind, Fidelity};
 use jsoncost_shapes::{DEFAULT_SEED, Reading, Telemetry, write_telemetry};
 use jsoncost_stream::{Library, TelemetryAggregate};
@@ -46,6 +46,7 @@ type RunFn = Box<dyn FnMut() -> Result<Outcome, String>>;
 /// never held as one value).
 struct StreamStrategy {
     name: String,
+    contract: Contract,
     run: RunFn,
     path: PathBuf,
     config: jsoncost_stream::Config,
@@ -58,6 +59,9 @@ struct StreamStrategy {
 impl Strategy for StreamStrategy {
     fn name(&self) -> &str {
         &self.name
+    }
+    fn contract(&self) -> Contract {
+        self.contract
     }
     fn check(&mut self) -> Result<Canonical, RunFailure> {
         Err(RunFailure::row("a stream strategy checks itself against the file (verify)"))
@@ -137,10 +141,11 @@ fn guard_file(path: &Path, library: Library) -> Result<Option<String>, Error> {
 fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_deep: Option<String>) -> Vec<StreamStrategy> {
     let mut v: Vec<StreamStrategy> = Vec::new();
     let p = path.to_path_buf();
-    let mut add = |name: String, run: RunFn| {
+    let mut add = |name: String, contract: Contract, run: RunFn| {
         let refused = if name == "buffered/sonic-rs" { too_deep.clone() } else { None };
         v.push(StreamStrategy {
             name,
+            contract,
             run,
             path: path.to_path_buf(),
             config: config.clone(),
@@ -151,7 +156,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
     {
         let p = p.clone();
         add(
-            "buffered/serde_json".into(),
+            "buffered/serde_json".into(), Contract::TypedValue,
             Box::new(move || {
                 Ok(Outcome::Document(
                     serde_json::from_slice(&read_all(&p)?).map_err(|e| e.to_string())?,
@@ -162,14 +167,14 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
     {
         let p = p.clone();
         add(
-            "buffered/sonic-rs".into(),
+            "buffered/sonic-rs".into(), Contract::TypedValue,
             Box::new(move || Ok(Outcome::Document(sonic_rs::from_slice(&read_all(&p)?).map_err(|e| e.to_string())?))),
         );
     }
     {
         let p = p.clone();
         add(
-            "buffered/simd-json".into(),
+            "buffered/simd-json".into(), Contract::TypedValue,
             Box::new(move || {
                 let mut bytes = read_all(&p)?;
                 Ok(Outcome::Document(
@@ -181,7 +186,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
     {
         let p = p.clone();
         add(
-            "reader/serde_json".into(),
+            "reader/serde_json".into(), Contract::TypedValue,
             Box::new(move || {
                 Ok(Outcome::Document(
                     serde_json::from_reader(BufReader::new(open(&p)?)).map_err(|e| e.to_string())?,
@@ -193,7 +198,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
         let cfg = config.clone().library(lib);
         let (p1, c1) = (p.clone(), cfg.clone());
         add(
-            format!("incremental/{}", lib.as_str()),
+            format!("incremental/{}", lib.as_str()), Contract::TypedValue,
             Box::new(move || {
                 let mut elements = c1.reader::<Reading, _>(open(&p1)?);
                 let readings = (&mut elements).collect::<Result<Vec<Reading>, _>>().map_err(|e| e.to_string())?;
@@ -205,7 +210,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
         );
         let (p2, c2) = (p.clone(), cfg.clone());
         add(
-            format!("incremental-aggregate/{}", lib.as_str()),
+            format!("incremental-aggregate/{}", lib.as_str()), Contract::Aggregate,
             Box::new(move || {
                 let mut agg = TelemetryAggregate::default();
                 for r in c2.reader::<Reading, _>(open(&p2)?) {
@@ -220,7 +225,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
             .build()
             .expect("a tokio runtime");
         add(
-            format!("incremental-async/{}", lib.as_str()),
+            format!("incremental-async/{}", lib.as_str()), Contract::TypedValue,
             Box::new(move || {
                 rt.block_on(async {
                     let file = tokio::fs::File::open(&p3)

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 pub(crate) use store::{FLOOR, floor_mean_ns};
 
-use crate::units::{self, ABSENT, TimeColumn};
+use crate::units::{self, ABSENT, TimeColumn, TimeUnit};
 
 /// Shown for a failed row that carries no message.
 pub(crate) const NO_MESSAGE: &str = "(no message)";
@@ -64,7 +64,8 @@ impl View {
             ExperimentKind::Http => http::columns(exp),
         };
         let ok: Vec<&Row> = exp.rows.iter().filter(|r| r.is_ok()).collect();
-        let fitted: Vec<Fitted> = specs.iter().map(|s| s.fit(&ok)).collect();
+        let unit = TimeUnit::for_table(ok.iter().filter_map(|r| r.mean_ns));
+        let fitted: Vec<Fitted> = specs.iter().map(|s| s.fit(&ok, unit)).collect();
         let lines = exp
             .rows
             .iter()
@@ -227,9 +228,16 @@ impl<'a> Spec<'a> {
         }
     }
 
-    fn fit(&self, rows: &[&Row]) -> Fitted {
+    /// `unit`: the table's time unit (from its smallest mean), when it has means.
+    fn fit(&self, rows: &[&Row], unit: Option<TimeUnit>) -> Fitted {
         match &self.cell {
-            Cell::Time(get) => Fitted::Time(TimeColumn::fit(rows.iter().filter_map(|r| get(r)))),
+            Cell::Time(get) => {
+                let values = rows.iter().filter_map(|r| get(r));
+                Fitted::Time(match unit {
+                    Some(unit) => TimeColumn::fit_in(unit, values),
+                    None => TimeColumn::fit(values),
+                })
+            }
             _ => Fitted::None,
         }
     }
