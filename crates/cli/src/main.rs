@@ -11,7 +11,7 @@ mod session;
 mod study;
 
 use clap::{Parser, Subcommand};
-use jsoncost_engine::Config;
+use jsoncost_engine::{Config, ExperimentKind};
 use jsoncost_engine::alloc::CountingAllocator;
 
 use crate::progress::Progress;
@@ -100,17 +100,17 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Run(args) => study::run(&args),
         Command::Compare(args) => commands::compare::run(&args),
         Command::Report(args) => commands::report::run(&args),
-        Command::Micro { args, precision, output } => one_experiment(&output, &precision, |config, session, progress| {
+        Command::Micro { args, precision, output } => one_experiment(&output, &precision, ExperimentKind::Micro, |config, session, progress| {
             experiments::micro::run(&args, config, session, progress)
         }),
-        Command::Stream { args, precision, output } => one_experiment(&output, &precision, |_, session, progress| {
+        Command::Stream { args, precision, output } => one_experiment(&output, &precision, ExperimentKind::Stream, |_, session, progress| {
             experiments::stream::run(&args, precision.quick, session, progress)
         }),
-        Command::Http { args, precision, output } => one_experiment(&output, &precision, |_, session, progress| {
+        Command::Http { args, precision, output } => one_experiment(&output, &precision, ExperimentKind::Http, |_, session, progress| {
             experiments::http::run(&args, precision.quick, session, progress)
         }),
         Command::Serve(args) => commands::serve::run(&args),
-        Command::Store { args, precision, output } => one_experiment(&output, &precision, |config, session, progress| {
+        Command::Store { args, precision, output } => one_experiment(&output, &precision, ExperimentKind::Store, |config, session, progress| {
             experiments::store::run(&args, config, session, progress)
         }),
     }
@@ -120,9 +120,13 @@ fn run(cli: Cli) -> anyhow::Result<()> {
 fn one_experiment(
     output: &OutputArgs,
     precision: &PrecisionArgs,
+    kind: ExperimentKind,
     experiment: impl FnOnce(&Config, &mut Session, &Progress) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     let mut session = Session::new(output, precision.quick)?;
+    if let Some(rate) = output.rate {
+        session.set_rate(kind, rate);
+    }
     if precision.quick {
         eprintln!("quick run: fewer, shorter iterations; figures are rough");
     }

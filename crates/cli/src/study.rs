@@ -42,6 +42,11 @@ pub struct RunArgs {
     /// What stdout carries.
     #[arg(long, value_enum, default_value_t = FormatArg::Table)]
     pub format: FormatArg,
+    /// The rate one experiment's advice states per-second figures at, as EXPERIMENT=PER_S
+    /// (repeatable): micro operations/s (default 10,000), store reads/s (2,000), stream
+    /// bodies/s (1), http requests/s (1,000).
+    #[arg(long = "advice-rate", value_name = "EXPERIMENT=PER_S", value_parser = crate::session::parse_experiment_rate)]
+    pub rates: Vec<(jsoncost_engine::ExperimentKind, f64)>,
     #[command(flatten)]
     pub micro: experiments::micro::MicroArgs,
     #[command(flatten)]
@@ -107,8 +112,12 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     let output = OutputArgs {
         format: args.format,
         out: Some(results_path.clone()),
+        rate: None,
     };
     let mut session = Session::new(&output, args.quick)?;
+    for (kind, rate) in &args.rates {
+        session.set_rate(*kind, *rate);
+    }
     if args.quick {
         eprintln!("quick run: smaller payload counts, fewer and shorter iterations; figures are rough");
     }

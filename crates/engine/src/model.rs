@@ -19,7 +19,7 @@ pub struct Results {
     /// True when `--quick` traded precision for time.
     #[serde(default)]
     pub quick: bool,
-    /// The rates the advisor states per-second figures at (`--rate`); the defaults in files
+    /// The rates the advisor states per-second figures at (`--advice-rate`); the defaults in files
     /// written before they were recorded.
     #[serde(default)]
     pub rates: Rates,

@@ -20,7 +20,7 @@ pub const ALTERNATIVE_KEY: &str = "other_contract";
 /// Title of the advisor section in every format.
 pub const TITLE: &str = "What moves the number";
 
-/// The request rates the per-second figures are stated at (`Results::rates`, set by `--rate`).
+/// The request rates the per-second figures are stated at (`Results::rates`, set by `--advice-rate`).
 pub use jsoncost_engine::Rates;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -93,10 +93,10 @@ struct Unit {
 }
 
 impl Unit {
-    /// "at 2,000 reads/s (default --rate)", "at 1 body/s (--rate)"
+    /// "at 2,000 reads/s (default rate)", "at 1 body/s (your --advice-rate)"
     fn at_rate(&self) -> String {
         let noun = if self.rate == 1.0 { self.one } else { self.many };
-        let whose = if self.default { "default --rate" } else { "--rate" };
+        let whose = if self.default { "default rate" } else { "your --advice-rate" };
         format!("at {} {noun}/s ({whose})", units::count(self.rate))
     }
 }
@@ -337,7 +337,7 @@ fn allocation(base: &Row, best: &Row) -> Option<(f64, String)> {
     Some((saved, phrase))
 }
 
-/// "at 2,000 reads/s (default --rate): saves 0.0156 of a core and 14.21 MB/s of allocation."
+/// "at 2,000 reads/s (default rate): saves 0.0156 of a core and 14.21 MB/s of allocation."
 /// CPU time saved per second is a share of one core; allocation per second a rate.
 fn per_second(cpu_saved_ns: Option<f64>, bytes_saved: Option<f64>, u: &Unit, server: bool) -> String {
     let mut parts = Vec::new();

@@ -46,7 +46,7 @@ fn fixture_advice_is_worded_exactly() {
                 AdviceKind::Recommend,
                 Some("dom/sonic-rs"),
                 "Use dom/sonic-rs instead of typed/serde_json: 37.80 ns ± 3.06 ns (25.2%) less time and 80 B (200.0%) more \
-                 allocation per operation; at 10,000 operations/s (default --rate): saves 0.000378 of a core but allocates \
+                 allocation per operation; at 10,000 operations/s (default rate): saves 0.000378 of a core but allocates \
                  781.25 KB/s more. Fidelity: dom/sonic-rs exact; typed/serde_json inexact floats: 37 of 3,000 numbers 1 ulp off (serde_json without float_roundtrip)."
             ),
             (
@@ -61,7 +61,7 @@ fn fixture_advice_is_worded_exactly() {
                 AdviceKind::Recommend,
                 Some("typed/sonic-rs"),
                 "Use typed/sonic-rs instead of default: 7.820 µs ± 0.230 µs (55.0%) less time and 7.28 KB (47.6%) less allocation \
-                 per read; at 2,000 reads/s (default --rate): saves 0.0156 of a core and 14.21 MB/s of allocation. JSON work above the floor: 12.39 µs of \
+                 per read; at 2,000 reads/s (default rate): saves 0.0156 of a core and 14.21 MB/s of allocation. JSON work above the floor: 12.39 µs of \
                  14.23 µs (87.1%) with default, 4.570 µs with typed/sonic-rs."
             ),
             (
@@ -69,7 +69,7 @@ fn fixture_advice_is_worded_exactly() {
                 AdviceKind::Recommend,
                 Some("incremental/serde_json"),
                 "Use incremental/serde_json instead of buffered/serde_json: 109.5 ms ± 10.1 ms (21.0%) less time and 128.75 MB \
-                 (58.4%) less allocation per body; at 1 body/s (default --rate): saves 0.11 of a core and 128.75 MB/s of \
+                 (58.4%) less allocation per body; at 1 body/s (default rate): saves 0.11 of a core and 128.75 MB/s of \
                  allocation. Peak heap: \
                  181.20 MB with buffered/serde_json, 1.25 MB with incremental/serde_json."
             ),
@@ -79,7 +79,7 @@ fn fixture_advice_is_worded_exactly() {
                 Some("typed/sonic-rs"),
                 "Use typed/sonic-rs instead of typed/serde_json: 24,310 req/s instead of 20,420 (19.1% more); mean latency 4.890 ms → \
                  4.105 ms, p99 9.400 ms → 8.100 ms; 5.17 KB (6.6%) less allocation per request on the server; at 1,000 req/s (default \
-                 --rate): saves 0.0066 of a server core and 5.04 MB/s of allocation."
+                 rate): saves 0.0066 of a server core and 5.04 MB/s of allocation."
             ),
         ]
     );
@@ -100,7 +100,7 @@ fn overlapping_intervals_are_no_measurable_difference_however_large_the_gap_in_m
     assert_eq!(
         a.text,
         "Use fast instead of base: 3.000 ns ± 1.414 ns (2.9%) less time and 32 B (80.0%) less allocation per operation; at 10,000 \
-         operations/s (default --rate): saves 0.00003 of a core and 312.50 KB/s of allocation."
+         operations/s (default rate): saves 0.00003 of a core and 312.50 KB/s of allocation."
     );
     // Touching intervals count as overlapping.
     let a = only(&table(vec![row("base", 103.0, 1.5, 40.0), row("fast", 100.0, 1.5, 8.0)]));
@@ -183,7 +183,7 @@ fn per_second_figures_follow_the_stated_rate() {
     let a = advisor::advise_at(&results, &rates).remove(0);
     assert!(
         a.text
-            .contains("at 500 reads/s (--rate): saves 0.00391 of a core and 3.55 MB/s of allocation."),
+            .contains("at 500 reads/s (your --advice-rate): saves 0.00391 of a core and 3.55 MB/s of allocation."),
         "{}",
         a.text
     );
@@ -251,7 +251,7 @@ fn a_typed_table_recommends_the_fastest_typed_row_and_lists_other_contracts_apar
     assert_eq!(
         a.text,
         "Use typed/sonic-rs instead of typed/serde_json: 40.00 ns ± 2.50 ns (26.7%) less time and the same allocation (40 B) per \
-         operation; at 10,000 operations/s (default --rate): saves 0.0004 of a core."
+         operation; at 10,000 operations/s (default rate): saves 0.0004 of a core."
     );
     let alternatives: Vec<(Contract, &str, &str)> =
         a.alternatives.iter().map(|x| (x.contract, x.method.as_str(), x.text.as_str())).collect();
@@ -262,21 +262,21 @@ fn a_typed_table_recommends_the_fastest_typed_row_and_lists_other_contracts_apar
                 Projection,
                 "lazy/sonic-rs",
                 "If you only need a few named fields: lazy/sonic-rs — 120.0 ns ± 2.2 ns (80.0%) less time and 40 B (100.0%) less \
-                 allocation per operation; at 10,000 operations/s (default --rate): saves 0.0012 of a core and 390.62 KB/s of \
+                 allocation per operation; at 10,000 operations/s (default rate): saves 0.0012 of a core and 390.62 KB/s of \
                  allocation."
             ),
             (
                 RawValidated,
                 "raw/serde_json",
                 "If you only need the input validated and kept as bytes: raw/serde_json — 110.0 ns ± 2.2 ns (73.3%) less time and \
-                 40 B (100.0%) more allocation per operation; at 10,000 operations/s (default --rate): saves 0.0011 of a core but \
+                 40 B (100.0%) more allocation per operation; at 10,000 operations/s (default rate): saves 0.0011 of a core but \
                  allocates 390.62 KB/s more."
             ),
             (
                 Dom,
                 "dom/sonic-rs",
                 "If you only need a DOM: dom/sonic-rs — 70.00 ns ± 2.24 ns (46.7%) less time and 80 B (200.0%) more allocation per \
-                 operation; at 10,000 operations/s (default --rate): saves 0.0007 of a core but allocates 781.25 KB/s more."
+                 operation; at 10,000 operations/s (default rate): saves 0.0007 of a core but allocates 781.25 KB/s more."
             ),
         ]
     );
@@ -332,7 +332,7 @@ fn the_rate_a_user_sets_is_read_from_the_results_and_the_core_share_is_exact() {
     results.rates.operations_per_s = 25_000.0;
     let a = only(&results);
     assert!(
-        a.text.ends_with("at 25,000 operations/s (--rate): saves 0.001 of a core and 781.25 KB/s of allocation."),
+        a.text.ends_with("at 25,000 operations/s (your --advice-rate): saves 0.001 of a core and 781.25 KB/s of allocation."),
         "{}",
         a.text
     );
@@ -341,11 +341,11 @@ fn the_rate_a_user_sets_is_read_from_the_results_and_the_core_share_is_exact() {
     results.experiments[0].experiment = ExperimentKind::Store;
     results.rates.reads_per_s = 350.0;
     let a = only(&results);
-    assert!(a.text.contains("at 350 reads/s (--rate): saves 0.7 of a core"), "{}", a.text);
+    assert!(a.text.contains("at 350 reads/s (your --advice-rate): saves 0.7 of a core"), "{}", a.text);
     // 100 ms saved per body at the default 1 body/s: 0.1 of a core; 20 at 200 bodies/s.
     let mut results = table(vec![row("base", 3e8, 1e6, 0.0), row("fast", 2e8, 1e6, 0.0)]);
     results.experiments[0].experiment = ExperimentKind::Stream;
-    assert!(only(&results).text.contains("at 1 body/s (default --rate): saves 0.1 of a core"));
+    assert!(only(&results).text.contains("at 1 body/s (default rate): saves 0.1 of a core"));
     results.rates.bodies_per_s = 200.0;
-    assert!(only(&results).text.contains("at 200 bodies/s (--rate): saves 20 cores"));
+    assert!(only(&results).text.contains("at 200 bodies/s (your --advice-rate): saves 20 cores"));
 }
