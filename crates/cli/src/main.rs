@@ -124,7 +124,7 @@ fn one_experiment(
     experiment: impl FnOnce(&Config, &mut Session, &Progress) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     let mut session = Session::new(output, precision.quick)?;
-    if let Some(rate) = output.rate {
+    if let Some(rate) = output.advice_rate {
         session.set_rate(kind, rate);
     }
     if precision.quick {

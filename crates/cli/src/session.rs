@@ -23,7 +23,7 @@ pub struct OutputArgs {
     /// (1), requests/s for http (1,000). An assumption about your service, not a measurement.
     /// (Not `--rate`: http's `--rate` is the open model's load rate.)
     #[arg(long = "advice-rate", value_name = "PER_S", value_parser = parse_rate)]
-    pub rate: Option<f64>,
+    pub advice_rate: Option<f64>,
 }
 
 /// A rate: a finite number above zero.

@@ -112,7 +112,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     let output = OutputArgs {
         format: args.format,
         out: Some(results_path.clone()),
-        rate: None,
+        advice_rate: None,
     };
     let mut session = Session::new(&output, args.quick)?;
     for (kind, rate) in &args.rates {
