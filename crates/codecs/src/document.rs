@@ -17,7 +17,7 @@ pub fn deserialize_strategies<'a>(input: &'a [u8], fields: &[String]) -> Vec<Box
 /// Each library's DOM parse (simd-json's owned and borrowed trees), the input copy included.
 pub(crate) fn dom_strategies(input: &[u8]) -> Vec<BoxedStrategy<'_>> {
     let n = Some(input.len() as u64);
-    vec![
+    let mut v = vec![
         OpStrategy::boxed("dom/serde_json", Contract::Dom, n, move |s| {
             emit(s, &serde_json::from_slice::<serde_json::Value>(input).map_err(msg)?)
         }),
@@ -32,7 +32,9 @@ pub(crate) fn dom_strategies(input: &[u8]) -> Vec<BoxedStrategy<'_>> {
             let mut buf = input.to_vec();
             emit(s, &simd_json::borrowed::to_value(&mut buf).map_err(msg)?)
         }),
-    ]
+    ];
+    v.extend(crate::others::dom_strategies(input));
+    v
 }
 
 /// `raw/serde_json`: validate and keep the bytes (`Box<RawValue>`).
@@ -52,7 +54,7 @@ pub fn serialize_strategies<'a>(input: &[u8]) -> Result<Vec<BoxedStrategy<'a>>, 
     let sonic_dom: sonic_rs::Value = sonic_rs::from_slice(input).map_err(msg)?;
     let simd_dom = simd_json::owned::to_value(&mut input.to_vec()).map_err(msg)?;
     let n = Some(serde_json::to_vec(&serde_dom).map_err(msg)?.len() as u64);
-    Ok(vec![
+    let mut v = vec![
         OpStrategy::boxed("dom/serde_json", Contract::BytesFromDom, n, move |s| {
             emit_bytes(s, &serde_json::to_vec(&serde_dom).map_err(msg)?)
         }),
@@ -63,7 +65,9 @@ pub fn serialize_strategies<'a>(input: &[u8]) -> Result<Vec<BoxedStrategy<'a>>, 
             use simd_json::prelude::Writable;
             emit_bytes(s, simd_dom.encode().as_bytes())
         }),
-    ])
+    ];
+    v.extend(crate::others::serialize_dom_strategies(input)?);
+    Ok(v)
 }
 
 /// Validates a JSON pointer's syntax (`""` or `/a/b/0`).

@@ -13,6 +13,7 @@ pub mod canonical;
 pub mod document;
 pub mod exact;
 pub mod gate;
+pub mod others;
 pub mod shape_model;
 pub mod typed;
 

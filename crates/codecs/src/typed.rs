@@ -151,6 +151,7 @@ pub fn deserialize_strategies<'a, T: Serialize + DeserializeOwned>(input: &'a [u
             )
         }),
     ];
+    v.extend(crate::others::typed_strategies::<T>(input));
     if let Some(borrowed) = options.borrowed {
         v.extend(borrowed(input));
     }
@@ -189,6 +190,7 @@ pub fn borrowed_strategies<T: ZeroCopy>(input: &[u8]) -> Vec<BoxedStrategy<'_>> 
             let mut buf = input.to_vec();
             emit(s, &simd_json::serde::from_slice::<T::Borrowed<'_>>(&mut buf).map_err(msg)?)
         }),
+        crate::others::borrowed_strategy::<T>(input),
     ]
 }
 
