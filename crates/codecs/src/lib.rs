@@ -10,6 +10,7 @@
 //! (the common form outputs are compared in), [`exact`] (the reference parser), [`gate`].
 
 pub mod canonical;
+pub mod derived;
 pub mod document;
 pub mod exact;
 pub mod gate;

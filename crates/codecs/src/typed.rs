@@ -151,6 +151,9 @@ pub fn deserialize_strategies<'a, T: Serialize + DeserializeOwned>(input: &'a [u
             )
         }),
     ];
+    for derived in &options.derived {
+        v.extend(derived(input));
+    }
     v.extend(crate::others::typed_strategies::<T>(input));
     if let Some(borrowed) = options.borrowed {
         v.extend(borrowed(input));

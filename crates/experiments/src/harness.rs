@@ -222,6 +222,34 @@ impl<T: Serialize + DeserializeOwned + 'static> TypeStudy<T> {
         self
     }
 
+    /// Adds `typed/simd-json-derive` and its reuse and writer forms: `T` also derives
+    /// `simd_json_derive::{Serialize, Deserialize}` (the workspace's pinned version).
+    pub fn simd_json_derive(mut self) -> Self
+    where
+        T: for<'i> jsoncost_codecs::derived::simd_json_derive::Deserialize<'i> + jsoncost_codecs::derived::simd_json_derive::Serialize,
+    {
+        self.subject = self.subject.map(TypedSubject::simd_json_derive);
+        self
+    }
+
+    /// Adds `typed/nanoserde`: `T` also derives `nanoserde::{DeJson, SerJson}`.
+    pub fn nanoserde(mut self) -> Self
+    where
+        T: jsoncost_codecs::derived::nanoserde::DeJson + jsoncost_codecs::derived::nanoserde::SerJson,
+    {
+        self.subject = self.subject.map(TypedSubject::nanoserde);
+        self
+    }
+
+    /// Adds `typed/miniserde`: `T` also derives `miniserde::{Deserialize, Serialize}`.
+    pub fn miniserde(mut self) -> Self
+    where
+        T: jsoncost_codecs::derived::miniserde::Deserialize + jsoncost_codecs::derived::miniserde::Serialize,
+    {
+        self.subject = self.subject.map(TypedSubject::miniserde);
+        self
+    }
+
     fn done(self) -> Study {
         self.study.add(self.subject.map(|s| Box::new(s) as Box<dyn Subject>))
     }
