@@ -14,6 +14,7 @@ pub mod derived;
 pub mod document;
 pub mod exact;
 pub mod gate;
+pub mod jiter_decode;
 pub mod others;
 pub mod shape_model;
 pub mod typed;

@@ -1,6 +1,7 @@
 //! Every strategy agrees with the baseline on every shape, and the gate catches one that does not.
 
 use jsoncost_codecs::gate::{Reference, Verdict, verify};
+use jsoncost_codecs::jiter_decode::{self, FromJiter};
 use jsoncost_codecs::typed::OpStrategy;
 use jsoncost_codecs::{BoxedStrategy, Contract, TypeOptions, ZeroCopy, document, typed};
 use jsoncost_shapes::*;
@@ -20,17 +21,17 @@ fn all_pass(reference: &Reference, mut strategies: Vec<BoxedStrategy<'_>>) -> Ve
     names
 }
 
-fn round_trip<T: Serialize + DeserializeOwned + ZeroCopy>(value: T, lazy: &[&str]) {
+fn round_trip<T: Serialize + DeserializeOwned + ZeroCopy + FromJiter>(value: T, lazy: &[&str]) {
     let bytes = serde_json::to_vec(&value).unwrap();
     let reference = Reference::from_json(&bytes).unwrap();
-    let names = all_pass(
-        &reference,
-        typed::deserialize_strategies::<T>(&bytes, &TypeOptions::default().borrowed::<T>().lazy(lazy)),
-    );
+    let mut options = TypeOptions::default().borrowed::<T>().lazy(lazy);
+    options.derived.push(jiter_decode::strategies::<T>);
+    let names = all_pass(&reference, typed::deserialize_strategies::<T>(&bytes, &options));
     assert_eq!(names[0], "typed/serde_json");
-    assert_eq!(names.len(), 23);
+    assert_eq!(names.len(), 24);
     // The other libraries, each through the gate with every number exact.
     for other in [
+        "iterator/jiter",
         "typed/jiter",
         "borrowed/jiter",
         "dom-borrowed/serde_json_borrow",
@@ -101,4 +102,17 @@ fn the_gate_catches_a_wrong_strategy_and_a_failing_one() {
         Verdict::Fail(m) => assert_eq!(m, "missing field `Name` at line 1 column 9"),
         Verdict::Pass(_) => panic!("a failing strategy passed the gate"),
     }
+}
+
+#[test]
+fn the_jiter_decoders_skip_unknown_keys_and_name_a_missing_field() {
+    let text = br#"{"Id": 1, "Extra": [1, {"a": "\u00e9"}], "Name": "n", "Timestamp": "2025-02-17T13:45:53.2140627+00:00"}"#;
+    let d = Data::from_jiter(&mut jiter::Jiter::new(text)).unwrap();
+    assert_eq!((d.id, d.name.as_str()), (1, "n"));
+    let missing = br#"{"Id": 1, "Timestamp": "2025-02-17T13:45:53.2140627+00:00"}"#;
+    assert_eq!(Data::from_jiter(&mut jiter::Jiter::new(missing)).unwrap_err(), "missing field `Name`");
+    let trailing = [&text[..], b" x"].concat();
+    let mut s = jiter_decode::strategies::<Data>(&trailing);
+    let e = s[0].check().unwrap_err().message;
+    assert!(e.contains("trailing characters"), "{e}");
 }

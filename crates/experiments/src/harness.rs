@@ -232,6 +232,16 @@ impl<T: Serialize + DeserializeOwned + 'static> TypeStudy<T> {
         self
     }
 
+    /// Adds `iterator/jiter`: `T`'s own decoder over jiter's pull parser (implement
+    /// `jsoncost_codecs::jiter_decode::FromJiter`).
+    pub fn jiter_iterator(mut self) -> Self
+    where
+        T: jsoncost_codecs::jiter_decode::FromJiter,
+    {
+        self.subject = self.subject.map(TypedSubject::jiter_iterator);
+        self
+    }
+
     /// Adds `typed/nanoserde`: `T` also derives `nanoserde::{DeJson, SerJson}`.
     pub fn nanoserde(mut self) -> Self
     where

@@ -124,6 +124,16 @@ impl<T: Serialize + DeserializeOwned> TypedSubject<T> {
         self
     }
 
+    /// Adds `iterator/jiter`: `T`'s hand decoder over jiter's pull parser
+    /// ([`jsoncost_codecs::jiter_decode::FromJiter`]; the built-in shapes have one).
+    pub fn jiter_iterator(mut self) -> Self
+    where
+        T: jsoncost_codecs::jiter_decode::FromJiter,
+    {
+        self.options.derived.push(jsoncost_codecs::jiter_decode::strategies::<T>);
+        self
+    }
+
     /// Adds nanoserde's strategies: `T` also derives `nanoserde::DeJson` and `SerJson`.
     pub fn nanoserde(mut self) -> Self
     where

@@ -40,6 +40,11 @@ pub mod seconds {
     }
 }
 
+/// Reads an RFC 3339 date-time as the serde forms do (for decoders that do not go through serde).
+pub fn parse_rfc3339(v: &str) -> Result<OffsetDateTime, String> {
+    OffsetDateTime::parse(v, &Rfc3339).map_err(|e| format!("invalid date-time {v:?}: {e}"))
+}
+
 struct Rfc3339Visitor;
 
 impl de::Visitor<'_> for Rfc3339Visitor {
@@ -50,6 +55,6 @@ impl de::Visitor<'_> for Rfc3339Visitor {
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<OffsetDateTime, E> {
-        OffsetDateTime::parse(v, &Rfc3339).map_err(|e| E::custom(format!("invalid date-time {v:?}: {e}")))
+        parse_rfc3339(v).map_err(E::custom)
     }
 }
