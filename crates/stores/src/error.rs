@@ -36,11 +36,13 @@ pub enum StoreError {
     #[error("{store}: {operation} failed: {cause}")]
     Backend { store: String, operation: String, cause: String },
 
-    #[error("{operation} {path}: {source}")]
+    /// The cause's text is part of the message, so it is not also a `source` (printing the
+    /// chain would say it twice: "Is a directory (os error 21): Is a directory (os error 21)").
+    #[error("{operation} {path}: {cause}")]
     Io {
         operation: &'static str,
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
 }
 

@@ -30,7 +30,7 @@ impl RedbStore {
             redb::DatabaseError::Storage(redb::StorageError::Io(source)) => StoreError::Io {
                 operation: "opening redb file",
                 path: path.clone(),
-                source,
+                cause: source,
             },
             other => StoreError::backend(&format!("redb:{}", path.display()), "opening the database", other),
         })?;
@@ -116,7 +116,7 @@ impl Store for RedbStore {
             redb::CommitError::Storage(redb::StorageError::Io(source)) => StoreError::Io {
                 operation: "writing redb file",
                 path: self.path.clone(),
-                source,
+                cause: source,
             },
             other => self.fail("committing the load", other),
         })?;
