@@ -23,6 +23,18 @@ pub enum ExperimentName {
     Http,
 }
 
+impl ExperimentName {
+    /// The name results files use.
+    fn as_str(self) -> &'static str {
+        match self {
+            ExperimentName::Micro => "micro",
+            ExperimentName::Store => "store",
+            ExperimentName::Stream => "stream",
+            ExperimentName::Http => "http",
+        }
+    }
+}
+
 #[derive(Debug, Clone, clap::Args)]
 pub struct RunArgs {
     /// Shrink payload counts and iterations to finish in well under a minute (says so in the output).
@@ -161,6 +173,10 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
         };
         if let Err(e) = result {
             progress.note(&format!("error: {e:#}"));
+            // Kept in results.json: a store that failed is a table saying why, not a gap.
+            if !is_interruption(&e) {
+                session.record_error(experiment.as_str(), &e);
+            }
             first_error.get_or_insert(e);
         }
     }
@@ -177,10 +193,18 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
         dir.join("report.html").display(),
         started.elapsed().as_secs_f64()
     );
+    // Stopped early, the run exits 130 whatever failed before the interruption.
+    if interrupt::interrupted() {
+        return Err(interrupt::error());
+    }
     match first_error {
         Some(e) => Err(e),
-        None => Ok(()),
+        None => session.outcome(),
     }
+}
+
+fn is_interruption(e: &anyhow::Error) -> bool {
+    crate::failure::exit_code_of(e) == crate::failure::ExitCode::Interrupted as i32
 }
 
 fn write_reports(session: &Session, dir: &std::path::Path) -> anyhow::Result<()> {

@@ -161,14 +161,28 @@ fn an_unknown_scheme_is_a_usage_error_listing_the_schemes() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("--docs <DOCS>"));
-    let url = format!("redb:{}", dir.path().join("s.redb").display());
+    // The filter is checked before the store is opened or loaded: against a store nobody
+    // listens on, the filter is still what is wrong.
+    let url = format!("redis://127.0.0.1:{}", closed_port());
     jsoncost()
         .args(["store", "--quick", "--docs", "20", "--store", &url, "--store-filter", "mongo/*"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "--filter \"mongo/*\" matches no strategy; the strategies are: borrowed/serde_json, default, default-dom, floor",
+            "--store-filter \"mongo/*\" matches no strategy; the strategies are: borrowed/serde_json, default, default-dom, floor",
         ));
+}
+
+#[test]
+fn an_os_error_is_said_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let assert = jsoncost()
+        .args(["store", "--quick", "--docs", "20", "--store"])
+        .arg(format!("redb:{}", dir.path().display()))
+        .assert()
+        .code(3);
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert_eq!(stderr.matches("Is a directory (os error 21)").count(), 1, "{stderr}");
 }
 
 /// A loopback port nothing listens on: bound by the OS, then released.
@@ -287,6 +301,7 @@ fn a_corrupt_reference_document_exits_2_naming_it() {
     let url = format!("redb:{}", dir.path().join("s.redb").display());
     load_with_corrupt(&url, |_| true);
     let out = dir.path().join("f.json");
+    // Every row failed on the data: exit 2, after the table is printed and written.
     quick_store(&url, 200, &out)
         .assert()
         .code(2)

@@ -240,3 +240,97 @@ fn a_baseline_that_fails_on_the_body_exits_2_with_its_error() {
         ))
         .stderr(predicate::str::contains("incremental parser").not());
 }
+
+#[test]
+fn a_fifo_or_a_device_is_refused_as_a_telemetry_file() {
+    // Every strategy reads the file again: a FIFO would give its bytes once, /dev/zero never ends.
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("body.fifo");
+    let c_path = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: mkfifo(3) on a NUL-terminated path in our own temporary directory.
+    assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+    for path in [fifo.as_path(), std::path::Path::new("/dev/zero")] {
+        jsoncost()
+            .timeout(std::time::Duration::from_secs(30))
+            .args(["stream", "--file"])
+            .arg(path)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(format!(
+                "telemetry file {} is not a regular file (a FIFO, a device ...)",
+                path.display()
+            )));
+    }
+}
+
+#[test]
+fn a_byte_order_mark_gets_a_hint() {
+    let f = file_with(&[b"\xEF\xBB\xBF".as_slice(), &telemetry(10)].concat());
+    jsoncost()
+        .args(["stream", "--file"])
+        .arg(f.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("starts with a UTF-8 byte order mark (bytes EF BB BF)"));
+}
+
+#[test]
+fn readings_with_a_file_is_a_usage_error_but_run_passes_its_default() {
+    let f = file_with(&telemetry(10));
+    jsoncost()
+        .args(["stream", "--readings", "5", "--file"])
+        .arg(f.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "the argument '--readings <READINGS>' cannot be used with '--file <PATH>'",
+        ));
+    // `run` carries the default --readings along with --file: no conflict, the file is read
+    // (and here refused, being empty of readings' shape).
+    let bad = file_with(br#"{"DeviceId":"d","Other":[]}"#);
+    let dir = tempfile::tempdir().unwrap();
+    jsoncost()
+        .current_dir(dir.path())
+        .args(["run", "--only", "stream", "--file"])
+        .arg(bad.path())
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("pointer \"/Readings\" not found"));
+}
+
+#[test]
+fn a_zero_element_limit_and_an_unknown_filter_are_usage_errors_naming_their_flags() {
+    jsoncost()
+        .args(["stream", "--readings", "10", "--max-element-bytes", "0"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "invalid value '0' for '--max-element-bytes <MAX_ELEMENT_BYTES>'",
+        ));
+    jsoncost()
+        .args(["stream", "--readings", "10", "--stream-filter", "nope"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--stream-filter \"nope\" matches no strategy"));
+}
+
+#[test]
+fn an_element_of_the_wrong_shape_is_quoted_short() {
+    // A 200 KB string where a number belongs: the message keeps its start and end, not all of it.
+    let doc = telemetry(10);
+    let long = format!("\"Temperature\":\"{}\",\"x\":", "h".repeat(200_000));
+    let (bad, _) = corrupt_reading(&doc, 3, "\"Temperature\":", &long);
+    let f = file_with(&bad);
+    let assert = jsoncost()
+        .args(["stream", "--file"])
+        .arg(f.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("element of the wrong shape"))
+        .stderr(predicate::str::contains("bytes, shortened)"))
+        .stderr(predicate::str::contains("(element 3)"));
+    let stderr = &assert.get_output().stderr;
+    assert!(stderr.len() < 2_000, "{} bytes of stderr", stderr.len());
+}

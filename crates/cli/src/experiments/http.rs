@@ -5,10 +5,10 @@
 use anyhow::anyhow;
 use bytes::Bytes;
 use jsoncost_engine::{Experiment, Row};
-use jsoncost_http::loadgen::{self, LoadError, LoadSpec};
+use jsoncost_http::loadgen::{self, LoadError, LoadReport, LoadSpec};
 use jsoncost_http::server::{self, RunningServer, ServerConfig, TelemetryParse};
-use jsoncost_http::verify::{Route, modes_agree_blocking};
-use jsoncost_http::{Mode, StoreData, StoreSource, row::http_row};
+use jsoncost_http::verify::{Route, VerifyError, modes_agree_blocking};
+use jsoncost_http::{Mode, StoreData, StoreSource, row::failed_row, row::http_row};
 use jsoncost_shapes::{DEFAULT_SEED, write_telemetry};
 use jsoncost_stores::OpenOptions;
 use serde_json::{Map, json};
@@ -17,7 +17,8 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use super::table::Filter;
-use crate::failure::{environment, usage};
+use crate::args::{Seconds, positive_rate};
+use crate::failure::{ExitCode, environment, usage};
 use crate::interrupt;
 use crate::progress::Progress;
 use crate::session::Session;
@@ -34,16 +35,16 @@ pub struct HttpArgs {
     #[arg(long, default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL")]
     pub study_load: bool,
     /// Open model instead: this many requests per second (latency from the intended send time).
-    #[arg(long, value_name = "REQ_PER_S", requires = "duration")]
+    #[arg(long, value_name = "REQ_PER_S", requires = "duration", value_parser = positive_rate)]
     pub rate: Option<f64>,
     /// Open model: how long to send, in seconds.
     #[arg(long, value_name = "SECONDS", requires = "rate")]
-    pub duration: Option<f64>,
-    /// Readings in each POST /telemetry body.
-    #[arg(long, default_value_t = 100_000)]
+    pub duration: Option<Seconds>,
+    /// Readings in each POST /telemetry body (held in memory: 10,000,000 is ~720 MB).
+    #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(0..=10_000_000))]
     pub post_readings: u64,
     /// POST /telemetry requests per mode (0 skips the POST table).
-    #[arg(long, default_value_t = 60)]
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     pub post_requests: u64,
     /// Load-test this external http:// URL instead of the in-process API (no server columns).
     #[arg(long, value_name = "URL")]
@@ -55,8 +56,8 @@ pub struct HttpArgs {
     #[arg(long, default_value = "memory", value_name = "memory|URL")]
     pub cache: jsoncost_http::CacheConfig,
     /// Per-request timeout in seconds.
-    #[arg(long, default_value_t = 30.0)]
-    pub timeout: f64,
+    #[arg(long, value_name = "SECONDS", default_value = "30")]
+    pub timeout: Seconds,
     /// Only run modes whose name matches this glob (typed/serde_json, typed/sonic-rs, passthrough).
     #[arg(long = "http-filter", value_name = "GLOB")]
     pub http_filter: Option<String>,
@@ -108,7 +109,7 @@ impl HttpArgs {
                 label: format!("open-r{rate}-d{d}s-c{}", self.connections),
                 requests: 0,
                 connections: self.connections as usize,
-                open: Some((rate, Duration::from_secs_f64(d))),
+                open: Some((rate, d.duration())),
             }];
         }
         let mut v = vec![Load {
@@ -133,7 +134,7 @@ impl HttpArgs {
             Some((rate, d)) => LoadSpec::open(url, rate, d, load.connections),
             None => LoadSpec::closed(url, load.requests, load.connections),
         };
-        spec.timeout = Duration::from_secs_f64(self.timeout.max(0.001));
+        spec.timeout = self.timeout.duration();
         spec
     }
 }
@@ -158,8 +159,9 @@ fn params(route: &str, load: &Load) -> Map<String, serde_json::Value> {
     p
 }
 
-/// One load run against `url`, with the server's cost when the server is ours.
-fn measure_one(server: Option<&RunningServer>, method: &str, spec: &LoadSpec) -> anyhow::Result<(Row, bool)> {
+/// One load run against `url`, with the server's cost when the server is ours: its row and
+/// the report it was made from.
+fn measure_one(server: Option<&RunningServer>, method: &str, spec: &LoadSpec) -> anyhow::Result<(Row, LoadReport)> {
     let (token, watcher, done) = ctrl_c_token();
     let result = match server {
         Some(srv) => {
@@ -170,9 +172,21 @@ fn measure_one(server: Option<&RunningServer>, method: &str, spec: &LoadSpec) ->
     };
     done.store(true, std::sync::atomic::Ordering::Relaxed);
     let _ = watcher.join();
-    let (row, report) = result.map_err(load_error)?;
-    let cancelled = matches!(report.stop, loadgen::StopReason::Cancelled);
-    Ok((row, cancelled))
+    result.map_err(load_error)
+}
+
+/// What a table whose every row failed means, from a load against an external target: bad
+/// input when every failure was a 4xx answer (the URL names nothing, the request is refused),
+/// the environment otherwise (5xx, timeouts, lost connections).
+fn if_all_failed(report: &LoadReport) -> ExitCode {
+    let only_4xx = report.errors.total() == report.errors.status && report.status_codes.keys().all(|c| (400..500).contains(c));
+    if only_4xx { ExitCode::Usage } else { ExitCode::Environment }
+}
+
+/// True when the in-process API itself failed the check (no answer, or a 5xx): its cache or
+/// store is gone, which ends the run as it would mid-timing.
+fn server_failed(e: &VerifyError) -> bool {
+    matches!(e, VerifyError::Fetch(_)) || matches!(e, VerifyError::Status { status, .. } if *status >= 500)
 }
 
 /// Runs the http experiment into `session`.
@@ -180,7 +194,7 @@ pub fn run(args: &HttpArgs, quick: bool, session: &mut Session, progress: &Progr
     if let Some(target) = &args.target {
         return run_target(args, target, session, progress);
     }
-    let filter = Filter::new(args.http_filter.as_deref())?;
+    let filter = Filter::new("--http-filter", args.http_filter.as_deref())?;
     let modes: Vec<Mode> = Mode::ALL.into_iter().filter(|m| filter.matches(m.as_str())).collect();
     filter.check_matches_any(Mode::ALL.iter().map(|m| m.as_str()))?;
     let store_url = args.http_store.clone().unwrap_or_else(jsoncost_stores::default_store_url);
@@ -207,32 +221,65 @@ pub fn run(args: &HttpArgs, quick: bool, session: &mut Session, progress: &Progr
     let result = (|| -> anyhow::Result<()> {
         for (route_name, route) in [("item", Route::Item(1)), ("list", Route::List(48))] {
             // Every mode must serve the same document before any is timed.
-            let agreement = modes_agree_blocking(&srv.url(""), route).map_err(|e| e.to_string());
+            let agreement = modes_agree_blocking(&srv.url(""), route);
+            if let Err(e) = &agreement
+                && server_failed(e)
+            {
+                return Err(environment(anyhow!("http run stopped: {route_name}: {e}")));
+            }
+            let agreement = agreement.map_err(|e| e.to_string());
             for load in &loads {
                 interrupt::check()?;
                 let table = format!("{route_name}/{}", load.label);
                 let mut exp = Experiment::new("http", &table);
                 exp.params = params(&route.path(Mode::TypedSerdeJson), load);
+                // The reference API failing mid-run (its cache or store gone: 5xx answers, no
+                // connection) stops the run after this row, as a lost store does.
+                let mut stopped = None;
                 for mode in &modes {
                     progress.start(&format!("http {table}: {}", mode.as_str()));
-                    let mut row = match &agreement {
-                        Err(e) => Row::failed(mode.as_str(), format!("the modes disagree, nothing is timed: {e}")),
+                    let (mut row, stop) = match &agreement {
+                        Err(e) => (
+                            Row::failed(mode.as_str(), format!("the modes disagree, nothing is timed: {e}")),
+                            false,
+                        ),
                         Ok(_) => {
                             let spec = args.spec(srv.url(&route.path(*mode)), load);
-                            let (row, cancelled) = measure_one(Some(&srv), mode.as_str(), &spec)?;
-                            if cancelled {
-                                exp.rows.push(row);
-                                break;
+                            let (mut row, report) = measure_one(Some(&srv), mode.as_str(), &spec)?;
+                            if report.server_errors() > 0 {
+                                // Its latencies mix failures with answers: no measurement.
+                                let why = format!(
+                                    "the reference API failed {} of {} requests ({}); its cache or store is gone",
+                                    report.server_errors(),
+                                    report.requests,
+                                    report.errors_by_kind()
+                                );
+                                row = failed_row(mode.as_str(), &report, why.clone());
+                                stopped = Some(format!("{table}: {}: {why}", mode.as_str()));
                             }
-                            row
+                            let cancelled = matches!(report.stop, loadgen::StopReason::Cancelled);
+                            (row, cancelled || stopped.is_some())
                         }
                     };
                     row.baseline = *mode == Mode::TypedSerdeJson;
                     exp.rows.push(row);
                     progress.done_one();
+                    if stop {
+                        break;
+                    }
                 }
                 exp.finish();
-                session.push(exp);
+                // Modes that disagree serve different data; anything else that fails them all
+                // is the server's.
+                let if_all_failed = if agreement.is_err() {
+                    ExitCode::Usage
+                } else {
+                    ExitCode::Environment
+                };
+                session.push(exp, if_all_failed);
+                if let Some(why) = stopped {
+                    return Err(environment(anyhow!("http run stopped: {why}")));
+                }
             }
         }
         if args.post_requests > 0 {
@@ -295,18 +342,18 @@ fn post_table(args: &HttpArgs, quick: bool, srv: &RunningServer, session: &mut S
     }
     let _ = buffered.shutdown();
     exp.finish();
-    session.push(exp);
+    session.push(exp, ExitCode::Environment);
     Ok(())
 }
 
 /// One POST of `body` to /telemetry: the JSON summary it answers, or why it did not.
-fn post_once(server: &RunningServer, body: &Bytes, timeout_s: f64) -> Result<serde_json::Value, String> {
+fn post_once(server: &RunningServer, body: &Bytes, timeout: Seconds) -> Result<serde_json::Value, String> {
     let url = server.url(jsoncost_http::mode::TELEMETRY_PATH);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| e.to_string())?;
-    let timeout = Duration::from_secs_f64(timeout_s.max(0.001));
+    let timeout = timeout.duration();
     let (status, answer) = runtime
         .block_on(loadgen::fetch(&url, ::http::Method::POST, body.clone(), timeout))
         .map_err(|e| e.to_string())?;
@@ -326,11 +373,11 @@ fn run_target(args: &HttpArgs, target: &str, session: &mut Session, progress: &P
         let mut exp = Experiment::new("http", &table);
         exp.params = params(target, &load);
         exp.params.insert("url".into(), json!(target));
-        let (mut row, _) = measure_one(None, "target", &args.spec(target.to_string(), &load))?;
+        let (mut row, report) = measure_one(None, "target", &args.spec(target.to_string(), &load))?;
         row.baseline = true;
         exp.rows.push(row);
         exp.finish();
-        session.push(exp);
+        session.push(exp, if_all_failed(&report));
         progress.done_one();
     }
     Ok(())

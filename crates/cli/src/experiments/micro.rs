@@ -10,10 +10,13 @@ use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 
 use super::table::{Filter, measure_table};
-use crate::failure::{environment, usage};
+use crate::args::Mebibytes;
+use crate::failure::{ExitCode, environment, usage};
+use crate::input;
 use crate::interrupt;
 use crate::progress::Progress;
 use crate::session::Session;
+use jsoncost_report::files::{self, ReadError};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ShapeArg {
@@ -40,8 +43,8 @@ pub struct MicroArgs {
     #[arg(long, value_name = "GLOB")]
     pub filter: Option<String>,
     /// Largest --payload accepted, in MiB (the document is held in memory several times).
-    #[arg(long, value_name = "MIB", default_value_t = 256)]
-    pub max_payload_mib: u64,
+    #[arg(long, value_name = "MIB", default_value_t = Mebibytes::new(256))]
+    pub max_payload_mib: Mebibytes,
     /// Seed of the payload generator.
     #[arg(long, default_value_t = DEFAULT_SEED)]
     pub seed: u64,
@@ -157,27 +160,33 @@ fn shape_bytes(shape: ShapeName, seed: u64) -> Vec<u8> {
 
 /// Reads and validates a `--payload` document: every failure names the file and, for bad
 /// JSON, the line, column and parser message (exit 2).
-pub fn read_payload(path: &Path, max_mib: u64) -> anyhow::Result<Vec<u8>> {
+pub fn read_payload(path: &Path, max: Mebibytes) -> anyhow::Result<Vec<u8>> {
     let shown = path.display();
     let meta = std::fs::metadata(path).map_err(|e| usage(anyhow::anyhow!("cannot read payload {shown}: {e}")))?;
     if meta.is_dir() {
         return Err(usage(anyhow::anyhow!("payload {shown} is a directory, not a JSON file")));
     }
-    if meta.len() > max_mib << 20 {
+    // A regular file's size refuses it before reading; the bounded read below is what holds
+    // for everything else (a device, a FIFO), whose size says nothing.
+    if meta.is_file() && meta.len() > max.bytes() {
         return Err(usage(anyhow::anyhow!(
-            "payload {shown} is {:.1} MiB, over the {max_mib} MiB limit (raise it with --max-payload-mib)",
+            "payload {shown} is {:.1} MiB, over the {max} MiB limit (raise it with --max-payload-mib)",
             meta.len() as f64 / (1u64 << 20) as f64
         )));
     }
-    let bytes = std::fs::read(path).map_err(|e| usage(anyhow::anyhow!("cannot read payload {shown}: {e}")))?;
+    let bytes = files::read_limited(path, max.bytes()).map_err(|e| match e {
+        ReadError::Io(e) => usage(anyhow::anyhow!("cannot read payload {shown}: {e}")),
+        ReadError::TooLarge { .. } => usage(anyhow::anyhow!(
+            "payload {shown} holds more than the {max} MiB limit; reading stopped there (raise it with --max-payload-mib)"
+        )),
+    })?;
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
         return Err(usage(anyhow::anyhow!("payload {shown} is empty: it holds no JSON document")));
     }
     // serde_json checks syntax, UTF-8 and nesting depth (128) with line and column, before any
     // library sees the document: a 100,000-deep document is refused here instead of reaching a
     // recursive parser.
-    // (A full Value, not IgnoredAny: ignoring a string skips its UTF-8 check.)
-    serde_json::from_slice::<serde_json::Value>(&bytes).map_err(|e| usage(anyhow::anyhow!("payload {shown} is not valid JSON: {e}")))?;
+    input::check_document(&bytes).map_err(|why| usage(anyhow::anyhow!("payload {shown} {why}")))?;
     Ok(bytes)
 }
 
@@ -224,7 +233,7 @@ fn plans(args: &MicroArgs) -> anyhow::Result<Vec<Plan>> {
 
 /// Runs the micro experiment into `session`.
 pub fn run(args: &MicroArgs, config: &Config, session: &mut Session, progress: &Progress) -> anyhow::Result<()> {
-    let filter = Filter::new(args.filter.as_deref())?;
+    let filter = Filter::new("--filter", args.filter.as_deref())?;
     let plans = plans(args)?;
     let mut decoded = Vec::with_capacity(plans.len());
     let mut names = Vec::new();
@@ -257,7 +266,9 @@ pub fn run(args: &MicroArgs, config: &Config, session: &mut Session, progress: &
             progress,
         )?;
         if !exp.rows.is_empty() {
-            session.push(exp);
+            // The strategies read a document that passed serde_json: if none can, the data is
+            // what they refuse.
+            session.push(exp, ExitCode::Usage);
         }
     }
     interrupt::check()

@@ -227,6 +227,19 @@ fn out<T: serde::Serialize>(check: bool, v: &T) -> Result<Option<Canonical>, Str
     canonical(check, v).map_err(|e| e.to_string())
 }
 
+/// The strategies' names, in [`strategies`]' order: a `--store-filter` is checked against them
+/// before the store is opened and loaded.
+const METHODS: [&str; 8] = [
+    "default",
+    "default-dom",
+    "typed/serde_json",
+    "typed/sonic-rs",
+    "typed/simd-json",
+    "borrowed/serde_json",
+    "lazy/sonic-rs",
+    "floor",
+];
+
 /// The first document among those the timed reads visit that the depth guard refuses for a
 /// library without a recursion limit, as the row's message; None when all pass. Run once,
 /// untimed, so the timed sonic-rs parse is measured as a user's would be. Per-document read
@@ -380,7 +393,8 @@ pub fn summary(exp: &Experiment) -> Vec<String> {
 
 /// Runs the store experiment into `session`.
 pub fn run(args: &StoreArgs, config: &Config, session: &mut Session, progress: &Progress) -> anyhow::Result<()> {
-    let filter = Filter::new(args.store_filter.as_deref())?;
+    let filter = Filter::new("--store-filter", args.store_filter.as_deref())?;
+    filter.check_matches_any(METHODS)?;
     let url = args.store.clone().unwrap_or_else(jsoncost_stores::default_store_url);
     let opts = OpenOptions {
         pg_column: match args.pg_column {
@@ -458,7 +472,6 @@ pub fn run(args: &StoreArgs, config: &Config, session: &mut Session, progress: &
         None
     };
     let list = strategies(&shared, &lost, collection, &ids, sample_len, too_deep);
-    filter.check_matches_any(list.iter().map(|s| s.name()))?;
     progress.add_total(list.iter().filter(|s| filter.matches(s.name())).count() as u64);
 
     let table = format!("{}/{collection}", kind.as_str());
@@ -469,15 +482,12 @@ pub fn run(args: &StoreArgs, config: &Config, session: &mut Session, progress: &
     params.insert("payload_bytes".into(), json!(sample_len));
     let (mut exp, fatal) = measure_table("store", &table, params, &reference, list, &filter, config, progress)?;
     exp.summary = summary(&exp);
-    let failed_all = !exp.rows.is_empty() && exp.rows.iter().all(|r: &Row| r.status == Status::Failed);
-    session.push(exp);
+    // A lost store ends the run below (exit 3); rows that failed otherwise refused documents.
+    session.push(exp, crate::failure::ExitCode::Usage);
     // measure_table reports a fatal failure met while timing; one met in a gate read is only
     // in `lost`.
     if let Some(message) = fatal.or_else(|| lost.borrow_mut().take()) {
         return Err(crate::failure::environment(anyhow::anyhow!("store run stopped: {message}")));
-    }
-    if failed_all {
-        progress.note("store: every strategy failed; see the table");
     }
     crate::interrupt::check()
 }
@@ -486,6 +496,18 @@ pub fn run(args: &StoreArgs, config: &Config, session: &mut Session, progress: &
 mod tests {
     use super::summary;
     use jsoncost_engine::{Experiment, Row};
+
+    #[test]
+    fn the_filter_is_checked_against_the_strategies_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("redb:{}", dir.path().join("s.redb").display());
+        let store = jsoncost_stores::open(&url, &jsoncost_stores::OpenOptions::default()).unwrap();
+        let shared: super::Shared = std::rc::Rc::new(std::cell::RefCell::new(store));
+        let ids = super::IdSequence::new(10, 1);
+        let list = super::strategies(&shared, &Default::default(), "order", &ids, 0, None);
+        let names: Vec<&str> = list.iter().map(|s| s.name()).collect();
+        assert_eq!(names, super::METHODS);
+    }
 
     fn row(method: &str, mean: f64, error: f64, alloc: f64) -> Row {
         let mut r = Row::new(method);

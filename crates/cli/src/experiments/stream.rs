@@ -14,15 +14,16 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::table::Filter;
-use crate::failure::{environment, usage};
+use crate::failure::{ExitCode, environment, usage};
 use crate::interrupt;
 use crate::progress::Progress;
 use crate::session::Session;
+use jsoncost_report::files::ReadError;
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct StreamArgs {
-    /// Readings in the generated body (1,000,000 is ~72 MB).
-    #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(0..=50_000_000))]
+    /// Readings in the generated body (1,000,000 is ~72 MB); not with --file, which has its own.
+    #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(0..=50_000_000), conflicts_with = "file")]
     pub readings: u64,
     /// Use this telemetry file instead of generating one.
     #[arg(long, value_name = "PATH")]
@@ -30,8 +31,8 @@ pub struct StreamArgs {
     /// Chunk size of the incremental strategies, in KiB.
     #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=65_536))]
     pub chunk_kib: u64,
-    /// Largest element the incremental strategies accept, in bytes.
-    #[arg(long, default_value_t = jsoncost_stream::DEFAULT_MAX_ELEMENT_BYTES)]
+    /// Largest element the incremental strategies accept, in bytes (at least 1).
+    #[arg(long, default_value_t = jsoncost_stream::DEFAULT_MAX_ELEMENT_BYTES, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub max_element_bytes: usize,
     /// Whole runs per strategy (at least; the median and mean are over them).
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(2..=100))]
@@ -78,8 +79,12 @@ fn open(path: &Path) -> Result<File, String> {
     File::open(path).map_err(|e| format!("cannot open {}: {e}", path.display()))
 }
 
-fn read_all(path: &Path) -> Result<Vec<u8>, String> {
-    std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+/// The whole file, which was `len` bytes when validated: a read that finds more stops there.
+fn read_all(path: &Path, len: u64) -> Result<Vec<u8>, String> {
+    jsoncost_report::files::read_limited(path, len).map_err(|e| match e {
+        ReadError::Io(e) => format!("cannot read {}: {e}", path.display()),
+        ReadError::TooLarge { .. } => format!("{} grew past the {len} bytes validated", path.display()),
+    })
 }
 
 fn device_id(field: Option<&jsoncost_stream::Field>) -> Result<String, String> {
@@ -111,7 +116,7 @@ fn guard_file(path: &Path, library: Library) -> anyhow::Result<Option<String>> {
 /// The strategies; `too_deep` is [`guard_file`]'s verdict for sonic-rs, which fails
 /// `buffered/sonic-rs` (the incremental ones are guarded by the stream's framer, element by
 /// element, and fail with its error).
-fn strategies(path: &Path, config: &jsoncost_stream::Config, too_deep: Option<String>) -> Vec<StreamStrategy> {
+fn strategies(path: &Path, len: u64, config: &jsoncost_stream::Config, too_deep: Option<String>) -> Vec<StreamStrategy> {
     let mut v: Vec<StreamStrategy> = Vec::new();
     let p = path.to_path_buf();
     let add = |v: &mut Vec<StreamStrategy>, name: String, run: RunFn| v.push(StreamStrategy { name, run, refused: None });
@@ -122,7 +127,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, too_deep: Option<St
             "buffered/serde_json".into(),
             Box::new(move || {
                 Ok(Outcome::Document(
-                    serde_json::from_slice(&read_all(&p)?).map_err(|e| e.to_string())?,
+                    serde_json::from_slice(&read_all(&p, len)?).map_err(|e| e.to_string())?,
                 ))
             }),
         );
@@ -131,7 +136,11 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, too_deep: Option<St
         let p = p.clone();
         v.push(StreamStrategy {
             name: "buffered/sonic-rs".into(),
-            run: Box::new(move || Ok(Outcome::Document(sonic_rs::from_slice(&read_all(&p)?).map_err(|e| e.to_string())?))),
+            run: Box::new(move || {
+                Ok(Outcome::Document(
+                    sonic_rs::from_slice(&read_all(&p, len)?).map_err(|e| e.to_string())?,
+                ))
+            }),
             refused: too_deep,
         });
     }
@@ -141,7 +150,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, too_deep: Option<St
             &mut v,
             "buffered/simd-json".into(),
             Box::new(move || {
-                let mut bytes = read_all(&p)?;
+                let mut bytes = read_all(&p, len)?;
                 Ok(Outcome::Document(
                     simd_json::serde::from_slice(&mut bytes).map_err(|e| e.to_string())?,
                 ))
@@ -223,10 +232,20 @@ fn readable(path: &Path) -> anyhow::Result<u64> {
     if meta.is_dir() {
         return Err(usage(anyhow!("telemetry file {shown} is a directory")));
     }
-    let mut probe = [0u8; 1];
+    // Every strategy reads the file again, whole or in chunks: a FIFO or a device gives
+    // different bytes (or none, or no end) each time.
+    if !meta.is_file() {
+        return Err(usage(anyhow!(
+            "telemetry file {shown} is not a regular file (a FIFO, a device ...): each strategy reads it again, so it must be a file"
+        )));
+    }
+    let mut probe = Vec::new();
     open(path)
-        .and_then(|mut f| f.read(&mut probe).map_err(|e| format!("cannot read {shown}: {e}")))
+        .and_then(|f| f.take(3).read_to_end(&mut probe).map_err(|e| format!("cannot read {shown}: {e}")))
         .map_err(|e| usage(anyhow!(e)))?;
+    if let Some(bom) = crate::input::bom_problem(&probe) {
+        return Err(usage(anyhow!("telemetry file {shown} {bom}")));
+    }
     Ok(meta.len())
 }
 
@@ -321,7 +340,7 @@ pub fn summary(exp: &Experiment) -> Vec<String> {
 
 /// Runs the stream experiment into `session`.
 pub fn run(args: &StreamArgs, quick: bool, session: &mut Session, progress: &Progress) -> anyhow::Result<()> {
-    let filter = Filter::new(args.stream_filter.as_deref())?;
+    let filter = Filter::new("--stream-filter", args.stream_filter.as_deref())?;
     let inc_config = jsoncost_stream::Config::new("/Readings")
         .expect("a valid pointer")
         .chunk_size((args.chunk_kib * 1024) as usize)
@@ -333,7 +352,7 @@ pub fn run(args: &StreamArgs, quick: bool, session: &mut Session, progress: &Pro
             generated_file(args.readings)?
         }
     };
-    readable(&path)?;
+    let len = readable(&path)?;
     // sonic-rs has no recursion limit: its buffered parse of the file is guarded once, here,
     // untimed, so what is timed is the parse a user would write.
     let too_deep = if filter.matches("buffered/sonic-rs") {
@@ -341,7 +360,7 @@ pub fn run(args: &StreamArgs, quick: bool, session: &mut Session, progress: &Pro
     } else {
         None
     };
-    let mut list = strategies(&path, &inc_config, too_deep);
+    let mut list = strategies(&path, len, &inc_config, too_deep);
     filter.check_matches_any(list.iter().map(|s| s.name.as_str()))?;
     // The baseline is checked first, even when the filter skips its timing: a baseline that
     // fails on the body leaves nothing to be relative to, so the body is bad input (exit 2 with
@@ -406,6 +425,7 @@ pub fn run(args: &StreamArgs, quick: bool, session: &mut Session, progress: &Pro
     }
     exp.finish();
     exp.summary = summary(&exp);
-    session.push(exp);
+    // The file passed the incremental validation: strategies that all fail refuse its data.
+    session.push(exp, ExitCode::Usage);
     interrupt::check()
 }

@@ -10,18 +10,22 @@ use crate::interrupt;
 use crate::progress::Progress;
 
 /// Which strategies of a table to time.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Filter {
+    /// The flag it came from (`--filter`, `--store-filter` ...), for its errors.
+    flag: &'static str,
     glob: Option<(String, GlobMatcher)>,
 }
 
 impl Filter {
-    pub fn new(pattern: Option<&str>) -> anyhow::Result<Filter> {
+    /// The filter given with `flag`, if any.
+    pub fn new(flag: &'static str, pattern: Option<&str>) -> anyhow::Result<Filter> {
         match pattern {
-            None => Ok(Filter::default()),
+            None => Ok(Filter { flag, glob: None }),
             Some(p) => {
-                let glob = globset::Glob::new(p).map_err(|e| crate::failure::usage(anyhow::anyhow!("invalid --filter {p:?}: {e}")))?;
+                let glob = globset::Glob::new(p).map_err(|e| crate::failure::usage(anyhow::anyhow!("invalid {flag} {p:?}: {e}")))?;
                 Ok(Filter {
+                    flag,
                     glob: Some((p.to_string(), glob.compile_matcher())),
                 })
             }
@@ -42,7 +46,8 @@ impl Filter {
         all.sort();
         all.dedup();
         Err(crate::failure::usage(anyhow::anyhow!(
-            "--filter {pattern:?} matches no strategy; the strategies are: {}",
+            "{} {pattern:?} matches no strategy; the strategies are: {}",
+            self.flag,
             all.join(", ")
         )))
     }
