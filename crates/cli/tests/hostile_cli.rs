@@ -111,7 +111,17 @@ fn a_damaged_redb_store_is_exit_3_naming_the_file() {
     assert_eq!(code, 3, "{stderr}");
     assert_one_clear_error(&stderr, &path);
     let written = results(&out.join("results.json"));
-    assert!(!written.experiments.is_empty() && written.experiments.iter().all(|e| e.experiment == "micro"));
+    // The micro tables measured before the store failed, then the store's failure as its error
+    // table (one failed row naming the file), nothing measured from the damaged store.
+    let (micro, rest): (Vec<_>, Vec<_>) = written.experiments.iter().partition(|e| e.experiment == "micro");
+    assert!(!micro.is_empty());
+    assert_eq!(rest.len(), 1, "{rest:?}");
+    assert_eq!((rest[0].experiment.as_str(), rest[0].table.as_str()), ("store", "error"));
+    let message = rest[0].rows[0].error_message.as_deref().unwrap_or_default();
+    assert!(
+        !rest[0].rows[0].is_ok() && message.contains(&path.display().to_string()),
+        "{message}"
+    );
 }
 
 /// `store` over 20 order documents, those `deep` picks carrying an unknown field 100,000

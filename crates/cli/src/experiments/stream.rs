@@ -369,9 +369,11 @@ pub fn run(args: &StreamArgs, quick: bool, session: &mut Session, progress: &Pro
     let mut baseline = Some(check((list[0].run)(), &list[0].name, &path, &inc_config));
     if let Some(Verdict::Fail(e)) = &baseline {
         let mut message = format!(
-            "telemetry file {}: the baseline {} fails on it, so nothing is measured: {e}",
+            "telemetry file {}: the baseline {} fails on it, so nothing is measured: {}",
             path.display(),
-            list[0].name
+            list[0].name,
+            // The library's message can quote a whole offending string.
+            jsoncost_stream::shorten_message(e)
         );
         if let Err(located) = validate(&path, &inc_config) {
             message.push_str(&format!(" (the incremental parser: {located:#})"));
