@@ -6,7 +6,7 @@ use jsoncost_codecs::{BoxedStrategy, RunFailure, Strategy};
 use jsoncost_engine::{Config, Experiment, ExperimentKind, Fidelity, Row, Stage, try_measure_staged};
 use serde_json::{Map, Value};
 
-use crate::{Cancel, Filter, Sink, summary};
+use crate::{Cancel, Error, Filter, Sink, summary};
 
 /// One table to measure: every strategy is checked against the exact `reference` (the source
 /// text's exact parse, or the value a serialize table writes). The first strategy is the
@@ -21,6 +21,46 @@ pub struct Table<'a> {
     /// The baseline's fidelity when the caller already verified it (before validating the
     /// input, to report a failing baseline as such): it is not checked again.
     pub baseline_verified: Option<Fidelity>,
+    /// What it means when every row fails: the command's error once everything is written.
+    pub if_all_failed: AllFailed,
+}
+
+/// What a table whose every row failed says about the run (the one rule for every table, so a
+/// broken run never exits 0): the input is bad (exit 2), or what was measured failed (exit 3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AllFailed {
+    /// Every strategy refused the input (a document, a body, a sample).
+    BadInput,
+    /// What was measured failed: a server, a store.
+    Environment,
+}
+
+impl AllFailed {
+    /// The default for a kind of table: an http table measures a server, the others data.
+    pub fn of(kind: ExperimentKind) -> AllFailed {
+        match kind {
+            ExperimentKind::Http => AllFailed::Environment,
+            _ => AllFailed::BadInput,
+        }
+    }
+
+    /// The error a command ends with for `exp`, every row of which failed.
+    pub fn error(self, exp: &Experiment) -> Error {
+        let first = &exp.rows[0];
+        let why = first
+            .error_message
+            .as_deref()
+            .and_then(|m| m.lines().next())
+            .unwrap_or("no message");
+        let message = format!(
+            "every row of {}: {} failed ({}: {why}); see the table",
+            exp.experiment, exp.table, first.method
+        );
+        match self {
+            AllFailed::BadInput => Error::Usage(message),
+            AllFailed::Environment => Error::Environment(message),
+        }
+    }
 }
 
 impl<'a> Table<'a> {
@@ -38,6 +78,7 @@ impl<'a> Table<'a> {
             reference: Some(reference),
             strategies,
             baseline_verified: None,
+            if_all_failed: AllFailed::of(kind),
         }
     }
 
@@ -55,6 +96,7 @@ impl<'a> Table<'a> {
             reference: None,
             strategies,
             baseline_verified: None,
+            if_all_failed: AllFailed::of(kind),
         }
     }
 }
@@ -146,10 +188,13 @@ impl<'s> Runner<'s> {
             reference,
             mut strategies,
             baseline_verified,
+            if_all_failed,
         } = table;
         let mut exp = Experiment::new(kind, &name);
         exp.params = params;
         let mut stop = None;
+        // Every failure so far said the input is wrong (see `RunFailure::bad_input`).
+        let mut only_bad_input = true;
         // The baseline is checked first, even when the filter leaves it out: a baseline that
         // fails on the input is bad input, never a cue to pick another one.
         let mut baseline = match strategies.first_mut() {
@@ -185,7 +230,11 @@ impl<'s> Runner<'s> {
                     if f.fatal {
                         stop = Some(Stop::Fatal(format!("{}: {}", s.name(), f.message)));
                     }
-                    Row::failed(s.name(), f.message)
+                    only_bad_input &= f.bad_input;
+                    match f.row {
+                        Some(row) => *row,
+                        None => Row::failed(s.name(), f.message),
+                    }
                 }
             };
             row.baseline = i == 0;
@@ -204,7 +253,12 @@ impl<'s> Runner<'s> {
         if !exp.rows.is_empty() {
             exp.finish();
             exp.summary = summary::of(&exp);
+            let means = if only_bad_input { AllFailed::BadInput } else { if_all_failed };
+            let all_failed = ran.all_failed().then(|| means.error(&exp));
             self.sink.table_done(exp);
+            if let Some(error) = all_failed {
+                self.sink.all_failed(error);
+            }
         }
         stop.map_or(Ok(ran), Err)
     }
