@@ -12,8 +12,8 @@ mod session;
 mod study;
 
 use clap::{Parser, Subcommand};
-use jsoncost_engine::{Config, ExperimentKind};
 use jsoncost_engine::alloc::CountingAllocator;
+use jsoncost_engine::{Config, ExperimentKind};
 
 use crate::progress::Progress;
 use crate::session::{OutputArgs, Session};
@@ -101,19 +101,25 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Run(args) => study::run(&args),
         Command::Compare(args) => commands::compare::run(&args),
         Command::Report(args) => commands::report::run(&args),
-        Command::Micro { args, precision, output } => one_experiment(&output, &precision, ExperimentKind::Micro, |config, session, progress| {
-            experiments::micro::run(&args, config, session, progress)
-        }),
-        Command::Stream { args, precision, output } => one_experiment(&output, &precision, ExperimentKind::Stream, |_, session, progress| {
-            experiments::stream::run(&args, precision.quick, session, progress)
-        }),
+        Command::Micro { args, precision, output } => {
+            one_experiment(&output, &precision, ExperimentKind::Micro, |config, session, progress| {
+                experiments::micro::run(&args, config, session, progress)
+            })
+        }
+        Command::Stream { args, precision, output } => {
+            one_experiment(&output, &precision, ExperimentKind::Stream, |_, session, progress| {
+                experiments::stream::run(&args, precision.quick, session, progress)
+            })
+        }
         Command::Http { args, precision, output } => one_experiment(&output, &precision, ExperimentKind::Http, |_, session, progress| {
             experiments::http::run(&args, precision.quick, session, progress)
         }),
         Command::Serve(args) => commands::serve::run(&args),
-        Command::Store { args, precision, output } => one_experiment(&output, &precision, ExperimentKind::Store, |config, session, progress| {
-            experiments::store::run(&args, config, session, progress)
-        }),
+        Command::Store { args, precision, output } => {
+            one_experiment(&output, &precision, ExperimentKind::Store, |config, session, progress| {
+                experiments::store::run(&args, config, session, progress)
+            })
+        }
     }
 }
 

@@ -165,7 +165,10 @@ fn a_real_run_writes_schema_v1_results_and_json_on_stdout() {
     let mut sorted = methods.clone();
     sorted.sort();
     // The glob is exact: dom-borrowed/* is not dom/*.
-    assert_eq!(sorted, ["dom/jiter", "dom/serde_json", "dom/simd-json", "dom/sonic-rs", "lazy/sonic-rs"]);
+    assert_eq!(
+        sorted,
+        ["dom/jiter", "dom/serde_json", "dom/simd-json", "dom/sonic-rs", "lazy/sonic-rs"]
+    );
     for row in de["rows"].as_array().unwrap() {
         assert_eq!(row["status"], "ok", "{row}");
         assert!(row["mean_ns"].as_f64().unwrap() > 0.0);

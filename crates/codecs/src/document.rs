@@ -1,7 +1,7 @@
 //! Strategies for any JSON document (`--payload FILE`): those that need no Rust type.
 
-use crate::{BoxedStrategy, Contract};
 use crate::typed::{OpStrategy, emit, emit_bytes, msg};
+use crate::{BoxedStrategy, Contract};
 
 /// Deserialize strategies for an arbitrary document, baseline (`dom/serde_json`) first;
 /// `lazy/sonic-rs` only when `fields` (JSON pointers) are given.

@@ -103,10 +103,7 @@ pub fn typed_strategies<T: Serialize + DeserializeOwned>(input: &[u8]) -> Vec<Bo
 
 /// `borrowed/jiter`: the zero-copy form through jiter's serde deserializer.
 pub fn borrowed_strategy<T: ZeroCopy>(input: &[u8]) -> BoxedStrategy<'_> {
-    OpStrategy::boxed(
-        "borrowed/jiter",
-        Contract::BorrowedValue,
-        Some(input.len() as u64),
-        move |s| emit(s, &jiter::serde::from_slice::<T::Borrowed<'_>>(input).map_err(msg)?),
-    )
+    OpStrategy::boxed("borrowed/jiter", Contract::BorrowedValue, Some(input.len() as u64), move |s| {
+        emit(s, &jiter::serde::from_slice::<T::Borrowed<'_>>(input).map_err(msg)?)
+    })
 }

@@ -224,7 +224,9 @@ pub fn serialize_strategies<'a, T: Serialize>(value: &'a T) -> Result<Vec<BoxedS
             serde_json::to_writer(&mut buf1, value).map_err(msg)?;
             emit_bytes(s, &buf1)
         }),
-        OpStrategy::boxed("typed/sonic-rs", Contract::BytesFromTyped, n, move |s| emit_bytes(s, &sonic_rs::to_vec(value).map_err(msg)?)),
+        OpStrategy::boxed("typed/sonic-rs", Contract::BytesFromTyped, n, move |s| {
+            emit_bytes(s, &sonic_rs::to_vec(value).map_err(msg)?)
+        }),
         OpStrategy::boxed("typed-writer/sonic-rs", Contract::BytesFromTyped, n, move |s| {
             buf2.clear();
             sonic_rs::to_writer(&mut buf2, value).map_err(msg)?;

@@ -110,7 +110,10 @@ fn the_jiter_decoders_skip_unknown_keys_and_name_a_missing_field() {
     let d = Data::from_jiter(&mut jiter::Jiter::new(text)).unwrap();
     assert_eq!((d.id, d.name.as_str()), (1, "n"));
     let missing = br#"{"Id": 1, "Timestamp": "2025-02-17T13:45:53.2140627+00:00"}"#;
-    assert_eq!(Data::from_jiter(&mut jiter::Jiter::new(missing)).unwrap_err(), "missing field `Name`");
+    assert_eq!(
+        Data::from_jiter(&mut jiter::Jiter::new(missing)).unwrap_err(),
+        "missing field `Name`"
+    );
     let trailing = [&text[..], b" x"].concat();
     let mut s = jiter_decode::strategies::<Data>(&trailing);
     let e = s[0].check().unwrap_err().message;

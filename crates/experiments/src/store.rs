@@ -237,33 +237,43 @@ fn strategies(store: &Shared, collection: &str, ids: &IdSequence, bytes: u64, to
     let lazy_fields: Vec<String> = ["/id", "/status", "/total"].iter().map(|s| s.to_string()).collect();
     let tree = pointer_tree(&lazy_fields);
     vec![
-        make("default", Contract::TypedValue, Box::new(|s, col, id, check| canonical(check, &s.read_default(col, id)?))),
         make(
-            "default-dom", Contract::Dom,
+            "default",
+            Contract::TypedValue,
+            Box::new(|s, col, id, check| canonical(check, &s.read_default(col, id)?)),
+        ),
+        make(
+            "default-dom",
+            Contract::Dom,
             Box::new(|s, col, id, check| canonical(check, &s.read_default_dom(col, id)?)),
         ),
         make(
-            "typed/serde_json", Contract::TypedValue,
+            "typed/serde_json",
+            Contract::TypedValue,
             typed_op(|b, check| out(check, &serde_json::from_slice::<Order>(b).map_err(|e| e.to_string())?)),
         ),
         make_refused(
-            "typed/sonic-rs", Contract::TypedValue,
+            "typed/sonic-rs",
+            Contract::TypedValue,
             too_deep.clone(),
             typed_op(|b, check| out(check, &sonic_rs::from_slice::<Order>(b).map_err(|e| e.to_string())?)),
         ),
         make(
-            "typed/simd-json", Contract::TypedValue,
+            "typed/simd-json",
+            Contract::TypedValue,
             typed_op(|b, check| {
                 let mut buf = b.to_vec();
                 out(check, &simd_json::serde::from_slice::<Order>(&mut buf).map_err(|e| e.to_string())?)
             }),
         ),
         make(
-            "borrowed/serde_json", Contract::BorrowedValue,
+            "borrowed/serde_json",
+            Contract::BorrowedValue,
             typed_op(|b, check| out(check, &serde_json::from_slice::<Order<&str>>(b).map_err(|e| e.to_string())?)),
         ),
         make_refused(
-            "lazy/sonic-rs", Contract::Projection,
+            "lazy/sonic-rs",
+            Contract::Projection,
             too_deep.clone(),
             Box::new(move |s, col, id, check| {
                 with_raw(s, col, id, |b| {
@@ -275,7 +285,8 @@ fn strategies(store: &Shared, collection: &str, ids: &IdSequence, bytes: u64, to
         ),
         // Timed: the bytes are read and discarded. Checked: they must be the document.
         make(
-            "floor", Contract::Discarded,
+            "floor",
+            Contract::Discarded,
             typed_op(|b, check| {
                 if check {
                     Canonical::of_json_bytes(b).map(Some)

@@ -2,8 +2,8 @@
 //! and the optional parts of its deserialize table. The built-in shapes and a user's own types
 //! are registered the same way and measured by the same code.
 
-use jsoncost_codecs::gate::Reference;
 use jsoncost_codecs::derived::{self, miniserde, nanoserde, simd_json_derive};
+use jsoncost_codecs::gate::Reference;
 use jsoncost_codecs::{BoxedStrategy, Direction, TypeOptions, ZeroCopy, typed};
 use jsoncost_engine::ExperimentKind;
 use serde::Serialize;
@@ -273,15 +273,31 @@ mod tests {
             .miniserde();
         let names = |d| subject.strategies(d).iter().map(|s| s.name().to_string()).collect::<Vec<_>>();
         let de = names(Direction::Deserialize);
-        for n in ["typed/simd-json-derive", "typed-reuse/simd-json-derive", "typed/nanoserde", "typed/miniserde", "typed/jiter"] {
+        for n in [
+            "typed/simd-json-derive",
+            "typed-reuse/simd-json-derive",
+            "typed/nanoserde",
+            "typed/miniserde",
+            "typed/jiter",
+        ] {
             assert!(de.iter().any(|x| x == n), "{n} missing from {de:?}");
         }
         let ser = names(Direction::Serialize);
-        for n in ["typed/simd-json-derive", "typed-writer/simd-json-derive", "typed/nanoserde", "typed/miniserde"] {
+        for n in [
+            "typed/simd-json-derive",
+            "typed-writer/simd-json-derive",
+            "typed/nanoserde",
+            "typed/miniserde",
+        ] {
             assert!(ser.iter().any(|x| x == n), "{n} missing from {ser:?}");
         }
         // Without them, none of their rows.
         let plain = TypedSubject::<Mine>::new("mine", r#"{"id": 7, "name": "x"}"#).unwrap();
-        assert!(!plain.strategies(Direction::Deserialize).iter().any(|s| s.name().ends_with("nanoserde")));
+        assert!(
+            !plain
+                .strategies(Direction::Deserialize)
+                .iter()
+                .any(|s| s.name().ends_with("nanoserde"))
+        );
     }
 }

@@ -242,7 +242,12 @@ fn alternatives(base: &Row, rows: &[&Row], kind: Kind, u: &Unit) -> Vec<Alternat
         out.push(Alternative {
             contract,
             method: r.method.clone(),
-            text: format!("If you only need {}: {} — {body}{}", contract.need(), r.method, fidelity_text(base, r)),
+            text: format!(
+                "If you only need {}: {} — {body}{}",
+                contract.need(),
+                r.method,
+                fidelity_text(base, r)
+            ),
         });
     }
     out

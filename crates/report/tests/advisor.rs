@@ -253,8 +253,11 @@ fn a_typed_table_recommends_the_fastest_typed_row_and_lists_other_contracts_apar
         "Use typed/sonic-rs instead of typed/serde_json: 40.00 ns ± 2.50 ns (26.7%) less time and the same allocation (40 B) per \
          operation; at 10,000 operations/s (default rate): saves 0.0004 of a core."
     );
-    let alternatives: Vec<(Contract, &str, &str)> =
-        a.alternatives.iter().map(|x| (x.contract, x.method.as_str(), x.text.as_str())).collect();
+    let alternatives: Vec<(Contract, &str, &str)> = a
+        .alternatives
+        .iter()
+        .map(|x| (x.contract, x.method.as_str(), x.text.as_str()))
+        .collect();
     assert_eq!(
         alternatives,
         vec![
@@ -282,9 +285,18 @@ fn a_typed_table_recommends_the_fastest_typed_row_and_lists_other_contracts_apar
     );
     // Every format shows the options apart from the recommendation.
     let text = advisor::render(&[a.clone()], Format::Table);
-    assert!(text.contains(&format!("- micro t/op: {}\n  - If you only need a few named fields: lazy/sonic-rs", a.text)), "{text}");
+    assert!(
+        text.contains(&format!(
+            "- micro t/op: {}\n  - If you only need a few named fields: lazy/sonic-rs",
+            a.text
+        )),
+        "{text}"
+    );
     let csv = advisor::render(&[a], Format::Csv);
-    assert!(csv.contains("\nmicro,t/op,other_contract,typed/serde_json,raw/serde_json,"), "{csv}");
+    assert!(
+        csv.contains("\nmicro,t/op,other_contract,typed/serde_json,raw/serde_json,"),
+        "{csv}"
+    );
 }
 
 #[test]
@@ -321,7 +333,10 @@ fn a_baseline_alone_in_its_contract_is_not_compared_with_other_contracts() {
         a.text,
         "No other correct strategy delivers what typed/serde_json does (an owned typed value)."
     );
-    assert_eq!(a.alternatives.iter().map(|x| x.method.as_str()).collect::<Vec<_>>(), ["raw/serde_json"]);
+    assert_eq!(
+        a.alternatives.iter().map(|x| x.method.as_str()).collect::<Vec<_>>(),
+        ["raw/serde_json"]
+    );
 }
 
 #[test]
@@ -332,7 +347,8 @@ fn the_rate_a_user_sets_is_read_from_the_results_and_the_core_share_is_exact() {
     results.rates.operations_per_s = 25_000.0;
     let a = only(&results);
     assert!(
-        a.text.ends_with("at 25,000 operations/s (your --advice-rate): saves 0.001 of a core and 781.25 KB/s of allocation."),
+        a.text
+            .ends_with("at 25,000 operations/s (your --advice-rate): saves 0.001 of a core and 781.25 KB/s of allocation."),
         "{}",
         a.text
     );
@@ -341,7 +357,11 @@ fn the_rate_a_user_sets_is_read_from_the_results_and_the_core_share_is_exact() {
     results.experiments[0].experiment = ExperimentKind::Store;
     results.rates.reads_per_s = 350.0;
     let a = only(&results);
-    assert!(a.text.contains("at 350 reads/s (your --advice-rate): saves 0.7 of a core"), "{}", a.text);
+    assert!(
+        a.text.contains("at 350 reads/s (your --advice-rate): saves 0.7 of a core"),
+        "{}",
+        a.text
+    );
     // 100 ms saved per body at the default 1 body/s: 0.1 of a core; 20 at 200 bodies/s.
     let mut results = table(vec![row("base", 3e8, 1e6, 0.0), row("fast", 2e8, 1e6, 0.0)]);
     results.experiments[0].experiment = ExperimentKind::Stream;

@@ -168,7 +168,8 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
     {
         let p = p.clone();
         add(
-            "buffered/serde_json".into(), Contract::TypedValue,
+            "buffered/serde_json".into(),
+            Contract::TypedValue,
             Box::new(move || {
                 Ok(Outcome::Document(
                     serde_json::from_slice(&read_all(&p, bytes)?).map_err(|e| e.to_string())?,
@@ -179,7 +180,8 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
     {
         let p = p.clone();
         add(
-            "buffered/sonic-rs".into(), Contract::TypedValue,
+            "buffered/sonic-rs".into(),
+            Contract::TypedValue,
             Box::new(move || {
                 Ok(Outcome::Document(
                     sonic_rs::from_slice(&read_all(&p, bytes)?).map_err(|e| e.to_string())?,
@@ -190,7 +192,8 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
     {
         let p = p.clone();
         add(
-            "buffered/simd-json".into(), Contract::TypedValue,
+            "buffered/simd-json".into(),
+            Contract::TypedValue,
             Box::new(move || {
                 let mut body = read_all(&p, bytes)?;
                 Ok(Outcome::Document(
@@ -202,7 +205,8 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
     {
         let p = p.clone();
         add(
-            "reader/serde_json".into(), Contract::TypedValue,
+            "reader/serde_json".into(),
+            Contract::TypedValue,
             Box::new(move || {
                 Ok(Outcome::Document(
                     serde_json::from_reader(BufReader::new(open(&p)?)).map_err(|e| e.to_string())?,
@@ -214,7 +218,8 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
         let cfg = config.clone().library(lib);
         let (p1, c1) = (p.clone(), cfg.clone());
         add(
-            format!("incremental/{}", lib.as_str()), Contract::TypedValue,
+            format!("incremental/{}", lib.as_str()),
+            Contract::TypedValue,
             Box::new(move || {
                 let mut elements = c1.reader::<Reading, _>(open(&p1)?);
                 let readings = (&mut elements).collect::<Result<Vec<Reading>, _>>().map_err(|e| e.to_string())?;
@@ -226,7 +231,8 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
         );
         let (p2, c2) = (p.clone(), cfg.clone());
         add(
-            format!("incremental-aggregate/{}", lib.as_str()), Contract::Aggregate,
+            format!("incremental-aggregate/{}", lib.as_str()),
+            Contract::Aggregate,
             Box::new(move || {
                 let mut agg = TelemetryAggregate::default();
                 for r in c2.reader::<Reading, _>(open(&p2)?) {
@@ -241,7 +247,8 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
             .build()
             .expect("a tokio runtime");
         add(
-            format!("incremental-async/{}", lib.as_str()), Contract::TypedValue,
+            format!("incremental-async/{}", lib.as_str()),
+            Contract::TypedValue,
             Box::new(move || {
                 rt.block_on(async {
                     let file = tokio::fs::File::open(&p3)
