@@ -27,10 +27,16 @@ pub fn store(exp: &Experiment) -> Option<StoreSummary> {
     let floor = ok(exp, STORE_FLOOR)?;
     let (read_ns, floor_ns) = (base.mean_ns?, floor.mean_ns?);
     let json_ns = (read_ns - floor_ns).max(0.0);
+    // The typed paths: what delivers the baseline's contract (an owned typed value), other than
+    // the baseline; rows without a recorded contract go by their names, as before.
+    let typed = |r: &Row| match (r.contract, base.contract) {
+        (Some(c), Some(b)) => c == b && r.method != base.method,
+        _ => r.method.starts_with("typed/") || r.method.starts_with("borrowed/"),
+    };
     let cheapest = exp
         .rows
         .iter()
-        .filter(|r| r.is_ok() && r.mean_ns.is_some() && (r.method.starts_with("typed/") || r.method.starts_with("borrowed/")))
+        .filter(|r| r.is_ok() && r.mean_ns.is_some() && typed(r))
         .min_by(|a, b| a.mean_ns.unwrap_or(f64::MAX).total_cmp(&b.mean_ns.unwrap_or(f64::MAX)));
     let cheapest_typed = cheapest.map(|t| {
         let mean_ns = t.mean_ns.unwrap_or(read_ns);
@@ -117,6 +123,26 @@ mod tests {
         let mut e = table(11_000.0, 200.0);
         e.rows.retain(|r| r.method != "floor");
         assert_eq!(of(&e), None);
+    }
+
+    #[test]
+    fn with_contracts_the_typed_path_delivers_what_the_baseline_does() {
+        use jsoncost_engine::Contract;
+        let mut e = table(11_000.0, 200.0);
+        e.rows.push(row("borrowed/serde_json", 9_000.0, 100.0, 4_000.0));
+        for (r, c) in e.rows.iter_mut().zip([
+            Contract::TypedValue,
+            Contract::TypedValue,
+            Contract::Projection,
+            Contract::Discarded,
+            Contract::BorrowedValue,
+        ]) {
+            r.contract = Some(c);
+        }
+        assert_eq!(store(&e).unwrap().cheapest_typed.unwrap().method, "typed/sonic-rs");
+        // Without contracts (an older file) borrowed/* counted as a typed path.
+        e.rows.iter_mut().for_each(|r| r.contract = None);
+        assert_eq!(store(&e).unwrap().cheapest_typed.unwrap().method, "borrowed/serde_json");
     }
 
     #[test]
