@@ -1,10 +1,8 @@
 //! Libraries with a derive of their own instead of serde's: simd-json-derive (simd-json's
 //! fastest typed path), nanoserde and miniserde. Their strategies apply to a type that derives
-//! their traits as well as serde's (the gate reads every output through serde); the built-in
-//! shapes do not: their string type is a generic parameter with a default (`Order<S = String>`,
-//! which none of the three derives accepts) and their date-times are `time::OffsetDateTime`
-//! fields read through `#[serde(with)]`, which none of them supports (and the orphan rule
-//! forbids implementing their traits for it outside the `time` crate).
+//! their traits as well as serde's (the gate reads every output through serde): a user's type,
+//! or for the built-in shapes a plain copy (`jsoncost_shapes::derived`, see there why the
+//! shapes themselves cannot derive them).
 //!
 //! Every input is strict JSON text; nanoserde and miniserde read `&str`, so their operation
 //! includes the UTF-8 check (`std::str::from_utf8`), as a caller holding bytes would write it.
@@ -101,4 +99,34 @@ pub fn miniserde_serialize<T: miniserde::Serialize>(value: &T) -> Vec<BoxedStrat
     vec![OpStrategy::boxed("typed/miniserde", Contract::BytesFromTyped, n, move |s| {
         emit_bytes(s, miniserde::json::to_string(value).as_bytes())
     })]
+}
+
+/// A plain copy of a type that derives all three libraries' traits (the built-in shapes'
+/// `jsoncost_shapes::derived`): their deserialize strategies, erased.
+pub fn all_deserialize<P>() -> [DerivedDeserialize; 3]
+where
+    P: for<'i> simd_json_derive::Deserialize<'i> + nanoserde::DeJson + miniserde::Deserialize + Serialize,
+{
+    [
+        simd_json_derive_deserialize::<P>,
+        nanoserde_deserialize::<P>,
+        miniserde_deserialize::<P>,
+    ]
+}
+
+/// The serialize strategies of a value of such a plain copy, held with it.
+pub trait PlainValue {
+    fn serialize_strategies(&self) -> Vec<BoxedStrategy<'_>>;
+}
+
+/// A value of a plain copy (made from the type's value once, through serde).
+pub struct Plain<P>(pub P);
+
+impl<P: simd_json_derive::Serialize + nanoserde::SerJson + miniserde::Serialize> PlainValue for Plain<P> {
+    fn serialize_strategies(&self) -> Vec<BoxedStrategy<'_>> {
+        let mut v = simd_json_derive_serialize(&self.0);
+        v.extend(nanoserde_serialize(&self.0));
+        v.extend(miniserde_serialize(&self.0));
+        v
+    }
 }

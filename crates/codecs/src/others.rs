@@ -3,7 +3,8 @@
 //! rest: `serde_json_borrow` (a DOM borrowing from the input, built through serde_json) and
 //! `jiter` (pydantic's parser: its `JsonValue` DOM, borrowed or owned, with or without reused
 //! buffers, and its serde deserializer for any type). simd-json-derive, nanoserde and miniserde
-//! need a derive on the type itself, so they are not here: see `shapes`.
+//! need a derive on the type itself: see [`crate::derived`]; jiter's pull parser:
+//! [`crate::jiter_decode`].
 
 use jiter::{JsonValue, JsonValueScratch, PartialMode};
 use serde::Serialize;

@@ -128,3 +128,54 @@ fn each_derive_library_round_trips_a_user_type_through_the_gate() {
     .collect();
     assert_eq!(got, want);
 }
+
+/// The built-in shapes through their plain copies (`jsoncost_shapes::derived`), as the micro
+/// experiment registers them: every row passes the gate; its fidelity is what each library
+/// does with the generated numbers.
+fn shape_rows<Shape, P>(shape: &Shape) -> (BTreeMap<String, Verdict>, BTreeMap<String, Verdict>)
+where
+    Shape: serde::Serialize + serde::de::DeserializeOwned,
+    P: for<'i> simd_json_derive::Deserialize<'i>
+        + simd_json_derive::Serialize
+        + nanoserde::DeJson
+        + nanoserde::SerJson
+        + miniserde::Deserialize
+        + miniserde::Serialize
+        + serde::Serialize
+        + serde::de::DeserializeOwned,
+{
+    use jsoncost_codecs::derived::{Plain, PlainValue};
+    let bytes = serde_json::to_vec(shape).unwrap();
+    let options = TypeOptions {
+        derived: derived::all_deserialize::<P>().to_vec(),
+        ..TypeOptions::default()
+    };
+    let de = verdicts(
+        &Reference::from_json(&bytes).unwrap(),
+        typed::deserialize_strategies::<Shape>(&bytes, &options),
+    );
+    let plain = Plain(serde_json::from_slice::<P>(&bytes).unwrap());
+    let ser = verdicts(&Reference::of(shape).unwrap(), plain.serialize_strategies());
+    (de, ser)
+}
+
+#[test]
+fn the_built_in_shapes_round_trip_through_each_derive_library() {
+    use jsoncost_shapes::{DEFAULT_SEED, Generator, ORDER_LINES};
+    let mut g = Generator::new(DEFAULT_SEED);
+    let data = g.data(12345);
+    let order = g.order(1, ORDER_LINES);
+    for (label, (de, ser), numbers) in [
+        ("data", shape_rows::<_, jsoncost_shapes::derived::Data>(&data), 1),
+        ("order", shape_rows::<_, jsoncost_shapes::derived::Order>(&order), 0),
+    ] {
+        assert_eq!(de.len(), 4, "{label}: {de:?}");
+        assert_eq!(ser.len(), 4, "{label}: {ser:?}");
+        for (name, v) in de.iter().chain(&ser) {
+            match v {
+                Verdict::Pass(f) => assert!(f.is_exact() && (numbers == 0 || f.numbers == numbers), "{label} {name}: {f:?}"),
+                Verdict::Fail(m) => panic!("{label} {name}: {m}"),
+            }
+        }
+    }
+}

@@ -39,6 +39,7 @@ pub fn builtin(shape: ShapeName, seed: u64) -> Result<Box<dyn Subject>, Error> {
             TypedSubject::<Data>::new(name, bytes(serde_json::to_vec(&g.data(12345))))?
                 .borrowed()
                 .jiter_iterator()
+                .plain_copy::<jsoncost_shapes::derived::Data>()?
                 .lazy(&["/Id", "/Name"])?,
         ),
         ShapeName::Order | ShapeName::OrderLarge => {
@@ -51,6 +52,7 @@ pub fn builtin(shape: ShapeName, seed: u64) -> Result<Box<dyn Subject>, Error> {
                 TypedSubject::<Order>::new(name, bytes(serde_json::to_vec(&g.order(1, lines))))?
                     .borrowed()
                     .jiter_iterator()
+                    .plain_copy::<jsoncost_shapes::derived::Order>()?
                     .lazy(&["/id", "/status", "/total"])?,
             )
         }

@@ -92,6 +92,8 @@ pub struct TypedSubject<T> {
     options: TypeOptions,
     /// The serialize strategies of libraries whose own derive `T` has.
     derived_serialize: Vec<for<'v> fn(&'v T) -> Vec<BoxedStrategy<'v>>>,
+    /// `T`'s value as a plain copy deriving the other libraries' traits (the built-in shapes).
+    plain: Option<Box<dyn derived::PlainValue>>,
 }
 
 impl<T: Serialize + DeserializeOwned> TypedSubject<T> {
@@ -110,7 +112,32 @@ impl<T: Serialize + DeserializeOwned> TypedSubject<T> {
             value,
             options: TypeOptions::default(),
             derived_serialize: Vec::new(),
+            plain: None,
         })
+    }
+
+    /// Adds simd-json-derive's, nanoserde's and miniserde's strategies through `P`, a plain
+    /// copy of `T` that derives their traits (`jsoncost_shapes::derived`): its deserializers
+    /// read the sample into a `P`, its serializers write `T`'s value converted to a `P` once.
+    /// Bad input (exit 2) when the value does not fit `P`.
+    pub fn plain_copy<P>(mut self) -> Result<Self, Error>
+    where
+        P: for<'i> simd_json_derive::Deserialize<'i>
+            + simd_json_derive::Serialize
+            + nanoserde::DeJson
+            + nanoserde::SerJson
+            + miniserde::Deserialize
+            + miniserde::Serialize
+            + Serialize
+            + DeserializeOwned
+            + 'static,
+    {
+        let plain: P = serde_json::to_vec(&self.value)
+            .and_then(|b| serde_json::from_slice(&b))
+            .map_err(|e| Error::usage(format!("{}: the value is not a {}: {e}", self.name, std::any::type_name::<P>())))?;
+        self.options.derived.extend(derived::all_deserialize::<P>());
+        self.plain = Some(Box::new(derived::Plain(plain)));
+        Ok(self)
     }
 
     /// Adds simd-json-derive's strategies: `T` also derives `simd_json_derive::Serialize` and
@@ -206,6 +233,9 @@ impl<T: Serialize + DeserializeOwned> Subject for TypedSubject<T> {
                 let mut v = typed::serialize_strategies(&self.value).unwrap_or_default();
                 for derived in &self.derived_serialize {
                     v.extend(derived(&self.value));
+                }
+                if let Some(plain) = &self.plain {
+                    v.extend(plain.serialize_strategies());
                 }
                 v
             }

@@ -12,13 +12,17 @@ pub mod round_trip {
     use super::*;
 
     pub fn serialize<S: Serializer>(t: &OffsetDateTime, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format(t).map_err(serde::ser::Error::custom)?)
+    }
+
+    /// The round-trip text of `t`. Formatting into a stack buffer would save an allocation,
+    /// but serializers are measured as users would write them: with the date-time crate's own
+    /// formatter.
+    pub fn format(t: &OffsetDateTime) -> Result<String, String> {
         let fmt = format_description!(
             "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:7][offset_hour sign:mandatory]:[offset_minute]"
         );
-        // Formatting into a stack buffer would save an allocation, but serializers are measured
-        // as users would write them: with the date-time crate's own formatter.
-        let text = t.format(&fmt).map_err(serde::ser::Error::custom)?;
-        s.serialize_str(&text)
+        t.format(&fmt).map_err(|e| e.to_string())
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<OffsetDateTime, D::Error> {
