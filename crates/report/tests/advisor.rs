@@ -284,7 +284,7 @@ fn a_typed_table_recommends_the_fastest_typed_row_and_lists_other_contracts_apar
         ]
     );
     // Every format shows the options apart from the recommendation.
-    let text = advisor::render(&[a.clone()], Format::Table);
+    let text = advisor::render(std::slice::from_ref(&a), Format::Table);
     assert!(
         text.contains(&format!(
             "- micro t/op: {}\n  - If you only need a few named fields: lazy/sonic-rs",
