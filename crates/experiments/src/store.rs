@@ -9,6 +9,8 @@ use jsoncost_shapes::{ORDER_LARGE_LINES, ORDER_LINES, Order};
 use jsoncost_stores::{Existing, LoadOutcome, OpenOptions, OrderDocs, PgColumn, Store, StoreError, ensure_loaded, open_or_default};
 use jsoncost_stream::Library;
 use rand::{Rng, SeedableRng};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::{Map, json};
 use std::cell::RefCell;
 use std::hint::black_box;
@@ -322,15 +324,47 @@ fn strategies(store: &Shared, collection: &str, ids: &IdSequence, bytes: u64, to
     ]
 }
 
-/// The strategies over a user's own documents, `dom/serde_json` (the baseline) first: each
-/// library's DOM, serde_json's validating `RawValue`, `lazy/sonic-rs` when fields are given, and
-/// the floor. No Rust type: the typed reads of a user's type go through the bench harness.
+/// One decode of a document's bytes into a type, as a store read strategy: (name, decode).
+type TypedRead = (&'static str, fn(&[u8], bool) -> Result<Option<Canonical>, String>);
+
+/// A user's type read from their store through each library (the bench harness's `store`).
+pub(crate) struct TypedReads(pub(crate) [TypedRead; 3]);
+
+impl TypedReads {
+    pub(crate) fn of<T: Serialize + DeserializeOwned>() -> TypedReads {
+        TypedReads([
+            ("typed/serde_json", serde_typed::<T>),
+            ("typed/sonic-rs", sonic_typed::<T>),
+            ("typed/simd-json", simd_typed::<T>),
+        ])
+    }
+}
+
+fn serde_typed<T: Serialize + DeserializeOwned>(b: &[u8], check: bool) -> Result<Option<Canonical>, String> {
+    out(check, &serde_json::from_slice::<T>(b).map_err(|e| e.to_string())?)
+}
+
+fn sonic_typed<T: Serialize + DeserializeOwned>(b: &[u8], check: bool) -> Result<Option<Canonical>, String> {
+    out(check, &sonic_rs::from_slice::<T>(b).map_err(|e| e.to_string())?)
+}
+
+fn simd_typed<T: Serialize + DeserializeOwned>(b: &[u8], check: bool) -> Result<Option<Canonical>, String> {
+    // simd-json parses in place: the copy out of the client's buffer is part of its read.
+    let mut buf = b.to_vec();
+    out(check, &simd_json::serde::from_slice::<T>(&mut buf).map_err(|e| e.to_string())?)
+}
+
+/// The strategies over a user's own documents, baseline first: with a type (the bench
+/// harness), `typed/<lib>` for it, `typed/serde_json` the baseline; then each library's DOM
+/// (`dom/serde_json` the baseline without a type), serde_json's validating `RawValue`,
+/// `lazy/sonic-rs` when fields are given, and the floor.
 fn existing_strategies(
     store: &Shared,
     at: &Existing,
     ids: &IdSequence,
     bytes: u64,
     fields: &[String],
+    typed: Option<&TypedReads>,
     too_deep: Option<String>,
 ) -> Vec<BoxedStrategy<'static>> {
     let make = |name: &'static str, refused: Option<String>, op: ReadOp| -> BoxedStrategy<'static> {
@@ -345,7 +379,18 @@ fn existing_strategies(
             refused,
         })
     };
-    let mut v = vec![
+    let mut v: Vec<BoxedStrategy<'static>> = typed
+        .map(|TypedReads(reads)| {
+            reads
+                .iter()
+                .map(|&(name, decode)| {
+                    let refused = if name == "typed/sonic-rs" { too_deep.clone() } else { None };
+                    make(name, refused, typed_op(decode))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    v.extend([
         make(
             "dom/serde_json",
             None,
@@ -378,7 +423,7 @@ fn existing_strategies(
                 }
             }),
         ),
-    ];
+    ]);
     if !fields.is_empty() {
         let (tree, fields) = (pointer_tree(fields), fields.to_vec());
         v.push(make(
@@ -408,8 +453,15 @@ fn existing_strategies(
     v
 }
 
-/// The store experiment over the user's own documents `at`.
-fn run_existing(options: &StoreOptions, at: &Existing, runner: &mut Runner<'_>) -> Result<(), Error> {
+/// The store experiment over the user's own documents `at`, with the reads of their type when
+/// given; the table is `<store kind>/<table>`.
+pub(crate) fn run_existing(
+    options: &StoreOptions,
+    at: &Existing,
+    table: Option<&str>,
+    typed: Option<&TypedReads>,
+    runner: &mut Runner<'_>,
+) -> Result<(), Error> {
     for f in &options.fields {
         jsoncost_codecs::document::check_pointer(f).map_err(Error::Usage)?;
     }
@@ -453,14 +505,17 @@ fn run_existing(options: &StoreOptions, at: &Existing, runner: &mut Runner<'_>) 
             None => return Err(Error::usage(format!("document {id:?} is not in {described}"))),
         }
     };
-    let too_deep = if runner.filter().matches("dom/sonic-rs") || runner.filter().matches("lazy/sonic-rs") {
+    let too_deep = if ["typed/sonic-rs", "dom/sonic-rs", "lazy/sonic-rs"]
+        .iter()
+        .any(|m| runner.filter().matches(m))
+    {
         guard_visited(store.as_mut(), &source, &ids, Library::SonicRs).map_err(store_error)?
     } else {
         None
     };
     let kind = store.kind();
     let shared: Shared = Rc::new(RefCell::new(store));
-    let list = existing_strategies(&shared, at, &ids, sample_len, &options.fields, too_deep);
+    let list = existing_strategies(&shared, at, &ids, sample_len, &options.fields, typed, too_deep);
     runner.filter().check_matches_any(list.iter().map(|s| s.name()))?;
     let total = runner.timed_count(&list);
     runner.sink().planned(total);
@@ -469,7 +524,7 @@ fn run_existing(options: &StoreOptions, at: &Existing, runner: &mut Runner<'_>) 
     params.insert("documents".into(), json!(at.describe()));
     params.insert("docs".into(), json!(listed.len()));
     params.insert("payload_bytes".into(), json!(sample_len));
-    let table = format!("{}/{}", kind.as_str(), at.name());
+    let table = format!("{}/{}", kind.as_str(), table.unwrap_or(at.name()));
     match runner.run(Table::new(ExperimentKind::Store, table, params, reference, list)) {
         Err(Stop::Fatal(message)) => return Err(Error::environment(format!("store run stopped: {message}"))),
         Err(stop) => return Err(stop.into()),
@@ -481,7 +536,7 @@ fn run_existing(options: &StoreOptions, at: &Existing, runner: &mut Runner<'_>) 
 /// Runs the store experiment through `runner`.
 pub fn run(options: &StoreOptions, runner: &mut Runner<'_>) -> Result<(), Error> {
     if let Some(at) = &options.existing {
-        return run_existing(options, at, runner);
+        return run_existing(options, at, None, None, runner);
     }
     runner.filter().check_matches_any(METHODS)?;
     let url = options.url.clone().unwrap_or_else(jsoncost_stores::default_store_url);
