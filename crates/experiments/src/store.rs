@@ -6,7 +6,9 @@ use jsoncost_codecs::typed::{pointer_tree, sonic_projection};
 use jsoncost_codecs::{BoxedStrategy, Canonical, RunFailure, Strategy};
 use jsoncost_engine::ExperimentKind;
 use jsoncost_shapes::{ORDER_LARGE_LINES, ORDER_LINES, Order};
-use jsoncost_stores::{Existing, LoadOutcome, OpenOptions, OrderDocs, PgColumn, Store, StoreError, ensure_loaded, open_or_default};
+use jsoncost_stores::{
+    Existing, LoadOutcome, OpenOptions, OrderDocs, PgColumn, Store, StoreError, StoreKind, ensure_loaded, open_or_default,
+};
 use jsoncost_stream::Library;
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
@@ -240,7 +242,8 @@ fn guard_visited(store: &mut dyn Store, source: &Source, ids: &IdSequence, libra
 
 /// The strategies' names, in [`strategies`]' order: a filter is checked against them before
 /// the store is opened and loaded.
-const METHODS: [&str; 8] = [
+/// `new-client` and `projection/server` only where the store has them.
+const METHODS: [&str; 10] = [
     "default",
     "default-dom",
     "typed/serde_json",
@@ -248,6 +251,8 @@ const METHODS: [&str; 8] = [
     "typed/simd-json",
     "borrowed/serde_json",
     "lazy/sonic-rs",
+    "projection/server",
+    "new-client",
     "floor",
 ];
 
@@ -269,7 +274,9 @@ fn strategies(store: &Shared, collection: &str, ids: &IdSequence, bytes: u64, to
     let make = |name: &'static str, op: ReadOp| make_refused(name, None, op);
     let lazy_fields: Vec<String> = ["/id", "/status", "/total"].iter().map(|s| s.to_string()).collect();
     let tree = pointer_tree(&lazy_fields);
-    vec![
+    let kind = store.borrow().kind();
+    let projected = lazy_fields.clone();
+    let mut v = vec![
         make(
             "default",
             Box::new(|s, src, id, check| canonical(check, &s.read_default(src.name(), id)?)),
@@ -309,19 +316,76 @@ fn strategies(store: &Shared, collection: &str, ids: &IdSequence, bytes: u64, to
                 })
             }),
         ),
-        // Timed: the bytes are read and discarded. Checked: they must be the document.
-        make(
-            "floor",
-            typed_op(|b, check| {
-                if check {
-                    Canonical::of_json_bytes(b).map(Some)
-                } else {
-                    black_box(b.len());
-                    Ok(None)
-                }
+    ];
+    if matches!(kind, StoreKind::Postgres { .. } | StoreKind::Sqlite) {
+        // The server extracts the handler's fields (SQL JSON operators); only they come back.
+        v.push(make(
+            "projection/server",
+            Box::new(move |s, src, id, check| server_projection(s, src.name(), id, &projected, check)),
+        ));
+    }
+    if matches!(kind, StoreKind::Postgres { .. } | StoreKind::Redis) {
+        // Connect, authenticate, read and drop per operation (engine-bounded: 3 s per row).
+        v.push(make(
+            "new-client",
+            Box::new(|s, src, id, check| match s.read_with_new_client(src.name(), id) {
+                Some(order) => canonical(check, &order?),
+                None => Err(StoreError::Backend {
+                    store: s.describe(),
+                    operation: "a new client".into(),
+                    cause: "this store has no clients to make".into(),
+                }),
             }),
-        ),
-    ]
+        ));
+    }
+    // Timed: the bytes are read and discarded. Checked: they must be the document.
+    v.push(make(
+        "floor",
+        typed_op(|b, check| {
+            if check {
+                Canonical::of_json_bytes(b).map(Some)
+            } else {
+                black_box(b.len());
+                Ok(None)
+            }
+        }),
+    ));
+    v
+}
+
+/// The fields the server projected, as the checked projection (each field's JSON text parsed
+/// exactly) or, timed, the bytes received.
+fn server_projection(
+    store: &mut dyn Store,
+    collection: &str,
+    id: &str,
+    fields: &[String],
+    check: bool,
+) -> Result<Option<Canonical>, StoreError> {
+    let mut values = Vec::with_capacity(fields.len());
+    let mut bad = None;
+    let read = store.read_projection(collection, id, fields, &mut |i, text| {
+        if check {
+            match jsoncost_codecs::exact::parse(text) {
+                Ok(v) => values.push((fields[i].clone(), v)),
+                Err(e) => bad = Some(format!("field {}: {e}", fields[i])),
+            }
+        } else {
+            black_box(text);
+        }
+    });
+    match read {
+        None => Err(StoreError::Backend {
+            store: store.describe(),
+            operation: "a server projection".into(),
+            cause: "this store has no JSON operators".into(),
+        }),
+        Some(r) => r,
+    }?;
+    if let Some(e) = bad {
+        return Err(decode_err(collection, id, e));
+    }
+    Ok(check.then_some(Canonical::Projection(values)))
 }
 
 /// One decode of a document's bytes into a type, as a store read strategy: (name, decode).
@@ -652,6 +716,10 @@ mod tests {
         let shared: Shared = Rc::new(RefCell::new(store));
         let list = strategies(&shared, "order", &IdSequence::new(10, 1), 0, None);
         let names: Vec<&str> = list.iter().map(|s| s.name()).collect();
-        assert_eq!(names, METHODS);
+        let embedded: Vec<&str> = METHODS
+            .into_iter()
+            .filter(|m| !["new-client", "projection/server"].contains(m))
+            .collect();
+        assert_eq!(names, embedded);
     }
 }
