@@ -30,6 +30,9 @@ pub struct HttpOptions {
     pub connections: u64,
     /// Also run the study's own load, -n 500 -c 100, as separate tables.
     pub study_load: bool,
+    /// Also one request at a time (`ab -n 1000 -c 1`): the latency of one request, without
+    /// queueing, next to throughput under load.
+    pub one_at_a_time: bool,
     /// Open model instead: requests per second and for how long.
     pub rate: Option<f64>,
     pub duration: Option<Duration>,
@@ -81,6 +84,9 @@ fn cancel_token(cancel: &Cancel) -> (CancellationToken, std::thread::JoinHandle<
     (token, watcher, done)
 }
 
+/// Requests of the one-at-a-time table: enough for a p99 from 10 samples above it.
+const ONE_AT_A_TIME: u64 = 1000;
+
 struct Load {
     label: String,
     requests: u64,
@@ -109,6 +115,14 @@ impl HttpOptions {
                 label: "n500-c100".into(),
                 requests: 500,
                 connections: 100,
+                open: None,
+            });
+        }
+        if self.one_at_a_time && (self.requests, self.connections) != (ONE_AT_A_TIME, 1) {
+            v.push(Load {
+                label: format!("n{ONE_AT_A_TIME}-c1"),
+                requests: ONE_AT_A_TIME,
+                connections: 1,
                 open: None,
             });
         }

@@ -21,6 +21,9 @@ pub struct HttpArgs {
     /// Also run the study's own load, -n 500 -c 100, as separate tables.
     #[arg(long, default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL")]
     pub study_load: bool,
+    /// Also one request at a time, -n 1000 -c 1, as separate tables (the latency of one request).
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL")]
+    pub one_at_a_time: bool,
     /// Open model instead: this many requests per second (latency from the intended send time).
     #[arg(long, value_name = "REQ_PER_S", requires = "duration", value_parser = positive_rate)]
     pub rate: Option<f64>,
@@ -56,6 +59,7 @@ impl HttpArgs {
             requests: self.requests,
             connections: self.connections,
             study_load: self.study_load,
+            one_at_a_time: self.one_at_a_time,
             rate: self.rate,
             duration: self.duration.map(Seconds::duration),
             post_readings: self.post_readings,
