@@ -30,11 +30,12 @@ pub struct HttpArgs {
     /// Open model: how long to send, in seconds.
     #[arg(long, value_name = "SECONDS", requires = "rate")]
     pub duration: Option<Seconds>,
-    /// Readings in each POST /telemetry body (held in memory: 10,000,000 is ~720 MB).
-    #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(0..=10_000_000))]
+    /// Readings in each POST /telemetry body (1,000,000 is ~72 MB, the study's; --quick: at
+    /// most 100,000; held in memory: 10,000,000 is ~720 MB).
+    #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(0..=10_000_000))]
     pub post_readings: u64,
-    /// POST /telemetry requests per mode (0 skips the POST table).
-    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+    /// POST /telemetry requests per mode and concurrency (0 skips the POST tables; --quick: at most 4).
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     pub post_requests: u64,
     /// Load-test this external http:// URL instead of the in-process API (no server columns).
     #[arg(long, value_name = "URL")]
