@@ -87,11 +87,35 @@ pub struct PrecisionArgs {
     /// Trade precision for time: fewer, shorter iterations (the output says so).
     #[arg(long)]
     pub quick: bool,
+    /// How a table's strategies share the time: interleaved rounds (drift lands on every row
+    /// alike; rows pair up) or one strategy after another. Load runs are always sequential.
+    #[arg(long, value_enum, default_value_t = ScheduleArg::Interleaved)]
+    pub schedule: ScheduleArg,
+}
+
+/// `--schedule`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ScheduleArg {
+    Interleaved,
+    Sequential,
+}
+
+impl ScheduleArg {
+    pub fn schedule(self) -> jsoncost_engine::Schedule {
+        match self {
+            ScheduleArg::Interleaved => jsoncost_engine::Schedule::Interleaved,
+            ScheduleArg::Sequential => jsoncost_engine::Schedule::Sequential,
+        }
+    }
 }
 
 impl PrecisionArgs {
     pub fn config(&self) -> Config {
-        if self.quick { Config::quick() } else { Config::full() }
+        let config = if self.quick { Config::quick() } else { Config::full() };
+        Config {
+            schedule: self.schedule.schedule(),
+            ..config
+        }
     }
 }
 
