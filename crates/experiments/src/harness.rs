@@ -29,8 +29,7 @@ pub struct Args {
     pub schedule: Option<Schedule>,
 }
 
-const USAGE: &str =
-    "usage: cargo bench --bench NAME -- [--quick] [--filter GLOB] [--format table|markdown|json|csv] [--out FILE] [--save-baseline NAME] [--schedule interleaved|sequential]";
+const USAGE: &str = "usage: cargo bench --bench NAME -- [--quick] [--filter GLOB] [--format table|markdown|json|csv] [--out FILE] [--save-baseline NAME] [--schedule interleaved|sequential]";
 
 impl Args {
     /// Parses flags (without the program name). Hand-parsed with lexopt: five flags do not
