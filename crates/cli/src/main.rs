@@ -48,6 +48,9 @@ enum Command {
     },
     /// Compare two results files (or saved baselines); exit 1 on a regression.
     Compare(commands::compare::CompareArgs),
+    /// Paired A/B of two builds: run both in alternating rounds (ABBA), decide per row from the
+    /// per-round ratios; exit 1 on a regression.
+    Ab(commands::ab::AbArgs),
     /// Re-render a saved results.json (tables, markdown, HTML).
     Report(commands::report::ReportArgs),
     /// Deserialize a large body (1,000,000 readings, ~72 MB) buffered, from a reader and incrementally.
@@ -123,6 +126,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Run(args) => study::run(&args),
         Command::Compare(args) => commands::compare::run(&args),
+        Command::Ab(args) => commands::ab::run(&args),
         Command::Report(args) => commands::report::run(&args),
         Command::Micro { args, precision, output } => one_experiment(&output, &precision, |config, session, progress| {
             experiments::micro::run(&args, config, session, progress)
