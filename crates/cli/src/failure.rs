@@ -1,6 +1,6 @@
 //! Exit codes (design.md section 3): 0 success, 1 `compare` found a regression, 2 usage or bad
 //! input, 3 environment failure (store or server unreachable, I/O); 130 when Ctrl-C stopped a
-//! run (after what was measured was printed and written).
+//! run, or SIGTERM/SIGHUP did (after what was measured was printed and written).
 
 use std::fmt;
 
@@ -9,7 +9,8 @@ pub enum ExitCode {
     Regression = 1,
     Usage = 2,
     Environment = 3,
-    /// Stopped by Ctrl-C (128 + SIGINT, as shells report it) after writing what was measured.
+    /// Stopped by Ctrl-C (128 + SIGINT, as shells report it), SIGTERM or SIGHUP, after writing
+    /// what was measured.
     Interrupted = 130,
 }
 

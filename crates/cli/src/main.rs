@@ -2,6 +2,7 @@
 //! way to pay it. The binary is thin: it parses the command line, installs the counting
 //! allocator, and wires experiments → engine → report.
 
+mod args;
 mod commands;
 mod experiments;
 mod failure;
@@ -160,15 +161,19 @@ fn one_experiment(
     finish(session, result)
 }
 
-/// Writes what was measured whatever happened, then reports the first error.
-fn finish(session: Session, result: anyhow::Result<()>) -> anyhow::Result<()> {
+/// Writes what was measured whatever happened, then reports the first error: the experiment's,
+/// else writing's, else a table whose every row failed.
+fn finish(mut session: Session, result: anyhow::Result<()>) -> anyhow::Result<()> {
     let written = session.finish();
-    result.and(written)
+    result.and(written).and_then(|()| session.outcome())
 }
 
 fn main() {
-    interrupt::install();
     let cli = Cli::parse();
+    interrupt::install(match cli.command {
+        Command::Serve(_) => interrupt::OnInterrupt::StopServing,
+        _ => interrupt::OnInterrupt::WriteMeasured,
+    });
     if let Err(e) = run(cli) {
         eprintln!("error: {e:#}");
         std::process::exit(failure::exit_code_of(&e));

@@ -3,11 +3,12 @@
 //! end, and also when a run stops early, so nothing measured is lost).
 
 use jsoncost::output::Output;
-use jsoncost_engine::Experiment;
+use jsoncost_engine::{Experiment, ExperimentKind};
 use jsoncost_report::Format;
 use std::path::{Path, PathBuf};
 
 use crate::failure;
+use crate::interrupt;
 
 /// Output options shared by every measuring command.
 #[derive(Debug, Clone, clap::Args)]
@@ -64,10 +65,23 @@ impl Session {
         self.output.push(exp);
     }
 
+    /// Keeps an experiment's error in the results as a table of its own (see
+    /// [`Output::record_error`]).
+    pub fn record_error(&mut self, kind: ExperimentKind, error: &anyhow::Error) {
+        self.output.record_error(kind, format!("{error:#}"));
+    }
+
+    /// The command's outcome once its experiments returned without error: a table whose every
+    /// row failed fails it (exit 2 for bad input, 3 for the environment).
+    pub fn outcome(&mut self) -> anyhow::Result<()> {
+        self.output.outcome().map_err(failure::library)
+    }
+
     /// Prints what is left (the advisor for tables; the whole output for json/csv) and writes
-    /// results.json when asked. Called on success and on failure alike.
-    pub fn finish(&self) -> anyhow::Result<()> {
-        self.output.finish().map_err(failure::library)
+    /// results.json when asked, marked interrupted if it was. Called on success and on failure
+    /// alike.
+    pub fn finish(&mut self) -> anyhow::Result<()> {
+        self.output.finish(interrupt::interrupted()).map_err(failure::library)
     }
 
     pub fn write_results(&self, path: &Path) -> anyhow::Result<()> {
@@ -75,7 +89,8 @@ impl Session {
     }
 }
 
-/// Fails with exit 3 when `path`'s directory does not exist or cannot be written.
+/// Fails before anything is measured: exit 2 when `path` is a directory, exit 3 when its
+/// directory does not exist or cannot be written.
 pub fn check_writable(path: &Path) -> anyhow::Result<()> {
     jsoncost::output::check_writable(path).map_err(failure::library)
 }

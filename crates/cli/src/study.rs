@@ -3,7 +3,7 @@
 //! directory per run.
 
 use anyhow::{Context, anyhow};
-use jsoncost_engine::Config;
+use jsoncost_engine::{Config, ExperimentKind};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -20,6 +20,18 @@ pub enum ExperimentName {
     Store,
     Stream,
     Http,
+}
+
+impl ExperimentName {
+    /// The kind its tables have in the results.
+    fn kind(self) -> ExperimentKind {
+        match self {
+            ExperimentName::Micro => ExperimentKind::Micro,
+            ExperimentName::Store => ExperimentKind::Store,
+            ExperimentName::Stream => ExperimentKind::Stream,
+            ExperimentName::Http => ExperimentKind::Http,
+        }
+    }
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -152,6 +164,10 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
         };
         if let Err(e) = result {
             progress.note(&format!("error: {e:#}"));
+            // Kept in results.json: a store that failed is a table saying why, not a gap.
+            if !is_interruption(&e) {
+                session.record_error(experiment.kind(), &e);
+            }
             first_error.get_or_insert(e);
         }
     }
@@ -168,10 +184,18 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
         dir.join("report.html").display(),
         started.elapsed().as_secs_f64()
     );
+    // Stopped early, the run exits 130 whatever failed before the interruption.
+    if interrupt::interrupted() {
+        return Err(interrupt::error());
+    }
     match first_error {
         Some(e) => Err(e),
-        None => Ok(()),
+        None => session.outcome(),
     }
+}
+
+fn is_interruption(e: &anyhow::Error) -> bool {
+    crate::failure::exit_code_of(e) == crate::failure::ExitCode::Interrupted as i32
 }
 
 fn write_reports(session: &Session, dir: &std::path::Path) -> anyhow::Result<()> {

@@ -38,6 +38,7 @@ fn results(rows: &[(&str, f64)]) -> Results {
         },
         started_at: "2026-01-01T00:00:00Z".into(),
         quick: true,
+        interrupted: false,
         experiments: vec![e],
     }
 }
@@ -129,7 +130,19 @@ fn the_same_rows_through_unpaired_compare_cannot_tell_the_drift_from_a_change() 
         .arg(&a)
         .assert()
         .code(1)
-        .stdout(predicate::str::contains("unpaired"));
+        .stdout(predicate::str::contains("Unpaired comparison"));
+    // Given the other run of the base build, compare says how far apart runs of one build are.
+    jsoncost()
+        .arg("compare")
+        .arg(&b)
+        .arg(&a)
+        .arg("--base-run")
+        .arg(&a)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "2 runs of the base build differ per row by a median 27.8% and up to 27.8%, more than the 5.0% threshold",
+        ));
 }
 
 #[test]

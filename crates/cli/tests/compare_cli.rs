@@ -49,6 +49,7 @@ fn results(experiments: Vec<Experiment>) -> Results {
         },
         started_at: "2026-01-01T00:00:00Z".into(),
         quick: true,
+        interrupted: false,
         experiments,
     }
 }
@@ -211,7 +212,7 @@ fn allocation_growth_by_one_byte_exits_1() {
 }
 
 #[test]
-fn missing_and_extra_rows_and_tables_are_listed_not_fatal() {
+fn missing_rows_fail_the_gate_unless_allowed_and_extra_ones_are_listed() {
     let dir = tempfile::tempdir().unwrap();
     let a = write(dir.path(), "a.json", &base());
     let mut new = base();
@@ -220,24 +221,38 @@ fn missing_and_extra_rows_and_tables_are_listed_not_fatal() {
     new.experiments
         .push(table("order/serialize", vec![row("typed/serde_json", 900.0, 9.0, 4096.0)]));
     let b = write(dir.path(), "b.json", &new);
+    // A row ok in base and missing from new (a filtered or crashed run) is a regression.
     jsoncost()
         .arg("compare")
         .arg(&a)
         .arg(&b)
         .assert()
-        .code(0)
+        .code(1)
         .stdout(predicate::str::contains("Not compared:"))
         .stdout(predicate::str::contains(
-            "- micro data/deserialize typed/sonic-rs: only in base (missing from new)",
+            "- micro data/deserialize typed/sonic-rs: only in base (missing from new) [ok in base: a regression]",
         ))
         .stdout(predicate::str::contains(
-            "- micro data/deserialize typed/simd-json: only in new (unknown to base)",
+            "- micro data/deserialize typed/simd-json: only in new (unknown to base)\n",
         ))
         .stdout(predicate::str::contains(
-            "- micro order/serialize (whole table): only in new (unknown to base)",
+            "- micro order/serialize (whole table): only in new (unknown to base)\n",
         ))
+        .stderr(predicate::str::contains(
+            "error: Regression (threshold 5.0%, significant at p < 0.05): 1 row ok in base failed or is missing in new \
+             (--allow-missing accepts that): micro data/deserialize typed/sonic-rs (missing from new). \
+             1 row compared: 0 faster, 0 slower, 1 within noise; 3 not compared.",
+        ));
+    // --allow-missing accepts it and says so.
+    jsoncost()
+        .args(["compare", "--allow-missing"])
+        .arg(&a)
+        .arg(&b)
+        .assert()
+        .code(0)
         .stdout(predicate::str::contains(
-            "1 row compared: 0 faster, 0 slower, 1 within noise; 3 not compared",
+            "No regression (threshold 5.0%, significant at p < 0.05). 1 row ok in base failed or is missing in new, \
+             allowed by --allow-missing: micro data/deserialize typed/sonic-rs (missing from new).",
         ));
     // The other way round: the table is missing from the new file.
     jsoncost()
@@ -245,9 +260,49 @@ fn missing_and_extra_rows_and_tables_are_listed_not_fatal() {
         .arg(&b)
         .arg(&a)
         .assert()
-        .code(0)
+        .code(1)
         .stdout(predicate::str::contains(
-            "- micro order/serialize (whole table): only in base (missing from new)",
+            "- micro order/serialize (whole table): only in base (missing from new) [ok in base: a regression]",
+        ));
+}
+
+#[test]
+fn a_row_ok_in_base_and_failed_in_new_is_a_regression() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = write(dir.path(), "a.json", &base());
+    let mut new = base();
+    let broken = new.experiments[0].rows.iter_mut().find(|r| r.method == "typed/sonic-rs").unwrap();
+    *broken = Row::failed("typed/sonic-rs", "decoded value differs from the baseline");
+    let b = write(dir.path(), "b.json", &new);
+    jsoncost()
+        .arg("compare")
+        .arg(&a)
+        .arg(&b)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "- micro data/deserialize typed/sonic-rs: failed in new: decoded value differs from the baseline [ok in base: a regression]",
+        ))
+        .stderr(predicate::str::contains(
+            "1 row ok in base failed or is missing in new (--allow-missing accepts that): micro data/deserialize typed/sonic-rs (failed in new)",
+        ));
+    jsoncost().args(["compare", "--allow-missing"]).arg(&a).arg(&b).assert().code(0);
+}
+
+#[test]
+fn a_new_file_without_experiments_is_a_regression() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = write(dir.path(), "a.json", &base());
+    let empty = write(dir.path(), "empty.json", &results(vec![]));
+    jsoncost()
+        .arg("compare")
+        .arg(&a)
+        .arg(&empty)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "2 rows ok in base failed or are missing in new (--allow-missing accepts that): \
+             micro data/deserialize (whole table, 2 rows ok, missing from new). 0 rows compared",
         ));
 }
 

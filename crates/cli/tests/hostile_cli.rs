@@ -4,6 +4,7 @@
 //! an abort shows as a signal (no exit code) instead of taking the test runner down.
 
 use assert_cmd::Command;
+use jsoncost_engine::ExperimentKind;
 use jsoncost_engine::{Experiment, Results, Status};
 use jsoncost_shapes::{DEFAULT_SEED, ORDER_LINES};
 use jsoncost_stores::{OpenOptions, OrderDocs, ensure_loaded, open};
@@ -111,12 +112,16 @@ fn a_damaged_redb_store_is_exit_3_naming_the_file() {
     assert_eq!(code, 3, "{stderr}");
     assert_one_clear_error(&stderr, &path);
     let written = results(&out.join("results.json"));
+    // The micro tables measured before the store failed, then the store's failure as its error
+    // table (one failed row naming the file), nothing measured from the damaged store.
+    let (micro, rest): (Vec<_>, Vec<_>) = written.experiments.iter().partition(|e| e.experiment == ExperimentKind::Micro);
+    assert!(!micro.is_empty());
+    assert_eq!(rest.len(), 1, "{rest:?}");
+    assert_eq!((rest[0].experiment, rest[0].table.as_str()), (ExperimentKind::Store, "error"));
+    let message = rest[0].rows[0].error_message.as_deref().unwrap_or_default();
     assert!(
-        !written.experiments.is_empty()
-            && written
-                .experiments
-                .iter()
-                .all(|e| e.experiment == jsoncost_engine::ExperimentKind::Micro)
+        !rest[0].rows[0].is_ok() && message.contains(&path.display().to_string()),
+        "{message}"
     );
 }
 

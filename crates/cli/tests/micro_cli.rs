@@ -67,7 +67,9 @@ fn deep_nesting_and_invalid_utf8_are_refused_without_a_crash() {
         .arg(deep.path())
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("recursion limit exceeded"));
+        .stderr(predicate::str::contains(
+            "is valid JSON that serde_json refuses: recursion limit exceeded at line 1",
+        ));
     let bad_utf8 = file_with(b"{\"a\": \"\xff\xfe\"}");
     jsoncost()
         .args(["micro", "--payload"])
@@ -217,4 +219,109 @@ fn inexact_floats_and_minus_zero_are_annotated_not_failed() {
     }
     // deserialize: 4 DOMs + raw; serialize: 3 DOMs.
     assert_eq!(seen, 8);
+}
+
+#[test]
+fn a_number_beyond_f64_is_valid_json_that_serde_json_refuses() {
+    let f = file_with(b"{\"a\": 1e400}");
+    jsoncost()
+        .args(["micro", "--payload"])
+        .arg(f.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "is valid JSON that serde_json refuses: number out of range at line 1",
+        ))
+        .stderr(predicate::str::contains("not valid JSON").not());
+}
+
+#[test]
+fn a_byte_order_mark_gets_a_hint() {
+    let f = file_with(b"\xEF\xBB\xBF{\"a\": 1}");
+    jsoncost()
+        .args(["micro", "--payload"])
+        .arg(f.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(format!(
+            "payload {} starts with a UTF-8 byte order mark (bytes EF BB BF)",
+            f.path().display()
+        )));
+}
+
+#[test]
+fn dev_zero_is_refused_once_the_limit_is_read() {
+    // /dev/zero's size is 0: only a bound held while reading stops it.
+    jsoncost()
+        .timeout(std::time::Duration::from_secs(30))
+        .args(["micro", "--payload", "/dev/zero", "--max-payload-mib", "1"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "payload /dev/zero holds more than the 1 MiB limit; reading stopped there (raise it with --max-payload-mib)",
+        ));
+}
+
+#[test]
+fn a_fifo_that_never_ends_is_refused_once_the_limit_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("payload.fifo");
+    let c_path = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: mkfifo(3) on a NUL-terminated path in our own temporary directory.
+    assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+    let writer_path = fifo.clone();
+    // Writes spaces until the reader closes its end (the write then fails with EPIPE).
+    std::thread::spawn(move || {
+        let Ok(mut w) = std::fs::OpenOptions::new().write(true).open(&writer_path) else {
+            return;
+        };
+        let chunk = vec![b' '; 64 * 1024];
+        while w.write_all(&chunk).is_ok() {}
+    });
+    jsoncost()
+        .timeout(std::time::Duration::from_secs(30))
+        .args(["micro", "--max-payload-mib", "2", "--payload"])
+        .arg(&fifo)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("holds more than the 2 MiB limit; reading stopped there"));
+}
+
+#[test]
+fn sizes_that_do_not_fit_in_bytes_are_usage_errors() {
+    jsoncost()
+        .args(["micro", "--max-payload-mib", "17592186044416"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "invalid value '17592186044416' for '--max-payload-mib <MIB>': 17592186044416 MiB is more bytes than a 64-bit size holds; at most 17592186044415 MiB",
+        ));
+}
+
+#[test]
+fn an_invalid_pointer_escape_is_refused_saying_why() {
+    let f = file_with(b"{\"a\": {\"~\": 1}}");
+    jsoncost()
+        .args(["micro", "--field", "/a~2", "--payload"])
+        .arg(f.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "invalid JSON pointer \"/a~2\": '~' at byte 2 must be followed by 0 or 1 (\"~0\" is '~', \"~1\" is '/', RFC 6901)",
+        ));
+}
+
+#[test]
+fn an_out_that_is_a_directory_fails_before_measuring() {
+    let dir = tempfile::tempdir().unwrap();
+    jsoncost()
+        .args(["micro", "--shape", "data", "--out"])
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .stdout(predicate::str::is_empty())
+        .stderr(predicate::str::contains(format!(
+            "cannot write results to {}: it is a directory; give a file path",
+            dir.path().display()
+        )));
 }

@@ -254,6 +254,15 @@ impl Drop for Running {
 
 #[test]
 fn ctrl_c_during_run_writes_what_was_measured() {
+    interrupt_run_writes_what_was_measured(libc::SIGINT);
+}
+
+#[test]
+fn sigterm_during_run_is_treated_as_ctrl_c() {
+    interrupt_run_writes_what_was_measured(libc::SIGTERM);
+}
+
+fn interrupt_run_writes_what_was_measured(signal: libc::c_int) {
     let dir = tempfile::tempdir().unwrap();
     let out: PathBuf = dir.path().join("out");
     let stderr_path = dir.path().join("stderr.txt");
@@ -292,7 +301,7 @@ fn ctrl_c_during_run_writes_what_was_measured() {
     }
     let pid = child.0.id() as libc::pid_t;
     // SAFETY: kill(2) on the pid of our own child, which has not been reaped yet.
-    assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
+    assert_eq!(unsafe { libc::kill(pid, signal) }, 0);
 
     // It finishes the current strategy (at most ~2 s each) then writes: wait at most 30 s.
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -306,11 +315,12 @@ fn ctrl_c_during_run_writes_what_was_measured() {
     let stderr = std::fs::read_to_string(&stderr_path).unwrap();
     assert_eq!(status.code(), Some(130), "{stderr}");
     assert!(stderr.contains("interrupted: finishing the current strategy"), "{stderr}");
-    assert!(stderr.contains("error: interrupted by Ctrl-C"), "{stderr}");
+    assert!(stderr.contains("error: interrupted (Ctrl-C or a termination signal)"), "{stderr}");
 
     assert_eq!(names_in(&out), ["report.html", "report.md", "results.json"]);
     let results = load(&out.join("results.json"));
     assert!(!results.quick);
+    assert!(results.interrupted, "results.json does not say the run was interrupted");
     assert!(
         (1..4).contains(&results.experiments.len()),
         "expected the tables measured before Ctrl-C, got {}",
@@ -325,4 +335,121 @@ fn ctrl_c_during_run_writes_what_was_measured() {
             "{e:?}"
         );
     }
+}
+
+#[test]
+fn a_store_that_fails_inside_run_is_kept_in_the_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let url = format!(
+        "redis://127.0.0.1:{}",
+        std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    );
+    jsoncost()
+        .current_dir(dir.path())
+        .args([
+            "run",
+            "--quick",
+            "--only",
+            "micro,store",
+            "--shape",
+            "data",
+            "--filter",
+            "typed/serde_json",
+            "--store",
+            &url,
+        ])
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains(format!("cannot reach {url}")));
+    let results = load(&out.join("results.json"));
+    let tables: Vec<(&str, &str)> = results
+        .experiments
+        .iter()
+        .map(|e| (e.experiment.as_str(), e.table.as_str()))
+        .collect();
+    assert_eq!(
+        tables,
+        [("micro", "data/deserialize"), ("micro", "data/serialize"), ("store", "error")]
+    );
+    let row = &results.experiments[2].rows[0];
+    assert!(!row.is_ok());
+    assert!(
+        row.error_message.as_deref().unwrap().contains(&format!("cannot reach {url}")),
+        "{row:?}"
+    );
+}
+
+#[test]
+fn an_interrupted_run_exits_130_even_after_a_store_failed() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let url = format!(
+        "redis://127.0.0.1:{}",
+        std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    );
+    // The store fails at once; the stream experiment after it runs long enough to be stopped.
+    let mut child = Running(
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("jsoncost"))
+            .current_dir(dir.path())
+            .env("NO_COLOR", "1")
+            .args(["run", "--only", "store,stream", "--readings", "300000", "--store", &url, "--out"])
+            .arg(&out)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let stderr = child.0.stderr.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines() {
+            if tx.send(line.unwrap_or_default()).is_err() {
+                break;
+            }
+        }
+    });
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut lines = Vec::new();
+    while !lines.iter().any(|l: &String| l.contains(&format!("cannot reach {url}"))) {
+        match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            Ok(line) => lines.push(line),
+            Err(e) => panic!("the store did not fail within 60 s ({e}):\n{}", lines.join("\n")),
+        }
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    // SAFETY: kill(2) on the pid of our own child, which has not been reaped yet.
+    assert_eq!(unsafe { libc::kill(child.0.id() as libc::pid_t, libc::SIGINT) }, 0);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.0.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "still running 60 s after Ctrl-C");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    while let Ok(line) = rx.recv_timeout(Duration::from_secs(5)) {
+        lines.push(line);
+    }
+    assert_eq!(status.code(), Some(130), "{}", lines.join("\n"));
+    let results = load(&out.join("results.json"));
+    assert!(results.interrupted);
+    assert!(
+        results
+            .experiments
+            .iter()
+            .any(|e| e.experiment == jsoncost_engine::ExperimentKind::Store && e.table == "error"),
+        "{:?}",
+        results.experiments
+    );
+}
+
+#[test]
+fn the_readme_has_no_placeholder_left() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md")).unwrap();
+    let placeholders: Vec<&str> = readme.lines().filter(|l| l.trim().ends_with("_PLACEHOLDER")).collect();
+    assert!(placeholders.is_empty(), "{placeholders:?}");
 }

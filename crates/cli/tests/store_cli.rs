@@ -2,15 +2,17 @@
 //! URLs, unreachable and dying servers, corrupt documents, and (when CI provides them) Redis,
 //! Redis Cluster and PostgreSQL. Every server is on 127.0.0.1; every wait is bounded.
 
+mod common;
+
 use assert_cmd::Command;
+use common::{Killed, free_port, skip, wait_bounded};
 use jsoncost_engine::{Experiment, ExperimentKind, Results, Status};
 use jsoncost_shapes::{DEFAULT_SEED, ORDER_LINES};
 use jsoncost_stores::{LoadOutcome, OpenOptions, OrderDocs, ensure_loaded, open};
 use predicates::prelude::*;
 use std::io::{BufRead, BufReader};
-use std::net::TcpListener;
 use std::path::Path;
-use std::process::{Child, Stdio};
+use std::process::Stdio;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -164,26 +166,35 @@ fn an_unknown_scheme_is_a_usage_error_listing_the_schemes() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("--docs <DOCS>"));
-    let url = format!("redb:{}", dir.path().join("s.redb").display());
+    // The filter is checked before the store is opened or loaded: against a store nobody
+    // listens on, the filter is still what is wrong.
+    let url = format!("redis://127.0.0.1:{}", free_port());
     jsoncost()
         .args(["store", "--quick", "--docs", "20", "--store", &url, "--store-filter", "mongo/*"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "--filter \"mongo/*\" matches no strategy; the strategies are: borrowed/serde_json, default, default-dom, floor",
+            "--store-filter \"mongo/*\" matches no strategy; the strategies are: borrowed/serde_json, default, default-dom, floor",
         ));
 }
 
-/// A loopback port nothing listens on: bound by the OS, then released.
-fn closed_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+#[test]
+fn an_os_error_is_said_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let assert = jsoncost()
+        .args(["store", "--quick", "--docs", "20", "--store"])
+        .arg(format!("redb:{}", dir.path().display()))
+        .assert()
+        .code(3);
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert_eq!(stderr.matches("Is a directory (os error 21)").count(), 1, "{stderr}");
 }
 
 #[test]
 fn an_unreachable_server_exits_3_within_seconds_naming_the_url() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("f.json");
-    let url = format!("redis://127.0.0.1:{}", closed_port());
+    let url = format!("redis://127.0.0.1:{}", free_port());
     let started = Instant::now();
     quick_store(&url, 200, &out)
         .assert()
@@ -290,6 +301,7 @@ fn a_corrupt_reference_document_exits_2_naming_it() {
     let url = format!("redb:{}", dir.path().join("s.redb").display());
     load_with_corrupt(&url, |_| true);
     let out = dir.path().join("f.json");
+    // Every row failed on the data: exit 2, after the table is printed and written.
     quick_store(&url, 200, &out)
         .assert()
         .code(2)
@@ -357,79 +369,9 @@ fn inexact_floats_in_stored_documents_are_annotated_not_failed() {
     }
 }
 
-/// Whether tests that need a server must run (CI) rather than be skipped.
-fn services_required() -> bool {
-    std::env::var("JSONCOST_REQUIRE_SERVICES").is_ok_and(|v| v == "1")
-}
-
-fn skip(test: &str, why: &str) {
-    assert!(!services_required(), "{test}: JSONCOST_REQUIRE_SERVICES=1 but {why}");
-    eprintln!("SKIPPED {test}: {why}");
-}
-
-/// A child process killed on drop.
-struct Killed(Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        if let Ok(None) = self.0.try_wait() {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-}
-
-/// Waits at most `limit` for `child` to exit.
-fn wait_bounded(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
-    let deadline = Instant::now() + limit;
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return status;
-        }
-        assert!(Instant::now() < deadline, "still running after {limit:?}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-/// A redis-server of the test's own on a spare loopback port, killed on drop; None (after
-/// saying why) when redis-server is not installed.
+/// A redis-server of the test's own (see common::own_redis), with its URL.
 fn own_redis(test: &str, dir: &Path) -> Option<(Killed, String)> {
-    let port = closed_port();
-    let server = std::process::Command::new("redis-server")
-        .args([
-            "--port",
-            &port.to_string(),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-        ])
-        .current_dir(dir)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn();
-    let server = match server {
-        Ok(child) => Killed(child),
-        Err(e) => {
-            skip(
-                test,
-                &format!("redis-server cannot be started ({e}); scripts/services.sh start installs it"),
-            );
-            return None;
-        }
-    };
-    // At most 50 × 100 ms for it to accept connections.
-    let up = (0..50).any(|_| {
-        let ok = std::net::TcpStream::connect(("127.0.0.1", port)).is_ok();
-        if !ok {
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        ok
-    });
-    assert!(up, "redis-server on 127.0.0.1:{port} did not accept connections within 5 s");
-    Some((server, format!("redis://127.0.0.1:{port}")))
+    common::own_redis(test, dir).map(|(server, port)| (server, format!("redis://127.0.0.1:{port}")))
 }
 
 /// Runs `jsoncost store` (not quick: eight strategies of 0.7 to 3.5 s each) against `url`, kills

@@ -240,3 +240,186 @@ fn a_baseline_that_fails_on_the_body_exits_2_with_its_error() {
         ))
         .stderr(predicate::str::contains("incremental parser").not());
 }
+
+#[test]
+fn a_fifo_or_a_device_is_refused_as_a_telemetry_file() {
+    // Every strategy reads the file again: a FIFO would give its bytes once, /dev/zero never ends.
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("body.fifo");
+    let c_path = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: mkfifo(3) on a NUL-terminated path in our own temporary directory.
+    assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+    for path in [fifo.as_path(), std::path::Path::new("/dev/zero")] {
+        jsoncost()
+            .timeout(std::time::Duration::from_secs(30))
+            .args(["stream", "--file"])
+            .arg(path)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(format!(
+                "telemetry file {} is not a regular file (a FIFO, a device ...)",
+                path.display()
+            )));
+    }
+}
+
+#[test]
+fn a_byte_order_mark_gets_a_hint() {
+    let f = file_with(&[b"\xEF\xBB\xBF".as_slice(), &telemetry(10)].concat());
+    jsoncost()
+        .args(["stream", "--file"])
+        .arg(f.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("starts with a UTF-8 byte order mark (bytes EF BB BF)"));
+}
+
+#[test]
+fn readings_with_a_file_is_a_usage_error_but_run_passes_its_default() {
+    let f = file_with(&telemetry(10));
+    jsoncost()
+        .args(["stream", "--readings", "5", "--file"])
+        .arg(f.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "the argument '--readings <READINGS>' cannot be used with '--file <PATH>'",
+        ));
+    // `run` carries the default --readings along with --file: no conflict, the file is read
+    // (and here refused, being empty of readings' shape).
+    let bad = file_with(br#"{"DeviceId":"d","Other":[]}"#);
+    let dir = tempfile::tempdir().unwrap();
+    jsoncost()
+        .current_dir(dir.path())
+        .args(["run", "--only", "stream", "--file"])
+        .arg(bad.path())
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("pointer \"/Readings\" not found"));
+}
+
+#[test]
+fn a_zero_element_limit_and_an_unknown_filter_are_usage_errors_naming_their_flags() {
+    jsoncost()
+        .args(["stream", "--readings", "10", "--max-element-bytes", "0"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "invalid value '0' for '--max-element-bytes <MAX_ELEMENT_BYTES>'",
+        ));
+    jsoncost()
+        .args(["stream", "--readings", "10", "--stream-filter", "nope"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--stream-filter \"nope\" matches no strategy"));
+}
+
+#[test]
+fn an_element_of_the_wrong_shape_is_quoted_short() {
+    // A 200 KB string where a number belongs: the message keeps its start and end, not all of it.
+    let doc = telemetry(10);
+    let long = format!("\"Temperature\":\"{}\",\"x\":", "h".repeat(200_000));
+    let (bad, _) = corrupt_reading(&doc, 3, "\"Temperature\":", &long);
+    let f = file_with(&bad);
+    let assert = jsoncost()
+        .args(["stream", "--file"])
+        .arg(f.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("element of the wrong shape"))
+        .stderr(predicate::str::contains("bytes, shortened)"))
+        .stderr(predicate::str::contains("(element 3)"));
+    let stderr = &assert.get_output().stderr;
+    assert!(stderr.len() < 2_000, "{} bytes of stderr", stderr.len());
+}
+
+/// A document that is no telemetry body: an array of mixed records under `/data/items`, with
+/// floats serde_json rounds 1 ulp off, a -0, strings with escapes and nested arrays.
+fn any_document(n: usize) -> Vec<u8> {
+    let items: Vec<String> = (0..n)
+        .map(|i| {
+            format!(
+                r#"{{"id":{i},"name":"item \"{i}\"\n","price":{}.{:03}e-2,"tags":["a","b{}"],"z":-0.0,"nested":[[{i}],{{"k":null}}]}}"#,
+                i * 7919 % 100_000,
+                i % 1000,
+                i % 3
+            )
+        })
+        .collect();
+    format!(r#"{{"meta":{{"count":{n}}},"data":{{"items":[{}]}}}}"#, items.join(",")).into_bytes()
+}
+
+#[test]
+fn any_array_of_any_document_streams_with_every_library_through_the_gate() {
+    let f = file_with(&any_document(500));
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    jsoncost()
+        .args(["stream", "--quick", "--runs", "2", "--pointer", "/data/items", "--file"])
+        .arg(f.path())
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let results: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let table = &results["experiments"][0];
+    assert_eq!(
+        (table["experiment"].as_str(), table["table"].as_str()),
+        (Some("stream"), Some("array"))
+    );
+    assert_eq!(table["params"]["elements"], 500);
+    assert_eq!(table["params"]["pointer"], "/data/items");
+    let methods: Vec<&str> = table["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["method"].as_str().unwrap())
+        .collect();
+    let mut sorted = methods.clone();
+    sorted.sort();
+    assert_eq!(
+        sorted,
+        [
+            "buffered/serde_json",
+            "buffered/simd-json",
+            "buffered/sonic-rs",
+            "incremental-skip/serde_json",
+            "incremental-skip/simd-json",
+            "incremental-skip/sonic-rs",
+            "incremental/serde_json",
+            "incremental/simd-json",
+            "incremental/sonic-rs",
+        ]
+    );
+    for row in table["rows"].as_array().unwrap() {
+        assert_eq!(row["status"], "ok", "{row}");
+    }
+}
+
+#[test]
+fn a_pointer_to_no_array_is_exit_2_naming_the_pointer() {
+    let f = file_with(&any_document(3));
+    for (pointer, says) in [
+        ("/meta", "names no array"),
+        ("/nothing", "not found"),
+        ("meta", "--pointer \"meta\""),
+    ] {
+        let out = jsoncost()
+            .args(["stream", "--quick", "--runs", "2", "--pointer", pointer, "--file"])
+            .arg(f.path())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{pointer}: {stderr}");
+        assert!(stderr.contains(says), "{pointer}: {stderr}");
+    }
+}
+
+#[test]
+fn a_pointer_needs_a_file() {
+    let out = jsoncost().args(["stream", "--pointer", "/a"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--file"));
+}

@@ -68,9 +68,17 @@ pub fn serialize_strategies<'a>(input: &[u8]) -> Result<Vec<BoxedStrategy<'a>>, 
 
 /// Validates a JSON pointer's syntax (`""` or `/a/b/0`).
 pub fn check_pointer(p: &str) -> Result<(), String> {
-    if p.is_empty() || p.starts_with('/') {
-        Ok(())
-    } else {
-        Err(format!("invalid JSON pointer {p:?}: it must be empty or start with '/'"))
+    if !(p.is_empty() || p.starts_with('/')) {
+        return Err(format!("invalid JSON pointer {p:?}: it must be empty or start with '/'"));
+    }
+    // RFC 6901: '~' only escapes, as "~0" ('~') and "~1" ('/').
+    match p
+        .match_indices('~')
+        .find(|(i, _)| !matches!(p.as_bytes().get(i + 1), Some(b'0' | b'1')))
+    {
+        Some((i, _)) => Err(format!(
+            "invalid JSON pointer {p:?}: '~' at byte {i} must be followed by 0 or 1 (\"~0\" is '~', \"~1\" is '/', RFC 6901)"
+        )),
+        None => Ok(()),
     }
 }

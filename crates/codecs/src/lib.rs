@@ -77,11 +77,17 @@ pub trait Strategy {
 }
 
 /// An operation's failure, met in the gate's check or while timed.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RunFailure {
     pub message: String,
     /// True when the rest of the run cannot go on either (the server is gone).
     pub fatal: bool,
+    /// The failed row to show, when the failure was measured (a load run's error counts by
+    /// kind and status); otherwise the row is the message alone.
+    pub row: Option<Box<jsoncost_engine::Row>>,
+    /// True when the failure says the input is wrong rather than the environment (a target URL
+    /// every request of which was refused with a 4xx): a table failed only so is bad input.
+    pub bad_input: bool,
 }
 
 impl std::fmt::Display for RunFailure {
@@ -96,6 +102,8 @@ impl RunFailure {
         RunFailure {
             message: message.into(),
             fatal: false,
+            row: None,
+            bad_input: false,
         }
     }
 
@@ -104,7 +112,21 @@ impl RunFailure {
         RunFailure {
             message: message.into(),
             fatal: true,
+            row: None,
+            bad_input: false,
         }
+    }
+
+    /// The same failure, marked as saying the input is wrong.
+    pub fn bad_input(mut self) -> Self {
+        self.bad_input = true;
+        self
+    }
+
+    /// The same failure shown as `row` (a failed row with what was measured before it failed).
+    pub fn with_row(mut self, row: jsoncost_engine::Row) -> Self {
+        self.row = Some(Box::new(row));
+        self
     }
 }
 

@@ -21,6 +21,10 @@ pub struct Results {
     /// True when `--quick` traded precision for time.
     #[serde(default)]
     pub quick: bool,
+    /// True when the run was stopped early (Ctrl-C, SIGTERM): the tables are those measured
+    /// before it stopped. Absent from files of runs that finished.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
     pub experiments: Vec<Experiment>,
 }
 

@@ -12,6 +12,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::output::{Output, baselines, timestamp_dir};
+use crate::stream::array::{self, ArrayOptions, TypedElements};
 use crate::types::{Sample, Subject, TypedSubject};
 use crate::{Cancel, Error, Filter, Runner};
 
@@ -81,6 +82,8 @@ impl Args {
 pub struct Study {
     args: Result<Args, Error>,
     subjects: Vec<Box<dyn Subject>>,
+    /// Bodies streamed with a user's element type (`stream`).
+    streams: Vec<(String, ArrayOptions, TypedElements)>,
     /// The first registration error, reported by `run` (exit 2).
     error: Option<Error>,
     cancel: Cancel,
@@ -101,6 +104,7 @@ impl Study {
         Study {
             args: Args::parse(args.into_iter().map(Into::into)),
             subjects: Vec::new(),
+            streams: Vec::new(),
             error: None,
             cancel: Cancel::never(),
         }
@@ -118,6 +122,23 @@ impl Study {
     pub fn typed<T: Serialize + DeserializeOwned + 'static>(self, name: &str, sample: impl Into<Sample>) -> TypeStudy<T> {
         let subject = TypedSubject::<T>::new(name, sample);
         TypeStudy { study: self, subject }
+    }
+
+    /// Registers a body to stream: the array at `pointer` (RFC 6901, `""` for a top-level array)
+    /// of the JSON document in `file`, read again by every whole run. Its table, named `name`, has
+    /// the stream experiment's DOM and skipping rows and `incremental-typed/<lib>` for `E`,
+    /// every row gated element by element against the exact reference.
+    pub fn stream<E: Serialize + DeserializeOwned + 'static>(mut self, name: &str, file: impl Into<PathBuf>, pointer: &str) -> Study {
+        let options = ArrayOptions {
+            file: file.into(),
+            pointer: pointer.to_string(),
+            chunk_kib: 64,
+            max_element_bytes: jsoncost_stream::DEFAULT_MAX_ELEMENT_BYTES,
+            runs: 5,
+            quick: false,
+        };
+        self.streams.push((name.to_string(), options, TypedElements::of::<E>()));
+        self
     }
 
     fn add(mut self, subject: Result<Box<dyn Subject>, Error>) -> Study {
@@ -149,8 +170,10 @@ impl Study {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        if self.subjects.is_empty() {
-            return Err(Error::usage("no type registered: call .typed::<T>(name, sample) before .run()"));
+        if self.subjects.is_empty() && self.streams.is_empty() {
+            return Err(Error::usage(
+                "no type registered: call .typed::<T>(name, sample) or .stream::<E>(name, file, pointer) before .run()",
+            ));
         }
         let filter = Filter::new("--filter", args.filter.as_deref())?;
         let (results_path, report_dir) = match &args.out {
@@ -178,7 +201,16 @@ impl Study {
         }
         let measured = {
             let mut runner = Runner::new(config, filter, self.cancel.clone(), &mut output);
-            crate::types::measure(&self.subjects, &mut runner)
+            crate::types::measure(&self.subjects, &mut runner).and_then(|()| {
+                for (name, options, typed) in &self.streams {
+                    let options = ArrayOptions {
+                        quick: args.quick,
+                        ..options.clone()
+                    };
+                    array::run_with(&options, name, Some(typed), &mut runner)?;
+                }
+                Ok(())
+            })
         };
         // Bad input met before anything was measured (a filter matching nothing): no files.
         if let Err(e @ Error::Usage(_)) = &measured
@@ -186,7 +218,7 @@ impl Study {
         {
             return Err(e.clone());
         }
-        output.finish()?;
+        output.finish(self.cancel.is_cancelled())?;
         let html = match &report_dir {
             Some(dir) => {
                 output.write_reports(dir)?;
@@ -203,7 +235,9 @@ impl Study {
             eprintln!("baseline {:?} saved to {}", args.save_baseline.unwrap_or_default(), path.display());
         }
         eprintln!("report: {}", html.display());
-        measured.map(|()| output.results)
+        measured?;
+        output.outcome()?;
+        Ok(output.results)
     }
 }
 
@@ -238,6 +272,11 @@ impl<T: Serialize + DeserializeOwned + 'static> TypeStudy<T> {
     /// Registers another type.
     pub fn typed<U: Serialize + DeserializeOwned + 'static>(self, name: &str, sample: impl Into<Sample>) -> TypeStudy<U> {
         self.done().typed::<U>(name, sample)
+    }
+
+    /// See [`Study::stream`].
+    pub fn stream<E: Serialize + DeserializeOwned + 'static>(self, name: &str, file: impl Into<PathBuf>, pointer: &str) -> Study {
+        self.done().stream::<E>(name, file, pointer)
     }
 
     /// See [`Study::cancel`].

@@ -8,10 +8,10 @@ use bytes::Bytes;
 use jsoncost_codecs::gate::Reference;
 use jsoncost_codecs::{Canonical, RunFailure, Strategy};
 use jsoncost_engine::{ExperimentKind, Fidelity, Row};
-use jsoncost_http::loadgen::{self, LoadError, LoadSpec};
+use jsoncost_http::loadgen::{self, LoadError, LoadReport, LoadSpec};
 use jsoncost_http::server::{self, RunningServer, ServerConfig, TelemetryParse};
-use jsoncost_http::verify::{Route, modes_agree_blocking};
-use jsoncost_http::{Mode, StoreData, StoreSource, row::http_row};
+use jsoncost_http::verify::{Route, VerifyError, modes_agree_blocking};
+use jsoncost_http::{Mode, StoreData, StoreSource, row::failed_row, row::http_row};
 use jsoncost_shapes::{DEFAULT_SEED, write_telemetry};
 use jsoncost_stores::OpenOptions;
 use serde_json::{Map, json};
@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
-use crate::{Cancel, Error, Runner, Table};
+use crate::{Cancel, Error, Runner, Stop, Table};
 
 /// What to load and how.
 #[derive(Debug, Clone)]
@@ -30,9 +30,9 @@ pub struct HttpOptions {
     pub connections: u64,
     /// Also run the study's own load, -n 500 -c 100, as separate tables.
     pub study_load: bool,
-    /// Open model instead: requests per second and for how long (seconds).
+    /// Open model instead: requests per second and for how long.
     pub rate: Option<f64>,
-    pub duration: Option<f64>,
+    pub duration: Option<Duration>,
     /// Readings in each POST /telemetry body, and POSTs per mode (0 skips the table).
     pub post_readings: u64,
     pub post_requests: u64,
@@ -41,8 +41,8 @@ pub struct HttpOptions {
     /// Where the API reads items and lists (default: the embedded store).
     pub store: Option<String>,
     pub cache: jsoncost_http::CacheConfig,
-    /// Per-request timeout in seconds.
-    pub timeout: f64,
+    /// Per-request timeout.
+    pub timeout: Duration,
     pub quick: bool,
 }
 
@@ -92,10 +92,10 @@ impl HttpOptions {
     fn loads(&self) -> Vec<Load> {
         if let (Some(rate), Some(d)) = (self.rate, self.duration) {
             return vec![Load {
-                label: format!("open-r{rate}-d{d}s-c{}", self.connections),
+                label: format!("open-r{rate}-d{}s-c{}", d.as_secs_f64(), self.connections),
                 requests: 0,
                 connections: self.connections as usize,
-                open: Some((rate, Duration::from_secs_f64(d))),
+                open: Some((rate, d)),
             }];
         }
         let mut v = vec![Load {
@@ -120,7 +120,7 @@ impl HttpOptions {
             Some((rate, d)) => LoadSpec::open(url, rate, d, load.connections),
             None => LoadSpec::closed(url, load.requests, load.connections),
         };
-        spec.timeout = Duration::from_secs_f64(self.timeout.max(0.001));
+        spec.timeout = self.timeout.max(Duration::from_millis(1));
         spec
     }
 }
@@ -145,7 +145,10 @@ fn params(route: &str, load: &Load) -> Map<String, serde_json::Value> {
     p
 }
 
-/// One load run against `url`, with the server's cost when the server is ours.
+/// One load run against `url`, with the server's cost when the server is ours. The reference
+/// API failing (5xx answers, lost connections: its cache or store is gone) fails the row with
+/// its error counts and stops the run, as a lost store does; its latencies mix failures with
+/// answers, so they are no measurement.
 fn measure_one(server: Option<&RunningServer>, method: &str, spec: &LoadSpec, cancel: &Cancel) -> Result<Row, RunFailure> {
     let (token, watcher, done) = cancel_token(cancel);
     let result = match server {
@@ -157,8 +160,34 @@ fn measure_one(server: Option<&RunningServer>, method: &str, spec: &LoadSpec, ca
     };
     done.store(true, std::sync::atomic::Ordering::Relaxed);
     let _ = watcher.join();
-    let (row, _) = result.map_err(load_error)?;
+    let (row, report) = result.map_err(load_error)?;
+    if server.is_some() && report.server_errors() > 0 {
+        let why = format!(
+            "the reference API failed {} of {} requests ({}); its cache or store is gone",
+            report.server_errors(),
+            report.requests,
+            report.errors_by_kind()
+        );
+        return Err(RunFailure::fatal(why.clone()).with_row(failed_row(method, &report, why)));
+    }
+    if server.is_none() && !row.is_ok() && refused_only(&report) {
+        // An external target that refused every request: the URL or the request is wrong.
+        let why = row.error_message.clone().unwrap_or_default();
+        return Err(RunFailure::row(why).bad_input().with_row(row));
+    }
     Ok(row)
+}
+
+/// True when the in-process API itself failed the agreement check (no answer, or a 5xx): its
+/// cache or store is gone, which ends the run as it would mid-timing.
+fn server_failed(e: &VerifyError) -> bool {
+    matches!(e, VerifyError::Fetch(_)) || matches!(e, VerifyError::Status { status, .. } if *status >= 500)
+}
+
+/// Every failure was a 4xx answer (the URL names nothing, the request is refused): bad input,
+/// where 5xx answers, timeouts and lost connections are the environment's.
+fn refused_only(report: &LoadReport) -> bool {
+    report.errors.total() == report.errors.status && report.status_codes.keys().all(|c| (400..500).contains(c))
 }
 
 /// One load run as a strategy: its gate is the agreement checked before the table (every mode
@@ -167,7 +196,7 @@ struct LoadRun<'s> {
     name: String,
     server: Option<&'s RunningServer>,
     spec: LoadSpec,
-    agreement: Result<(), String>,
+    agreement: Result<(), RunFailure>,
     cancel: Cancel,
 }
 
@@ -179,7 +208,7 @@ impl Strategy for LoadRun<'_> {
         Err(RunFailure::row("a load run is checked before its table (verify)"))
     }
     fn verify(&mut self, _reference: Option<&Reference>) -> Result<Fidelity, RunFailure> {
-        self.agreement.clone().map(|()| Fidelity::default()).map_err(RunFailure::row)
+        self.agreement.clone().map(|()| Fidelity::default())
     }
     fn run(&mut self) -> Result<(), RunFailure> {
         Err(RunFailure::row("a load run measures itself"))
@@ -195,8 +224,11 @@ fn run_table(runner: &mut Runner<'_>, name: String, params: Map<String, serde_js
         .into_iter()
         .map(|r| Box::new(r) as jsoncost_codecs::BoxedStrategy<'_>)
         .collect();
-    runner.run(Table::self_checked(ExperimentKind::Http, name, params, strategies))?;
-    Ok(())
+    match runner.run(Table::self_checked(ExperimentKind::Http, name.clone(), params, strategies)) {
+        Ok(_) => Ok(()),
+        Err(Stop::Fatal(m)) => Err(Error::environment(format!("http run stopped: {name}: {m}"))),
+        Err(stop) => Err(stop.into()),
+    }
 }
 
 /// Runs the http experiment through `runner`.
@@ -234,9 +266,16 @@ pub fn run(options: &HttpOptions, runner: &mut Runner<'_>) -> Result<(), Error> 
     let result = (|| -> Result<(), Error> {
         for (route_name, route) in [("item", Route::Item(1)), ("list", Route::List(48))] {
             // Every mode must serve the same document before any is timed.
-            let agreement = modes_agree_blocking(&srv.url(""), route)
+            let agreement = modes_agree_blocking(&srv.url(""), route);
+            if let Err(e) = &agreement
+                && server_failed(e)
+            {
+                return Err(Error::environment(format!("http run stopped: {route_name}: {e}")));
+            }
+            // Modes that disagree serve different data: bad input, not the server's failure.
+            let agreement = agreement
                 .map(|_| ())
-                .map_err(|e| format!("the modes disagree, nothing is timed: {e}"));
+                .map_err(|e| RunFailure::row(format!("the modes disagree, nothing is timed: {e}")).bad_input());
             for load in &loads {
                 if runner.is_cancelled() {
                     return Err(Error::Interrupted);
@@ -316,9 +355,9 @@ fn post_table(options: &HttpOptions, srv: &RunningServer, runner: &mut Runner<'_
             server: Some(*server),
             spec: LoadSpec::closed(server.url(jsoncost_http::mode::TELEMETRY_PATH), requests, 4).post(body.clone(), "application/json"),
             agreement: match (answer, &answers[0]) {
-                (Err(e), _) => Err(e.clone()),
-                (Ok(_), Err(_)) => Err("the baseline failed, nothing to compare with".into()),
-                (Ok(a), Ok(base)) if a != base => Err(format!("answered {a}, the baseline {base}")),
+                (Err(e), _) => Err(RunFailure::row(e.clone())),
+                (Ok(_), Err(_)) => Err(RunFailure::row("the baseline failed, nothing to compare with")),
+                (Ok(a), Ok(base)) if a != base => Err(RunFailure::row(format!("answered {a}, the baseline {base}"))),
                 (Ok(_), Ok(_)) => Ok(()),
             },
             cancel: runner.cancel().clone(),
@@ -330,13 +369,12 @@ fn post_table(options: &HttpOptions, srv: &RunningServer, runner: &mut Runner<'_
 }
 
 /// One POST of `body` to /telemetry: the JSON summary it answers, or why it did not.
-fn post_once(server: &RunningServer, body: &Bytes, timeout_s: f64) -> Result<serde_json::Value, String> {
+fn post_once(server: &RunningServer, body: &Bytes, timeout: Duration) -> Result<serde_json::Value, String> {
     let url = server.url(jsoncost_http::mode::TELEMETRY_PATH);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| e.to_string())?;
-    let timeout = Duration::from_secs_f64(timeout_s.max(0.001));
     let (status, answer) = runtime
         .block_on(loadgen::fetch(&url, ::http::Method::POST, body.clone(), timeout))
         .map_err(|e| e.to_string())?;
@@ -371,7 +409,7 @@ fn run_target(options: &HttpOptions, target: &str, runner: &mut Runner<'_>) -> R
         )) {
             Ok(_) => {}
             // The URL is the user's: a refused or invalid one is named as it is.
-            Err(crate::Stop::Fatal(m)) => return Err(Error::environment(m.trim_start_matches("target: ").to_string())),
+            Err(Stop::Fatal(m)) => return Err(Error::environment(m.trim_start_matches("target: ").to_string())),
             Err(stop) => return Err(stop.into()),
         }
     }

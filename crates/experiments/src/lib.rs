@@ -67,6 +67,7 @@ mod error;
 mod filter;
 pub mod harness;
 pub mod http;
+pub mod input;
 pub mod micro;
 pub mod output;
 pub mod runner;
@@ -80,7 +81,7 @@ pub use cancel::Cancel;
 pub use error::{Error, Result};
 pub use filter::Filter;
 pub use harness::{Args, Study, TypeStudy};
-pub use runner::{Ran, Runner, Stop, Table};
+pub use runner::{AllFailed, Ran, Runner, Stop, Table};
 pub use sink::{Event, Recorder, Sink};
 pub use types::{Sample, Subject, TypedSubject};
 

@@ -7,6 +7,9 @@ use jsoncost_shapes::{Data, Generator, Item, Items48, ORDER_LARGE_LINES, ORDER_L
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 
+use jsoncost_report::files::{self, ReadError};
+
+use crate::input;
 use crate::types::{Subject, TypedSubject, measure};
 use crate::{Error, Runner};
 
@@ -97,25 +100,32 @@ impl Subject for DocumentSubject {
 /// JSON, the line, column and parser message (exit 2).
 pub fn read_payload(path: &Path, max_mib: u64) -> Result<Vec<u8>, Error> {
     let shown = path.display();
+    let max_bytes = max_mib.saturating_mul(1 << 20);
     let meta = std::fs::metadata(path).map_err(|e| Error::usage(format!("cannot read payload {shown}: {e}")))?;
     if meta.is_dir() {
         return Err(Error::usage(format!("payload {shown} is a directory, not a JSON file")));
     }
-    if meta.len() > max_mib << 20 {
+    // A regular file's size refuses it before reading; the bounded read below is what holds
+    // for everything else (a device, a FIFO), whose size says nothing.
+    if meta.is_file() && meta.len() > max_bytes {
         return Err(Error::usage(format!(
             "payload {shown} is {:.1} MiB, over the {max_mib} MiB limit (raise it with --max-payload-mib)",
             meta.len() as f64 / (1u64 << 20) as f64
         )));
     }
-    let bytes = std::fs::read(path).map_err(|e| Error::usage(format!("cannot read payload {shown}: {e}")))?;
+    let bytes = files::read_limited(path, max_bytes).map_err(|e| match e {
+        ReadError::Io(e) => Error::usage(format!("cannot read payload {shown}: {e}")),
+        ReadError::TooLarge { .. } => Error::usage(format!(
+            "payload {shown} holds more than the {max_mib} MiB limit; reading stopped there (raise it with --max-payload-mib)"
+        )),
+    })?;
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
         return Err(Error::usage(format!("payload {shown} is empty: it holds no JSON document")));
     }
     // serde_json checks syntax, UTF-8 and nesting depth (128) with line and column, before any
     // library sees the document: a 100,000-deep document is refused here instead of reaching a
     // recursive parser.
-    // (A full Value, not IgnoredAny: ignoring a string skips its UTF-8 check.)
-    serde_json::from_slice::<serde_json::Value>(&bytes).map_err(|e| Error::usage(format!("payload {shown} is not valid JSON: {e}")))?;
+    input::check_document(&bytes).map_err(|why| Error::usage(format!("payload {shown} {why}")))?;
     Ok(bytes)
 }
 

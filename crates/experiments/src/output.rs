@@ -6,7 +6,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use jsoncost_engine::{Experiment, Results, SCHEMA_VERSION, machine};
+use jsoncost_engine::{Experiment, ExperimentKind, Results, Row, SCHEMA_VERSION, machine};
 use jsoncost_report::{Format, advisor, files, html};
 
 use crate::{Error, Sink};
@@ -25,6 +25,7 @@ pub fn new_results(quick: bool) -> Results {
         machine: machine::current(),
         started_at: machine::now_rfc3339(),
         quick,
+        interrupted: false,
         experiments: Vec::new(),
     }
 }
@@ -35,6 +36,8 @@ pub struct Output {
     format: Format,
     color: bool,
     out: Option<PathBuf>,
+    /// The first table whose every row failed, as the error the command ends with.
+    all_failed: Option<Error>,
 }
 
 impl Output {
@@ -49,11 +52,28 @@ impl Output {
             format,
             color: use_color(),
             out,
+            all_failed: None,
         })
     }
 
     pub fn format(&self) -> Format {
         self.format
+    }
+
+    /// Keeps an experiment's error in the results as a table of its own (`<experiment>: error`,
+    /// one failed row), so results.json says what stopped it and `compare` sees what is missing.
+    /// The error itself ends the command, with its own exit code.
+    pub fn record_error(&mut self, kind: ExperimentKind, message: String) {
+        let mut exp = Experiment::new(kind, "error");
+        exp.rows.push(Row::failed(kind.as_str(), message));
+        exp.finish();
+        self.push(exp);
+    }
+
+    /// The command's outcome once its experiments returned without error: a table whose every
+    /// row failed fails it (exit 2 for bad input, 3 for the environment).
+    pub fn outcome(&mut self) -> Result<(), Error> {
+        self.all_failed.take().map_or(Ok(()), Err)
     }
 
     /// Adds a finished table; table and markdown formats print it at once.
@@ -68,8 +88,10 @@ impl Output {
     }
 
     /// Prints what is left (the advisor for tables; the whole output for json/csv) and writes
-    /// results.json when asked. Called on success and on failure alike.
-    pub fn finish(&self) -> Result<(), Error> {
+    /// results.json when asked, marked `interrupted` if the run was. Called on success and on
+    /// failure alike.
+    pub fn finish(&mut self, interrupted: bool) -> Result<(), Error> {
+        self.results.interrupted = interrupted;
         let text = match self.format {
             Format::Table | Format::Markdown if self.results.experiments.is_empty() => String::new(),
             Format::Table | Format::Markdown => advisor::render(&advisor::advise(&self.results), self.format),
@@ -112,6 +134,9 @@ impl Sink for Output {
     fn table_done(&mut self, table: Experiment) {
         self.push(table);
     }
+    fn all_failed(&mut self, why: Error) {
+        self.all_failed.get_or_insert(why);
+    }
     fn note(&mut self, line: &str) {
         eprintln!("{line}");
     }
@@ -120,13 +145,14 @@ impl Sink for Output {
     }
 }
 
-/// Fails with exit 3 when `path`'s directory does not exist or cannot be written, or `path`
-/// is a directory.
+/// Fails before anything is measured: with exit 2 when `path` is a directory (a results file
+/// goes there), with exit 3 when its directory does not exist or cannot be written.
 pub fn check_writable(path: &Path) -> Result<(), Error> {
     if path.is_dir() {
-        return Err(Error::environment(format!(
-            "cannot write results to {}: it is a directory",
-            path.display()
+        return Err(Error::usage(format!(
+            "cannot write results to {}: it is a directory; give a file path, e.g. {}",
+            path.display(),
+            path.join("results.json").display()
         )));
     }
     let dir = match path.parent() {

@@ -8,7 +8,7 @@ use jsoncost_engine::{
 };
 use serde_json::{Map, Value};
 
-use crate::{Cancel, Filter, Sink, summary};
+use crate::{Cancel, Error, Filter, Sink, summary};
 
 /// One table to measure: every strategy is checked against the exact `reference` (the source
 /// text's exact parse, or the value a serialize table writes). The first strategy is the
@@ -23,6 +23,46 @@ pub struct Table<'a> {
     /// The baseline's fidelity when the caller already verified it (before validating the
     /// input, to report a failing baseline as such): it is not checked again.
     pub baseline_verified: Option<Fidelity>,
+    /// What it means when every row fails: the command's error once everything is written.
+    pub if_all_failed: AllFailed,
+}
+
+/// What a table whose every row failed says about the run (the one rule for every table, so a
+/// broken run never exits 0): the input is bad (exit 2), or what was measured failed (exit 3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AllFailed {
+    /// Every strategy refused the input (a document, a body, a sample).
+    BadInput,
+    /// What was measured failed: a server, a store.
+    Environment,
+}
+
+impl AllFailed {
+    /// The default for a kind of table: an http table measures a server, the others data.
+    pub fn of(kind: ExperimentKind) -> AllFailed {
+        match kind {
+            ExperimentKind::Http => AllFailed::Environment,
+            _ => AllFailed::BadInput,
+        }
+    }
+
+    /// The error a command ends with for `exp`, every row of which failed.
+    pub fn error(self, exp: &Experiment) -> Error {
+        let first = &exp.rows[0];
+        let why = first
+            .error_message
+            .as_deref()
+            .and_then(|m| m.lines().next())
+            .unwrap_or("no message");
+        let message = format!(
+            "every row of {}: {} failed ({}: {why}); see the table",
+            exp.experiment, exp.table, first.method
+        );
+        match self {
+            AllFailed::BadInput => Error::Usage(message),
+            AllFailed::Environment => Error::Environment(message),
+        }
+    }
 }
 
 impl<'a> Table<'a> {
@@ -40,6 +80,7 @@ impl<'a> Table<'a> {
             reference: Some(reference),
             strategies,
             baseline_verified: None,
+            if_all_failed: AllFailed::of(kind),
         }
     }
 
@@ -57,6 +98,7 @@ impl<'a> Table<'a> {
             reference: None,
             strategies,
             baseline_verified: None,
+            if_all_failed: AllFailed::of(kind),
         }
     }
 }
@@ -148,10 +190,13 @@ impl<'s> Runner<'s> {
             reference,
             mut strategies,
             baseline_verified,
+            if_all_failed,
         } = table;
         let mut exp = Experiment::new(kind, &name);
         exp.params = params;
         let mut stop = None;
+        // Every failure so far said the input is wrong (see `RunFailure::bad_input`).
+        let mut only_bad_input = true;
         // The baseline is checked first, even when the filter leaves it out: a baseline that
         // fails on the input is bad input, never a cue to pick another one.
         let mut baseline = match strategies.first_mut() {
@@ -172,7 +217,9 @@ impl<'s> Runner<'s> {
         let interleave = self.config.schedule == Schedule::Interleaved && kind != ExperimentKind::Http;
         if interleave {
             exp.schedule = Schedule::Interleaved;
-            stop = self.interleaved(&name, &mut strategies, baseline.take(), reference.as_ref(), &mut exp.rows);
+            let (why, bad_input) = self.interleaved(&name, &mut strategies, baseline.take(), reference.as_ref(), &mut exp.rows);
+            stop = why;
+            only_bad_input = bad_input;
         } else {
             for (i, s) in strategies.iter_mut().enumerate() {
                 if self.cancel.is_cancelled() {
@@ -193,7 +240,8 @@ impl<'s> Runner<'s> {
                         if f.fatal {
                             stop = Some(Stop::Fatal(format!("{}: {}", s.name(), f.message)));
                         }
-                        Row::failed(s.name(), f.message)
+                        only_bad_input &= f.bad_input;
+                        failed_row(s.name(), f)
                     }
                 };
                 row.baseline = i == 0;
@@ -212,7 +260,12 @@ impl<'s> Runner<'s> {
         if !exp.rows.is_empty() {
             exp.finish();
             summary::finish(&mut exp);
+            let means = if only_bad_input { AllFailed::BadInput } else { if_all_failed };
+            let all_failed = ran.all_failed().then(|| means.error(&exp));
             self.sink.table_done(exp);
+            if let Some(error) = all_failed {
+                self.sink.all_failed(error);
+            }
         }
         stop.map_or(Ok(ran), Err)
     }
@@ -221,7 +274,8 @@ impl<'s> Runner<'s> {
     /// that passed measured together in rounds (`engine::measure_interleaved`); rows are pushed
     /// in table order. A fatal failure stops the rounds: the rows keep the complete rounds
     /// before it. Cancellation ends the rounds after the current one (the Allocation passes
-    /// still run, as a cancelled sequential strategy finishes its own).
+    /// still run, as a cancelled sequential strategy finishes its own). Returns why it stopped
+    /// early, and whether every failure said the input is wrong.
     fn interleaved(
         &mut self,
         table: &str,
@@ -229,8 +283,9 @@ impl<'s> Runner<'s> {
         mut baseline: Option<Fidelity>,
         reference: Option<&Reference>,
         rows: &mut Vec<Row>,
-    ) -> Option<Stop> {
+    ) -> (Option<Stop>, bool) {
         let mut stop = None;
+        let mut only_bad_input = true;
         // (index in the table, fidelity) of the strategies that passed the gate.
         let mut passed: Vec<(usize, Fidelity)> = Vec::new();
         // Rows in table order: None for a strategy still to be measured.
@@ -254,11 +309,13 @@ impl<'s> Runner<'s> {
                     slots.push((i, None));
                 }
                 Err(f) => {
-                    let row = Row::failed(s.name(), f.message.clone());
+                    only_bad_input &= f.bad_input;
+                    let fatal = f.fatal.then(|| Stop::Fatal(format!("{}: {}", s.name(), f.message)));
+                    let row = failed_row(s.name(), f);
                     self.sink.strategy_done(table, &row);
                     slots.push((i, Some(row)));
-                    if f.fatal {
-                        stop = Some(Stop::Fatal(format!("{}: {}", s.name(), f.message)));
+                    if fatal.is_some() {
+                        stop = fatal;
                         break;
                     }
                 }
@@ -279,26 +336,30 @@ impl<'s> Runner<'s> {
             let Together {
                 members, first_failure, ..
             } = lineup;
-            let stopped = result.stopped.map(|(k, f)| {
+            let mut stopped = result.stopped.map(|(k, f)| {
                 let name = strategies[members[k]].name().to_string();
                 stop = Some(Stop::Fatal(format!("{name}: {}", f.message)));
-                (k, f.message)
+                (k, f)
             });
+            let mut first_failure = first_failure;
             for (k, m) in result.measurements.into_iter().enumerate() {
                 let s = &strategies[members[k]];
-                let row = match (&stopped, &first_failure[k], m) {
-                    (Some((who, message)), _, _) if *who == k => Row::failed(s.name(), message.clone()),
-                    (_, Some(f), _) => Row::failed(s.name(), f.message.clone()),
-                    (_, None, Some(m)) => {
+                let message = stopped.as_ref().map(|(_, f)| f.message.clone());
+                let row = match (stopped.take_if(|(who, _)| *who == k), first_failure[k].take(), m) {
+                    (Some((_, f)), _, _) | (None, Some(f), _) => {
+                        only_bad_input &= f.bad_input;
+                        failed_row(s.name(), f)
+                    }
+                    (None, None, Some(m)) => {
                         let mut row = Row::new(s.name());
                         m.fill(&mut row, s.payload_bytes());
                         row.fidelity = Some(passed[k].1.clone());
                         row
                     }
-                    (Some((_, message)), None, None) => {
-                        Row::failed(s.name(), format!("not measured: the rounds stopped at a failure ({message})"))
-                    }
-                    (None, None, None) => Row::failed(s.name(), "not measured: the rounds stopped before two were complete"),
+                    (None, None, None) => match &message {
+                        Some(message) => Row::failed(s.name(), format!("not measured: the rounds stopped at a failure ({message})")),
+                        None => Row::failed(s.name(), "not measured: the rounds stopped before two were complete"),
+                    },
                 };
                 measured[members[k]] = Some(row);
             }
@@ -325,7 +386,15 @@ impl<'s> Runner<'s> {
             row.baseline = i == 0;
             rows.push(row);
         }
-        stop
+        (stop, only_bad_input)
+    }
+}
+
+/// The row a failure leaves: the one it measured (a load run's error counts), else its message.
+fn failed_row(method: &str, f: RunFailure) -> Row {
+    match f.row {
+        Some(row) => *row,
+        None => Row::failed(method, f.message),
     }
 }
 

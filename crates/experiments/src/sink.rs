@@ -4,6 +4,8 @@
 
 use jsoncost_engine::{Experiment, Row};
 
+use crate::Error;
+
 /// Receives progress and finished tables.
 pub trait Sink {
     /// `n` more strategies will be timed (for a progress bar's length).
@@ -16,6 +18,9 @@ pub trait Sink {
     fn strategy_done(&mut self, _table: &str, _row: &Row) {}
     /// A table is finished: rows ordered, ratios and summary filled.
     fn table_done(&mut self, table: Experiment);
+    /// The table just done failed in every row: what the command ends with, once everything
+    /// measured is written (see [`crate::AllFailed`]).
+    fn all_failed(&mut self, _why: Error) {}
     /// A line for the reader (warnings, what was reused).
     fn note(&mut self, _line: &str) {}
 }
@@ -28,6 +33,7 @@ pub enum Event {
     Started { table: String, method: String },
     Done { table: String, method: String },
     Table(String),
+    AllFailed(Error),
     Note(String),
 }
 
@@ -60,6 +66,9 @@ impl Sink for Recorder {
     fn table_done(&mut self, table: Experiment) {
         self.events.push(Event::Table(table.table.clone()));
         self.tables.push(table);
+    }
+    fn all_failed(&mut self, why: Error) {
+        self.events.push(Event::AllFailed(why));
     }
     fn note(&mut self, line: &str) {
         self.events.push(Event::Note(line.into()));

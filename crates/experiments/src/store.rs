@@ -87,9 +87,10 @@ struct ReadStrategy {
 /// A store error as a strategy's failure: fatal unless it concerns one document (the server
 /// went away: the run cannot go on).
 fn failure(e: StoreError) -> RunFailure {
-    RunFailure {
-        fatal: !e.is_document_error(),
-        message: e.to_string(),
+    if e.is_document_error() {
+        RunFailure::row(e.to_string())
+    } else {
+        RunFailure::fatal(e.to_string())
     }
 }
 
@@ -188,7 +189,6 @@ fn out<T: serde::Serialize>(check: bool, v: &T) -> Result<Option<Canonical>, Str
     canonical(check, v).map_err(|e| e.to_string())
 }
 
-/// The strategies, baseline (`default`) first.
 /// The first document among those the timed reads visit that the depth guard refuses for a
 /// library without a recursion limit, as the row's message; None when all pass. Run once,
 /// untimed, so the timed sonic-rs parse is measured as a user's would be. Per-document read
@@ -207,6 +207,19 @@ fn guard_visited(store: &mut dyn Store, collection: &str, ids: &IdSequence, libr
     }
     Ok(None)
 }
+
+/// The strategies' names, in [`strategies`]' order: a filter is checked against them before
+/// the store is opened and loaded.
+const METHODS: [&str; 8] = [
+    "default",
+    "default-dom",
+    "typed/serde_json",
+    "typed/sonic-rs",
+    "typed/simd-json",
+    "borrowed/serde_json",
+    "lazy/sonic-rs",
+    "floor",
+];
 
 /// The strategies, baseline (`default`) first. `too_deep`: [`guard_visited`]'s verdict for
 /// sonic-rs, which fails `typed/sonic-rs` and `lazy/sonic-rs` (skipping a value recurses too).
@@ -280,6 +293,7 @@ fn strategies(store: &Shared, collection: &str, ids: &IdSequence, bytes: u64, to
 
 /// Runs the store experiment through `runner`.
 pub fn run(options: &StoreOptions, runner: &mut Runner<'_>) -> Result<(), Error> {
+    runner.filter().check_matches_any(METHODS)?;
     let url = options.url.clone().unwrap_or_else(jsoncost_stores::default_store_url);
     let opts = OpenOptions {
         pg_column: options.pg_column,
@@ -355,7 +369,6 @@ pub fn run(options: &StoreOptions, runner: &mut Runner<'_>) -> Result<(), Error>
         None
     };
     let list = strategies(&shared, collection, &ids, sample_len, too_deep);
-    runner.filter().check_matches_any(list.iter().map(|s| s.name()))?;
     let total = runner.timed_count(&list);
     runner.sink().planned(total);
 
@@ -374,4 +387,20 @@ pub fn run(options: &StoreOptions, runner: &mut Runner<'_>) -> Result<(), Error>
         runner.sink().note("store: every strategy failed; see the table");
     }
     if runner.is_cancelled() { Err(Error::Interrupted) } else { Ok(()) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_filter_is_checked_against_the_strategies_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("redb:{}", dir.path().join("s.redb").display());
+        let store = jsoncost_stores::open(&url, &OpenOptions::default()).unwrap();
+        let shared: Shared = Rc::new(RefCell::new(store));
+        let list = strategies(&shared, "order", &IdSequence::new(10, 1), 0, None);
+        let names: Vec<&str> = list.iter().map(|s| s.name()).collect();
+        assert_eq!(names, METHODS);
+    }
 }

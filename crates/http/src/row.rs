@@ -11,17 +11,21 @@ use crate::loadgen::LoadReport;
 /// its peak live heap over the run (all left empty against an external target); `extra` holds `req_per_s, p50_ns, p90_ns, p99_ns, p999_ns,
 /// max_ns, errors` (object by kind), `status_codes`, `bytes_per_response`,
 /// `server_cpu_ns_per_req`, `requests`, `stop`. A run without a single successful response is a
-/// failed row naming its errors.
+/// failed row naming its errors by kind and status code, with `errors`, `status_codes` and
+/// `requests` in `extra`.
 pub fn http_row(method: &str, report: &LoadReport, cost: Option<&ServerCost>) -> Row {
+    let codes: serde_json::Map<String, Value> = report.status_codes.iter().map(|(code, n)| (code.to_string(), json!(n))).collect();
     if report.ok == 0 {
-        let e = report.errors;
         let message = format!(
-            "no successful response from {} ({} requests: {} connect, {} timeout, {} status, {} closed errors)",
-            report.url, report.requests, e.connect, e.timeout, e.status, e.closed
+            "no successful response from {}: {} requests, {}",
+            report.url,
+            report.requests,
+            match report.errors_by_kind() {
+                kinds if kinds.is_empty() => "none answered".to_string(),
+                kinds => kinds,
+            }
         );
-        let mut row = Row::failed(method, message);
-        row.extra.insert("errors".into(), json!(e));
-        return row;
+        return failed_row(method, report, message);
     }
     let mut row = Row::new(method);
     let q = |q: f64| report.quantile_ns(q).map(|v| v as f64);
@@ -37,7 +41,6 @@ pub fn http_row(method: &str, report: &LoadReport, cost: Option<&ServerCost>) ->
     row.peak_bytes = cost.and_then(|c| c.peak_bytes);
     row.mb_per_s = report.bytes_per_response().map(|b| b * report.req_per_s() / 1e6);
 
-    let codes: serde_json::Map<String, Value> = report.status_codes.iter().map(|(code, n)| (code.to_string(), json!(n))).collect();
     let extra = [
         ("req_per_s", json!(report.req_per_s())),
         ("p50_ns", json!(q(0.5))),
@@ -53,5 +56,16 @@ pub fn http_row(method: &str, report: &LoadReport, cost: Option<&ServerCost>) ->
         ("stop", json!(report.stop)),
     ];
     row.extra.extend(extra.into_iter().map(|(k, v)| (k.to_string(), v)));
+    row
+}
+
+/// A failed row for a load run that cannot stand as a measurement (`message` says why), keeping
+/// its errors by kind, `status_codes` and `requests` in `extra`.
+pub fn failed_row(method: &str, report: &LoadReport, message: String) -> Row {
+    let codes: serde_json::Map<String, Value> = report.status_codes.iter().map(|(code, n)| (code.to_string(), json!(n))).collect();
+    let mut row = Row::failed(method, message);
+    row.extra.insert("errors".into(), json!(report.errors));
+    row.extra.insert("status_codes".into(), Value::Object(codes));
+    row.extra.insert("requests".into(), json!(report.requests));
     row
 }

@@ -168,6 +168,28 @@ fn a_failing_redis_answers_503_and_the_server_keeps_serving() {
 }
 
 #[test]
+fn a_redis_that_is_down_answers_503_without_retrying_inside_the_request() {
+    // Each request that finds the cache down tries one connection and answers 503: retrying
+    // with a backoff inside the request made every 503 take ~0.3 s, and a load run of them
+    // take many minutes.
+    let fake = FakeRedis::start(RedisMode::Healthy);
+    let srv = start_with(counting_source(), CacheConfig::redis(fake.url())).unwrap();
+    assert_eq!(get(srv.addr(), &Mode::Passthrough.item_path(1)).status, 200);
+    fake.set_mode(RedisMode::Down);
+    let before = fake.accepts.load(SeqCst);
+    const REQUESTS: u64 = 6;
+    for _ in 0..REQUESTS {
+        let r = get(srv.addr(), &Mode::Passthrough.item_path(2));
+        assert_eq!(r.status, 503, "{}", String::from_utf8_lossy(&r.body));
+    }
+    let attempts = fake.accepts.load(SeqCst) - before;
+    // One attempt per request (a reconnect started by the previous failure may add one);
+    // with retries there were three per request.
+    assert!(attempts <= REQUESTS + 1, "{attempts} connection attempts for {REQUESTS} requests");
+    srv.shutdown().unwrap();
+}
+
+#[test]
 fn a_redis_cache_serves_what_the_memory_cache_does() {
     let test = "a_redis_cache_serves_what_the_memory_cache_does";
     let Some(url) = redis_url(test) else { return };

@@ -98,9 +98,23 @@ fn a_run_with_no_success_is_a_failed_row() {
     let r = loadgen::run(&LoadSpec::closed(srv.url(), 10, 2)).unwrap();
     let row = http_row("passthrough", &r, None);
     assert!(!row.is_ok());
-    assert!(
-        row.error_message.as_deref().unwrap().contains("10 status"),
-        "{:?}",
-        row.error_message
+    // The errors by status code, in the message and in `extra`.
+    assert_eq!(
+        row.error_message.as_deref().unwrap(),
+        format!("no successful response from {}: 10 requests, 500×10", srv.url())
     );
+    assert_eq!(row.extra["status_codes"], serde_json::json!({"500": 10}));
+    assert_eq!(row.extra["errors"]["status"], 10);
+    assert_eq!((r.server_errors(), r.errors_by_kind().as_str()), (10, "500×10"));
+}
+
+#[test]
+fn errors_by_kind_name_each_status_and_kind() {
+    let srv = FaultServer::start(Fault::HangEvery(4), None);
+    let mut spec = LoadSpec::closed(srv.url(), 8, 1);
+    spec.timeout = Duration::from_millis(200);
+    let r = loadgen::run(&spec).unwrap();
+    assert_eq!(r.errors_by_kind(), "timeout×2");
+    // Timeouts are the load's, not a server failure.
+    assert_eq!(r.server_errors(), 0);
 }

@@ -88,11 +88,26 @@ pub struct AbComparison {
     pub rounds: usize,
     pub rows: Vec<AbRow>,
     pub not_compared: Vec<NotCompared>,
+    /// Rows ok in base that failed or are missing in new in some round are accepted.
+    pub allow_missing: bool,
 }
 
 impl AbComparison {
+    /// Accepts (or not) rows ok in base that failed or are missing in new, as `compare` does.
+    pub fn allowing_missing(mut self, allow: bool) -> Self {
+        self.allow_missing = allow;
+        self
+    }
+
+    /// A row got slower (paired, beyond half the threshold) or allocates more, or (unless
+    /// allowed) a row ok in base failed or is missing in new.
     pub fn has_regression(&self) -> bool {
-        self.rows.iter().any(AbRow::regression)
+        self.rows.iter().any(AbRow::regression) || (!self.allow_missing && self.lost_rows() > 0)
+    }
+
+    /// How many rows ok in base failed or are missing in new in some round.
+    pub fn lost_rows(&self) -> usize {
+        self.not_compared.iter().map(|n| n.lost).sum()
     }
 
     pub fn regressions(&self) -> impl Iterator<Item = &AbRow> {
@@ -141,13 +156,15 @@ pub fn ab(rounds: &[Round], threshold: f64) -> AbComparison {
         rounds: rounds.len(),
         rows: Vec::new(),
         not_compared: Vec::new(),
+        allow_missing: false,
     };
     let Some(first) = rounds.first() else { return out };
-    let skip = |kind: ExperimentKind, table: &str, method: Option<&str>, reason: Reason| NotCompared {
+    let skip = |kind: ExperimentKind, table: &str, method: Option<&str>, reason: Reason, lost: usize| NotCompared {
         experiment: kind,
         table: table.to_string(),
         method: method.map(String::from),
         reason,
+        lost,
     };
     for exp in &first.base.experiments {
         let (kind, table) = (exp.experiment, exp.table.as_str());
@@ -158,13 +175,15 @@ pub fn ab(rounds: &[Round], threshold: f64) -> AbComparison {
             (b.params != n.params).then(|| Reason::ParamsDiffer { base: p(b), new: p(n) })
         });
         if let Some(reason) = params_differ {
-            out.not_compared.push(skip(kind, table, None, reason));
+            out.not_compared.push(skip(kind, table, None, reason, 0));
             continue;
         }
         for row in &exp.rows {
             let method = row.method.as_str();
             let (mut base_ns, mut new_ns, mut base_alloc, mut new_alloc) = (vec![], vec![], vec![], vec![]);
             let mut first_reason = None;
+            // A round in which the row was ok in base and failed or is missing in new.
+            let mut lost = None;
             for r in rounds {
                 let pair = (find_row(&r.base, kind, table, method), find_row(&r.new, kind, table, method));
                 let reason = match pair {
@@ -195,13 +214,21 @@ pub fn ab(rounds: &[Round], threshold: f64) -> AbComparison {
                         _ => Some(Reason::NoTiming { side: Side::New }),
                     },
                 };
+                let base_ok = pair.0.is_some_and(Row::is_ok);
+                if base_ok && lost.is_none() && matches!(reason, Some(Reason::OnlyInBase | Reason::Failed { side: Side::New, .. })) {
+                    lost = reason.clone();
+                }
                 if first_reason.is_none() {
                     first_reason = reason;
                 }
             }
+            if let Some(reason) = lost {
+                out.not_compared.push(skip(kind, table, Some(method), reason, 1));
+                continue;
+            }
             let Some(ratio) = paired::log_ratio(&base_ns, &new_ns, PAIRED_CONFIDENCE) else {
                 let reason = first_reason.unwrap_or(Reason::NoTiming { side: Side::Both });
-                out.not_compared.push(skip(kind, table, Some(method), reason));
+                out.not_compared.push(skip(kind, table, Some(method), reason, 0));
                 continue;
             };
             let logs = paired::log_ratios(&base_ns, &new_ns).unwrap_or_default();
@@ -239,7 +266,7 @@ pub fn ab(rounds: &[Round], threshold: f64) -> AbComparison {
             .iter()
             .any(|e| e.experiment == exp.experiment && e.table == exp.table)
         {
-            out.not_compared.push(skip(exp.experiment, &exp.table, None, Reason::OnlyInNew));
+            out.not_compared.push(skip(exp.experiment, &exp.table, None, Reason::OnlyInNew, 0));
         }
     }
     out
@@ -314,17 +341,31 @@ impl AbComparison {
             count(AbVerdict::NoChange),
             self.not_compared.len()
         );
-        let regressions: Vec<String> = self
+        let mut regressions: Vec<String> = self
             .regressions()
             .map(|r| format!("{} {} {} ({})", r.experiment, r.table, r.method, gate(r)))
             .collect();
+        let lost: Vec<String> = self
+            .not_compared
+            .iter()
+            .filter(|n| n.lost > 0)
+            .map(|n| format!("{} {} {} ({})", n.experiment, n.table, n.method.as_deref().unwrap_or(""), n.reason))
+            .collect();
+        let tally = match (lost.is_empty(), self.allow_missing) {
+            (true, _) => tally,
+            (false, true) => format!("{tally}; allowed by --allow-missing: {}", lost.join("; ")),
+            (false, false) => {
+                regressions.extend(lost);
+                tally
+            }
+        };
         if regressions.is_empty() {
             format!("No regression ({settings}). {tally}.")
         } else {
             format!(
                 "Regression in {} of {} ({settings}): {}. {tally}.",
                 regressions.len(),
-                self.rows.len(),
+                self.rows.len() + self.lost_rows(),
                 regressions.join("; ")
             )
         }
@@ -471,6 +512,7 @@ mod tests {
             },
             started_at: "2026-12-01T00:00:00Z".into(),
             quick: false,
+            interrupted: false,
             experiments: vec![e],
         }
     }
@@ -536,5 +578,8 @@ mod tests {
         assert_eq!(c.rows.len(), 1);
         assert_eq!(c.not_compared.len(), 1);
         assert_eq!(c.not_compared[0].reason.to_string(), "failed in new: boom");
+        // A row ok in base that the new build fails is a regression, as in compare.
+        assert!(c.has_regression());
+        assert!(!c.allowing_missing(true).has_regression());
     }
 }

@@ -12,12 +12,12 @@ pub struct FormatError {
 /// Why a results file could not be loaded. Every variant names the file.
 #[derive(Debug, Error)]
 pub enum ReportError {
-    #[error("cannot read results file {}: {source}", path.display())]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    /// The cause's text is part of this message, so it is not also a `source` (printing the
+    /// chain would say it twice).
+    #[error("cannot read results file {}: {cause}", path.display())]
+    Io { path: PathBuf, cause: std::io::Error },
+    #[error("results file {} is over the {limit}-byte limit of a results file", path.display())]
+    TooLarge { path: PathBuf, limit: u64 },
     #[error("results file {} is empty", path.display())]
     Empty { path: PathBuf },
     #[error("results file {} is truncated: the JSON ends early at line {line}, column {column}", path.display())]

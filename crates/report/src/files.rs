@@ -2,7 +2,7 @@
 //! writes go to a temporary file in the same directory and are renamed into place, so an
 //! interrupted run never leaves half a file.
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use jsoncost_engine::{Results, SCHEMA_VERSION};
@@ -12,13 +12,45 @@ use serde_json::error::Category;
 use crate::ReportError;
 use crate::json::pretty;
 
+/// Largest results file [`load`] reads: far above any run's (a whole `jsoncost run` writes a
+/// few MB), and a bound for a path that names a device or a pipe.
+pub const MAX_RESULTS_BYTES: u64 = 256 << 20;
+
 /// Reads and checks a results file.
 pub fn load(path: &Path) -> Result<Results, ReportError> {
-    let bytes = std::fs::read(path).map_err(|source| ReportError::Io {
-        path: path.to_path_buf(),
-        source,
+    let bytes = read_limited(path, MAX_RESULTS_BYTES).map_err(|e| match e {
+        ReadError::Io(cause) => ReportError::Io {
+            path: path.to_path_buf(),
+            cause,
+        },
+        ReadError::TooLarge { limit } => ReportError::TooLarge {
+            path: path.to_path_buf(),
+            limit,
+        },
     })?;
     parse(path, &bytes)
+}
+
+/// Why [`read_limited`] returned no bytes.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("{0}")]
+    Io(std::io::Error),
+    #[error("it holds more than {limit} bytes")]
+    TooLarge { limit: u64 },
+}
+
+/// Reads a whole file, at most `limit` bytes. The bound holds while reading, not from the
+/// file's size, so a device (/dev/zero) or a pipe that never ends is refused after `limit`
+/// bytes instead of filling memory.
+pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+    let file = std::fs::File::open(path).map_err(ReadError::Io)?;
+    let mut bytes = Vec::new();
+    file.take(limit.saturating_add(1)).read_to_end(&mut bytes).map_err(ReadError::Io)?;
+    if bytes.len() as u64 > limit {
+        return Err(ReadError::TooLarge { limit });
+    }
+    Ok(bytes)
 }
 
 /// Checks and decodes the bytes of a results file; `path` is only used in errors.

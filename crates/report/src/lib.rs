@@ -92,6 +92,9 @@ pub fn render_experiment(exp: &Experiment, format: Format, color: bool) -> Strin
 /// The note every format prints for a `--quick` run.
 pub(crate) const QUICK_NOTE: &str = "Quick run (--quick): fewer, shorter iterations; the figures are rough.";
 
+/// The note every format prints for a run stopped early.
+pub(crate) const INTERRUPTED_NOTE: &str = "Interrupted run: stopped early; only the tables below were measured.";
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -22,6 +22,9 @@ pub(crate) fn render(results: &Results) -> String {
     if results.quick {
         out.push_str(&format!("\n> **{QUICK_NOTE}**\n"));
     }
+    if results.interrupted {
+        out.push_str(&format!("\n> **{}**\n", crate::INTERRUPTED_NOTE));
+    }
     for exp in &results.experiments {
         out.push('\n');
         out.push_str(&render_experiment(exp));

@@ -15,6 +15,10 @@ pub(crate) fn render(results: &Results, color: bool) -> String {
         out.push_str(QUICK_NOTE);
         out.push('\n');
     }
+    if results.interrupted {
+        out.push_str(crate::INTERRUPTED_NOTE);
+        out.push('\n');
+    }
     for exp in &results.experiments {
         out.push('\n');
         out.push_str(&render_experiment(exp, color));

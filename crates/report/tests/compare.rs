@@ -53,6 +53,7 @@ fn a_run_against_itself_is_all_within_noise() {
                 side: Side::Both,
                 message: "decoded value differs from the baseline | field Name:\n  expected \"Ada <Lovelace>\"\n  got      \"Ada\"".into()
             },
+            lost: 0,
         }]
     );
 }
@@ -124,7 +125,7 @@ fn one_more_byte_per_operation_is_a_regression_even_when_faster() {
 }
 
 #[test]
-fn missing_unknown_mismatched_and_failed_rows_are_listed_not_fatal() {
+fn missing_unknown_mismatched_and_failed_rows_are_listed_and_lost_ok_rows_regress() {
     let base = results(vec![
         (
             "kept",
@@ -152,7 +153,24 @@ fn missing_unknown_mismatched_and_failed_rows_are_listed_not_fatal() {
     new.experiments[1].params.insert("payload_bytes".into(), 4120.into());
     let c = compare(&base, &new, THRESHOLD);
     assert_eq!(c.rows.len(), 1);
-    assert!(!c.has_regression());
+    // gone (missing), breaks (failed) and old-table's one row were ok in base.
+    assert_eq!(c.lost_rows(), 3);
+    assert!(c.has_regression());
+    assert_eq!(
+        c.summary(),
+        "Regression (threshold 5.0%, significant at p < 0.05): 3 rows ok in base failed or are missing in new \
+         (--allow-missing accepts that): micro kept gone (missing from new); micro kept breaks (failed in new); \
+         micro old-table (whole table, 1 row ok, missing from new). 1 row compared: 0 faster, 0 slower, 1 within noise; 6 not compared."
+    );
+    let allowed = c.clone().allowing_missing(true);
+    assert!(!allowed.has_regression());
+    assert!(
+        allowed
+            .summary()
+            .starts_with("No regression (threshold 5.0%, significant at p < 0.05). 3 rows ok in base failed or are missing in new, allowed by --allow-missing: micro kept gone"),
+        "{}",
+        allowed.summary()
+    );
     let listed: Vec<String> = c
         .not_compared
         .iter()
@@ -170,7 +188,54 @@ fn missing_unknown_mismatched_and_failed_rows_are_listed_not_fatal() {
         ]
     );
     let md = c.render(Format::Markdown);
-    assert!(md.contains("- micro kept breaks: failed in new: line 1 line 2\n"), "{md}");
+    assert!(md.starts_with("### jsoncost compare: **Regression**"), "{md}");
+    assert!(
+        md.contains("- micro kept breaks: failed in new: line 1 line 2 [ok in base: a regression]\n"),
+        "{md}"
+    );
+    assert!(md.contains("- micro kept added: only in new (unknown to base)\n"), "{md}");
+    let csv = c.render(Format::Csv);
+    assert!(csv.contains("\nmicro,kept,breaks,,,,,failed_in_new,,,,true\n"), "{csv}");
+    assert!(csv.contains("\nmicro,old-table,,,,,,missing_from_new,,,,true\n"), "{csv}");
+}
+
+#[test]
+fn a_new_file_without_experiments_fails_the_gate() {
+    let mut failed = Row::failed("broken", "was already failing");
+    failed.iterations = None;
+    let base = results(vec![("t", vec![row("a", 100.0, 1.0, 20, 8.0), failed])]);
+    let c = compare(&base, &results(vec![]), THRESHOLD);
+    assert!(c.rows.is_empty());
+    // The failed base row is not lost: it was never ok.
+    assert_eq!(c.lost_rows(), 1);
+    assert!(c.has_regression());
+    assert_eq!(
+        c.summary(),
+        "Regression (threshold 5.0%, significant at p < 0.05): 1 row ok in base failed or is missing in new \
+         (--allow-missing accepts that): micro t (whole table, 1 row ok, missing from new). \
+         0 rows compared: 0 faster, 0 slower, 0 within noise; 1 not compared."
+    );
+    // Nothing ok in base, nothing lost: an empty new file against it passes.
+    let all_failed = results(vec![("t", vec![Row::failed("broken", "x")])]);
+    assert!(!compare(&all_failed, &results(vec![]), THRESHOLD).has_regression());
+}
+
+#[test]
+fn a_time_regression_and_a_lost_row_are_both_named() {
+    let base = results(vec![(
+        "t",
+        vec![row("slow", 100.0, 1.0, 20, 8.0), row("gone", 100.0, 1.0, 20, 8.0)],
+    )]);
+    let new = results(vec![("t", vec![row("slow", 130.0, 1.0, 20, 8.0)])]);
+    let c = compare(&base, &new, THRESHOLD);
+    assert_eq!(
+        c.summary(),
+        "Regression in 1 of 1 row (threshold 5.0%, significant at p < 0.05): micro t slow (regression: time). \
+         Also 1 row ok in base failed or is missing in new (--allow-missing accepts that): micro t gone (missing from new). \
+         1 row compared: 0 faster, 1 slower, 0 within noise; 1 not compared."
+    );
+    // Allowing missing rows leaves the time regression.
+    assert!(c.allowing_missing(true).has_regression());
 }
 
 #[test]
@@ -195,7 +260,10 @@ fn markdown_for_a_pr_comment() {
              | Table | Method | Base | New | Change | p | Verdict | Alloc base | Alloc new | Alloc change | Gate |\n\
              | :--- | :--- | ---: | ---: | ---: | ---: | :--- | ---: | ---: | ---: | :--- |\n\
              | micro t | fast | 100.0 ns | 101.0 ns | +1.0% | {p_fast:.3} | within noise | 40 B | 40 B | 0 B | ok |\n\
-             | micro t | slow | 1.000 µs | 1.500 µs | +50.0% | &lt;0.001 | slower | 64 B | 65 B | +1 B | regression: time, allocation |\n"
+             | micro t | slow | 1.000 µs | 1.500 µs | +50.0% | &lt;0.001 | slower | 64 B | 65 B | +1 B | regression: time, allocation |\n\n\
+             Unpaired comparison: BASE and NEW ran at different times, so whatever the machine did in between reads as change. \
+             On a shared machine two runs of one build can differ by more than a few percent: measure it with --base-run \
+             (more runs of the base build), use a larger threshold, or let jsoncost ab pair the builds round by round.\n"
         )
     );
 }

@@ -104,7 +104,7 @@ fn empty_missing_and_directory_paths_are_io_or_empty_errors() {
     let missing = dir.path().join("nope.json");
     let err = load(&missing).unwrap_err();
     assert!(
-        matches!(&err, ReportError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound),
+        matches!(&err, ReportError::Io { cause, .. } if cause.kind() == std::io::ErrorKind::NotFound),
         "{err:?}"
     );
     assert!(
@@ -147,4 +147,28 @@ fn written_results_load_back_equal() {
     let path = dir.path().join("results.json");
     write_results(&path, &fixture()).unwrap();
     assert_eq!(load(&path).unwrap(), fixture());
+}
+
+#[test]
+fn a_read_is_bounded_while_reading_not_by_the_file_size() {
+    // /dev/zero has size 0 and never ends: the bound must hold as the bytes arrive.
+    let err = jsoncost_report::files::read_limited(Path::new("/dev/zero"), 1000).unwrap_err();
+    assert!(
+        matches!(err, jsoncost_report::files::ReadError::TooLarge { limit: 1000 }),
+        "{err:?}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("f");
+    std::fs::write(&path, b"12345").unwrap();
+    assert_eq!(jsoncost_report::files::read_limited(&path, 5).unwrap(), b"12345");
+    assert!(jsoncost_report::files::read_limited(&path, 4).is_err());
+}
+
+#[test]
+fn an_io_error_is_said_once() {
+    // Its text is in the message; were it also the source, `{:#}` would print it twice.
+    let dir = tempfile::tempdir().unwrap();
+    let err = load(dir.path()).unwrap_err();
+    assert!(std::error::Error::source(&err).is_none(), "{err:?}");
+    assert_eq!(err.to_string().matches("(os error 21)").count(), 1, "{err}");
 }

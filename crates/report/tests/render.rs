@@ -100,3 +100,34 @@ fn quick_runs_say_so_in_every_readable_format() {
     assert!(render(&results, Format::Markdown, false).contains(&format!("> **{note}**")));
     assert!(jsoncost_report::html::render(&results).contains(&format!("<p class=\"note\">{note}</p>")));
 }
+
+#[test]
+fn interrupted_runs_say_so_in_every_readable_format_and_in_json_only_when_true() {
+    let mut results = fixture();
+    let note = "Interrupted run: stopped early; only the tables below were measured.";
+    assert!(!render(&results, Format::Markdown, false).contains(note));
+    assert!(!render(&results, Format::Json, false).contains("\"interrupted\""));
+    results.interrupted = true;
+    assert!(render(&results, Format::Table, false).contains(note));
+    assert!(render(&results, Format::Markdown, false).contains(&format!("> **{note}**")));
+    assert!(jsoncost_report::html::render(&results).contains(&format!("<p class=\"note\">{note}</p>")));
+    let json: serde_json::Value = serde_json::from_str(&render(&results, Format::Json, false)).unwrap();
+    assert_eq!(json["interrupted"], true);
+}
+
+#[test]
+fn http_errors_show_each_failed_status_code() {
+    let mut exp = jsoncost_engine::Experiment::new(jsoncost_engine::ExperimentKind::Http, "item/n1000-c10");
+    let mut row = jsoncost_engine::Row::new("typed/serde_json");
+    row.mean_ns = Some(1_000_000.0);
+    row.extra.insert("req_per_s".into(), 500.into());
+    row.extra.insert(
+        "errors".into(),
+        serde_json::json!({"connect": 0, "timeout": 3, "status": 410, "closed": 0}),
+    );
+    row.extra.insert("status_codes".into(), serde_json::json!({"503": 410}));
+    exp.rows.push(row);
+    exp.finish();
+    let table = render_experiment(&exp, Format::Table, false);
+    assert!(table.contains("413 (503×410, timeout: 3)"), "{table}");
+}

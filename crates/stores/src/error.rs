@@ -48,11 +48,13 @@ pub enum StoreError {
     #[error("{path} is locked by {holder}; stop that process or use another path, e.g. --store redb:{suggestion}")]
     Locked { path: PathBuf, holder: String, suggestion: String },
 
-    #[error("{operation} {path}: {source}")]
+    /// The cause's text is part of the message, so it is not also a `source` (printing the
+    /// chain would say it twice: "Is a directory (os error 21): Is a directory (os error 21)").
+    #[error("{operation} {path}: {cause}")]
     Io {
         operation: &'static str,
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
 }
 

@@ -243,7 +243,7 @@ fn create_parent(path: &std::path::Path) -> Result<(), StoreError> {
         Some(dir) if !dir.as_os_str().is_empty() => std::fs::create_dir_all(dir).map_err(|source| StoreError::Io {
             operation: "creating directory",
             path: dir.to_path_buf(),
-            source,
+            cause: source,
         }),
         _ => Ok(()),
     }

@@ -70,7 +70,7 @@ fn open_error(path: &Path, e: redb::DatabaseError) -> StoreError {
         redb::DatabaseError::Storage(redb::StorageError::Io(source)) => StoreError::Io {
             operation: "opening redb file",
             path: path.to_path_buf(),
-            source,
+            cause: source,
         },
         redb::DatabaseError::Storage(redb::StorageError::Corrupted(cause)) => StoreError::Corrupt {
             path: path.to_path_buf(),
@@ -140,7 +140,7 @@ impl Store for RedbStore {
             redb::CommitError::Storage(redb::StorageError::Io(source)) => StoreError::Io {
                 operation: "writing redb file",
                 path: self.path.clone(),
-                source,
+                cause: source,
             },
             other => self.fail("committing the load", other),
         })?;

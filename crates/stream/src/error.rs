@@ -33,7 +33,8 @@ pub enum ErrorKind {
     #[error("pointer {pointer:?} names {found}, not an array")]
     NotAnArray { pointer: String, found: &'static str },
     /// Valid JSON that does not fit the element type (missing field, wrong type, bad date ...).
-    #[error("element of the wrong shape ({library}): {message}")]
+    /// The library's message quotes the offending value, so it is shortened when long.
+    #[error("element of the wrong shape ({library}): {}", shorten_message(message))]
     WrongShape { library: Library, message: String },
     /// An object on the pointer's path repeats the key that leads to the array.
     #[error("duplicate key {key:?}: the object holding {pointer:?} has it twice")]
@@ -51,6 +52,21 @@ pub enum ErrorKind {
     /// The byte source failed (its message is part of this one, so it is not also a `source`).
     #[error("I/O error reading the input: {0}")]
     Io(io::Error),
+}
+
+/// Longest message shown whole; a longer one (a library quoting a megabyte string it refused)
+/// keeps its start and its end, which say what was wrong and what was expected.
+const MESSAGE_MAX_CHARS: usize = 300;
+
+/// `message`, or its first 200 and last 80 characters around an ellipsis, with its length.
+pub fn shorten_message(message: &str) -> std::borrow::Cow<'_, str> {
+    let chars = message.chars().count();
+    if chars <= MESSAGE_MAX_CHARS {
+        return message.into();
+    }
+    let head: String = message.chars().take(200).collect();
+    let tail: String = message.chars().skip(chars - 80).collect();
+    format!("{head}…{tail} (a message of {} bytes, shortened)", message.len()).into()
 }
 
 fn by(library: &Option<Library>) -> String {
@@ -108,5 +124,24 @@ impl fmt::Debug for Error {
             .field("element", &self.0.element)
             .field("kind", &self.0.kind)
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shorten_message;
+
+    #[test]
+    fn long_messages_keep_their_start_and_end_and_say_their_length() {
+        assert_eq!(shorten_message("expected f64"), "expected f64");
+        let long = format!("invalid type: string \"{}\", expected f64", "é".repeat(100_000));
+        let short = shorten_message(&long);
+        assert!(short.starts_with("invalid type: string \"éé"), "{short}");
+        assert!(
+            short.ends_with(&format!("éé\", expected f64 (a message of {} bytes, shortened)", long.len())),
+            "{short}"
+        );
+        assert_eq!(short.chars().filter(|c| *c == '…').count(), 1);
+        assert!(short.chars().count() < 340, "{}", short.chars().count());
     }
 }

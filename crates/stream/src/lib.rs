@@ -97,7 +97,7 @@ mod skip;
 pub use aggregate::{RunningStats, TelemetryAggregate};
 pub use byte_stream::{ElementStream, bytes_stream};
 pub use depth::{DepthGuard, MAX_DEPTH, TooDeep};
-pub use error::{Error, ErrorKind};
+pub use error::{Error, ErrorKind, shorten_message};
 pub use field::Field;
 pub use library::{Library, UnknownLibrary};
 pub use pointer::{Pointer, PointerError};

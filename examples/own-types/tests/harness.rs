@@ -98,3 +98,39 @@ fn the_bench_s_results_file_has_ok_typed_rows() {
     };
     typed_rows_are_ok(&jsoncost_report_load(std::path::Path::new(&path)));
 }
+
+/// A body streamed with the crate's own element type: the DOM rows, the skipping rows and
+/// `incremental-typed/<lib>` for `Shipment`, all through the gate.
+#[test]
+fn the_harness_streams_a_body_with_the_crate_s_element_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let body = dir.path().join("manifest.json");
+    std::fs::write(&body, serde_json::to_vec(&manifest(300)).unwrap()).unwrap();
+    let results = jsoncost::Study::with_args(
+        ["--quick", "--format", "json", "--out"]
+            .map(String::from)
+            .into_iter()
+            .chain([dir.path().join("r.json").display().to_string()]),
+    )
+    .stream::<Shipment>("manifest-stream", &body, "/shipments")
+    .measure()
+    .unwrap();
+    assert_eq!(results.experiments.len(), 1);
+    let exp = &results.experiments[0];
+    assert_eq!(
+        (exp.experiment, exp.table.as_str()),
+        (jsoncost::ExperimentKind::Stream, "manifest-stream")
+    );
+    assert_eq!(exp.params["elements"], 300);
+    for lib in ["serde_json", "sonic-rs", "simd-json"] {
+        for style in ["incremental-typed", "incremental", "incremental-skip", "buffered"] {
+            let method = format!("{style}/{lib}");
+            let row = exp
+                .rows
+                .iter()
+                .find(|r| r.method == method)
+                .unwrap_or_else(|| panic!("no {method}"));
+            assert!(row.is_ok(), "{method}: {:?}", row.error_message);
+        }
+    }
+}

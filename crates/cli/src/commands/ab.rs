@@ -35,6 +35,9 @@ pub struct AbArgs {
     /// and by at least half of this.
     #[arg(long, default_value = "5%", value_parser = parse_threshold)]
     pub threshold: f64,
+    /// Accept rows that were ok in base and failed or are missing in new (as `compare`).
+    #[arg(long)]
+    pub allow_missing: bool,
     /// What stdout carries (markdown suits PR comments).
     #[arg(long, value_enum, default_value_t = FormatArg::Table)]
     pub format: FormatArg,
@@ -157,7 +160,7 @@ pub fn run(args: &AbArgs) -> anyhow::Result<()> {
         };
         rounds.push(Round { base: b, new: n });
     }
-    let comparison = ab::ab(&rounds, args.threshold);
+    let comparison = ab::ab(&rounds, args.threshold).allowing_missing(args.allow_missing);
     println!("{}", comparison.render(args.format.into()));
     if comparison.rows.is_empty() {
         return Err(usage(anyhow!(

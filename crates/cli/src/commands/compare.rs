@@ -1,5 +1,6 @@
 //! `jsoncost compare BASE NEW`: per row, the change in time and allocation with a verdict;
-//! exit 1 on a significant time regression beyond the threshold or any allocation growth.
+//! exit 1 on a significant time regression beyond the threshold, any allocation growth, or a
+//! row ok in BASE that failed or is missing in NEW (unless `--allow-missing`).
 
 use anyhow::anyhow;
 use jsoncost_report::{compare, files};
@@ -17,6 +18,14 @@ pub struct CompareArgs {
     /// Smallest time change that counts, e.g. 5% or 0.05.
     #[arg(long, default_value = "5%", value_parser = parse_threshold)]
     pub threshold: f64,
+    /// Accept rows that were ok in BASE and failed or are missing in NEW (a filtered run);
+    /// without it they fail the gate.
+    #[arg(long)]
+    pub allow_missing: bool,
+    /// More runs of the base build (results files or baseline names): the drift between them
+    /// is reported, the threshold an unpaired comparison needs on this machine.
+    #[arg(long = "base-run", value_name = "FILE")]
+    pub base_runs: Vec<String>,
     /// What stdout carries (markdown suits PR comments).
     #[arg(long, value_enum, default_value_t = FormatArg::Table)]
     pub format: FormatArg,
@@ -43,7 +52,15 @@ pub fn parse_threshold(s: &str) -> Result<f64, String> {
 pub fn run(args: &CompareArgs) -> anyhow::Result<()> {
     let base = files::load(&baselines::resolve(&args.base)?).map_err(usage)?;
     let new = files::load(&baselines::resolve(&args.new)?).map_err(usage)?;
-    let comparison = compare::compare(&base, &new, args.threshold);
+    let more = args
+        .base_runs
+        .iter()
+        .map(|r| files::load(&baselines::resolve(r)?).map_err(usage))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let runs: Vec<&jsoncost_engine::Results> = std::iter::once(&base).chain(&more).collect();
+    let comparison = compare::compare(&base, &new, args.threshold)
+        .allowing_missing(args.allow_missing)
+        .with_drift(compare::Drift::of(&runs));
     println!("{}", comparison.render(args.format.into()));
     if comparison.has_regression() {
         return Err(Failure {

@@ -9,6 +9,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::args::Mebibytes;
 use crate::failure::{environment, usage};
 use crate::interrupt;
 
@@ -24,8 +25,8 @@ pub struct ServeArgs {
     #[arg(long, default_value = "memory", value_name = "memory|URL")]
     pub cache: jsoncost_http::CacheConfig,
     /// Largest POST body accepted, in MiB (over it: 413).
-    #[arg(long, default_value_t = 128)]
-    pub body_limit_mib: u64,
+    #[arg(long, value_name = "MIB", default_value_t = Mebibytes::new(128))]
+    pub body_limit_mib: Mebibytes,
 }
 
 pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
@@ -36,11 +37,17 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
     let url = jsoncost_http::ItemSource::name(&source); // the default store may be another file
     let config = ServerConfig {
         addr: args.addr,
-        body_limit: args.body_limit_mib << 20,
+        body_limit: args.body_limit_mib.bytes(),
+        cache: args.cache.clone(),
         ..ServerConfig::with_source(Arc::new(source))
     };
-    let srv = server::start(config).map_err(|e| environment(anyhow!(e)))?;
-    eprintln!("serving on {} (items from {url}); Ctrl-C stops", srv.url(""));
+    // As `http --cache`: a bad URL exits 2, a cache that does not answer exits 3, both now.
+    let srv = server::start(config).map_err(|e| crate::failure::library(jsoncost::http::server_error(e)))?;
+    eprintln!(
+        "serving on {} (items from {url}, cache {}); Ctrl-C stops",
+        srv.url(""),
+        args.cache.describe()
+    );
     for mode in Mode::ALL {
         eprintln!("  GET {}   GET {}", srv.url(&mode.item_path(1)), srv.url(&mode.list_path(48)));
     }

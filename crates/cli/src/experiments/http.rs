@@ -5,6 +5,7 @@ use jsoncost::http::HttpOptions;
 use jsoncost_engine::{Config, ExperimentKind};
 
 use super::table::{CliSink, Filter, runner};
+use crate::args::{Seconds, positive_rate};
 use crate::failure::library;
 use crate::progress::Progress;
 use crate::session::Session;
@@ -21,16 +22,16 @@ pub struct HttpArgs {
     #[arg(long, default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL")]
     pub study_load: bool,
     /// Open model instead: this many requests per second (latency from the intended send time).
-    #[arg(long, value_name = "REQ_PER_S", requires = "duration")]
+    #[arg(long, value_name = "REQ_PER_S", requires = "duration", value_parser = positive_rate)]
     pub rate: Option<f64>,
     /// Open model: how long to send, in seconds.
     #[arg(long, value_name = "SECONDS", requires = "rate")]
-    pub duration: Option<f64>,
-    /// Readings in each POST /telemetry body.
-    #[arg(long, default_value_t = 100_000)]
+    pub duration: Option<Seconds>,
+    /// Readings in each POST /telemetry body (held in memory: 10,000,000 is ~720 MB).
+    #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(0..=10_000_000))]
     pub post_readings: u64,
     /// POST /telemetry requests per mode (0 skips the POST table).
-    #[arg(long, default_value_t = 60)]
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     pub post_requests: u64,
     /// Load-test this external http:// URL instead of the in-process API (no server columns).
     #[arg(long, value_name = "URL")]
@@ -42,8 +43,8 @@ pub struct HttpArgs {
     #[arg(long, default_value = "memory", value_name = "memory|URL")]
     pub cache: jsoncost_http::CacheConfig,
     /// Per-request timeout in seconds.
-    #[arg(long, default_value_t = 30.0)]
-    pub timeout: f64,
+    #[arg(long, value_name = "SECONDS", default_value = "30")]
+    pub timeout: Seconds,
     /// Only run modes whose name matches this glob (typed/serde_json, typed/sonic-rs, passthrough).
     #[arg(long = "http-filter", value_name = "GLOB")]
     pub http_filter: Option<String>,
@@ -56,13 +57,13 @@ impl HttpArgs {
             connections: self.connections,
             study_load: self.study_load,
             rate: self.rate,
-            duration: self.duration,
+            duration: self.duration.map(Seconds::duration),
             post_readings: self.post_readings,
             post_requests: self.post_requests,
             target: self.target.clone(),
             store: self.http_store.clone(),
             cache: self.cache.clone(),
-            timeout: self.timeout,
+            timeout: self.timeout.duration(),
             quick,
         }
     }
@@ -70,7 +71,7 @@ impl HttpArgs {
 
 /// Runs the http experiment into `session`.
 pub fn run(args: &HttpArgs, quick: bool, session: &mut Session, progress: &Progress) -> anyhow::Result<()> {
-    let filter = Filter::new(args.http_filter.as_deref())?;
+    let filter = Filter::new("--http-filter", args.http_filter.as_deref())?;
     let mut sink = CliSink::new(ExperimentKind::Http, session, progress);
     // Load runs measure themselves: the engine's settings are not used.
     let config = Config::quick();

@@ -7,6 +7,7 @@ use jsoncost_shapes::{DEFAULT_SEED, ShapeName};
 use std::path::PathBuf;
 
 use super::table::{CliSink, Filter, runner};
+use crate::args::Mebibytes;
 use crate::failure::library;
 use crate::progress::Progress;
 use crate::session::Session;
@@ -36,8 +37,8 @@ pub struct MicroArgs {
     #[arg(long, value_name = "GLOB")]
     pub filter: Option<String>,
     /// Largest --payload accepted, in MiB (the document is held in memory several times).
-    #[arg(long, value_name = "MIB", default_value_t = 256)]
-    pub max_payload_mib: u64,
+    #[arg(long, value_name = "MIB", default_value_t = Mebibytes::new(256))]
+    pub max_payload_mib: Mebibytes,
     /// Seed of the payload generator.
     #[arg(long, default_value_t = DEFAULT_SEED)]
     pub seed: u64,
@@ -69,7 +70,7 @@ impl MicroArgs {
             shapes: self.shapes(),
             payload: self.payload.clone(),
             fields: self.fields.clone(),
-            max_payload_mib: self.max_payload_mib,
+            max_payload_mib: self.max_payload_mib.mib(),
             seed: self.seed,
         }
     }
@@ -77,7 +78,7 @@ impl MicroArgs {
 
 /// Runs the micro experiment into `session`.
 pub fn run(args: &MicroArgs, config: &Config, session: &mut Session, progress: &Progress) -> anyhow::Result<()> {
-    let filter = Filter::new(args.filter.as_deref())?;
+    let filter = Filter::new("--filter", args.filter.as_deref())?;
     let mut sink = CliSink::new(ExperimentKind::Micro, session, progress);
     jsoncost::micro::run(&args.options(), &mut runner(config, &filter, &mut sink)).map_err(library)
 }

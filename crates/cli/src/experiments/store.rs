@@ -70,7 +70,7 @@ impl StoreArgs {
 
 /// Runs the store experiment into `session`.
 pub fn run(args: &StoreArgs, config: &Config, session: &mut Session, progress: &Progress) -> anyhow::Result<()> {
-    let filter = Filter::new(args.store_filter.as_deref())?;
+    let filter = Filter::new("--store-filter", args.store_filter.as_deref())?;
     let mut sink = CliSink::new(ExperimentKind::Store, session, progress);
     jsoncost::store::run(&args.options(), &mut runner(config, &filter, &mut sink)).map_err(library)
 }

@@ -12,17 +12,21 @@ use crate::session::Session;
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct StreamArgs {
-    /// Readings in the generated body (1,000,000 is ~72 MB).
-    #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(0..=50_000_000))]
+    /// Readings in the generated body (1,000,000 is ~72 MB); not with --file, which has its own.
+    #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(0..=50_000_000), conflicts_with = "file")]
     pub readings: u64,
-    /// Use this telemetry file instead of generating one.
+    /// Use this telemetry file instead of generating one (with --pointer: any JSON document).
     #[arg(long, value_name = "PATH")]
     pub file: Option<PathBuf>,
+    /// Stream the array at this JSON pointer of --file (RFC 6901, "" for a top-level array)
+    /// instead of a telemetry body: DOM elements per library, and IgnoredAny for the framing alone.
+    #[arg(long, value_name = "POINTER", requires = "file")]
+    pub pointer: Option<String>,
     /// Chunk size of the incremental strategies, in KiB.
     #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=65_536))]
     pub chunk_kib: u64,
-    /// Largest element the incremental strategies accept, in bytes.
-    #[arg(long, default_value_t = jsoncost_stream::DEFAULT_MAX_ELEMENT_BYTES)]
+    /// Largest element the incremental strategies accept, in bytes (at least 1).
+    #[arg(long, default_value_t = jsoncost_stream::DEFAULT_MAX_ELEMENT_BYTES, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub max_element_bytes: usize,
     /// Whole runs per strategy (at least; the median and mean are over them).
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(2..=100))]
@@ -37,6 +41,7 @@ impl StreamArgs {
         StreamOptions {
             readings: self.readings,
             file: self.file.clone(),
+            pointer: self.pointer.clone(),
             chunk_kib: self.chunk_kib,
             max_element_bytes: self.max_element_bytes,
             runs: self.runs,
@@ -47,7 +52,7 @@ impl StreamArgs {
 
 /// Runs the stream experiment into `session`.
 pub fn run(args: &StreamArgs, quick: bool, session: &mut Session, progress: &Progress) -> anyhow::Result<()> {
-    let filter = Filter::new(args.stream_filter.as_deref())?;
+    let filter = Filter::new("--stream-filter", args.stream_filter.as_deref())?;
     let mut sink = CliSink::new(ExperimentKind::Stream, session, progress);
     // The runner's engine settings are replaced by whole runs for this table.
     let config = Config::quick();

@@ -13,10 +13,9 @@ use crate::session::Session;
 pub struct Filter(pub jsoncost::Filter);
 
 impl Filter {
-    pub fn new(pattern: Option<&str>) -> anyhow::Result<Filter> {
-        jsoncost::Filter::new("--filter", pattern)
-            .map(Filter)
-            .map_err(crate::failure::library)
+    /// The filter given with `flag` (`--filter`, `--store-filter` ...), named in its errors.
+    pub fn new(flag: &'static str, pattern: Option<&str>) -> anyhow::Result<Filter> {
+        jsoncost::Filter::new(flag, pattern).map(Filter).map_err(crate::failure::library)
     }
 }
 
@@ -48,6 +47,9 @@ impl Sink for CliSink<'_> {
     }
     fn table_done(&mut self, table: Experiment) {
         self.session.push(table);
+    }
+    fn all_failed(&mut self, why: jsoncost::Error) {
+        jsoncost::Sink::all_failed(&mut self.session.output, why);
     }
     fn note(&mut self, line: &str) {
         self.progress.note(line);

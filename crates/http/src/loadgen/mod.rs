@@ -112,10 +112,12 @@ pub enum LoadError {
     #[error("invalid load: {reason}")]
     InvalidSpec { reason: String },
     /// The target refused (or did not accept) a first connection: nothing was measured.
-    #[error("cannot connect to {url}: {source}")]
-    Unreachable { url: String, source: std::io::Error },
+    // The causes' texts are part of these messages, so they are not also `source`s (printing
+    // the chain would say them twice).
+    #[error("cannot connect to {url}: {cause}")]
+    Unreachable { url: String, cause: std::io::Error },
     #[error("starting the load generator runtime failed: {0}")]
-    Runtime(#[source] std::io::Error),
+    Runtime(std::io::Error),
 }
 
 /// Everything the connections of one run share.
@@ -202,9 +204,9 @@ pub async fn run_async(spec: &LoadSpec, cancel: CancellationToken) -> Result<Loa
     drop(
         conn::connect(&target, spec.connect_timeout)
             .await
-            .map_err(|source| LoadError::Unreachable {
+            .map_err(|cause| LoadError::Unreachable {
                 url: spec.url.clone(),
-                source,
+                cause,
             })?,
     );
 

@@ -94,6 +94,29 @@ impl LoadReport {
         (self.responses() > 0).then(|| self.latency.min())
     }
 
+    /// Responses with a 5xx status plus failed connects: the server (or what it reads from)
+    /// failed, as opposed to a request it refused (4xx) or a load it could not keep up with
+    /// (timeouts).
+    pub fn server_errors(&self) -> u64 {
+        self.status_codes.range(500..600).map(|(_, n)| n).sum::<u64>() + self.errors.connect
+    }
+
+    /// The failed requests by kind, each status code on its own: `404×1000`,
+    /// `503×410, timeout×3`; empty when none failed.
+    pub fn errors_by_kind(&self) -> String {
+        let codes = self.status_codes.iter().map(|(code, n)| (code.to_string(), *n));
+        let e = self.errors;
+        let kinds = [("timeout", e.timeout), ("connect", e.connect), ("closed", e.closed)]
+            .into_iter()
+            .map(|(k, n)| (k.to_string(), n));
+        codes
+            .chain(kinds)
+            .filter(|(_, n)| *n > 0)
+            .map(|(kind, n)| format!("{kind}×{n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     /// Mean body bytes per response, `None` without responses.
     pub fn bytes_per_response(&self) -> Option<f64> {
         (self.responses() > 0).then(|| self.response_bytes as f64 / self.responses() as f64)

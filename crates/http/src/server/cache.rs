@@ -120,12 +120,14 @@ impl RedisCache {
     /// Must run inside the server's runtime: the connection's tasks are spawned on it.
     pub async fn connect(url: &str, key_prefix: &str) -> Result<Self, RedisStartError> {
         let client = redis::Client::open(url).map_err(|e| RedisStartError::Url(e.to_string()))?;
+        // No retries: a request that finds Redis gone waits for one connection attempt (bounded
+        // by the connection timeout) and answers 503, and the next request tries again. Retries
+        // with a backoff inside each request made every 503 take ~0.3 s with Redis dead, so a
+        // load run of 30,000 requests over 10 connections ran for a quarter of an hour.
         let config = ConnectionManagerConfig::new()
             .set_connection_timeout(Some(REDIS_OP_TIMEOUT))
             .set_response_timeout(Some(REDIS_OP_TIMEOUT))
-            .set_number_of_retries(2)
-            .set_min_delay(Duration::from_millis(50))
-            .set_max_delay(Duration::from_millis(500));
+            .set_number_of_retries(0);
         let connect = async {
             let mut conn = ConnectionManager::new_with_config(client, config)
                 .await

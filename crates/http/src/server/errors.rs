@@ -25,9 +25,10 @@ pub enum ApiError {
     BodyTooLarge { limit: u64 },
     #[error("reading the request body failed: {message}")]
     BodyRead { message: String },
-    #[error("malformed JSON at byte offset {offset}: {message}")]
+    #[error("malformed JSON at byte offset {offset}: {}", jsoncost_stream::shorten_message(message))]
     MalformedJson { offset: u64, message: String },
-    #[error("wrong shape at byte offset {offset}: {message}")]
+    /// The parser's message quotes the offending value: shortened when long.
+    #[error("wrong shape at byte offset {offset}: {}", jsoncost_stream::shorten_message(message))]
     WrongShape { offset: u64, message: String },
     #[error(transparent)]
     Source(#[from] SourceError),

@@ -73,12 +73,14 @@ impl Default for ServerConfig {
 
 #[derive(Debug, thiserror::Error)]
 pub enum ServerError {
+    // The causes' texts are part of these messages, so they are not also `source`s (printing
+    // the chain would say them twice).
     #[error("starting the server runtime failed: {0}")]
-    Runtime(#[source] std::io::Error),
-    #[error("binding {addr} failed: {source}")]
-    Bind { addr: SocketAddr, source: std::io::Error },
-    #[error("the server on {addr} failed: {source}")]
-    Serve { addr: SocketAddr, source: std::io::Error },
+    Runtime(std::io::Error),
+    #[error("binding {addr} failed: {cause}")]
+    Bind { addr: SocketAddr, cause: std::io::Error },
+    #[error("the server on {addr} failed: {cause}")]
+    Serve { addr: SocketAddr, cause: std::io::Error },
     #[error("the server on {addr} did not stop within {timeout:?}")]
     StopTimeout { addr: SocketAddr, timeout: Duration },
     /// The cache URL is not a usable Redis URL (bad input). `url` is shown without a password.
@@ -125,7 +127,7 @@ pub fn start(config: ServerConfig) -> Result<RunningServer, ServerError> {
         .map_err(ServerError::Runtime)?;
 
     // Bound with std so a bind error is reported here, synchronously, with the address.
-    let bind = |source| ServerError::Bind { addr: config.addr, source };
+    let bind = |cause| ServerError::Bind { addr: config.addr, cause };
     let std_listener = std::net::TcpListener::bind(config.addr).map_err(bind)?;
     std_listener.set_nonblocking(true).map_err(bind)?;
     let addr = std_listener.local_addr().map_err(bind)?;
@@ -227,7 +229,7 @@ impl RunningServer {
             let _ = stop.send(());
         }
         let outcome = match self.done.take().map(|done| done.recv_timeout(timeout)) {
-            Some(Ok(Err(source))) => Err(ServerError::Serve { addr: self.addr, source }),
+            Some(Ok(Err(cause))) => Err(ServerError::Serve { addr: self.addr, cause }),
             Some(Err(std::sync::mpsc::RecvTimeoutError::Timeout)) => Err(ServerError::StopTimeout { addr: self.addr, timeout }),
             _ => Ok(()),
         };

@@ -238,6 +238,8 @@ pub struct FakeRedis {
     pub data: Arc<std::sync::Mutex<HashMap<Vec<u8>, Vec<u8>>>>,
     /// Commands received, all connections.
     pub commands: Arc<AtomicU64>,
+    /// Connections accepted (each a connection attempt of the client).
+    pub accepts: Arc<AtomicU64>,
     mode: tokio::sync::watch::Sender<RedisMode>,
     runtime: Option<tokio::runtime::Runtime>,
 }
@@ -254,10 +256,12 @@ impl FakeRedis {
         let (mode, _) = tokio::sync::watch::channel(mode);
         let data = Arc::new(std::sync::Mutex::new(HashMap::new()));
         let commands = Arc::new(AtomicU64::new(0));
-        let (modes, shared, count) = (mode.clone(), Arc::clone(&data), Arc::clone(&commands));
+        let accepts = Arc::new(AtomicU64::new(0));
+        let (modes, shared, count, accepted) = (mode.clone(), Arc::clone(&data), Arc::clone(&commands), Arc::clone(&accepts));
         runtime.spawn(async move {
             loop {
                 let Ok((stream, _)) = listener.accept().await else { return };
+                accepted.fetch_add(1, SeqCst);
                 if *modes.borrow() == RedisMode::Down {
                     continue; // dropped: closed at once
                 }
@@ -268,6 +272,7 @@ impl FakeRedis {
             addr,
             data,
             commands,
+            accepts,
             mode,
             runtime: Some(runtime),
         }

@@ -25,18 +25,32 @@ pub(super) fn columns<'a>(exp: &Experiment) -> Vec<Spec<'a>> {
     specs
 }
 
-/// `12 (connect: 2, timeout: 10)`; kinds with no errors are left out.
+/// `12 (connect: 2, timeout: 10)`, with failed statuses by code: `413 (503×410, timeout: 3)`;
+/// kinds with no errors are left out.
 fn errors_cell(row: &Row) -> String {
     let Some(total) = error_total(row) else {
         return units::ABSENT.to_string();
     };
-    let kinds: Vec<String> = match row.extra.get("errors") {
-        Some(Value::Object(kinds)) => kinds
-            .iter()
-            .filter_map(|(kind, n)| n.as_f64().filter(|n| *n > 0.0).map(|n| format!("{kind}: {}", units::count(n))))
-            .collect(),
-        _ => Vec::new(),
+    let counts = |key: &str| -> Vec<(String, f64)> {
+        match row.extra.get(key) {
+            Some(Value::Object(kinds)) => kinds
+                .iter()
+                .filter_map(|(kind, n)| n.as_f64().filter(|n| *n > 0.0).map(|n| (kind.clone(), n)))
+                .collect(),
+            _ => Vec::new(),
+        }
     };
+    let codes = counts("status_codes");
+    let kinds: Vec<String> = counts("errors")
+        .into_iter()
+        .flat_map(|(kind, n)| {
+            if kind == "status" && !codes.is_empty() {
+                codes.iter().map(|(code, n)| format!("{code}×{}", units::count(*n))).collect()
+            } else {
+                vec![format!("{kind}: {}", units::count(n))]
+            }
+        })
+        .collect();
     if kinds.is_empty() {
         units::count(total)
     } else {

@@ -3,9 +3,14 @@
 //! Rows match by (experiment, table, method). Time is judged as criterion does: the change is
 //! real when Welch's t-test on the two rows' (mean, standard deviation, sample count) gives
 //! p < 0.05 AND the change exceeds the threshold. Allocation is deterministic, so any growth
-//! fails the gate. Rows that cannot be compared are listed, never fatal.
+//! fails the gate. Rows that cannot be compared are listed; a row that was ok in the base and
+//! failed or is missing in the new file fails the gate too (a correctness break, a crashed or a
+//! filtered run must not pass), unless the comparison allows missing rows.
 
+mod drift;
 mod render;
+
+pub use drift::Drift;
 
 use std::fmt;
 
@@ -152,6 +157,10 @@ pub struct NotCompared {
     /// `None` when the whole table is concerned.
     pub method: Option<String>,
     pub reason: Reason,
+    /// Rows ok in the base that this entry loses (failed or missing in new): 0 or 1 for a row,
+    /// the table's ok rows for a whole table. Any makes the gate fail unless missing rows are
+    /// allowed.
+    pub lost: usize,
 }
 
 /// The outcome of `compare`.
@@ -161,12 +170,45 @@ pub struct Comparison {
     pub threshold: f64,
     pub rows: Vec<RowChange>,
     pub not_compared: Vec<NotCompared>,
+    /// Rows ok in base that failed or are missing in new are accepted (`--allow-missing`).
+    pub allow_missing: bool,
+    /// How much runs of the base build differ, when several were given (`--base-run`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drift: Option<Drift>,
 }
 
 impl Comparison {
-    /// True when a row got significantly slower beyond the threshold or allocates more.
+    /// Records the drift between several runs of the base build (for the unpaired note).
+    pub fn with_drift(mut self, drift: Option<Drift>) -> Self {
+        self.drift = drift;
+        self
+    }
+
+    /// The note on what an unpaired comparison cannot tell apart, with the measured drift.
+    pub fn unpaired_note(&self) -> String {
+        drift::note(self.drift.as_ref(), self.threshold)
+    }
+
+    /// Accepts (or not) rows that were ok in base and failed or are missing in new.
+    pub fn allowing_missing(mut self, allow: bool) -> Self {
+        self.allow_missing = allow;
+        self
+    }
+
+    /// True when a row got significantly slower beyond the threshold or allocates more, or
+    /// (unless allowed) a row ok in base failed or is missing in new.
     pub fn has_regression(&self) -> bool {
-        self.rows.iter().any(RowChange::regression)
+        self.rows.iter().any(RowChange::regression) || (!self.allow_missing && self.lost_rows() > 0)
+    }
+
+    /// The entries that lose rows ok in base.
+    pub fn lost(&self) -> impl Iterator<Item = &NotCompared> {
+        self.not_compared.iter().filter(|n| n.lost > 0)
+    }
+
+    /// How many rows ok in base failed or are missing in new.
+    pub fn lost_rows(&self) -> usize {
+        self.lost().map(|n| n.lost).sum()
     }
 
     pub fn regressions(&self) -> impl Iterator<Item = &RowChange> {
@@ -178,43 +220,52 @@ impl Comparison {
 pub fn compare(base: &Results, new: &Results, threshold: f64) -> Comparison {
     let mut rows = Vec::new();
     let mut not_compared = Vec::new();
-    let skip = |e: &Experiment, method: Option<&str>, reason: Reason| NotCompared {
+    let skip = |e: &Experiment, method: Option<&str>, reason: Reason, lost: usize| NotCompared {
         experiment: e.experiment,
         table: e.table.clone(),
         method: method.map(String::from),
         reason,
+        lost,
     };
     for b in &base.experiments {
         let Some(n) = find(new, b) else {
-            not_compared.push(skip(b, None, Reason::OnlyInBase));
+            let ok = b.rows.iter().filter(|r| r.is_ok()).count();
+            not_compared.push(skip(b, None, Reason::OnlyInBase, ok));
             continue;
         };
         if b.params != n.params {
+            // Measured differently (another payload, another load): the user chose to compare
+            // unlike runs, which is listed but loses nothing.
             let p = |e: &Experiment| serde_json::Value::Object(e.params.clone()).to_string();
-            not_compared.push(skip(b, None, Reason::ParamsDiffer { base: p(b), new: p(n) }));
+            not_compared.push(skip(b, None, Reason::ParamsDiffer { base: p(b), new: p(n) }, 0));
             continue;
         }
         for br in &b.rows {
             let Some(nr) = n.rows.iter().find(|r| r.method == br.method) else {
-                not_compared.push(skip(b, Some(&br.method), Reason::OnlyInBase));
+                not_compared.push(skip(b, Some(&br.method), Reason::OnlyInBase, usize::from(br.is_ok())));
                 continue;
             };
             match compare_rows(b, br, nr, threshold) {
                 Ok(change) => rows.push(change),
-                Err(reason) => not_compared.push(skip(b, Some(&br.method), reason)),
+                Err(reason) => {
+                    let lost = usize::from(matches!(reason, Reason::Failed { side: Side::New, .. }));
+                    not_compared.push(skip(b, Some(&br.method), reason, lost));
+                }
             }
         }
         for nr in n.rows.iter().filter(|nr| !b.rows.iter().any(|br| br.method == nr.method)) {
-            not_compared.push(skip(n, Some(&nr.method), Reason::OnlyInNew));
+            not_compared.push(skip(n, Some(&nr.method), Reason::OnlyInNew, 0));
         }
     }
     for n in new.experiments.iter().filter(|n| find(base, n).is_none()) {
-        not_compared.push(skip(n, None, Reason::OnlyInNew));
+        not_compared.push(skip(n, None, Reason::OnlyInNew, 0));
     }
     Comparison {
         threshold,
         rows,
         not_compared,
+        allow_missing: false,
+        drift: None,
     }
 }
 

@@ -32,7 +32,7 @@ impl Comparison {
         }
     }
 
-    /// One sentence: the gate's outcome and what was compared.
+    /// The gate's outcome and what was compared, in a sentence or three.
     pub fn summary(&self) -> String {
         let count = |v| self.rows.iter().filter(|r| r.verdict == v).count();
         let settings = format!("threshold {}, significant at p < {SIGNIFICANCE}", units::percent(self.threshold));
@@ -45,19 +45,44 @@ impl Comparison {
             self.not_compared.len()
         );
         let regressions: Vec<&RowChange> = self.regressions().collect();
-        if regressions.is_empty() {
-            format!("No regression ({settings}). {tally}.")
-        } else {
-            let list: Vec<String> = regressions
-                .iter()
-                .map(|r| format!("{} {} {} ({})", r.experiment, r.table, r.method, gate(r)))
-                .collect();
-            format!(
-                "Regression in {} of {} ({settings}): {}. {tally}.",
-                regressions.len(),
-                rows(self.rows.len()),
-                list.join("; ")
-            )
+        let lost = match self.lost_rows() {
+            0 => None,
+            n => Some(format!(
+                "{} ok in base {} in new",
+                rows(n),
+                if n == 1 { "failed or is missing" } else { "failed or are missing" }
+            )),
+        };
+        let lost_list = || self.lost().map(lost_entry).collect::<Vec<_>>().join("; ");
+        match (regressions.is_empty(), lost) {
+            (true, None) => format!("No regression ({settings}). {tally}."),
+            (true, Some(lost)) if self.allow_missing => {
+                format!(
+                    "No regression ({settings}). {lost}, allowed by --allow-missing: {}. {tally}.",
+                    lost_list()
+                )
+            }
+            (true, Some(lost)) => format!(
+                "Regression ({settings}): {lost} (--allow-missing accepts that): {}. {tally}.",
+                lost_list()
+            ),
+            (false, lost) => {
+                let list: Vec<String> = regressions
+                    .iter()
+                    .map(|r| format!("{} {} {} ({})", r.experiment, r.table, r.method, gate(r)))
+                    .collect();
+                let lost = match lost {
+                    None => String::new(),
+                    Some(lost) if self.allow_missing => format!(" {lost}, allowed by --allow-missing: {}.", lost_list()),
+                    Some(lost) => format!(" Also {lost} (--allow-missing accepts that): {}.", lost_list()),
+                };
+                format!(
+                    "Regression in {} of {} ({settings}): {}.{lost} {tally}.",
+                    regressions.len(),
+                    rows(self.rows.len()),
+                    list.join("; ")
+                )
+            }
         }
     }
 
@@ -82,10 +107,12 @@ impl Comparison {
         if !self.not_compared.is_empty() {
             out.push_str("Not compared:\n");
             for n in &self.not_compared {
-                out.push_str(&format!("- {}\n", one_line(&not_compared(n))));
+                out.push_str(&format!("- {}\n", one_line(&self.not_compared_line(n))));
             }
         }
         out.push_str(&self.summary());
+        out.push('\n');
+        out.push_str(&self.unpaired_note());
         out.push('\n');
         out
     }
@@ -104,9 +131,10 @@ impl Comparison {
         if !self.not_compared.is_empty() {
             out.push_str("\n**Not compared**\n\n");
             for n in &self.not_compared {
-                out.push_str(&format!("- {}\n", inline(&not_compared(n))));
+                out.push_str(&format!("- {}\n", inline(&self.not_compared_line(n))));
             }
         }
+        out.push_str(&format!("\n{}\n", inline(&self.unpaired_note())));
         out
     }
 
@@ -143,6 +171,19 @@ impl Comparison {
                 r.allocation_grew.to_string(),
                 r.regression().to_string(),
             ]);
+        }
+        // Rows ok in base that failed or are missing in new: no times, a verdict saying which.
+        for n in self.lost() {
+            let verdict = match n.reason {
+                super::Reason::Failed { .. } => "failed_in_new",
+                _ => "missing_from_new",
+            };
+            let mut record = vec![n.experiment.to_string(), n.table.clone(), n.method.clone().unwrap_or_default()];
+            record.extend(["", "", "", ""].map(String::from));
+            record.push(verdict.to_string());
+            record.extend(["", "", ""].map(String::from));
+            record.push((!self.allow_missing).to_string());
+            records.push(record);
         }
         for r in records {
             // Writing to a Vec cannot fail.
@@ -200,10 +241,30 @@ fn signed_percent(change: f64) -> String {
     }
 }
 
-fn not_compared(n: &NotCompared) -> String {
+impl Comparison {
+    /// One "not compared" entry, saying when it fails the gate.
+    fn not_compared_line(&self, n: &NotCompared) -> String {
+        let what = match &n.method {
+            Some(m) => format!("{} {} {}: {}", n.experiment, n.table, m, n.reason),
+            None => format!("{} {} (whole table): {}", n.experiment, n.table, n.reason),
+        };
+        match (n.lost, self.allow_missing) {
+            (0, _) => what,
+            (_, true) => format!("{what} [ok in base; allowed by --allow-missing]"),
+            (_, false) => format!("{what} [ok in base: a regression]"),
+        }
+    }
+}
+
+/// `micro t m (failed in new)`, `micro t (whole table, 3 ok rows, missing from new)`.
+fn lost_entry(n: &NotCompared) -> String {
+    let how = match n.reason {
+        super::Reason::Failed { .. } => "failed in new",
+        _ => "missing from new",
+    };
     match &n.method {
-        Some(m) => format!("{} {} {}: {}", n.experiment, n.table, m, n.reason),
-        None => format!("{} {} (whole table): {}", n.experiment, n.table, n.reason),
+        Some(m) => format!("{} {} {m} ({how})", n.experiment, n.table),
+        None => format!("{} {} (whole table, {} ok, {how})", n.experiment, n.table, rows(n.lost)),
     }
 }
 

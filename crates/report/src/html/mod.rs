@@ -35,6 +35,9 @@ pub fn render(results: &Results) -> String {
     if results.quick {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(crate::QUICK_NOTE));
     }
+    if results.interrupted {
+        let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(crate::INTERRUPTED_NOTE));
+    }
     out.push_str("</header>\n");
 
     let ids: Vec<String> = results

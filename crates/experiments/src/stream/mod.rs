@@ -14,7 +14,12 @@ use std::io::{BufReader, BufWriter, Read};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use jsoncost_report::files::{self, ReadError};
+
 use crate::{Error, Runner, Stop, Table};
+
+pub mod array;
+pub use array::ArrayOptions;
 
 /// What to read and how.
 #[derive(Debug, Clone, PartialEq)]
@@ -23,6 +28,9 @@ pub struct StreamOptions {
     pub readings: u64,
     /// A telemetry file instead of the generated body.
     pub file: Option<PathBuf>,
+    /// With `file`: stream the array at this RFC 6901 pointer of any document instead of a
+    /// telemetry body (see [`array`]).
+    pub pointer: Option<String>,
     /// Chunk size of the incremental strategies, in KiB.
     pub chunk_kib: u64,
     /// Largest element the incremental strategies accept, in bytes.
@@ -101,8 +109,12 @@ fn open(path: &Path) -> Result<File, String> {
     File::open(path).map_err(|e| format!("cannot open {}: {e}", path.display()))
 }
 
-fn read_all(path: &Path) -> Result<Vec<u8>, String> {
-    std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+/// The whole file, which was `len` bytes when validated: a read that finds more stops there.
+fn read_all(path: &Path, len: u64) -> Result<Vec<u8>, String> {
+    files::read_limited(path, len).map_err(|e| match e {
+        ReadError::Io(e) => format!("cannot read {}: {e}", path.display()),
+        ReadError::TooLarge { .. } => format!("{} grew past the {len} bytes validated", path.display()),
+    })
 }
 
 fn device_id(field: Option<&jsoncost_stream::Field>) -> Result<String, String> {
@@ -154,7 +166,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
             "buffered/serde_json".into(),
             Box::new(move || {
                 Ok(Outcome::Document(
-                    serde_json::from_slice(&read_all(&p)?).map_err(|e| e.to_string())?,
+                    serde_json::from_slice(&read_all(&p, bytes)?).map_err(|e| e.to_string())?,
                 ))
             }),
         );
@@ -163,7 +175,11 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
         let p = p.clone();
         add(
             "buffered/sonic-rs".into(),
-            Box::new(move || Ok(Outcome::Document(sonic_rs::from_slice(&read_all(&p)?).map_err(|e| e.to_string())?))),
+            Box::new(move || {
+                Ok(Outcome::Document(
+                    sonic_rs::from_slice(&read_all(&p, bytes)?).map_err(|e| e.to_string())?,
+                ))
+            }),
         );
     }
     {
@@ -171,9 +187,9 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
         add(
             "buffered/simd-json".into(),
             Box::new(move || {
-                let mut bytes = read_all(&p)?;
+                let mut body = read_all(&p, bytes)?;
                 Ok(Outcome::Document(
-                    simd_json::serde::from_slice(&mut bytes).map_err(|e| e.to_string())?,
+                    simd_json::serde::from_slice(&mut body).map_err(|e| e.to_string())?,
                 ))
             }),
         );
@@ -249,10 +265,20 @@ fn readable(path: &Path) -> Result<u64, Error> {
     if meta.is_dir() {
         return Err(Error::usage(format!("telemetry file {shown} is a directory")));
     }
-    let mut probe = [0u8; 1];
+    // Every strategy reads the file again, whole or in chunks: a FIFO or a device gives
+    // different bytes (or none, or no end) each time.
+    if !meta.is_file() {
+        return Err(Error::usage(format!(
+            "telemetry file {shown} is not a regular file (a FIFO, a device ...): each strategy reads it again, so it must be a file"
+        )));
+    }
+    let mut probe = Vec::new();
     open(path)
-        .and_then(|mut f| f.read(&mut probe).map_err(|e| format!("cannot read {shown}: {e}")))
+        .and_then(|f| f.take(3).read_to_end(&mut probe).map_err(|e| format!("cannot read {shown}: {e}")))
         .map_err(Error::Usage)?;
+    if let Some(bom) = crate::input::bom_problem(&probe) {
+        return Err(Error::usage(format!("telemetry file {shown} {bom}")));
+    }
     Ok(meta.len())
 }
 
@@ -317,9 +343,30 @@ fn check(outcome: Result<Outcome, String>, name: &str, path: &Path, config: &jso
     }
 }
 
+/// Whole runs: at least `runs` of them, within a budget.
+fn run_config(runs: u32, quick: bool) -> Config {
+    let budget = if quick { Duration::from_secs(2) } else { Duration::from_secs(8) };
+    Config::whole_runs(runs, runs * 2, budget, quick)
+}
+
 /// Runs the stream experiment through `runner` (whole runs: its engine settings are replaced
 /// for this table).
 pub fn run(options: &StreamOptions, runner: &mut Runner<'_>) -> Result<(), Error> {
+    if let Some(pointer) = &options.pointer {
+        let file = options
+            .file
+            .clone()
+            .ok_or_else(|| Error::usage("a pointer needs the file whose array it names"))?;
+        let array = ArrayOptions {
+            file,
+            pointer: pointer.clone(),
+            chunk_kib: options.chunk_kib,
+            max_element_bytes: options.max_element_bytes,
+            runs: options.runs,
+            quick: options.quick,
+        };
+        return array::run(&array, runner);
+    }
     let inc_config = jsoncost_stream::Config::new("/Readings")
         .expect("a valid pointer")
         .chunk_size((options.chunk_kib * 1024) as usize)
@@ -352,7 +399,8 @@ pub fn run(options: &StreamOptions, runner: &mut Runner<'_>) -> Result<(), Error
                 "telemetry file {}: the baseline {} fails on it, so nothing is measured: {}",
                 path.display(),
                 list[0].name,
-                e.message
+                // The library's message can quote a whole offending string.
+                jsoncost_stream::shorten_message(&e.message)
             );
             if let Err(located) = validate(&path, &inc_config) {
                 message.push_str(&format!(" (the incremental parser: {located})"));
@@ -365,12 +413,7 @@ pub fn run(options: &StreamOptions, runner: &mut Runner<'_>) -> Result<(), Error
     let total = list.iter().filter(|s| runner.filter().matches(&s.name)).count() as u64;
     runner.sink().planned(total);
 
-    let budget = if options.quick {
-        Duration::from_secs(2)
-    } else {
-        Duration::from_secs(8)
-    };
-    let config = Config::whole_runs(options.runs, options.runs * 2, budget, options.quick);
+    let config = run_config(options.runs, options.quick);
     let mut params = Map::new();
     params.insert("file".into(), json!(path.display().to_string()));
     params.insert("payload_bytes".into(), json!(file_bytes));

@@ -1,0 +1,129 @@
+//! Flag values that become sizes and durations: parsed and checked by clap, so a value that
+//! does not fit is a usage error naming the flag (exit 2), never an overflow or a panic later.
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+/// A size given in MiB whose byte count fits in a `u64` and a `usize`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mebibytes(u64);
+
+impl Mebibytes {
+    /// The most MiB whose bytes fit in 64 bits.
+    pub const MAX: u64 = u64::MAX >> 20;
+
+    pub const fn new(mib: u64) -> Self {
+        assert!(mib >= 1 && mib <= Self::MAX);
+        Mebibytes(mib)
+    }
+
+    pub fn mib(self) -> u64 {
+        self.0
+    }
+
+    /// The size in bytes (fits: checked when parsed).
+    pub fn bytes(self) -> u64 {
+        self.0 << 20
+    }
+}
+
+impl fmt::Display for Mebibytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+impl FromStr for Mebibytes {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let mib: u64 = s.trim().parse().map_err(|e| format!("{s:?} is not a whole number of MiB ({e})"))?;
+        let fits = mib.checked_mul(1 << 20).is_some_and(|b| usize::try_from(b).is_ok());
+        if !fits {
+            return Err(format!(
+                "{mib} MiB is more bytes than a 64-bit size holds; at most {} MiB",
+                Self::MAX
+            ));
+        }
+        if mib == 0 {
+            return Err("must be at least 1 MiB".to_string());
+        }
+        Ok(Mebibytes(mib))
+    }
+}
+
+/// A positive, finite number of seconds that a `Duration` can hold.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Seconds(Duration);
+
+impl Seconds {
+    pub fn duration(self) -> Duration {
+        self.0
+    }
+}
+
+impl fmt::Display for Seconds {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0.as_secs_f64())
+    }
+}
+
+impl FromStr for Seconds {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let secs: f64 = s.trim().parse().map_err(|_| format!("{s:?} is not a number of seconds"))?;
+        if !(secs.is_finite() && secs > 0.0) {
+            return Err(format!("{s:?} seconds must be a finite number above 0"));
+        }
+        // A timeout below a millisecond cannot be met on any machine; the floor keeps it usable.
+        Duration::try_from_secs_f64(secs.max(0.001))
+            .map(Seconds)
+            .map_err(|_| format!("{s} seconds is longer than a duration can hold"))
+    }
+}
+
+/// A positive, finite rate (requests per second).
+pub fn positive_rate(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(r) if r.is_finite() && r > 0.0 => Ok(r),
+        _ => Err(format!("{s:?} is not a rate above 0 (requests per second)")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mebibytes_that_do_not_fit_are_refused() {
+        assert_eq!("128".parse::<Mebibytes>().unwrap().bytes(), 128 << 20);
+        assert_eq!(
+            Mebibytes::MAX.to_string().parse::<Mebibytes>().unwrap().bytes(),
+            Mebibytes::MAX << 20
+        );
+        // 2^44 MiB is 2^64 bytes: it used to wrap to a 0-byte limit.
+        let err = "17592186044416".parse::<Mebibytes>().unwrap_err();
+        assert_eq!(
+            err,
+            "17592186044416 MiB is more bytes than a 64-bit size holds; at most 17592186044415 MiB"
+        );
+        assert_eq!("0".parse::<Mebibytes>().unwrap_err(), "must be at least 1 MiB");
+        assert!("-1".parse::<Mebibytes>().unwrap_err().contains("not a whole number of MiB"));
+    }
+
+    #[test]
+    fn seconds_must_be_finite_positive_and_fit() {
+        assert_eq!("2.5".parse::<Seconds>().unwrap().duration(), Duration::from_millis(2500));
+        for bad in ["inf", "NaN", "0", "-1", "x"] {
+            assert!(bad.parse::<Seconds>().is_err(), "{bad}");
+        }
+        assert_eq!(
+            "1e30".parse::<Seconds>().unwrap_err(),
+            "1e30 seconds is longer than a duration can hold"
+        );
+        assert!(positive_rate("inf").is_err() && positive_rate("0").is_err());
+        assert_eq!(positive_rate("250"), Ok(250.0));
+    }
+}

@@ -1,0 +1,387 @@
+//! The stream experiment over any array of any document (`stream --file F --pointer /path`):
+//! the whole document parsed into each library's DOM against the incremental deserializer
+//! giving one element at a time, as each library's DOM or as the user's own element type
+//! (`incremental/…`), or skipped with `IgnoredAny` (`incremental-skip/…`: the framing and
+//! validation alone). Memory stays bounded in the incremental rows: each element is dropped
+//! once parsed, as a handler that processes elements one by one would.
+
+use jsoncost_codecs::exact;
+use jsoncost_codecs::gate::{self, Reference, Verdict};
+use jsoncost_codecs::{Canonical, RunFailure, Strategy};
+use jsoncost_engine::{ExperimentKind, Fidelity};
+use jsoncost_stream::{Library, Pointer};
+use serde::Serialize;
+use serde::de::{DeserializeOwned, IgnoredAny};
+use serde_json::{Map, json};
+use std::path::{Path, PathBuf};
+
+use super::{guard_file, open, read_all, readable, run_config};
+use crate::{Error, Runner, Stop, Table};
+
+/// An array inside a document the user already has.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArrayOptions {
+    pub file: PathBuf,
+    /// RFC 6901 pointer to the array (`""` for a top-level array).
+    pub pointer: String,
+    pub chunk_kib: u64,
+    pub max_element_bytes: usize,
+    pub runs: u32,
+    pub quick: bool,
+}
+
+/// Elements a whole run went through.
+type RunFn = Box<dyn FnMut() -> Result<u64, String>>;
+/// The gate: the strategy's elements against the exact reference read again from the file.
+type CheckFn = Box<dyn FnMut() -> Verdict>;
+
+struct ArrayStrategy {
+    name: String,
+    run: RunFn,
+    check: CheckFn,
+    bytes: u64,
+    /// Why the depth guard refused the file for this strategy's library (never run).
+    refused: Option<String>,
+}
+
+impl Strategy for ArrayStrategy {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn check(&mut self) -> Result<Canonical, RunFailure> {
+        Err(RunFailure::row("a stream strategy checks itself against the file (verify)"))
+    }
+    fn verify(&mut self, _reference: Option<&Reference>) -> Result<Fidelity, RunFailure> {
+        if let Some(refused) = &self.refused {
+            return Err(RunFailure::row(refused.clone()));
+        }
+        match (self.check)() {
+            Verdict::Pass(fidelity) => Ok(fidelity),
+            Verdict::Fail(message) => Err(RunFailure::row(message)),
+        }
+    }
+    fn run(&mut self) -> Result<(), RunFailure> {
+        (self.run)().map(drop).map_err(RunFailure::row)
+    }
+    fn payload_bytes(&self) -> Option<u64> {
+        Some(self.bytes)
+    }
+}
+
+/// A document's array at a pointer, for each library's DOM.
+trait Dom: Serialize + DeserializeOwned + 'static {
+    fn member(&self, token: &str) -> Option<&Self>;
+    fn elements(&self) -> Option<&[Self]>;
+}
+
+impl Dom for serde_json::Value {
+    fn member(&self, token: &str) -> Option<&Self> {
+        match self {
+            serde_json::Value::Array(a) => a.get(token.parse::<usize>().ok()?),
+            v => v.get(token),
+        }
+    }
+    fn elements(&self) -> Option<&[Self]> {
+        self.as_array().map(Vec::as_slice)
+    }
+}
+
+impl Dom for sonic_rs::Value {
+    fn member(&self, token: &str) -> Option<&Self> {
+        use sonic_rs::JsonValueTrait;
+        if self.is_array() {
+            self.get(token.parse::<usize>().ok()?)
+        } else {
+            self.get(token)
+        }
+    }
+    fn elements(&self) -> Option<&[Self]> {
+        use sonic_rs::JsonContainerTrait;
+        self.as_array().map(|a| a.as_slice())
+    }
+}
+
+impl Dom for simd_json::OwnedValue {
+    fn member(&self, token: &str) -> Option<&Self> {
+        use simd_json::prelude::*;
+        match self.as_array() {
+            Some(a) => a.get(token.parse::<usize>().ok()?),
+            None => self.get(token),
+        }
+    }
+    fn elements(&self) -> Option<&[Self]> {
+        use simd_json::prelude::*;
+        self.as_array().map(Vec::as_slice)
+    }
+}
+
+/// The array at `pointer` in a parsed document, or what is there instead.
+fn array_at<'v, D: Dom>(doc: &'v D, pointer: &Pointer) -> Result<&'v [D], String> {
+    let mut v = doc;
+    for t in pointer.tokens() {
+        v = v.member(t).ok_or_else(|| format!("pointer {} not found", pointer.as_str()))?;
+    }
+    v.elements().ok_or_else(|| format!("pointer {} names no array", pointer.as_str()))
+}
+
+/// A whole-document parse into `D` with `parse`, then the array.
+fn buffered<D: Dom>(name: String, path: &Path, pointer: &Pointer, bytes: u64, parse: fn(&mut [u8]) -> Result<D, String>) -> ArrayStrategy {
+    let (p, ptr) = (path.to_path_buf(), pointer.clone());
+    let run_one = move || -> Result<D, String> { parse(&mut read_all(&p, bytes)?) };
+    let timed = run_one.clone();
+    let ptr2 = ptr.clone();
+    let (p2, checked_name) = (path.to_path_buf(), name.clone());
+    ArrayStrategy {
+        run: Box::new(move || {
+            let doc = timed()?;
+            Ok(array_at(&doc, &ptr2)?.len() as u64)
+        }),
+        check: Box::new(move || {
+            let doc = match run_one() {
+                Ok(d) => d,
+                Err(e) => return Verdict::Fail(e),
+            };
+            let elements = match array_at(&doc, &ptr) {
+                Ok(a) => a,
+                Err(e) => return Verdict::Fail(e),
+            };
+            verify::<serde_json::Value>(&checked_name, &p2, ptr.as_str(), &mut elements.iter().map(as_json))
+        }),
+        name,
+        bytes,
+        refused: None,
+    }
+}
+
+/// A DOM element as the plain JSON value it serializes to (exactly: numbers stay f64, u64 or
+/// i64), which is how the gate sees it: a DOM keeps everything, so the reference is not viewed
+/// through a type.
+fn as_json<T: Serialize>(element: &T) -> Result<serde_json::Value, String> {
+    serde_json::to_value(element).map_err(|e| format!("cannot convert the element to a comparable value: {e}"))
+}
+
+/// [`as_json`] of an element the gate may consume.
+fn dom_json<T: Serialize>(element: T) -> Result<serde_json::Value, String> {
+    as_json(&element)
+}
+
+/// A typed element as it is: the gate views the reference through its type.
+fn itself<E>(element: E) -> Result<E, String> {
+    Ok(element)
+}
+
+/// The incremental deserializer with `config`'s library, each element parsed into `E` and
+/// dropped; checked as `view` shows it (`dom_json` for a DOM, the element itself for a type).
+fn incremental<E, V>(
+    name: String,
+    path: &Path,
+    config: jsoncost_stream::Config,
+    bytes: u64,
+    view: fn(E) -> Result<V, String>,
+) -> ArrayStrategy
+where
+    E: DeserializeOwned + 'static,
+    V: Serialize + DeserializeOwned + 'static,
+{
+    let (p, c) = (path.to_path_buf(), config.clone());
+    let (p2, c2, checked_name) = (path.to_path_buf(), config, name.clone());
+    ArrayStrategy {
+        run: Box::new(move || {
+            let mut n = 0;
+            for e in c.reader::<E, _>(open(&p)?) {
+                std::hint::black_box(e.map_err(|e| e.to_string())?);
+                n += 1;
+            }
+            Ok(n)
+        }),
+        check: Box::new(move || match open(&p2) {
+            Err(e) => Verdict::Fail(e),
+            Ok(f) => {
+                let pointer = c2.pointer.as_str().to_string();
+                let mut elements = c2.reader::<E, _>(f).map(|e| e.map_err(|e| e.to_string()).and_then(view));
+                verify::<V>(&checked_name, &p2, &pointer, &mut elements)
+            }
+        }),
+        name,
+        bytes,
+        refused: None,
+    }
+}
+
+/// The incremental deserializer skipping each element (`IgnoredAny`): checked by the count of
+/// elements, since nothing else is kept.
+fn skipping(name: String, path: &Path, config: jsoncost_stream::Config, bytes: u64) -> ArrayStrategy {
+    let (p, pointer) = (path.to_path_buf(), config.pointer.as_str().to_string());
+    let count = move || -> Result<u64, String> {
+        let mut n = 0;
+        for e in config.reader::<IgnoredAny, _>(open(&p)?) {
+            e.map_err(|e| e.to_string())?;
+            n += 1;
+        }
+        Ok(n)
+    };
+    let counted = count.clone();
+    let p2 = path.to_path_buf();
+    ArrayStrategy {
+        run: Box::new(count),
+        check: Box::new(move || match (counted(), reference_count(&p2, &pointer)) {
+            (Err(e), _) | (_, Err(e)) => Verdict::Fail(e),
+            (Ok(got), Ok(expected)) if got != expected => {
+                Verdict::Fail(format!("at {pointer}: went through {got} elements, the input has {expected}"))
+            }
+            (Ok(_), Ok(_)) => Verdict::Pass(Fidelity::default()),
+        }),
+        name,
+        bytes,
+        refused: None,
+    }
+}
+
+/// The number of elements of the array at `pointer`, by the exact reference.
+fn reference_count(path: &Path, pointer: &str) -> Result<u64, String> {
+    let mut n = 0;
+    exact::parse_streamed(open(path)?, pointer, |_, _| {
+        n += 1;
+        Ok::<(), String>(())
+    })
+    .map_err(|e| match e {
+        exact::Stop::Reference(e) => format!("the exact reference cannot read the input: {e}"),
+        exact::Stop::Element(e) => e,
+    })?;
+    Ok(n)
+}
+
+/// `elements` against the exact reference, read again from `path` one element at a time.
+fn verify<E: Serialize + DeserializeOwned>(
+    name: &str,
+    path: &Path,
+    pointer: &str,
+    elements: &mut dyn Iterator<Item = Result<E, String>>,
+) -> Verdict {
+    match open(path) {
+        Err(e) => Verdict::Fail(e),
+        Ok(f) => gate::verify_streamed::<serde_json::Value, E, _>(name, f, pointer, None, elements),
+    }
+}
+
+fn json_value(bytes: &mut [u8]) -> Result<serde_json::Value, String> {
+    serde_json::from_slice(bytes).map_err(|e| e.to_string())
+}
+
+fn sonic_value(bytes: &mut [u8]) -> Result<sonic_rs::Value, String> {
+    sonic_rs::from_slice(bytes).map_err(|e| e.to_string())
+}
+
+fn simd_value(bytes: &mut [u8]) -> Result<simd_json::OwnedValue, String> {
+    simd_json::to_owned_value(bytes).map_err(|e| e.to_string())
+}
+
+/// A user's element type as strategies: `incremental-typed/<lib>` for each library, each
+/// element deserialized into the type (and gated through it).
+pub(crate) struct TypedElements(fn(&Path, &jsoncost_stream::Config, u64) -> Vec<ArrayStrategy>);
+
+impl TypedElements {
+    pub(crate) fn of<E: Serialize + DeserializeOwned + 'static>() -> TypedElements {
+        TypedElements(typed_rows::<E>)
+    }
+}
+
+fn typed_rows<E: Serialize + DeserializeOwned + 'static>(path: &Path, config: &jsoncost_stream::Config, bytes: u64) -> Vec<ArrayStrategy> {
+    [Library::SerdeJson, Library::SonicRs, Library::SimdJson]
+        .into_iter()
+        .map(|lib| {
+            let name = format!("incremental-typed/{}", lib.as_str());
+            incremental::<E, E>(name, path, config.clone().library(lib), bytes, itself)
+        })
+        .collect()
+}
+
+/// The strategies, `buffered/serde_json` (the baseline) first; `too_deep`: the depth guard's
+/// verdict on the file for sonic-rs, which has no recursion limit.
+fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_deep: Option<String>) -> Vec<ArrayStrategy> {
+    let pointer = &config.pointer;
+    let mut sonic = buffered("buffered/sonic-rs".into(), path, pointer, bytes, sonic_value);
+    sonic.refused = too_deep;
+    let mut v = vec![
+        buffered("buffered/serde_json".into(), path, pointer, bytes, json_value),
+        sonic,
+        buffered("buffered/simd-json".into(), path, pointer, bytes, simd_value),
+    ];
+    for lib in [Library::SerdeJson, Library::SonicRs, Library::SimdJson] {
+        let c = config.clone().library(lib);
+        let name = format!("incremental/{}", lib.as_str());
+        v.push(match lib {
+            Library::SerdeJson => incremental::<serde_json::Value, _>(name, path, c.clone(), bytes, dom_json),
+            Library::SonicRs => incremental::<sonic_rs::Value, _>(name, path, c.clone(), bytes, dom_json),
+            Library::SimdJson => incremental::<simd_json::OwnedValue, _>(name, path, c.clone(), bytes, dom_json),
+        });
+        v.push(skipping(format!("incremental-skip/{}", lib.as_str()), path, c, bytes));
+    }
+    v
+}
+
+/// Runs the array table through `runner` (whole runs).
+pub fn run(options: &ArrayOptions, runner: &mut Runner<'_>) -> Result<(), Error> {
+    run_with(options, "array", None, runner)
+}
+
+/// [`run`] as table `table`, with the rows of a user's element type when given.
+pub(crate) fn run_with(options: &ArrayOptions, table: &str, typed: Option<&TypedElements>, runner: &mut Runner<'_>) -> Result<(), Error> {
+    let path = &options.file;
+    let shown = path.display();
+    let config = jsoncost_stream::Config::new(&options.pointer)
+        .map_err(|e| Error::usage(format!("--pointer {:?}: {e}", options.pointer)))?
+        .chunk_size((options.chunk_kib * 1024) as usize)
+        .max_element_bytes(options.max_element_bytes);
+    let bytes = readable(path)?;
+    let too_deep = if runner.filter().matches("buffered/sonic-rs") {
+        guard_file(path, Library::SonicRs)?
+    } else {
+        None
+    };
+    let mut list = strategies(path, &config, bytes, too_deep);
+    if let Some(TypedElements(rows)) = typed {
+        list.extend(rows(path, &config, bytes));
+    }
+    runner.filter().check_matches_any(list.iter().map(|s| s.name.as_str()))?;
+    // A baseline that fails on the file leaves nothing to be relative to: bad input, with where
+    // the incremental parser places the problem.
+    runner.sink().status(&format!("stream: {} (check run)", list[0].name));
+    let baseline = match list[0].verify(None) {
+        Ok(fidelity) => fidelity,
+        Err(e) => {
+            let mut message = format!(
+                "{shown} at {:?}: the baseline {} fails on it, so nothing is measured: {}",
+                options.pointer,
+                list[0].name,
+                jsoncost_stream::shorten_message(&e.message)
+            );
+            let framing = list.iter_mut().find(|s| s.name == "incremental-skip/serde_json");
+            if let Some(Err(located)) = framing.map(|s| (s.run)()) {
+                message.push_str(&format!(" (the incremental parser: {located})"));
+            }
+            return Err(Error::Usage(message));
+        }
+    };
+    let elements = reference_count(path, &options.pointer).map_err(|e| Error::usage(format!("{shown}: {e}")))?;
+    let total = list.iter().filter(|s| runner.filter().matches(&s.name)).count() as u64;
+    runner.sink().planned(total);
+    let mut params = Map::new();
+    params.insert("file".into(), json!(shown.to_string()));
+    params.insert("pointer".into(), json!(options.pointer));
+    params.insert("payload_bytes".into(), json!(bytes));
+    params.insert("elements".into(), json!(elements));
+    params.insert("chunk_kib".into(), json!(options.chunk_kib));
+    let strategies = list
+        .drain(..)
+        .map(|s| Box::new(s) as jsoncost_codecs::BoxedStrategy<'static>)
+        .collect();
+    let mut table = Table::self_checked(ExperimentKind::Stream, table, params, strategies);
+    table.baseline_verified = Some(baseline);
+    match runner.with_config(run_config(options.runs, options.quick), |r| r.run(table)) {
+        Ok(_) => {}
+        Err(Stop::Fatal(m)) => return Err(Error::environment(m)),
+        Err(stop) => return Err(stop.into()),
+    }
+    if runner.is_cancelled() { Err(Error::Interrupted) } else { Ok(()) }
+}
