@@ -58,15 +58,31 @@ impl Interval {
 /// Drops values beyond Tukey's far-out fences (k = 3, both tails); fewer than 4 values are kept
 /// as they are. Returns the kept values in order.
 pub fn drop_far_out(values: &[f64]) -> Vec<f64> {
+    let keep = far_out_mask(values);
+    values.iter().zip(keep).filter(|(_, k)| *k).map(|(x, _)| *x).collect()
+}
+
+/// Which of `values` lie within Tukey's far-out fences (all of them when fewer than 4).
+fn far_out_mask(values: &[f64]) -> Vec<bool> {
     if values.len() < 4 {
-        return values.to_vec();
+        return vec![true; values.len()];
     }
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
     let q1 = percentile_sorted(&sorted, 0.25);
     let q3 = percentile_sorted(&sorted, 0.75);
     let (lo, hi) = (q1 - 3.0 * (q3 - q1), q3 + 3.0 * (q3 - q1));
-    values.iter().copied().filter(|&x| lo <= x && x <= hi).collect()
+    values.iter().map(|&x| lo <= x && x <= hi).collect()
+}
+
+/// The pairs `(a[i], b[i])` whose difference is not far out; `None` unless the rounds pair up.
+fn kept_pairs(a: &[f64], b: &[f64]) -> Option<Vec<(f64, f64)>> {
+    if a.len() != b.len() || a.iter().chain(b).any(|x| !x.is_finite()) {
+        return None;
+    }
+    let d: Vec<f64> = a.iter().zip(b).map(|(x, y)| y - x).collect();
+    let keep = far_out_mask(&d);
+    Some(a.iter().zip(b).zip(keep).filter(|(_, k)| *k).map(|((x, y), _)| (*x, *y)).collect())
 }
 
 /// Mean of `values` with its two-sided Student-t interval; `None` for fewer than 2 values.
@@ -89,11 +105,16 @@ fn mean_interval(values: &[f64], confidence: f64) -> Option<Interval> {
 /// Per-round paired difference `b[i] − a[i]`: its mean and interval. `None` unless both have
 /// the same number (≥ 2) of rounds.
 pub fn difference(a: &[f64], b: &[f64], confidence: f64) -> Option<Interval> {
-    if a.len() != b.len() {
-        return None;
-    }
-    let d: Vec<f64> = a.iter().zip(b).map(|(x, y)| y - x).collect();
-    mean_interval(&drop_far_out(&d), confidence)
+    let d: Vec<f64> = kept_pairs(a, b)?.into_iter().map(|(x, y)| y - x).collect();
+    mean_interval(&d, confidence)
+}
+
+/// The share of `b` above `a` over the pairs [`difference`] keeps: `Σ(b − a) / Σb`, so it is
+/// the mean difference over the mean `b` of the same rounds (never above 1 for positive times).
+pub fn share_above(a: &[f64], b: &[f64]) -> Option<f64> {
+    let pairs = kept_pairs(a, b)?;
+    let total: f64 = pairs.iter().map(|(_, y)| y).sum();
+    (pairs.len() >= 2 && total > 0.0).then(|| pairs.iter().map(|(x, y)| y - x).sum::<f64>() / total)
 }
 
 /// The per-round log ratios `ln(row[i] / base[i])`, far-out pairs dropped; `None` unless the
@@ -220,6 +241,8 @@ mod tests {
         let half = 4.604_095 * 0.5 / 5f64.sqrt();
         assert!(close(i.low, 3.0 - half, 1e-5) && close(i.high, 3.0 + half, 1e-5));
         assert!(!i.contains(0.0));
+        // Share of b above a: 15 / 165.
+        assert_eq!(share_above(&a, &b), Some(15.0 / 165.0));
         // Rounds that do not pair up give nothing.
         assert_eq!(difference(&a, &b[..4], 0.99), None);
     }

@@ -251,6 +251,21 @@ fn precise_enough(config: &Config, all: &[f64]) -> bool {
     Summary::of(&kept).is_some_and(|s| s.relative_error() < config.max_relative_error)
 }
 
+/// The interleaved stop rule's paired test: every strategy's per-round ratio to the first
+/// one is known within `max_relative_error` (half the 99% interval). Drift shared by a round
+/// cancels in the ratio, so on a noisy machine this is met long before each strategy's own
+/// Error/Mean is, and the rows' relative figures are what a table is read for.
+fn ratios_precise_enough(config: &Config, samples: &[Vec<f64>]) -> bool {
+    let Some((first, rest)) = samples.split_first() else {
+        return true;
+    };
+    !rest.is_empty()
+        && rest.iter().all(|s| {
+            crate::paired::log_ratio(first, s, crate::paired::PAIRED_CONFIDENCE)
+                .is_some_and(|i| i.relative_half_width() < config.max_relative_error)
+        })
+}
+
 /// What the untimed Allocation pass counted.
 struct Counted {
     allocated_bytes: Option<f64>,
@@ -392,8 +407,9 @@ pub struct Interleaved<E> {
 /// iteration), the Warmup iterations round-robin, then rounds in which every strategy does
 /// one Actual iteration, in an order shuffled per round from `config.seed` (ChaCha8: the same
 /// order on every machine). The rounds stop at `max_iterations`, or after `min_iterations`
-/// once every strategy's Error/Mean is under `max_relative_error` or the budget (the
-/// per-benchmark budget times the strategies) is spent. Then each strategy's untimed
+/// once every strategy's Error/Mean is under `max_relative_error`, or every strategy's paired
+/// ratio to the first is known that well, or the budget (the per-benchmark budget times the
+/// strategies: a sequential table's worst case) is spent. Then each strategy's untimed
 /// Allocation pass, one after another.
 pub fn measure_interleaved<L: Lineup>(config: &Config, lineup: &mut L) -> Interleaved<L::Error> {
     measure_interleaved_with(config, &SystemClock::default(), lineup)
@@ -454,7 +470,9 @@ pub fn measure_interleaved_with<L: Lineup>(config: &Config, clock: &dyn Clock, l
             break;
         }
         if done >= config.min_iterations
-            && (clock.now().saturating_sub(started) >= budget || samples.iter().all(|s| precise_enough(config, s)))
+            && (clock.now().saturating_sub(started) >= budget
+                || samples.iter().all(|s| precise_enough(config, s))
+                || ratios_precise_enough(config, &samples))
         {
             break;
         }

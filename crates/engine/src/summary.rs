@@ -53,10 +53,17 @@ impl StoreSummary {
         self.json_interval.is_some_and(|i| i.low <= 0.0) || self.json_ns <= 0.0
     }
 
-    /// The JSON share's interval, `json_interval / read_ns`, never below 0.
+    /// The JSON share's interval: `json_interval` over the read of the same rounds, never
+    /// below 0.
     pub fn share_interval(&self) -> Option<(f64, f64)> {
         let i = self.json_interval?;
-        (self.read_ns > 0.0).then(|| ((i.low / self.read_ns).max(0.0), (i.high / self.read_ns).max(0.0)))
+        // json_share = estimate / (mean read of the rounds kept): the same scale for the ends.
+        let read = if i.estimate > 0.0 && self.json_share > 0.0 {
+            i.estimate / self.json_share
+        } else {
+            self.read_ns
+        };
+        (read > 0.0).then(|| ((i.low / read).max(0.0), (i.high / read).max(0.0)))
     }
 }
 

@@ -66,7 +66,13 @@ pub fn store(exp: &Experiment) -> Option<StoreSummary> {
         read_ns,
         floor_ns,
         json_ns,
-        json_share: if read_ns > 0.0 { json_ns / read_ns } else { 0.0 },
+        // Paired: the difference over the read of the same rounds (the floor's and the read's
+        // means each carry their own outliers); else the means'.
+        json_share: match paired::share_above(&floor.rounds_ns, &base.rounds_ns) {
+            Some(share) if json_interval.is_some() => share.max(0.0),
+            _ if read_ns > 0.0 => json_ns / read_ns,
+            _ => 0.0,
+        },
         json_interval,
         cheapest_typed,
     })
@@ -160,7 +166,7 @@ mod tests {
         assert_eq!((i.estimate, i.n), (102.0, 4));
         assert!(i.low > 0.0 && !s.within_noise());
         assert_eq!(s.json_ns, 102.0);
-        assert_eq!(s.json_share, 102.0 / 1_252.0);
+        assert_eq!(s.json_share, 408.0 / 5_008.0);
         // Savings per round 50, 51, 52, 51: beyond the noise, though the means' intervals overlap.
         assert!(s.cheapest_typed.unwrap().beyond_noise);
         // Every row carries its own paired time above the floor.

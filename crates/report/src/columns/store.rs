@@ -36,6 +36,12 @@ fn above(row: &Row, floor: Option<f64>) -> Option<Option<f64>> {
 
 pub(super) fn columns<'a>(exp: &Experiment) -> Vec<Spec<'a>> {
     let floor = floor_mean_ns(exp);
+    let floor_rounds: Vec<f64> = exp
+        .rows
+        .iter()
+        .find(|r| r.method == FLOOR && r.is_ok())
+        .map(|r| r.rounds_ns.clone())
+        .unwrap_or_default();
     let mut specs = micro::columns();
     specs.push(Spec::new(
         "JSON µs",
@@ -48,6 +54,10 @@ pub(super) fn columns<'a>(exp: &Experiment) -> Vec<Spec<'a>> {
     specs.push(Spec::new(
         "JSON share",
         Cell::Label(Box::new(move |r| match (above(r, floor), r.mean_ns.filter(|m| *m > 0.0)) {
+            // Paired: the difference over the row's time in the same rounds.
+            (Some(Some(_)), _) if r.above_floor_ns.is_some() => {
+                units::opt(jsoncost_engine::paired::share_above(&floor_rounds, &r.rounds_ns), units::percent)
+            }
             (Some(Some(ns)), Some(mean)) => units::percent(ns / mean),
             (Some(None), _) => NOISE.to_string(),
             _ => ABSENT.to_string(),
