@@ -92,7 +92,8 @@ pub struct PrecisionArgs {
     #[arg(long)]
     pub quick: bool,
     /// How a table's strategies share the time: interleaved rounds (drift lands on every row
-    /// alike; rows pair up) or one strategy after another. Load runs are always sequential.
+    /// alike; rows pair up) or one strategy after another. stream (whole runs) and http (load
+    /// runs) are always sequential.
     #[arg(long, value_enum, default_value_t = ScheduleArg::Interleaved)]
     pub schedule: ScheduleArg,
 }
