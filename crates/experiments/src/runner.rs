@@ -375,6 +375,10 @@ impl<'s> Runner<'s> {
                         self.sink.strategy_done(table, &row);
                         row
                     }
+                    // Passed the gate, but the cancel flag came before the rounds began: not
+                    // measured, so not shown (as a sequential table leaves out what it did
+                    // not start).
+                    None if stop == Some(Stop::Cancelled) => continue,
                     // Passed the gate, but a fatal failure in a later gate stopped the table.
                     None => {
                         let row = Row::failed(strategies[i].name(), "not measured: the table stopped at a failure");
@@ -513,6 +517,8 @@ mod tests {
         calls: Rc<RefCell<Calls>>,
         /// Set when this strategy's first run happens (a Ctrl-C during it).
         cancel_on_run: Option<Arc<AtomicBool>>,
+        /// Set when this strategy is checked (a Ctrl-C during the gate).
+        cancel_on_check: Option<Arc<AtomicBool>>,
     }
 
     impl Mock {
@@ -525,6 +531,7 @@ mod tests {
                 cursor: 0,
                 calls: calls.clone(),
                 cancel_on_run: None,
+                cancel_on_check: None,
             };
             (m, calls)
         }
@@ -536,6 +543,9 @@ mod tests {
         }
         fn check(&mut self) -> Result<Canonical, RunFailure> {
             self.calls.borrow_mut().checks += 1;
+            if let Some(flag) = &self.cancel_on_check {
+                flag.store(true, Ordering::SeqCst);
+            }
             self.output.clone()
         }
         fn run(&mut self) -> Result<(), RunFailure> {
@@ -855,6 +865,22 @@ mod tests {
         assert_eq!(b.status, Status::Ok);
         assert_eq!(b.rounds_ns.len(), 2);
         assert_eq!(b.allocated_bytes, None);
+    }
+
+    #[test]
+    fn interleaved_cancellation_in_the_gate_shows_only_what_was_measured() {
+        let flag = Arc::new(AtomicBool::new(false));
+        let (base, base_calls) = Mock::new("base", 1);
+        let (mut second, second_calls) = Mock::new("second", 1);
+        let (third, third_calls) = Mock::new("third", 1);
+        // Ctrl-C while the second is checked: the two that passed the gate are not measured,
+        // and a table of nothing measured is not shown; the third is not even checked.
+        second.cancel_on_check = Some(flag.clone());
+        let (r, rec) = run_with(interleaved(), vec![base, second, third], Filter::default(), Cancel::flag(flag));
+        assert_eq!(r, Err(Stop::Cancelled));
+        assert!(rec.tables.is_empty());
+        assert_eq!((base_calls.borrow().runs, second_calls.borrow().runs), (0, 0));
+        assert_eq!(third_calls.borrow().checks, 0);
     }
 
     #[test]
