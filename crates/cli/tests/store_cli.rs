@@ -553,3 +553,85 @@ fn postgres_jsonb_service_every_row_ok() {
         "postgres-jsonb/order",
     );
 }
+
+/// A SQLite database the user already has: the strategies that need no type, gated against
+/// the exact reference, `dom/serde_json` the baseline; a wrongly named table is exit 2.
+#[test]
+fn the_user_s_own_sqlite_table_is_read_every_way_that_needs_no_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("own.db");
+    own_sqlite(&db);
+    let out = dir.path().join("r.json");
+    let run = Command::cargo_bin("jsoncost")
+        .unwrap()
+        .env("NO_COLOR", "1")
+        .timeout(std::time::Duration::from_secs(120))
+        .args([
+            "store",
+            "--quick",
+            "--docs",
+            "50",
+            "--table",
+            "orders",
+            "--column",
+            "body",
+            "--store-field",
+            "/id",
+        ])
+        .arg("--store")
+        .arg(format!("sqlite:{}", db.display()))
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let results: Results = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let exp = &results.experiments[0];
+    assert_eq!((exp.experiment, exp.table.as_str()), (ExperimentKind::Store, "sqlite/orders"));
+    let methods: Vec<&str> = exp.rows.iter().map(|r| r.method.as_str()).collect();
+    for m in [
+        "dom/serde_json",
+        "dom/sonic-rs",
+        "dom/simd-json",
+        "raw/serde_json",
+        "lazy/sonic-rs",
+        "floor",
+    ] {
+        let row = exp
+            .rows
+            .iter()
+            .find(|r| r.method == m)
+            .unwrap_or_else(|| panic!("no {m} in {methods:?}"));
+        assert_eq!(row.status, Status::Ok, "{m}: {:?}", row.error_message);
+        assert_eq!(row.baseline, m == "dom/serde_json");
+    }
+
+    for (args, says) in [
+        (vec!["--table", "absent", "--column", "body"], "no such table: absent"),
+        (vec!["--table", "orders"], "--table alone is for redb"),
+        (vec!["--keys", "o:*"], "--keys PATTERN is for Redis"),
+    ] {
+        let run = Command::cargo_bin("jsoncost")
+            .unwrap()
+            .timeout(std::time::Duration::from_secs(60))
+            .args(["store", "--quick"])
+            .args(&args)
+            .arg("--store")
+            .arg(format!("sqlite:{}", db.display()))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
+}
+
+/// Creates `orders(id INTEGER PRIMARY KEY, body TEXT)` with 60 documents: a user's database.
+fn own_sqlite(db: &std::path::Path) {
+    let c = rusqlite::Connection::open(db).unwrap();
+    c.execute_batch("CREATE TABLE orders (id INTEGER PRIMARY KEY, body TEXT)").unwrap();
+    for i in 0..60i64 {
+        let body = format!(r#"{{"id":{i},"lines":[{{"sku":"s{i}","price":{i}.25}}],"note":"it's {i}"}}"#);
+        c.execute("INSERT INTO orders VALUES (?1, ?2)", rusqlite::params![i, body]).unwrap();
+    }
+}

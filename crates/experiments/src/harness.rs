@@ -12,9 +12,11 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::output::{Output, baselines, timestamp_dir};
+use crate::store::{StoreOptions, TypedReads};
 use crate::stream::array::{self, ArrayOptions, TypedElements};
 use crate::types::{Sample, Subject, TypedSubject};
 use crate::{Cancel, Error, Filter, Runner};
+use jsoncost_stores::Existing;
 
 /// The harness's flags: `--quick`, `--filter GLOB`, `--format table|markdown|json|csv`,
 /// `--out FILE`, `--save-baseline NAME`, `--schedule interleaved|sequential`; `--bench` (which
@@ -84,6 +86,8 @@ pub struct Study {
     subjects: Vec<Box<dyn Subject>>,
     /// Bodies streamed with a user's element type (`stream`).
     streams: Vec<(String, ArrayOptions, TypedElements)>,
+    /// The user's own documents read from their store as their type (`store`).
+    stores: Vec<(String, StoreOptions, TypedReads)>,
     /// The first registration error, reported by `run` (exit 2).
     error: Option<Error>,
     cancel: Cancel,
@@ -105,6 +109,7 @@ impl Study {
             args: Args::parse(args.into_iter().map(Into::into)),
             subjects: Vec::new(),
             streams: Vec::new(),
+            stores: Vec::new(),
             error: None,
             cancel: Cancel::never(),
         }
@@ -141,6 +146,26 @@ impl Study {
         self
     }
 
+    /// Registers the user's own documents in their store (`url`, as the CLI's `--store`; `at`
+    /// where they are): read by id, up to 10,000 of them, as `T` through each library
+    /// (`typed/<lib>`, `typed/serde_json` the baseline) and the strategies that need no type,
+    /// every row gated against the exact parse of the first document. The table is
+    /// `<store kind>/<name>`.
+    pub fn store<T: Serialize + DeserializeOwned + 'static>(mut self, name: &str, url: &str, at: Existing) -> Study {
+        let options = StoreOptions {
+            url: Some(url.to_string()),
+            pg_column: jsoncost_stores::PgColumn::Json,
+            docs: 10_000,
+            shape: crate::store::StoreShape::Order,
+            reload: false,
+            seed: jsoncost_shapes::DEFAULT_SEED,
+            existing: Some(at),
+            fields: Vec::new(),
+        };
+        self.stores.push((name.to_string(), options, TypedReads::of::<T>()));
+        self
+    }
+
     fn add(mut self, subject: Result<Box<dyn Subject>, Error>) -> Study {
         match subject {
             Ok(s) => self.subjects.push(s),
@@ -170,7 +195,7 @@ impl Study {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        if self.subjects.is_empty() && self.streams.is_empty() {
+        if self.subjects.is_empty() && self.streams.is_empty() && self.stores.is_empty() {
             return Err(Error::usage(
                 "no type registered: call .typed::<T>(name, sample) or .stream::<E>(name, file, pointer) before .run()",
             ));
@@ -208,6 +233,11 @@ impl Study {
                         ..options.clone()
                     };
                     array::run_with(&options, name, Some(typed), &mut runner)?;
+                }
+                for (name, options, typed) in &self.stores {
+                    if let Some(at) = &options.existing {
+                        crate::store::run_existing(options, at, Some(name), Some(typed), &mut runner)?;
+                    }
                 }
                 Ok(())
             })
@@ -277,6 +307,11 @@ impl<T: Serialize + DeserializeOwned + 'static> TypeStudy<T> {
     /// See [`Study::stream`].
     pub fn stream<E: Serialize + DeserializeOwned + 'static>(self, name: &str, file: impl Into<PathBuf>, pointer: &str) -> Study {
         self.done().stream::<E>(name, file, pointer)
+    }
+
+    /// See [`Study::store`].
+    pub fn store<U: Serialize + DeserializeOwned + 'static>(self, name: &str, url: &str, at: Existing) -> Study {
+        self.done().store::<U>(name, url, at)
     }
 
     /// See [`Study::cancel`].

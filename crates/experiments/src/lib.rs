@@ -89,3 +89,4 @@ pub use jsoncost_codecs::{BoxedStrategy, Canonical, Direction, RunFailure, Strat
 pub use jsoncost_engine::alloc::CountingAllocator;
 pub use jsoncost_engine::{Config, Experiment, ExperimentKind, Results, Row};
 pub use jsoncost_report::Format;
+pub use jsoncost_stores::Existing;

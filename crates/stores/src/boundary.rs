@@ -18,7 +18,7 @@ use jsoncost_shapes::Order;
 
 use crate::error::StoreError;
 use crate::load::LoadMarker;
-use crate::{Store, StoreKind};
+use crate::{Existing, Store, StoreKind};
 
 thread_local! {
     /// True while this thread runs a call inside a boundary.
@@ -153,6 +153,14 @@ impl Store for Boundary {
 
     fn read_default_dom(&mut self, collection: &str, id: &str) -> Result<Order, StoreError> {
         self.guarded(reading(collection, id), |s| s.read_default_dom(collection, id))
+    }
+
+    fn existing_ids(&mut self, at: &Existing, limit: u64) -> Result<Vec<String>, StoreError> {
+        self.guarded(|| format!("listing {}", at.describe()), |s| s.existing_ids(at, limit))
+    }
+
+    fn read_existing(&mut self, at: &Existing, id: &str, f: &mut dyn FnMut(&[u8])) -> Result<(), StoreError> {
+        self.guarded(reading(at.name(), id), |s| s.read_existing(at, id, f))
     }
 }
 
