@@ -174,7 +174,16 @@ impl Strategy for ReadStrategy {
     fn begin_allocation_pass(&mut self) {
         self.cursor = 0;
     }
+
+    /// Every strategy of a round starts at the round's place in the one id sequence, so the
+    /// strategies of a round read the same documents (as many as their batch holds).
+    fn begin_round(&mut self, round: u64) {
+        self.cursor = (round as usize).wrapping_mul(ROUND_STRIDE) % self.ids.len();
+    }
 }
+
+/// How far each round moves along the id sequence (prime, so rounds start at many places).
+const ROUND_STRIDE: usize = 1_009;
 
 fn decode_err(collection: &str, id: &str, e: impl std::fmt::Display) -> StoreError {
     StoreError::Decode {

@@ -1,6 +1,8 @@
 //! "What moves the number": for each table, the cheapest correct strategy against the baseline,
 //! what it saves per operation and per second at a stated rate. A change is recommended only
-//! when its confidence interval (mean ± Error, 99.9%) does not overlap the baseline's.
+//! when it is beyond the noise: on an interleaved table, when the 99% interval of its paired
+//! per-round ratio to the baseline excludes 1; otherwise when its confidence interval
+//! (mean ± Error, 99.9%) does not overlap the baseline's.
 
 use jsoncost_engine::stats::{CONFIDENCE, t_quantile_two_sided};
 use jsoncost_engine::{Experiment, Results, Row, Summary};
@@ -165,23 +167,40 @@ fn advise_table(exp: &Experiment, rates: &Rates) -> Option<Advice> {
             format!("No other correct strategy to compare with {}.", base.method),
         ));
     };
-    let better = if kind == Kind::Http {
+    let better = if let Some(r) = best.ratio_interval {
+        r.high < 1.0
+    } else if kind == Kind::Http {
         throughput(best) > throughput(base)
     } else {
         mean(best) < mean(base)
     };
-    let (Some(bi), Some(ci)) = (interval(base), interval(best)) else {
-        let missing = if interval(base).is_none() { base } else { best };
-        return Some(advice(
-            AdviceKind::NotComparable,
-            Some(best),
-            format!(
-                "Cannot tell {} from {}: {} has no confidence interval recorded.",
-                best.method, base.method, missing.method
-            ),
-        ));
-    };
-    if overlap(bi, ci) {
+    // Measured in the same interleaved rounds: the paired ratio's interval decides.
+    if let Some(r) = best.ratio_interval {
+        if r.contains(1.0) {
+            let text = format!(
+                "No measurable difference: {} is {} of the baseline {} per round (99% interval {}–{}).",
+                best.method,
+                units::ratio(r.estimate),
+                base.method,
+                units::ratio(r.low),
+                units::ratio(r.high)
+            );
+            return Some(advice(
+                AdviceKind::NoMeasurableDifference,
+                Some(best),
+                text + &fidelity_text(base, best),
+            ));
+        }
+        if r.low > 1.0 {
+            return Some(advice(
+                AdviceKind::KeepBaseline,
+                Some(best),
+                keep_text(kind, base, best) + &fidelity_text(base, best),
+            ));
+        }
+    } else if let (Some(bi), Some(ci)) = (interval(base), interval(best))
+        && overlap(bi, ci)
+    {
         let text = format!(
             "No measurable difference: {} ({}) and the baseline {} ({}) overlap at {} confidence.",
             best.method,
@@ -196,6 +215,17 @@ fn advise_table(exp: &Experiment, rates: &Rates) -> Option<Advice> {
             text + &fidelity_text(base, best),
         ));
     }
+    let (Some(_), Some(_)) = (interval(base), interval(best)) else {
+        let missing = if interval(base).is_none() { base } else { best };
+        return Some(advice(
+            AdviceKind::NotComparable,
+            Some(best),
+            format!(
+                "Cannot tell {} from {}: {} has no confidence interval recorded.",
+                best.method, base.method, missing.method
+            ),
+        ));
+    };
     if !better {
         return Some(advice(
             AdviceKind::KeepBaseline,
@@ -337,13 +367,28 @@ fn floor_text(exp: &Experiment, best: &Row) -> String {
     let Some(s) = exp.summary.as_ref().and_then(Summary::store) else {
         return String::new();
     };
+    // The best row's own time above the floor: paired per round when the table was interleaved.
+    let best_above = match best.above_floor_ns {
+        Some(i) if i.low <= 0.0 => "within the noise".to_string(),
+        Some(i) => units::time(i.estimate),
+        None => units::time((mean(best) - s.floor_ns).max(0.0)),
+    };
+    if s.within_noise() {
+        return format!(
+            " JSON work above the floor: within the noise of the {} read with {} (the per-round difference's 99% interval reaches 0), {} with {}.",
+            units::time(s.read_ns),
+            s.baseline,
+            best_above,
+            best.method
+        );
+    }
     format!(
         " JSON work above the floor: {} of {} ({}) with {}, {} with {}.",
         units::time(s.json_ns),
         units::time(s.read_ns),
         units::percent(s.json_share),
         s.baseline,
-        units::time((mean(best) - s.floor_ns).max(0.0)),
+        best_above,
         best.method
     )
 }
