@@ -49,6 +49,9 @@ enum Command {
     },
     /// Compare two results files (or saved baselines); exit 1 on a regression.
     Compare(commands::compare::CompareArgs),
+    /// Paired A/B of two builds: run both in alternating rounds (ABBA), decide per row from the
+    /// per-round ratios; exit 1 on a regression.
+    Ab(commands::ab::AbArgs),
     /// Re-render a saved results.json (tables, markdown, HTML).
     Report(commands::report::ReportArgs),
     /// Deserialize a large body (1,000,000 readings, ~72 MB) buffered, from a reader and incrementally.
@@ -88,11 +91,36 @@ pub struct PrecisionArgs {
     /// Trade precision for time: fewer, shorter iterations (the output says so).
     #[arg(long)]
     pub quick: bool,
+    /// How a table's strategies share the time: interleaved rounds (drift lands on every row
+    /// alike; rows pair up) or one strategy after another. stream (whole runs) and http (load
+    /// runs) are always sequential.
+    #[arg(long, value_enum, default_value_t = ScheduleArg::Interleaved)]
+    pub schedule: ScheduleArg,
+}
+
+/// `--schedule`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ScheduleArg {
+    Interleaved,
+    Sequential,
+}
+
+impl ScheduleArg {
+    pub fn schedule(self) -> jsoncost_engine::Schedule {
+        match self {
+            ScheduleArg::Interleaved => jsoncost_engine::Schedule::Interleaved,
+            ScheduleArg::Sequential => jsoncost_engine::Schedule::Sequential,
+        }
+    }
 }
 
 impl PrecisionArgs {
     pub fn config(&self) -> Config {
-        if self.quick { Config::quick() } else { Config::full() }
+        let config = if self.quick { Config::quick() } else { Config::full() };
+        Config {
+            schedule: self.schedule.schedule(),
+            ..config
+        }
     }
 }
 
@@ -100,6 +128,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Run(args) => study::run(&args),
         Command::Compare(args) => commands::compare::run(&args),
+        Command::Ab(args) => commands::ab::run(&args),
         Command::Report(args) => commands::report::run(&args),
         Command::Micro { args, precision, output } => {
             one_experiment(&output, &precision, ExperimentKind::Micro, |config, session, progress| {

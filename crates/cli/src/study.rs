@@ -39,6 +39,9 @@ pub struct RunArgs {
     /// Shrink payload counts and iterations to finish in well under a minute (says so in the output).
     #[arg(long)]
     pub quick: bool,
+    /// How a table's strategies share the time (see `jsoncost micro --help`).
+    #[arg(long, value_enum, default_value_t = crate::ScheduleArg::Interleaved)]
+    pub schedule: crate::ScheduleArg,
     /// Run only these experiments (comma-separated).
     #[arg(long, value_enum, value_delimiter = ',')]
     pub only: Vec<ExperimentName>,
@@ -133,7 +136,10 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     if args.quick {
         eprintln!("quick run: smaller payload counts, fewer and shorter iterations; figures are rough");
     }
-    let config = run_config(args.quick);
+    let config = Config {
+        schedule: args.schedule.schedule(),
+        ..run_config(args.quick)
+    };
     let progress = Progress::new(0);
     let mut first_error = None;
     for experiment in selected {

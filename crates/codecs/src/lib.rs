@@ -77,6 +77,10 @@ pub trait Strategy {
     /// Called once before the untimed Allocation pass, so a strategy that walks a sequence (of
     /// ids, say) can restart it and two runs count the same operations.
     fn begin_allocation_pass(&mut self) {}
+    /// Called before this strategy's iteration of round `round` of an interleaved schedule, so
+    /// a strategy that walks a sequence (of ids) reads the round's part of it: every strategy of
+    /// a round starts at the same place and reads the same ids.
+    fn begin_round(&mut self, _round: u64) {}
 }
 
 /// An operation's failure, met in the gate's check or while timed.

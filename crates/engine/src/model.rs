@@ -5,6 +5,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::paired::Interval;
+
 /// Version of the results.json schema written by this build.
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -132,10 +134,53 @@ pub struct Experiment {
     #[serde(default)]
     pub params: Map<String, Value>,
     pub rows: Vec<Row>,
+    /// How the table's strategies were scheduled; files written before it was recorded were
+    /// measured one strategy after another.
+    #[serde(default)]
+    pub schedule: Schedule,
     /// What the table shows, as data (e.g. the store's JSON share and the numbers it came
     /// from); every renderer words it, the advisor reads it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<crate::summary::Summary>,
+}
+
+/// How a table's strategies share the machine's time.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Schedule {
+    /// Each strategy's iterations one after another: whatever the machine does meanwhile
+    /// lands on some rows and not others.
+    #[default]
+    Sequential,
+    /// Rounds in which every strategy does one iteration, in an order shuffled per round:
+    /// drift lands on every row alike, and rows pair up round by round.
+    Interleaved,
+}
+
+impl Schedule {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Schedule::Sequential => "sequential",
+            Schedule::Interleaved => "interleaved",
+        }
+    }
+}
+
+impl std::fmt::Display for Schedule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Schedule {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "sequential" => Ok(Schedule::Sequential),
+            "interleaved" => Ok(Schedule::Interleaved),
+            other => Err(format!("unknown schedule {other:?}: expected sequential or interleaved")),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -178,6 +223,18 @@ pub struct Row {
     /// the ratio's pairwise quotients.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub samples_ns: Vec<f64>,
+    /// Interleaved schedule: per-operation time of every round, in round order, nothing
+    /// removed, so rows of a table pair up round by round.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rounds_ns: Vec<f64>,
+    /// Interleaved schedule: the paired Ratio against the baseline (geometric mean of the
+    /// per-round ratios) with its 99% interval ([`crate::paired::log_ratio`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio_interval: Option<Interval>,
+    /// Interleaved store tables: the per-round time above the table's floor row (ns), with
+    /// its 99% interval ([`crate::paired::difference`]): the row's JSON work.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub above_floor_ns: Option<Interval>,
     /// How the output compared with the exact reference (the correctness gate's finding);
     /// absent where no output was checked against one (failed rows, http).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -299,6 +356,9 @@ impl Row {
             mb_per_s: None,
             extra: Map::new(),
             samples_ns: Vec::new(),
+            rounds_ns: Vec::new(),
+            ratio_interval: None,
+            above_floor_ns: None,
             fidelity: None,
             contract: None,
         }
@@ -324,6 +384,7 @@ impl Experiment {
             table: table.into(),
             params: Map::new(),
             rows: Vec::new(),
+            schedule: Schedule::Sequential,
             summary: None,
         }
     }
@@ -331,6 +392,22 @@ impl Experiment {
     /// The baseline row: the one flagged `baseline`, else the first.
     pub fn baseline(&self) -> Option<&Row> {
         self.rows.iter().find(|r| r.baseline).or_else(|| self.rows.first())
+    }
+
+    /// Fills every ok row's `above_floor_ns` from the rounds it shares with the ok row named
+    /// `floor` (interleaved tables only; the floor's own is a zero difference).
+    pub fn fill_above_floor(&mut self, floor: &str) {
+        let Some(floor_rounds) = self
+            .rows
+            .iter()
+            .find(|r| r.method == floor && r.is_ok() && !r.rounds_ns.is_empty())
+            .map(|r| r.rounds_ns.clone())
+        else {
+            return;
+        };
+        for row in self.rows.iter_mut().filter(|r| r.is_ok()) {
+            row.above_floor_ns = crate::paired::difference(&floor_rounds, &row.rounds_ns, crate::paired::PAIRED_CONFIDENCE);
+        }
     }
 
     /// Fills Ratio, RatioSD and Alloc Ratio against the baseline (the first row pushed, unless

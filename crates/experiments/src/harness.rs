@@ -6,18 +6,21 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use jsoncost_codecs::ZeroCopy;
-use jsoncost_engine::{Config, Results, alloc};
+use jsoncost_engine::{Config, Results, Schedule, alloc};
 use jsoncost_report::Format;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::output::{Output, baselines, timestamp_dir};
+use crate::store::{StoreOptions, TypedReads};
 use crate::stream::array::{self, ArrayOptions, TypedElements};
 use crate::types::{Sample, Subject, TypedSubject};
 use crate::{Cancel, Error, Filter, Runner};
+use jsoncost_stores::Existing;
 
 /// The harness's flags: `--quick`, `--filter GLOB`, `--format table|markdown|json|csv`,
-/// `--out FILE`, `--save-baseline NAME`; `--bench` (which cargo passes) is accepted.
+/// `--out FILE`, `--save-baseline NAME`, `--schedule interleaved|sequential`; `--bench` (which
+/// cargo passes) is accepted.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Args {
     pub quick: bool,
@@ -25,10 +28,11 @@ pub struct Args {
     pub format: Option<Format>,
     pub out: Option<PathBuf>,
     pub save_baseline: Option<String>,
+    /// How a table's strategies share the time (default: interleaved rounds).
+    pub schedule: Option<Schedule>,
 }
 
-const USAGE: &str =
-    "usage: cargo bench --bench NAME -- [--quick] [--filter GLOB] [--format table|markdown|json|csv] [--out FILE] [--save-baseline NAME]";
+const USAGE: &str = "usage: cargo bench --bench NAME -- [--quick] [--filter GLOB] [--format table|markdown|json|csv] [--out FILE] [--save-baseline NAME] [--schedule interleaved|sequential]";
 
 impl Args {
     /// Parses flags (without the program name). Hand-parsed with lexopt: five flags do not
@@ -54,6 +58,10 @@ impl Args {
                     baselines::check_name(&name)?;
                     a.save_baseline = Some(name);
                 }
+                Long("schedule") => {
+                    let v = parser.value().map_err(usage)?.string().map_err(usage)?;
+                    a.schedule = Some(v.parse().map_err(|e| Error::usage(format!("--schedule: {e}")))?);
+                }
                 Long("help") | Short('h') => return Err(Error::usage(USAGE)),
                 other => return Err(usage(other.unexpected())),
             }
@@ -78,6 +86,8 @@ pub struct Study {
     subjects: Vec<Box<dyn Subject>>,
     /// Bodies streamed with a user's element type (`stream`).
     streams: Vec<(String, ArrayOptions, TypedElements)>,
+    /// The user's own documents read from their store as their type (`store`).
+    stores: Vec<(String, StoreOptions, TypedReads)>,
     /// The first registration error, reported by `run` (exit 2).
     error: Option<Error>,
     cancel: Cancel,
@@ -99,6 +109,7 @@ impl Study {
             args: Args::parse(args.into_iter().map(Into::into)),
             subjects: Vec::new(),
             streams: Vec::new(),
+            stores: Vec::new(),
             error: None,
             cancel: Cancel::never(),
         }
@@ -135,6 +146,26 @@ impl Study {
         self
     }
 
+    /// Registers the user's own documents in their store (`url`, as the CLI's `--store`; `at`
+    /// where they are): read by id, up to 10,000 of them, as `T` through each library
+    /// (`typed/<lib>`, `typed/serde_json` the baseline) and the strategies that need no type,
+    /// every row gated against the exact parse of the first document. The table is
+    /// `<store kind>/<name>`.
+    pub fn store<T: Serialize + DeserializeOwned + 'static>(mut self, name: &str, url: &str, at: Existing) -> Study {
+        let options = StoreOptions {
+            url: Some(url.to_string()),
+            pg_column: jsoncost_stores::PgColumn::Json,
+            docs: 10_000,
+            shape: crate::store::StoreShape::Order,
+            reload: false,
+            seed: jsoncost_shapes::DEFAULT_SEED,
+            existing: Some(at),
+            fields: Vec::new(),
+        };
+        self.stores.push((name.to_string(), options, TypedReads::of::<T>()));
+        self
+    }
+
     fn add(mut self, subject: Result<Box<dyn Subject>, Error>) -> Study {
         match subject {
             Ok(s) => self.subjects.push(s),
@@ -164,7 +195,7 @@ impl Study {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        if self.subjects.is_empty() && self.streams.is_empty() {
+        if self.subjects.is_empty() && self.streams.is_empty() && self.stores.is_empty() {
             return Err(Error::usage(
                 "no type registered: call .typed::<T>(name, sample) or .stream::<E>(name, file, pointer) before .run()",
             ));
@@ -189,7 +220,10 @@ impl Study {
                  (#[global_allocator] static ALLOC: jsoncost::CountingAllocator = jsoncost::CountingAllocator::system();)"
             );
         }
-        let config = if args.quick { Config::quick() } else { Config::full() };
+        let mut config = if args.quick { Config::quick() } else { Config::full() };
+        if let Some(schedule) = args.schedule {
+            config.schedule = schedule;
+        }
         let measured = {
             let mut runner = Runner::new(config, filter, self.cancel.clone(), &mut output);
             crate::types::measure(&self.subjects, &mut runner).and_then(|()| {
@@ -199,6 +233,11 @@ impl Study {
                         ..options.clone()
                     };
                     array::run_with(&options, name, Some(typed), &mut runner)?;
+                }
+                for (name, options, typed) in &self.stores {
+                    if let Some(at) = &options.existing {
+                        crate::store::run_existing(options, at, Some(name), Some(typed), &mut runner)?;
+                    }
                 }
                 Ok(())
             })
@@ -308,6 +347,11 @@ impl<T: Serialize + DeserializeOwned + 'static> TypeStudy<T> {
         self.done().stream::<E>(name, file, pointer)
     }
 
+    /// See [`Study::store`].
+    pub fn store<U: Serialize + DeserializeOwned + 'static>(self, name: &str, url: &str, at: Existing) -> Study {
+        self.done().store::<U>(name, url, at)
+    }
+
     /// See [`Study::cancel`].
     pub fn cancel(self, cancel: Cancel) -> Study {
         self.done().cancel(cancel)
@@ -345,6 +389,8 @@ mod tests {
             "r.json",
             "--save-baseline",
             "main",
+            "--schedule",
+            "sequential",
         ])
         .unwrap();
         assert_eq!(
@@ -355,6 +401,7 @@ mod tests {
                 format: Some(Format::Json),
                 out: Some("r.json".into()),
                 save_baseline: Some("main".into()),
+                schedule: Some(Schedule::Sequential),
             }
         );
         assert_eq!(parse(&["--bench"]).unwrap(), Args::default());
@@ -376,5 +423,9 @@ mod tests {
                 .starts_with("missing argument for option '--filter'")
         );
         assert_eq!(parse(&["--save-baseline", "../x"]).unwrap_err().exit_code(), 2);
+        assert_eq!(
+            parse(&["--schedule", "paired"]).unwrap_err().to_string(),
+            "--schedule: unknown schedule \"paired\": expected sequential or interleaved"
+        );
     }
 }

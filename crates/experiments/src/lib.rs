@@ -60,7 +60,7 @@
 //! ```
 //!
 //! Then `cargo bench --bench json` (flags after `--`: `--quick`, `--filter GLOB`,
-//! `--format table|markdown|json|csv`, `--out FILE`, `--save-baseline NAME`).
+//! `--format table|markdown|json|csv`, `--out FILE`, `--save-baseline NAME`, `--schedule interleaved|sequential`).
 
 mod cancel;
 mod error;
@@ -89,3 +89,4 @@ pub use jsoncost_codecs::{BoxedStrategy, Canonical, Direction, RunFailure, Strat
 pub use jsoncost_engine::alloc::CountingAllocator;
 pub use jsoncost_engine::{Config, Experiment, ExperimentKind, Results, Row};
 pub use jsoncost_report::Format;
+pub use jsoncost_stores::Existing;

@@ -1,8 +1,9 @@
 //! "What moves the number": for each table, the cheapest correct strategy that delivers what the
 //! baseline delivers (its [`Contract`]: a typed value, a DOM, bytes ...), what it saves per
 //! operation and, at a stated rate, as a share of a core and an allocation rate. A change is
-//! recommended only when its confidence interval (mean ± Error, 99.9%) does not overlap the
-//! baseline's. Cheaper strategies that deliver something else are listed apart, as "if you
+//! recommended only when it is beyond the noise: on an interleaved table, when the 99% interval
+//! of its paired per-round ratio to the baseline excludes 1; otherwise when its confidence
+//! interval (mean ± Error, 99.9%) does not overlap the baseline's. Cheaper strategies that deliver something else are listed apart, as "if you
 //! only need ..." options: following them changes what the caller gets.
 
 use jsoncost_engine::stats::{CONFIDENCE, t_quantile_two_sided};
@@ -180,6 +181,23 @@ fn advise_table(exp: &Experiment, rates: &Rates) -> Option<Advice> {
 /// The baseline against the best strategy with its contract.
 fn weigh(exp: &Experiment, base: &Row, best: &Row, u: &Unit) -> (AdviceKind, String) {
     let kind = exp.experiment;
+    // Measured in the same interleaved rounds: the paired ratio's interval decides.
+    if let Some(r) = best.ratio_interval {
+        if r.contains(1.0) {
+            let text = format!(
+                "No measurable difference: {} is {} of the baseline {} per round (99% interval {}–{}).",
+                best.method,
+                units::ratio(r.estimate),
+                base.method,
+                units::ratio(r.low),
+                units::ratio(r.high)
+            );
+            return (AdviceKind::NoMeasurableDifference, text + &fidelity_text(base, best));
+        }
+        if r.low > 1.0 {
+            return (AdviceKind::KeepBaseline, keep_text(kind, base, best) + &fidelity_text(base, best));
+        }
+    }
     if interval(base).is_none() || interval(best).is_none() {
         let missing = if interval(base).is_none() { base } else { best };
         return (
@@ -190,7 +208,7 @@ fn weigh(exp: &Experiment, base: &Row, best: &Row, u: &Unit) -> (AdviceKind, Str
             ),
         );
     }
-    if !beyond_intervals(base, best) {
+    if best.ratio_interval.is_none() && !beyond_intervals(base, best) {
         let text = format!(
             "No measurable difference: {} ({}) and the baseline {} ({}) overlap at {} confidence.",
             best.method,
@@ -231,7 +249,7 @@ fn alternatives(base: &Row, rows: &[&Row], kind: Kind, u: &Unit) -> Vec<Alternat
             continue;
         }
         seen.push(r.contract);
-        if !(better(kind, base, r) && beyond_intervals(base, r)) {
+        if !beats(kind, base, r) {
             continue;
         }
         let Some(contract) = r.contract else { continue };
@@ -253,7 +271,19 @@ fn alternatives(base: &Row, rows: &[&Row], kind: Kind, u: &Unit) -> Vec<Alternat
     out
 }
 
+/// Faster beyond the noise: the paired per-round ratio's interval below 1 on an interleaved
+/// table, else both intervals apart.
+fn beats(kind: Kind, base: &Row, row: &Row) -> bool {
+    match row.ratio_interval {
+        Some(r) => r.high < 1.0,
+        None => better(kind, base, row) && beyond_intervals(base, row),
+    }
+}
+
 fn better(kind: Kind, base: &Row, row: &Row) -> bool {
+    if let Some(r) = row.ratio_interval {
+        return r.high < 1.0;
+    }
     if kind == Kind::Http {
         throughput(row) > throughput(base)
     } else {
@@ -394,13 +424,28 @@ fn floor_text(exp: &Experiment, best: &Row) -> String {
     let Some(s) = exp.summary.as_ref().and_then(Summary::store) else {
         return String::new();
     };
+    // The best row's own time above the floor: paired per round when the table was interleaved.
+    let best_above = match best.above_floor_ns {
+        Some(i) if i.low <= 0.0 => "within the noise".to_string(),
+        Some(i) => units::time(i.estimate),
+        None => units::time((mean(best) - s.floor_ns).max(0.0)),
+    };
+    if s.within_noise() {
+        return format!(
+            " JSON work above the floor: within the noise of the {} read with {} (the per-round difference's 99% interval reaches 0), {} with {}.",
+            units::time(s.read_ns),
+            s.baseline,
+            best_above,
+            best.method
+        );
+    }
     format!(
         " JSON work above the floor: {} of {} ({}) with {}, {} with {}.",
         units::time(s.json_ns),
         units::time(s.read_ns),
         units::percent(s.json_share),
         s.baseline,
-        units::time((mean(best) - s.floor_ns).max(0.0)),
+        best_above,
         best.method
     )
 }

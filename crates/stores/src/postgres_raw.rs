@@ -54,6 +54,25 @@ impl<'a> FromSql<'a> for JsonBytes<'a> {
     }
 }
 
+/// A user's document column as bytes, borrowed from the row buffer: `json`, `jsonb` (as
+/// [`JsonBytes`]), `text`, `varchar` or `bytea` (their binary form is the bytes themselves).
+#[derive(Debug)]
+pub(crate) struct DocumentBytes<'a>(pub &'a [u8]);
+
+impl<'a> FromSql<'a> for DocumentBytes<'a> {
+    fn from_sql(ty: &Type, raw: &'a [u8]) -> Result<Self, Box<dyn Error + Sync + Send>> {
+        if is_json(ty) {
+            JsonBytes::from_sql(ty, raw).map(|j| DocumentBytes(j.0))
+        } else {
+            Ok(DocumentBytes(raw))
+        }
+    }
+
+    fn accepts(ty: &Type) -> bool {
+        is_json(ty) || [Type::TEXT, Type::VARCHAR, Type::BYTEA].contains(ty)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -16,10 +16,11 @@ use tokio_postgres::error::Severity;
 use tokio_postgres::{Client, Config, NoTls, Statement};
 
 use crate::error::StoreError;
+use crate::existing::{Quote, sql_identifier};
 use crate::load::{LoadMarker, check_collection, written_marker};
 use crate::location::redact;
-use crate::postgres_raw::{JsonBytes, JsonParam};
-use crate::{OpenOptions, PgColumn, Store, StoreKind};
+use crate::postgres_raw::{DocumentBytes, JsonBytes, JsonParam};
+use crate::{Existing, OpenOptions, PgColumn, Store, StoreKind};
 
 /// Serialises concurrent schema creation (`CREATE TABLE IF NOT EXISTS` races otherwise).
 const SCHEMA: &str = "
@@ -53,6 +54,13 @@ pub struct PostgresStore {
     read: Statement,
     column: PgColumn,
     table: &'static str,
+    /// The read of a user's own rows, prepared on first use (`read_existing`).
+    existing: Option<(Existing, Statement)>,
+    /// The server-side projection of these pointers, prepared on first use.
+    projection: Option<(Vec<String>, Statement)>,
+    /// What a new client connects with (`read_with_new_client`).
+    config: Config,
+    opts: OpenOptions,
 }
 
 impl PostgresStore {
@@ -113,6 +121,10 @@ impl PostgresStore {
             read,
             column: opts.pg_column,
             table,
+            existing: None,
+            projection: None,
+            config,
+            opts: opts.clone(),
         })
     }
 
@@ -128,6 +140,89 @@ impl PostgresStore {
             None => Err(StoreError::not_found(&self.conn.url, collection, id)),
         }
     }
+}
+
+impl PostgresStore {
+    /// The prepared read of `at`'s rows (its key's type decides how an id is sent).
+    fn existing_read(&mut self, at: &Existing) -> Result<Statement, StoreError> {
+        if let Some((cached, stmt)) = &self.existing
+            && cached == at
+        {
+            return Ok(stmt.clone());
+        }
+        let Existing::Rows { table, key, column } = at else {
+            return Err(at.unsupported(&self.conn.url));
+        };
+        let (t, k, c) = (
+            sql_identifier("--table", table, Quote::Double)?,
+            sql_identifier("--key-column", key, Quote::Double)?,
+            sql_identifier("--column", column, Quote::Double)?,
+        );
+        let conn = &self.conn;
+        let stmt = conn
+            .run(conn.client.prepare(&format!("SELECT {c} FROM {t} WHERE {k} = $1")))
+            .map_err(|f| user_error(conn, f, &format!("preparing the read of {}", at.describe())))?;
+        let key_type = &stmt.params()[0];
+        if !KeyParam::accepts(key_type) {
+            return Err(StoreError::BadUrl {
+                url: conn.url.clone(),
+                reason: format!("the key column {key} is {key_type}; jsoncost reads rows by a text or integer key"),
+            });
+        }
+        self.existing = Some((at.clone(), stmt.clone()));
+        Ok(stmt)
+    }
+}
+
+/// An id sent as the key column's type.
+enum KeyParam<'a> {
+    Text(&'a str),
+    Int8(i64),
+    Int4(i32),
+    Int2(i16),
+}
+
+impl<'a> KeyParam<'a> {
+    fn accepts(ty: &Type) -> bool {
+        [Type::TEXT, Type::VARCHAR, Type::INT8, Type::INT4, Type::INT2].contains(ty)
+    }
+
+    /// `id` as `ty`; None when it is not one (no row can have it).
+    fn of(ty: &Type, id: &'a str) -> Option<KeyParam<'a>> {
+        match *ty {
+            Type::INT8 => id.parse().ok().map(KeyParam::Int8),
+            Type::INT4 => id.parse().ok().map(KeyParam::Int4),
+            Type::INT2 => id.parse().ok().map(KeyParam::Int2),
+            _ => Some(KeyParam::Text(id)),
+        }
+    }
+
+    fn as_sql(&self) -> &(dyn postgres_types::ToSql + Sync) {
+        match self {
+            KeyParam::Text(v) => v,
+            KeyParam::Int8(v) => v,
+            KeyParam::Int4(v) => v,
+            KeyParam::Int2(v) => v,
+        }
+    }
+}
+
+/// A missing table or column the user named is bad input (exit 2), not the server's failure.
+fn user_error(conn: &Conn, failure: Failure, operation: &str) -> StoreError {
+    if let Failure::Pg(e) = &failure
+        && let Some(db) = e.as_db_error()
+        && [
+            tokio_postgres::error::SqlState::UNDEFINED_TABLE,
+            tokio_postgres::error::SqlState::UNDEFINED_COLUMN,
+        ]
+        .contains(db.code())
+    {
+        return StoreError::BadUrl {
+            url: conn.url.clone(),
+            reason: format!("{operation}: {}", db.message()),
+        };
+    }
+    conn.error(failure, operation)
 }
 
 impl Conn {
@@ -283,6 +378,129 @@ impl Store for PostgresStore {
             .try_get::<_, Json<Order>>(0)
             .map_err(|e| StoreError::decode(collection, id, conversion_message(&e)))?;
         Ok(order)
+    }
+
+    fn read_with_new_client(&mut self, collection: &str, id: &str) -> Option<Result<Order, StoreError>> {
+        // Connect and authenticate (the startup exchange), an unprepared query (a new client has
+        // no statements: tokio-postgres prepares it, a round trip), the client's `Json<T>`, drop.
+        let conn = &self.conn;
+        let limit = self.opts.connect_timeout + self.opts.io_timeout;
+        let sql = format!("SELECT body FROM {} WHERE collection = $1 AND id = $2", self.table);
+        let read = conn.rt.block_on(async {
+            let (client, connection) = match tokio::time::timeout(limit, self.config.connect(NoTls)).await {
+                Ok(Ok(pair)) => pair,
+                Ok(Err(e)) => return Err(StoreError::lost(&conn.url, "connecting a new client", message(&e))),
+                Err(_) => {
+                    return Err(StoreError::lost(
+                        &conn.url,
+                        "connecting a new client",
+                        format!("no answer within {limit:?}"),
+                    ));
+                }
+            };
+            let task = tokio::spawn(connection);
+            let row = tokio::time::timeout(self.opts.io_timeout, client.query_opt(&sql, &[&collection, &id])).await;
+            drop(client);
+            let _ = task.await;
+            match row {
+                Ok(Ok(Some(row))) => row
+                    .try_get::<_, Json<Order>>(0)
+                    .map(|Json(order)| order)
+                    .map_err(|e| StoreError::decode(collection, id, conversion_message(&e))),
+                Ok(Ok(None)) => Err(StoreError::not_found(&conn.url, collection, id)),
+                Ok(Err(e)) => Err(StoreError::lost(&conn.url, "reading with a new client", message(&e))),
+                Err(_) => Err(StoreError::lost(&conn.url, "reading with a new client", "no reply")),
+            }
+        });
+        Some(read)
+    }
+
+    fn read_projection(
+        &mut self,
+        collection: &str,
+        id: &str,
+        pointers: &[String],
+        f: &mut dyn FnMut(usize, &[u8]),
+    ) -> Option<Result<(), StoreError>> {
+        Some((|| {
+            let stmt = match &self.projection {
+                Some((cached, stmt)) if cached == pointers => stmt.clone(),
+                _ => {
+                    // `body #> '{lines,0,sku}'`: the value at a path, as json/jsonb.
+                    let fields: Vec<String> = pointers
+                        .iter()
+                        .map(|p| {
+                            let path = crate::existing::pointer_tokens(p)?
+                                .iter()
+                                .map(|t| format!("\"{}\"", t.replace('\\', "\\\\").replace('"', "\\\"")))
+                                .collect::<Vec<_>>()
+                                .join(",");
+                            Ok(format!("body #> '{{{}}}'", path.replace('\'', "''")))
+                        })
+                        .collect::<Result<_, StoreError>>()?;
+                    let sql = format!("SELECT {} FROM {} WHERE collection = $1 AND id = $2", fields.join(", "), self.table);
+                    let conn = &self.conn;
+                    let stmt = conn
+                        .run(conn.client.prepare(&sql))
+                        .map_err(|f| conn.error(f, "preparing the projection"))?;
+                    self.projection = Some((pointers.to_vec(), stmt.clone()));
+                    stmt
+                }
+            };
+            let conn = &self.conn;
+            let row = conn
+                .run(conn.client.query_opt(&stmt, &[&collection, &id]))
+                .map_err(|f| conn.error(f, &format!("projecting {id:?}")))?
+                .ok_or_else(|| StoreError::not_found(&conn.url, collection, id))?;
+            for (i, pointer) in pointers.iter().enumerate() {
+                let value: Option<JsonBytes> = row
+                    .try_get(i)
+                    .map_err(|e| StoreError::decode(collection, id, conversion_message(&e)))?;
+                let value = value.ok_or_else(|| StoreError::decode(collection, id, format!("field {pointer} not found")))?;
+                f(i, value.0);
+            }
+            Ok(())
+        })())
+    }
+
+    fn existing_ids(&mut self, at: &Existing, limit: u64) -> Result<Vec<String>, StoreError> {
+        let Existing::Rows { table, key, column } = at else {
+            return Err(at.unsupported(&self.conn.url));
+        };
+        let (t, k, c) = (
+            sql_identifier("--table", table, Quote::Double)?,
+            sql_identifier("--key-column", key, Quote::Double)?,
+            sql_identifier("--column", column, Quote::Double)?,
+        );
+        let conn = &self.conn;
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows = conn
+            .run(
+                conn.client
+                    .query(&format!("SELECT {k}::text FROM {t} WHERE {c} IS NOT NULL LIMIT $1"), &[&limit]),
+            )
+            .map_err(|f| user_error(conn, f, &format!("listing {}", at.describe())))?;
+        rows.iter()
+            .filter_map(|r| r.try_get::<_, Option<String>>(0).transpose())
+            .collect::<Result<_, _>>()
+            .map_err(|e| StoreError::backend(&conn.url, "listing ids", message(&e)))
+    }
+
+    fn read_existing(&mut self, at: &Existing, id: &str, f: &mut dyn FnMut(&[u8])) -> Result<(), StoreError> {
+        let stmt = self.existing_read(at)?;
+        let Some(key) = KeyParam::of(&stmt.params()[0], id) else {
+            return Err(StoreError::not_found(&self.conn.url, at.name(), id));
+        };
+        let conn = &self.conn;
+        let row = conn
+            .run(conn.client.query_opt(&stmt, &[key.as_sql()]))
+            .map_err(|f| conn.error(f, &format!("reading {id:?}")))?
+            .ok_or_else(|| StoreError::not_found(&conn.url, at.name(), id))?;
+        let body: DocumentBytes = row
+            .try_get(0)
+            .map_err(|e| StoreError::decode(at.name(), id, conversion_message(&e)))?;
+        f(body.0);
+        Ok(())
     }
 
     fn read_default_dom(&mut self, collection: &str, id: &str) -> Result<Order, StoreError> {

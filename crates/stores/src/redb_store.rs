@@ -4,11 +4,11 @@
 use std::path::{Path, PathBuf};
 
 use jsoncost_shapes::Order;
-use redb::{Database, ReadableDatabase, TableDefinition, TableError};
+use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition, TableError};
 
 use crate::error::StoreError;
 use crate::load::{LoadMarker, check_collection, written_marker};
-use crate::{Store, StoreKind, create_parent};
+use crate::{Existing, Store, StoreKind, create_parent};
 
 /// Holds one `(docs, description)` per collection. Its name has a ':' so no collection can clash.
 const MARKERS: TableDefinition<&str, (u64, &str)> = TableDefinition::new("jsoncost:markers");
@@ -161,5 +161,49 @@ impl Store for RedbStore {
         let bytes = self.with_doc(collection, id, <[u8]>::to_vec)?;
         let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| StoreError::decode(collection, id, e))?;
         serde_json::from_value(value).map_err(|e| StoreError::decode(collection, id, e))
+    }
+
+    fn existing_ids(&mut self, at: &Existing, limit: u64) -> Result<Vec<String>, StoreError> {
+        let Existing::Table { table } = at else {
+            return Err(at.unsupported(&self.describe));
+        };
+        let txn = self.db.begin_read().map_err(|e| self.fail("beginning a read transaction", e))?;
+        let t = match txn.open_table(docs_table(table)) {
+            Ok(t) => t,
+            Err(e @ (TableError::TableDoesNotExist(_) | TableError::TableTypeMismatch { .. })) => {
+                return Err(StoreError::BadUrl {
+                    url: self.describe.clone(),
+                    reason: format!("table {table:?}: {e} (jsoncost reads a table of &str keys and &[u8] values)"),
+                });
+            }
+            Err(e) => return Err(self.fail(&format!("opening table {table:?}"), e)),
+        };
+        let mut ids = Vec::new();
+        for entry in t
+            .iter()
+            .map_err(|e| self.fail(&format!("listing {table:?}"), e))?
+            .take(limit as usize)
+        {
+            let (key, _) = entry.map_err(|e| self.fail(&format!("listing {table:?}"), e))?;
+            ids.push(key.value().to_string());
+        }
+        Ok(ids)
+    }
+
+    fn read_existing(&mut self, at: &Existing, id: &str, f: &mut dyn FnMut(&[u8])) -> Result<(), StoreError> {
+        let Existing::Table { table } = at else {
+            return Err(at.unsupported(&self.describe));
+        };
+        let txn = self.db.begin_read().map_err(|e| self.fail("beginning a read transaction", e))?;
+        let t = txn
+            .open_table(docs_table(table))
+            .map_err(|e| self.fail(&format!("opening table {table:?}"), e))?;
+        match t.get(id).map_err(|e| self.fail(&format!("reading {id:?}"), e))? {
+            Some(guard) => {
+                f(guard.value());
+                Ok(())
+            }
+            None => Err(StoreError::not_found(&self.describe, table, id)),
+        }
     }
 }

@@ -7,11 +7,14 @@ use crate::error::StoreError;
 use crate::load::{LoadMarker, check_collection, written_marker};
 use crate::location::redact;
 use crate::redis_common::{Reader, clear_node, delete_marker, load_in_batches, map_error, unreachable, write_marker};
-use crate::{OpenOptions, Store, StoreKind};
+use crate::{Existing, OpenOptions, Store, StoreKind};
 
 pub struct RedisStore {
     con: Connection,
     reader: Reader,
+    /// What a new client connects with (the URL with its password, unlike `reader.url`).
+    url: String,
+    opts: OpenOptions,
 }
 
 /// Opens a plain connection with both timeouts set; shared with the cluster store, which
@@ -41,6 +44,8 @@ impl RedisStore {
         Ok(RedisStore {
             con,
             reader: Reader::new(shown),
+            url: url.to_string(),
+            opts: opts.clone(),
         })
     }
 }
@@ -92,5 +97,54 @@ impl Store for RedisStore {
 
     fn read_default_dom(&mut self, collection: &str, id: &str) -> Result<Order, StoreError> {
         self.reader.read_default_dom(&mut self.con, collection, id)
+    }
+
+    fn read_with_new_client(&mut self, collection: &str, id: &str) -> Option<Result<Order, StoreError>> {
+        // What a handler that builds its client per call does: open, connect, GET, parse, drop.
+        Some(connect(&self.url, &self.opts).and_then(|mut con| {
+            let mut reader = Reader::new(self.reader.url.clone());
+            reader.read_default(&mut con, collection, id)
+        }))
+    }
+
+    fn existing_ids(&mut self, at: &Existing, limit: u64) -> Result<Vec<String>, StoreError> {
+        let Existing::Keys { pattern } = at else {
+            return Err(at.unsupported(&self.reader.url));
+        };
+        // SCAN, not KEYS: it does not block the server, and stops once `limit` keys are seen.
+        let mut ids = Vec::new();
+        let mut cursor = 0u64;
+        loop {
+            let (next, keys): (u64, Vec<String>) = redis::cmd("SCAN")
+                .arg(cursor)
+                .arg("MATCH")
+                .arg(pattern)
+                .arg("COUNT")
+                .arg(1000)
+                .query(&mut self.con)
+                .map_err(|e| map_error(&self.reader.url, &format!("SCAN MATCH {pattern}"), e))?;
+            ids.extend(keys);
+            cursor = next;
+            if cursor == 0 || ids.len() as u64 >= limit {
+                break;
+            }
+        }
+        ids.truncate(limit as usize);
+        Ok(ids)
+    }
+
+    fn read_existing(&mut self, at: &Existing, id: &str, f: &mut dyn FnMut(&[u8])) -> Result<(), StoreError> {
+        let Existing::Keys { pattern } = at else {
+            return Err(at.unsupported(&self.reader.url));
+        };
+        let body: Option<Vec<u8>> =
+            redis::Commands::get(&mut self.con, id).map_err(|e| map_error(&self.reader.url, &format!("GET {id}"), e))?;
+        match body {
+            Some(body) => {
+                f(&body);
+                Ok(())
+            }
+            None => Err(StoreError::not_found(&self.reader.url, pattern, id)),
+        }
     }
 }

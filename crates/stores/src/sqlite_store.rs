@@ -7,8 +7,9 @@ use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OptionalExtension, ToSql, params};
 
 use crate::error::StoreError;
+use crate::existing::{Quote, sql_identifier};
 use crate::load::{LoadMarker, check_collection, written_marker};
-use crate::{OpenOptions, Store, StoreKind, create_parent};
+use crate::{Existing, OpenOptions, Store, StoreKind, create_parent};
 
 const SCHEMA: &str = "
     CREATE TABLE IF NOT EXISTS docs (collection TEXT NOT NULL, id TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (collection, id));
@@ -50,6 +51,19 @@ impl SqliteStore {
 
     fn fail(&self, operation: &str, cause: impl std::fmt::Display) -> StoreError {
         StoreError::backend(&self.describe, operation, cause)
+    }
+
+    /// A missing table or column the user named is bad input (exit 2).
+    fn user_error(&self, operation: &str, cause: rusqlite::Error) -> StoreError {
+        let text = cause.to_string();
+        if text.starts_with("no such table") || text.starts_with("no such column") {
+            StoreError::BadUrl {
+                url: self.describe.clone(),
+                reason: format!("{operation}: {text}"),
+            }
+        } else {
+            self.fail(operation, cause)
+        }
     }
 
     /// Runs the cached read statement and hands the body column to `f`; a miss tells a missing
@@ -156,4 +170,106 @@ impl Store for SqliteStore {
         let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| StoreError::decode(collection, id, e))?;
         serde_json::from_value(value).map_err(|e| StoreError::decode(collection, id, e))
     }
+
+    fn read_projection(
+        &mut self,
+        collection: &str,
+        id: &str,
+        pointers: &[String],
+        f: &mut dyn FnMut(usize, &[u8]),
+    ) -> Option<Result<(), StoreError>> {
+        Some((|| {
+            // `body -> '$."lines"[0]."sku"'`: the value at a path, as JSON text (SQLite 3.38+).
+            let fields = pointers
+                .iter()
+                .map(|p| crate::existing::sqlite_path(p).map(|path| format!("body -> '{}'", path.replace('\'', "''"))))
+                .collect::<Result<Vec<_>, _>>()?;
+            let sql = format!("SELECT {} FROM docs WHERE collection = ?1 AND id = ?2", fields.join(", "));
+            let found = {
+                let mut stmt = self
+                    .conn
+                    .prepare_cached(&sql)
+                    .map_err(|e| self.fail("preparing the projection", e))?;
+                stmt.query_row(params![collection, id], |row| {
+                    for (i, pointer) in pointers.iter().enumerate() {
+                        match row.get_ref(i)? {
+                            ValueRef::Text(bytes) => f(i, bytes),
+                            _ => return Ok(Err(pointer.clone())),
+                        }
+                    }
+                    Ok(Ok(()))
+                })
+                .optional()
+            };
+            // SQLite parses the stored text to project it: a document that is not JSON is that
+            // document's failure, not the store's.
+            let found = match found {
+                Err(e) if e.to_string().starts_with("malformed JSON") => return Err(StoreError::decode(collection, id, e)),
+                other => other,
+            };
+            match found.map_err(|e| self.fail(&format!("projecting {id:?}"), e))? {
+                Some(Ok(())) => Ok(()),
+                Some(Err(pointer)) => Err(StoreError::decode(collection, id, format!("field {pointer} not found"))),
+                None => Err(StoreError::not_found(&self.describe, collection, id)),
+            }
+        })())
+    }
+
+    fn existing_ids(&mut self, at: &Existing, limit: u64) -> Result<Vec<String>, StoreError> {
+        let (table, key, column) = sql_names(at, &self.describe)?;
+        // Rows without a document are not read; naming the column checks it exists, now.
+        let sql = format!("SELECT CAST({key} AS TEXT) FROM {table} WHERE {column} IS NOT NULL LIMIT ?1");
+        let mut stmt = self
+            .conn
+            .prepare(&sql)
+            .map_err(|e| self.user_error(&format!("listing {}", at.describe()), e))?;
+        let rows = stmt
+            .query_map(params![i64::try_from(limit).unwrap_or(i64::MAX)], |row| {
+                row.get::<_, Option<String>>(0)
+            })
+            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
+            .map_err(|e| self.fail(&format!("listing {}", at.describe()), e))?;
+        Ok(rows.into_iter().flatten().collect())
+    }
+
+    fn read_existing(&mut self, at: &Existing, id: &str, f: &mut dyn FnMut(&[u8])) -> Result<(), StoreError> {
+        let (table, key, column) = sql_names(at, &self.describe)?;
+        // `key = ?` with the id as text: SQLite converts it to the key column's affinity, so an
+        // INTEGER key is looked up by its index as a user's query would be.
+        let sql = format!("SELECT {column} FROM {table} WHERE {key} = ?1");
+        let found = {
+            let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.fail("preparing the read", e))?;
+            stmt.query_row(params![id], |row| {
+                Ok(match row.get_ref(0)? {
+                    ValueRef::Text(bytes) | ValueRef::Blob(bytes) => {
+                        f(bytes);
+                        Ok(())
+                    }
+                    other => Err(other.data_type()),
+                })
+            })
+            .optional()
+        };
+        match found.map_err(|e| self.fail(&format!("reading {id:?}"), e))? {
+            Some(Ok(())) => Ok(()),
+            Some(Err(held)) => Err(StoreError::decode(
+                at.name(),
+                id,
+                format!("the column holds {held}, not TEXT or BLOB"),
+            )),
+            None => Err(StoreError::not_found(&self.describe, at.name(), id)),
+        }
+    }
+}
+
+/// A row source's table, key and column, checked and quoted.
+fn sql_names(at: &Existing, store: &str) -> Result<(String, String, String), StoreError> {
+    let Existing::Rows { table, key, column } = at else {
+        return Err(at.unsupported(store));
+    };
+    Ok((
+        sql_identifier("--table", table, Quote::Brackets)?,
+        sql_identifier("--key-column", key, Quote::Brackets)?,
+        sql_identifier("--column", column, Quote::Brackets)?,
+    ))
 }

@@ -134,3 +134,55 @@ fn the_harness_streams_a_body_with_the_crate_s_element_type() {
         }
     }
 }
+
+/// The crate's own documents in its own SQLite table, read as its type through each library.
+#[test]
+fn the_harness_reads_the_crate_s_documents_from_its_own_store_as_its_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("shipments.db");
+    let c = rusqlite::Connection::open(&db).unwrap();
+    c.execute_batch("CREATE TABLE shipments (id INTEGER PRIMARY KEY, doc TEXT)")
+        .unwrap();
+    for i in 0..40u64 {
+        c.execute(
+            "INSERT INTO shipments VALUES (?1, ?2)",
+            rusqlite::params![i as i64, serde_json::to_string(&shipment(i)).unwrap()],
+        )
+        .unwrap();
+    }
+    drop(c);
+    let out = dir.path().join("r.json").display().to_string();
+    let results = jsoncost::Study::with_args(["--quick", "--format", "json", "--out", &out])
+        .store::<Shipment>(
+            "shipments",
+            &format!("sqlite:{}", db.display()),
+            jsoncost::Existing::Rows {
+                table: "shipments".into(),
+                key: "id".into(),
+                column: "doc".into(),
+            },
+        )
+        .measure()
+        .unwrap();
+    let exp = &results.experiments[0];
+    assert_eq!(
+        (exp.experiment, exp.table.as_str()),
+        (jsoncost::ExperimentKind::Store, "sqlite/shipments")
+    );
+    for method in [
+        "typed/serde_json",
+        "typed/sonic-rs",
+        "typed/simd-json",
+        "dom/serde_json",
+        "raw/serde_json",
+        "floor",
+    ] {
+        let row = exp
+            .rows
+            .iter()
+            .find(|r| r.method == method)
+            .unwrap_or_else(|| panic!("no {method}"));
+        assert!(row.is_ok(), "{method}: {:?}", row.error_message);
+        assert_eq!(row.baseline, method == "typed/serde_json", "{method}");
+    }
+}

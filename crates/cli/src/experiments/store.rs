@@ -4,7 +4,7 @@
 use jsoncost::store::{StoreOptions, StoreShape as Shape};
 use jsoncost_engine::{Config, ExperimentKind};
 use jsoncost_shapes::DEFAULT_SEED;
-use jsoncost_stores::PgColumn;
+use jsoncost_stores::{Existing, PgColumn};
 
 use super::table::{CliSink, Filter, runner};
 use crate::failure::library;
@@ -47,9 +47,39 @@ pub struct StoreArgs {
     /// Seed of the document generator and of the id sequence.
     #[arg(long = "store-seed", default_value_t = DEFAULT_SEED)]
     pub store_seed: u64,
+    /// Read your own documents instead, in Redis: the keys matching this pattern (SCAN MATCH),
+    /// up to --docs of them.
+    #[arg(long, value_name = "PATTERN", conflicts_with_all = ["table", "reload"])]
+    pub keys: Option<String>,
+    /// Read your own documents instead: this table (SQLite and PostgreSQL with --column; redb alone).
+    #[arg(long, value_name = "NAME", conflicts_with = "reload")]
+    pub table: Option<String>,
+    /// With --table, in SQLite or PostgreSQL: the column holding the JSON document.
+    #[arg(long, value_name = "NAME", requires = "table")]
+    pub column: Option<String>,
+    /// With --table and --column: the key column (text or integer).
+    #[arg(long, value_name = "NAME", default_value = "id", requires = "column")]
+    pub key_column: String,
+    /// With --keys or --table: a JSON pointer lazy/sonic-rs projects (repeat it for more fields).
+    #[arg(long = "store-field", value_name = "POINTER")]
+    pub store_fields: Vec<String>,
 }
 
 impl StoreArgs {
+    /// Where the user's own documents are, when a flag names them.
+    fn existing(&self) -> Option<Existing> {
+        match (&self.keys, &self.table, &self.column) {
+            (Some(pattern), _, _) => Some(Existing::Keys { pattern: pattern.clone() }),
+            (None, Some(table), Some(column)) => Some(Existing::Rows {
+                table: table.clone(),
+                key: self.key_column.clone(),
+                column: column.clone(),
+            }),
+            (None, Some(table), None) => Some(Existing::Table { table: table.clone() }),
+            (None, None, _) => None,
+        }
+    }
+
     pub fn options(&self) -> StoreOptions {
         StoreOptions {
             url: self.store.clone(),
@@ -64,6 +94,8 @@ impl StoreArgs {
             },
             reload: self.reload,
             seed: self.store_seed,
+            existing: self.existing(),
+            fields: self.store_fields.clone(),
         }
     }
 }

@@ -200,9 +200,10 @@ pub(crate) enum Cell<'a> {
     Count(Get<'a>),
     Ratio(Get<'a>),
     Rate(Get<'a>),
-    Percent(Get<'a>),
     Fixed(usize, Get<'a>),
     Text(Box<dyn Fn(&Row) -> String + 'a>),
+    /// A number already worded (a value or "noise"), right-aligned.
+    Label(Box<dyn Fn(&Row) -> String + 'a>),
 }
 
 pub(crate) struct Spec<'a> {
@@ -251,9 +252,8 @@ impl<'a> Spec<'a> {
             (Cell::Count(get), _) => units::opt(get(row), units::count),
             (Cell::Ratio(get), _) => units::opt(get(row), units::ratio),
             (Cell::Rate(get), _) => units::opt(get(row), units::rate),
-            (Cell::Percent(get), _) => units::opt(get(row), units::percent),
             (Cell::Fixed(d, get), _) => units::opt(get(row), |v| units::fixed(v, *d)),
-            (Cell::Text(f), _) => f(row),
+            (Cell::Text(f), _) | (Cell::Label(f), _) => f(row),
         }
     }
 }
