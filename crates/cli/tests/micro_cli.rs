@@ -216,7 +216,7 @@ fn inexact_floats_and_minus_zero_are_annotated_not_failed() {
                 _ => (0, 0),
             };
             assert_eq!(
-                (f["floats_1ulp"].as_u64(), f["zero_sign_lost"].as_u64()),
+                (f["floats_inexact"].as_u64(), f["zero_sign_lost"].as_u64()),
                 (Some(off), Some(zero)),
                 "{method}"
             );

@@ -374,7 +374,7 @@ fn inexact_floats_in_stored_documents_are_annotated_not_failed() {
             _ => (f.numbers, 0, None),
         };
         assert_eq!(
-            (f.numbers, f.floats_1ulp, f.cause.as_deref()),
+            (f.numbers, f.floats_inexact, f.cause.as_deref()),
             (numbers, off, cause),
             "{}",
             r.method

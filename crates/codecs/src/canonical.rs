@@ -102,7 +102,10 @@ pub fn compare(expected: &Value, got: &Value, path: &mut String, fidelity: &mut 
             fidelity.numbers += 1;
             match number_fidelity(e, g) {
                 Some(NumberFidelity::Exact) => {}
-                Some(NumberFidelity::OneUlp) => fidelity.floats_1ulp += 1,
+                Some(NumberFidelity::Inexact(ulps)) => {
+                    fidelity.floats_inexact += 1;
+                    fidelity.max_ulps = fidelity.max_ulps.max(ulps);
+                }
                 Some(NumberFidelity::ZeroSignLost) => fidelity.zero_sign_lost += 1,
                 Some(NumberFidelity::KindChanged) => fidelity.integers_changed += 1,
                 None => return Err(difference(path, expected, got)),
@@ -132,7 +135,8 @@ fn push_token(path: &mut String, key: &str) {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum NumberFidelity {
     Exact,
-    OneUlp,
+    /// A float this many ulp away (1 ..= Fidelity::MAX_INEXACT_ULPS).
+    Inexact(u64),
     ZeroSignLost,
     KindChanged,
 }
@@ -161,9 +165,9 @@ fn number_fidelity(e: &Number, g: &Number) -> Option<NumberFidelity> {
                 Some(Exact)
             } else if a == 0.0 && b == 0.0 && a.is_sign_negative() {
                 Some(ZeroSignLost)
-            } else if a.is_sign_negative() == b.is_sign_negative() && a.to_bits().abs_diff(b.to_bits()) == 1 {
-                // Same sign: adjacent bit patterns are adjacent floats.
-                Some(OneUlp)
+            } else if a.is_sign_negative() == b.is_sign_negative() && a.to_bits().abs_diff(b.to_bits()) <= Fidelity::MAX_INEXACT_ULPS {
+                // Same sign: the distance of bit patterns is the distance in floats.
+                Some(Inexact(a.to_bits().abs_diff(b.to_bits())))
             } else {
                 None
             }
@@ -183,7 +187,8 @@ mod tests {
     fn fid(numbers: u64, ulp: u64, zero: u64, ints: u64) -> Fidelity {
         Fidelity {
             numbers,
-            floats_1ulp: ulp,
+            floats_inexact: ulp,
+            max_ulps: ulp.min(1),
             zero_sign_lost: zero,
             integers_changed: ints,
             cause: None,
@@ -214,11 +219,15 @@ mod tests {
         let reference = json!([x, -x, -0.0, -0.0, 5, 9007199254740993u64, 1.0, 0.0]);
         let got = Canonical::Full(json!([prev, -next, 0.0, 0, 5.0, 9007199254740992.0, 1, 0.0]));
         assert_eq!(got.compare_with(&reference), Ok(fid(8, 2, 2, 3)));
-        // Two ulps, a sign gained, a changed integer: different values.
+        // A few ulps are inexact, with the distance kept; further, a sign gained, a changed
+        // integer: different values.
         let two = f64::from_bits(x.to_bits() + 2);
+        let f = Canonical::Full(json!([two])).compare_with(&json!([x])).unwrap();
+        assert_eq!((f.floats_inexact, f.max_ulps), (1, 2));
+        let far = f64::from_bits(x.to_bits() + Fidelity::MAX_INEXACT_ULPS + 1);
         assert_eq!(
-            Canonical::Full(json!([two])).compare_with(&json!([x])).unwrap_err(),
-            format!("at /0: expected {x}, got {two}")
+            Canonical::Full(json!([far])).compare_with(&json!([x])).unwrap_err(),
+            format!("at /0: expected {x}, got {far}")
         );
         assert_eq!(
             Canonical::Full(json!([-0.0])).compare_with(&json!([0.0])).unwrap_err(),

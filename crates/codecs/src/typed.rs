@@ -12,6 +12,9 @@ use std::io::BufReader;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use std::marker::PhantomData;
+
+use crate::gate;
 use crate::{BoxedStrategy, Canonical, Contract, RunFailure, Strategy, TypeOptions, ZeroCopy, document};
 
 /// The outcome slot: `None` when timing, `Some` when the gate wants the canonical output.
@@ -56,6 +59,50 @@ impl<F: FnMut(Slot<'_>) -> Result<(), String>> Strategy for OpStrategy<F> {
     }
     fn payload_bytes(&self) -> Option<u64> {
         self.bytes
+    }
+}
+
+/// A strategy decoding into `T`, gated against the reference viewed through `T`
+/// ([`gate::Reference::through`]).
+struct Through<'a, T> {
+    inner: BoxedStrategy<'a>,
+    of: PhantomData<fn() -> T>,
+}
+
+impl<T: serde::Serialize + DeserializeOwned> Strategy for Through<'_, T> {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+    fn contract(&self) -> Contract {
+        self.inner.contract()
+    }
+    fn check(&mut self) -> Result<Canonical, RunFailure> {
+        self.inner.check()
+    }
+    fn run(&mut self) -> Result<(), RunFailure> {
+        self.inner.run()
+    }
+    fn verify(&mut self, reference: Option<&gate::Reference>) -> Result<jsoncost_engine::Fidelity, RunFailure> {
+        match reference {
+            Some(r) => {
+                let seen = r.through::<T>().map_err(RunFailure::row)?;
+                let out = self.inner.check()?;
+                match gate::judge(self.inner.name(), &out, &seen) {
+                    gate::Verdict::Pass(fidelity) => Ok(fidelity),
+                    gate::Verdict::Fail(message) => Err(RunFailure::row(message)),
+                }
+            }
+            None => self.inner.verify(None),
+        }
+    }
+    fn payload_bytes(&self) -> Option<u64> {
+        self.inner.payload_bytes()
+    }
+    fn begin_allocation_pass(&mut self) {
+        self.inner.begin_allocation_pass()
+    }
+    fn begin_round(&mut self, round: u64) {
+        self.inner.begin_round(round)
     }
 }
 
@@ -126,7 +173,7 @@ pub fn pointer_tree(fields: &[String]) -> sonic_rs::PointerTree {
 
 /// Deserialize strategies for `T`, baseline (`typed/serde_json`) first; `borrowed/*` and
 /// `lazy/sonic-rs` as `options` say.
-pub fn deserialize_strategies<'a, T: Serialize + DeserializeOwned>(input: &'a [u8], options: &TypeOptions) -> Vec<BoxedStrategy<'a>> {
+pub fn deserialize_strategies<'a, T: Serialize + DeserializeOwned + 'a>(input: &'a [u8], options: &TypeOptions) -> Vec<BoxedStrategy<'a>> {
     let n = Some(input.len() as u64);
     let mut simd_buf: Vec<u8> = Vec::with_capacity(input.len());
     let mut simd_buffers = simd_json::Buffers::new(input.len());
@@ -176,7 +223,15 @@ pub fn deserialize_strategies<'a, T: Serialize + DeserializeOwned>(input: &'a [u
     if !options.lazy_fields.is_empty() {
         v.push(lazy_strategy(input, &options.lazy_fields));
     }
-    v
+    // What decodes into `T` (or its borrowed form) is checked against the document as `T`
+    // sees it: a model that declares only some of the fields a document has is checked on them,
+    // while a DOM or the raw bytes are checked against all of it.
+    v.into_iter()
+        .map(|s| match s.contract() {
+            Contract::TypedValue | Contract::BorrowedValue => Box::new(Through::<T> { inner: s, of: PhantomData }) as BoxedStrategy<'a>,
+            _ => s,
+        })
+        .collect()
 }
 
 /// `borrowed/*` for `T`'s zero-copy form, with every library that deserializes borrowed data.

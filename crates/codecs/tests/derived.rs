@@ -101,7 +101,8 @@ fn each_derive_library_round_trips_a_user_type_through_the_gate() {
             "typed/miniserde",
             Verdict::Pass(Fidelity {
                 numbers: 6,
-                floats_1ulp: 2,
+                floats_inexact: 2,
+                max_ulps: 1,
                 ..Fidelity::default()
             }),
         ),

@@ -13,8 +13,13 @@ pub fn describe(f: &Fidelity) -> String {
     }
     let of = |n: u64| format!("{} of {} numbers", units::count(n as f64), units::count(f.numbers as f64));
     let mut parts = Vec::new();
-    if f.floats_1ulp > 0 {
-        let mut p = format!("inexact floats: {} 1 ulp off", of(f.floats_1ulp));
+    if f.floats_inexact > 0 {
+        // Files from before the distance was kept counted 1-ulp differences only.
+        let off = match f.max_ulps {
+            0 | 1 => "1 ulp off".to_string(),
+            n => format!("up to {n} ulp off"),
+        };
+        let mut p = format!("inexact floats: {} {off}", of(f.floats_inexact));
         if let Some(cause) = &f.cause {
             p.push_str(&format!(" ({cause})"));
         }
@@ -65,13 +70,13 @@ mod tests {
             ..Fidelity::default()
         };
         assert_eq!(describe(&f), "exact");
-        f.floats_1ulp = 37;
+        f.floats_inexact = 37;
         f.cause = Some("serde_json without float_roundtrip".into());
         assert_eq!(
             describe(&f),
             "inexact floats: 37 of 3,000 numbers 1 ulp off (serde_json without float_roundtrip)"
         );
-        f.floats_1ulp = 0;
+        f.floats_inexact = 0;
         f.zero_sign_lost = 1;
         f.integers_changed = 2;
         assert_eq!(

@@ -186,3 +186,35 @@ fn the_harness_reads_the_crate_s_documents_from_its_own_store_as_its_type() {
         assert_eq!(row.baseline, method == "typed/serde_json", "{method}");
     }
 }
+
+/// A model that declares only some of the document's fields, as real ones do: its typed rows
+/// are checked on the fields it holds, the DOM and raw rows on the whole document.
+#[test]
+fn a_type_that_declares_only_some_fields_is_checked_on_those() {
+    #[derive(serde::Serialize, serde::Deserialize)]
+    struct JustTheId {
+        #[serde(rename = "shipmentId")]
+        id: u64,
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json").display().to_string();
+    let results = jsoncost::Study::with_args(["--quick", "--format", "json", "--out", &out])
+        .typed::<JustTheId>("just-the-id", serde_json::to_vec(&shipment(3)).unwrap())
+        .measure()
+        .unwrap();
+    let exp = results.experiments.iter().find(|e| e.table == "just-the-id/deserialize").unwrap();
+    for method in [
+        "typed/serde_json",
+        "typed/sonic-rs",
+        "typed/simd-json",
+        "dom/serde_json",
+        "raw/serde_json",
+    ] {
+        let row = exp
+            .rows
+            .iter()
+            .find(|r| r.method == method)
+            .unwrap_or_else(|| panic!("no {method}"));
+        assert!(row.is_ok(), "{method}: {:?}", row.error_message);
+    }
+}
