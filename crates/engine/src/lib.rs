@@ -6,6 +6,7 @@ pub mod machine;
 pub mod model;
 pub mod rss;
 pub mod runner;
+pub mod safety;
 pub mod stats;
 pub mod summary;
 

@@ -45,14 +45,17 @@ pub enum ExperimentKind {
     Store,
     Stream,
     Http,
+    /// Hostile inputs run in child processes (`crate::safety`): findings, not timings.
+    Safety,
 }
 
 impl ExperimentKind {
-    pub const ALL: [ExperimentKind; 4] = [
+    pub const ALL: [ExperimentKind; 5] = [
         ExperimentKind::Micro,
         ExperimentKind::Store,
         ExperimentKind::Stream,
         ExperimentKind::Http,
+        ExperimentKind::Safety,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -61,6 +64,7 @@ impl ExperimentKind {
             ExperimentKind::Store => "store",
             ExperimentKind::Stream => "stream",
             ExperimentKind::Http => "http",
+            ExperimentKind::Safety => "safety",
         }
     }
 }
@@ -130,6 +134,9 @@ pub struct Row {
     /// absent where no output was checked against one (failed rows, http).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fidelity: Option<Fidelity>,
+    /// A safety row's finding (library, path, case, outcome, agreement); absent elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub safety: Option<crate::safety::SafetyCell>,
 }
 
 /// How a strategy's output compares with the exact reference, in counts of numbers. Every
@@ -192,6 +199,7 @@ impl Row {
             extra: Map::new(),
             samples_ns: Vec::new(),
             fidelity: None,
+            safety: None,
         }
     }
 

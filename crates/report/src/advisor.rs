@@ -119,6 +119,11 @@ fn unit(kind: Kind, rates: &Rates) -> Unit {
             many: "bodies",
             rate: rates.bodies_per_s,
         },
+        Kind::Safety => Unit {
+            one: "input",
+            many: "inputs",
+            rate: 1.0,
+        },
         Kind::Http => Unit {
             one: "req",
             many: "req",
@@ -128,6 +133,10 @@ fn unit(kind: Kind, rates: &Rates) -> Unit {
 }
 
 fn advise_table(exp: &Experiment, rates: &Rates) -> Option<Advice> {
+    // Findings about hostile input, not a choice between strategies doing the same job.
+    if exp.experiment == Kind::Safety {
+        return None;
+    }
     let base = exp.baseline()?;
     let kind = exp.experiment;
     let advice = |kind: AdviceKind, candidate: Option<&Row>, text: String| Advice {
