@@ -222,3 +222,55 @@ impl FromStr for Case {
             .ok_or_else(|| format!("unknown safety case {s:?}"))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// FNV-1a 64: a fixed, dependency-free hash for pinning the large cases' bytes.
+    fn fnv1a(bytes: &[u8]) -> u64 {
+        bytes
+            .iter()
+            .fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+    }
+
+    #[test]
+    fn small_cases_have_fixed_bytes() {
+        assert_eq!(Case::NegativeZero.bytes(), b"[-0]");
+        assert_eq!(Case::TwoToThe64.bytes(), b"[18446744073709551616]");
+        assert_eq!(Case::InvalidUtf8.bytes(), b"[\"\xff\"]");
+        assert_eq!(Case::LoneSurrogate.bytes(), br#"["\ud800"]"#);
+        assert_eq!(&Case::Bom.bytes()[..4], b"\xEF\xBB\xBF{");
+        assert_eq!(Case::DeepObject(2).bytes(), br#"{"a":{"a":null}}"#);
+        assert_eq!(
+            Case::DeepUnknownField(3).bytes(),
+            br#"{"Id":1,"Name":"n","Timestamp":"2025-02-17T13:45:53.2140627+00:00","Extra":[[[]]]}"#
+        );
+    }
+
+    #[test]
+    fn large_cases_have_fixed_sizes_and_hashes() {
+        let deep = Case::DeepArray(100_000).bytes();
+        assert_eq!((deep.len(), fnv1a(&deep)), (200_000, 18_162_084_163_391_202_533));
+        let numbers = Case::ManyNumbers.bytes();
+        assert_eq!(numbers.len(), 2 * MANY_NUMBERS + 1);
+        assert_eq!(&numbers[..12], b"[0,1,2,3,4,5");
+        assert_eq!(fnv1a(&numbers), NUMBERS_HASH);
+        let huge = Case::HugeString.bytes();
+        assert_eq!(huge.len(), HUGE_STRING_BYTES + 66);
+        assert_eq!(fnv1a(&huge), HUGE_HASH);
+    }
+
+    // Pinned (the deep and numbers hashes were also computed independently, outside Rust).
+    const NUMBERS_HASH: u64 = 9_186_568_732_103_965_053;
+    const HUGE_HASH: u64 = 10_469_036_904_663_443_359;
+
+    #[test]
+    fn every_case_reads_back_from_its_name() {
+        for case in Case::all() {
+            assert_eq!(case.name().parse::<Case>(), Ok(case));
+        }
+        assert_eq!(Case::all().len(), 21);
+        assert!("deep-array-7".parse::<Case>().is_err());
+    }
+}
