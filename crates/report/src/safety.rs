@@ -331,3 +331,53 @@ fn class_of(outcome: &str) -> &'static str {
         "s-rejected"
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use jsoncost_engine::ExperimentKind;
+
+    fn row(path: SafetyPath, case: &str, outcome: SafetyOutcome, agreement: Option<Agreement>, message: Option<&str>) -> Row {
+        let mut r = Row::new(format!("{path}/sonic-rs"));
+        r.mean_ns = Some(1_500.0);
+        r.peak_bytes = Some(2048);
+        r.error_message = message.map(String::from);
+        r.safety = Some(SafetyCell {
+            library: "sonic-rs".into(),
+            path,
+            case: case.into(),
+            outcome,
+            agreement,
+            agreement_message: agreement.map(|_| "1 -0 read as 0".into()),
+        });
+        r
+    }
+
+    #[test]
+    fn a_library_table_is_a_matrix_of_cases_by_paths() {
+        let mut exp = Experiment::new(ExperimentKind::Safety, "sonic-rs");
+        exp.rows = vec![
+            row(SafetyPath::Dom, "deep", SafetyOutcome::Crashed, None, Some("SIGABRT (stack overflow)")),
+            row(SafetyPath::Incremental, "deep", SafetyOutcome::Rejected, None, Some("too deep")),
+            row(SafetyPath::Dom, "zero", SafetyOutcome::Accepted, Some(Agreement::SameNumbersChanged), None),
+        ];
+        let v = view(&exp);
+        assert_eq!(v.columns.iter().map(|c| c.name).collect::<Vec<_>>(), ["Case", "dom", "incremental"]);
+        assert_eq!(
+            v.text_cells(),
+            vec![
+                vec!["deep".to_string(), "CRASHED: stack overflow 1.500 µs".into(), "rejected 1.500 µs".into()],
+                vec!["zero".to_string(), "accepted ≈ 1.500 µs".into(), "-".into()],
+            ]
+        );
+        assert_eq!(v.notes[0], "dom deep: crashed: SIGABRT (stack overflow) (1.500 µs, peak heap 2.00 KB)");
+        assert_eq!(v.notes[1], "dom zero: accepted; numbers changed: 1 -0 read as 0 (1.500 µs, peak heap 2.00 KB)");
+        assert_eq!(
+            v.summary,
+            ["sonic-rs: 3 runs: 1 crashed, 0 timed out, 1 rejected, 1 accepted (1 not as serde_json)."]
+        );
+        let html = html(&exp, "t1");
+        assert!(html.contains("<td class=\"s-crash\" title=\"dom deep: crashed: SIGABRT (stack overflow) (1.500 µs, peak heap 2.00 KB)\">CRASHED: stack overflow <small>1.500 µs</small></td>"), "{html}");
+        assert!(html.contains("<td class=\"absent\">-</td>"));
+    }
+}
