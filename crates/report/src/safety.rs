@@ -7,8 +7,8 @@
 use std::fmt::Write;
 
 use jsoncost_engine::Experiment;
-use jsoncost_engine::safety::{Agreement, Expectation, SafetyCell, SafetyOutcome, SafetyPath};
 use jsoncost_engine::Row;
+use jsoncost_engine::safety::{Agreement, Expectation, SafetyCell, SafetyOutcome, SafetyPath};
 
 use crate::columns::{Align, Column, Line, View, heading, params};
 use crate::html::esc;
@@ -25,13 +25,16 @@ fn is_suite(exp: &Experiment) -> bool {
 }
 
 /// The paths present, in their fixed order, and the cases in the order the rows first name them.
-fn matrix(exp: &Experiment) -> (Vec<SafetyPath>, Vec<(&str, Vec<Option<&Row>>)>) {
+/// A case and its row on each listed path (`None`: the path has no row for it).
+type CaseLine<'a> = (&'a str, Vec<Option<&'a Row>>);
+
+fn matrix(exp: &Experiment) -> (Vec<SafetyPath>, Vec<CaseLine<'_>>) {
     let cells: Vec<(&Row, &SafetyCell)> = exp.rows.iter().filter_map(|r| r.safety.as_ref().map(|c| (r, c))).collect();
     let paths: Vec<SafetyPath> = SafetyPath::ALL
         .into_iter()
         .filter(|p| cells.iter().any(|(_, c)| c.path == *p))
         .collect();
-    let mut cases: Vec<(&str, Vec<Option<&Row>>)> = Vec::new();
+    let mut cases: Vec<CaseLine<'_>> = Vec::new();
     for (row, cell) in &cells {
         let i = match cases.iter().position(|(name, _)| *name == cell.case) {
             Some(i) => i,
@@ -96,8 +99,7 @@ fn detail(row: &Row) -> String {
 /// Cells worth a sentence under the matrix: crashes, time-outs, values that are not serde_json's.
 fn noteworthy(row: &Row) -> bool {
     row.safety.as_ref().is_some_and(|c| {
-        matches!(c.outcome, SafetyOutcome::Crashed | SafetyOutcome::TimedOut)
-            || matches!(c.agreement, Some(a) if a != Agreement::Same)
+        matches!(c.outcome, SafetyOutcome::Crashed | SafetyOutcome::TimedOut) || matches!(c.agreement, Some(a) if a != Agreement::Same)
     })
 }
 
@@ -357,21 +359,43 @@ mod tests {
     fn a_library_table_is_a_matrix_of_cases_by_paths() {
         let mut exp = Experiment::new(ExperimentKind::Safety, "sonic-rs");
         exp.rows = vec![
-            row(SafetyPath::Dom, "deep", SafetyOutcome::Crashed, None, Some("SIGABRT (stack overflow)")),
+            row(
+                SafetyPath::Dom,
+                "deep",
+                SafetyOutcome::Crashed,
+                None,
+                Some("SIGABRT (stack overflow)"),
+            ),
             row(SafetyPath::Incremental, "deep", SafetyOutcome::Rejected, None, Some("too deep")),
-            row(SafetyPath::Dom, "zero", SafetyOutcome::Accepted, Some(Agreement::SameNumbersChanged), None),
+            row(
+                SafetyPath::Dom,
+                "zero",
+                SafetyOutcome::Accepted,
+                Some(Agreement::SameNumbersChanged),
+                None,
+            ),
         ];
         let v = view(&exp);
         assert_eq!(v.columns.iter().map(|c| c.name).collect::<Vec<_>>(), ["Case", "dom", "incremental"]);
         assert_eq!(
             v.text_cells(),
             vec![
-                vec!["deep".to_string(), "CRASHED: stack overflow 1.500 µs".into(), "rejected 1.500 µs".into()],
+                vec![
+                    "deep".to_string(),
+                    "CRASHED: stack overflow 1.500 µs".into(),
+                    "rejected 1.500 µs".into()
+                ],
                 vec!["zero".to_string(), "accepted ≈ 1.500 µs".into(), "-".into()],
             ]
         );
-        assert_eq!(v.notes[0], "dom deep: crashed: SIGABRT (stack overflow) (1.500 µs, peak heap 2.00 KB)");
-        assert_eq!(v.notes[1], "dom zero: accepted; numbers changed: 1 -0 read as 0 (1.500 µs, peak heap 2.00 KB)");
+        assert_eq!(
+            v.notes[0],
+            "dom deep: crashed: SIGABRT (stack overflow) (1.500 µs, peak heap 2.00 KB)"
+        );
+        assert_eq!(
+            v.notes[1],
+            "dom zero: accepted; numbers changed: 1 -0 read as 0 (1.500 µs, peak heap 2.00 KB)"
+        );
         assert_eq!(
             v.summary,
             ["sonic-rs: 3 runs: 1 crashed, 0 timed out, 1 rejected, 1 accepted (1 not as serde_json)."]

@@ -54,8 +54,8 @@ fn parse_library(s: &str) -> Result<Library, String> {
 
 impl SafetyArgs {
     pub fn options(&self) -> anyhow::Result<SafetyOptions> {
-        let program = std::env::current_exe()
-            .map_err(|e| environment(anyhow::anyhow!("cannot find this executable to run safety children: {e}")))?;
+        let program =
+            std::env::current_exe().map_err(|e| environment(anyhow::anyhow!("cannot find this executable to run safety children: {e}")))?;
         let mut o = SafetyOptions::new(ChildCommand {
             program,
             args: vec![OsString::from(CHILD_SUBCOMMAND)],

@@ -119,12 +119,9 @@ impl Case {
     /// The type the typed path reads this case into.
     pub fn target(self) -> Target {
         match self {
-            Case::DeepArray(_)
-            | Case::DeepObject(_)
-            | Case::DeepUnknownField(_)
-            | Case::HugeString
-            | Case::Bom
-            | Case::DuplicateKeys => Target::Data,
+            Case::DeepArray(_) | Case::DeepObject(_) | Case::DeepUnknownField(_) | Case::HugeString | Case::Bom | Case::DuplicateKeys => {
+                Target::Data
+            }
             Case::InvalidUtf8 | Case::LoneSurrogate => Target::Strings,
             _ => Target::Numbers,
         }
@@ -197,9 +194,7 @@ impl Case {
                 v.extend_from_slice(DATA_HEAD.as_bytes());
                 v.push(b'}');
             }
-            Case::DuplicateKeys => {
-                v.extend_from_slice(br#"{"Id":1,"Id":2,"Name":"n","Timestamp":"2025-02-17T13:45:53.2140627+00:00"}"#)
-            }
+            Case::DuplicateKeys => v.extend_from_slice(br#"{"Id":1,"Id":2,"Name":"n","Timestamp":"2025-02-17T13:45:53.2140627+00:00"}"#),
             Case::TrailingComma => v.extend_from_slice(b"[1,2,]"),
             Case::NaN => v.extend_from_slice(b"[NaN]"),
         }

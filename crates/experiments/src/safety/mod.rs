@@ -113,7 +113,9 @@ pub fn run(options: &SafetyOptions, runner: &mut Runner<'_>) -> Result<(), Error
                     .map(|c| c.name())
                     .collect(),
             };
-            runner.sink().status(&format!("safety: {method} ({} inputs, each in a child process)", applicable.len()));
+            runner
+                .sink()
+                .status(&format!("safety: {method} ({} inputs, each in a child process)", applicable.len()));
             let request = child::Request {
                 library,
                 path,
@@ -152,7 +154,9 @@ pub fn run(options: &SafetyOptions, runner: &mut Runner<'_>) -> Result<(), Error
         }
     }
     if !any {
-        return Err(Error::usage("the filter leaves no safety row to run (rows are named path/library, e.g. dom/sonic-rs)"));
+        return Err(Error::usage(
+            "the filter leaves no safety row to run (rows are named path/library, e.g. dom/sonic-rs)",
+        ));
     }
     Ok(())
 }
@@ -204,7 +208,9 @@ fn suite_files(dir: &std::path::Path) -> Result<Vec<String>, Error> {
         )));
     }
     if files.len() > SUITE_MAX_FILES {
-        return Err(Error::usage(format!("the suite directory {shown} has more than {SUITE_MAX_FILES} case files")));
+        return Err(Error::usage(format!(
+            "the suite directory {shown} has more than {SUITE_MAX_FILES} case files"
+        )));
     }
     files.sort();
     Ok(files)
@@ -218,7 +224,9 @@ pub fn conformance(library: &str, rows: &[Row]) -> ConformanceSummary {
     };
     for row in rows {
         let Some(cell) = &row.safety else { continue };
-        let Some(expect) = Expectation::of_file_name(&cell.case) else { continue };
+        let Some(expect) = Expectation::of_file_name(&cell.case) else {
+            continue;
+        };
         let outcome = cell.outcome;
         let mut disagree = false;
         match (expect, outcome) {

@@ -53,7 +53,10 @@ pub(crate) fn run_batch(
                         Ok(r) => r,
                         Err(e) => {
                             kill(&mut process);
-                            return Err(Error::environment(format!("the safety child wrote a line that is not a report ({e}): {}", shorten(&line))));
+                            return Err(Error::environment(format!(
+                                "the safety child wrote a line that is not a report ({e}): {}",
+                                shorten(&line)
+                            )));
                         }
                     };
                     reports.push(report);

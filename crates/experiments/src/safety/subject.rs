@@ -135,13 +135,9 @@ pub fn parse(library: Library, path: SafetyPath, input: &[u8], target: Target, p
             // Never returns: the parent's time limit kills the process.
             std::thread::sleep(std::time::Duration::from_secs(1));
         },
-        (Library::SerdeJson, SafetyPath::Dom) => Ok(Box::new(Value(
-            serde_json::from_slice::<serde_json::Value>(input).map_err(msg)?,
-        ))),
+        (Library::SerdeJson, SafetyPath::Dom) => Ok(Box::new(Value(serde_json::from_slice::<serde_json::Value>(input).map_err(msg)?))),
         (Library::SonicRs, SafetyPath::Dom) => Ok(Box::new(Value(sonic_rs::from_slice::<sonic_rs::Value>(input).map_err(msg)?))),
-        (Library::SimdJson, SafetyPath::Dom) => Ok(Box::new(Value(
-            simd_json::owned::to_value(&mut input.to_vec()).map_err(msg)?,
-        ))),
+        (Library::SimdJson, SafetyPath::Dom) => Ok(Box::new(Value(simd_json::owned::to_value(&mut input.to_vec()).map_err(msg)?))),
         (_, SafetyPath::Typed) => match target {
             Target::Data => typed::<Data>(library, input),
             Target::Numbers => typed::<Vec<f64>>(library, input),
