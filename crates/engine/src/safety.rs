@@ -79,6 +79,9 @@ pub enum Agreement {
     /// The exact reference (serde_json::Value's rules; nesting up to 512) refuses this input —
     /// nesting, a number beyond f64, a lone surrogate ... — yet the library accepted it.
     SerdeJsonRejects,
+    /// Not compared: the harness could not (the message says why; e.g. no room for the
+    /// comparison under the memory limit). Says nothing about the library.
+    NotCompared,
 }
 
 impl Agreement {
@@ -88,6 +91,7 @@ impl Agreement {
             Agreement::SameNumbersChanged => "numbers changed",
             Agreement::Differs => "differs",
             Agreement::SerdeJsonRejects => "the reference (serde_json::Value's rules) rejects it",
+            Agreement::NotCompared => "not compared",
         }
     }
 }

@@ -15,7 +15,7 @@ use crate::html::esc;
 use crate::units::{self, ABSENT};
 
 /// The legend under every matrix.
-const LEGEND: &str = "Cells: accepted (the value serde_json gives), accepted ≈ (numbers changed as noted), accepted ≠ (a different value), accepted ! (the exact reference, serde_json::Value's rules, rejects this input), rejected, CRASHED, TIMED OUT; time is the parse's in the child; \"-\": the library has no such path or the path does not apply.";
+const LEGEND: &str = "Cells: accepted (the value serde_json gives), accepted ≈ (numbers changed as noted), accepted ≠ (a different value), accepted ! (the exact reference, serde_json::Value's rules, rejects this input), accepted ? (not compared: the note says why), rejected, CRASHED, TIMED OUT; time is the parse's in the child; \"-\": the library has no such path or the path does not apply.";
 
 /// Longest suite disagreement list shown in a table (the rest are counted).
 const SUITE_LINES: usize = 40;
@@ -58,6 +58,7 @@ pub(crate) fn outcome_text(row: &Row) -> String {
             Some(Agreement::SameNumbersChanged) => "accepted ≈".into(),
             Some(Agreement::Differs) => "accepted ≠".into(),
             Some(Agreement::SerdeJsonRejects) => "accepted !".into(),
+            Some(Agreement::NotCompared) => "accepted ?".into(),
         },
         SafetyOutcome::Rejected => "rejected".into(),
         SafetyOutcome::Crashed => {
@@ -143,19 +144,28 @@ pub(crate) fn view(exp: &Experiment) -> View {
 fn counts(exp: &Experiment) -> String {
     let cells: Vec<&SafetyCell> = exp.rows.iter().filter_map(|r| r.safety.as_ref()).collect();
     let n = |o: SafetyOutcome| cells.iter().filter(|c| c.outcome == o).count();
-    let unlike = cells
-        .iter()
-        .filter(|c| c.outcome == SafetyOutcome::Accepted && matches!(c.agreement, Some(a) if a != Agreement::Same))
-        .count();
+    let accepted = |f: &dyn Fn(Agreement) -> bool| {
+        cells
+            .iter()
+            .filter(|c| c.outcome == SafetyOutcome::Accepted && c.agreement.is_some_and(f))
+            .count()
+    };
+    let unlike = accepted(&|a| !matches!(a, Agreement::Same | Agreement::NotCompared));
+    let unchecked = accepted(&|a| a == Agreement::NotCompared);
     format!(
-        "{}: {} runs: {} crashed, {} timed out, {} rejected, {} accepted ({} not as serde_json).",
+        "{}: {} runs: {} crashed, {} timed out, {} rejected, {} accepted ({} not as serde_json{}).",
         exp.table,
         cells.len(),
         n(SafetyOutcome::Crashed),
         n(SafetyOutcome::TimedOut),
         n(SafetyOutcome::Rejected),
         n(SafetyOutcome::Accepted),
-        unlike
+        unlike,
+        if unchecked > 0 {
+            format!(", {unchecked} not compared")
+        } else {
+            String::new()
+        }
     )
 }
 
@@ -325,7 +335,7 @@ fn class_of(outcome: &str) -> &'static str {
         "s-crash"
     } else if outcome.starts_with("accepted ≠") || outcome.starts_with("accepted !") {
         "s-differs"
-    } else if outcome.starts_with("accepted ≈") {
+    } else if outcome.starts_with("accepted ≈") || outcome.starts_with("accepted ?") {
         "s-changed"
     } else if outcome.starts_with("accepted") {
         "s-accepted"

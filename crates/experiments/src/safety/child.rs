@@ -19,7 +19,7 @@ use super::subject::{self, Library};
 pub(crate) const SUITE_FILE_MAX_BYTES: u64 = 64 << 20;
 /// Stack of the thread that compares an accepted value with the reference (the reference's
 /// nesting is at most 512, so this is ample).
-const COMPARE_STACK: usize = 64 << 20;
+const COMPARE_STACK: usize = 32 << 20;
 
 /// One input's line.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -30,6 +30,10 @@ pub(crate) struct Report {
     pub message: Option<String>,
     pub agreement: Option<Agreement>,
     pub agreement_message: Option<String>,
+    /// True on the line written as soon as a parse returns a value, before the comparison and
+    /// the drop: if the process dies after it, the parent knows the parse itself returned.
+    #[serde(default)]
+    pub partial: bool,
 }
 
 /// What the parent asks for.
@@ -118,17 +122,20 @@ pub fn child_main(args: impl IntoIterator<Item = OsString>) -> i32 {
         eprintln!("error: safety child: cannot set RLIMIT_AS to {} MiB: {e}", request.memory_mib);
         return 3;
     }
-    let stdout = std::io::stdout();
     for name in &request.inputs {
-        let report = one(&request, name);
-        let mut out = stdout.lock();
-        let line = serde_json::to_string(&report).expect("a report serializes");
         // The parent is gone when this fails: nothing left to report to.
-        if writeln!(out, "{line}").and_then(|()| out.flush()).is_err() {
+        if write_report(&one(&request, name)).is_err() {
             return 3;
         }
     }
     0
+}
+
+fn write_report(report: &Report) -> std::io::Result<()> {
+    let line = serde_json::to_string(report).expect("a report serializes");
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{line}")?;
+    out.flush()
 }
 
 fn one(request: &Request, name: &str) -> Report {
@@ -143,6 +150,7 @@ fn one(request: &Request, name: &str) -> Report {
         },
     };
     let (library, path) = (request.library, request.path);
+    let started = Instant::now();
     let thread = std::thread::Builder::new()
         .name(format!("{path}/{library}"))
         .stack_size(request.stack_kib as usize * 1024)
@@ -162,15 +170,33 @@ fn one(request: &Request, name: &str) -> Report {
                     message: Some(shorten(&message)),
                     agreement: None,
                     agreement_message: None,
+                    partial: false,
                 },
                 Ok(value) => {
+                    let _ = write_report(&Report {
+                        outcome: SafetyOutcome::Accepted,
+                        time_ns,
+                        peak_bytes: peak,
+                        message: None,
+                        agreement: None,
+                        agreement_message: None,
+                        partial: true,
+                    });
+                    // The harness's own failures here (no room for the thread under the memory
+                    // limit) leave the value uncompared; they are never the library's crash.
                     let (agreement, agreement_message) = std::thread::scope(|s| {
-                        std::thread::Builder::new()
+                        match std::thread::Builder::new()
                             .stack_size(COMPARE_STACK)
                             .spawn_scoped(s, || agreement(&*value, &input, path, target))
-                            .expect("a thread for the comparison")
-                            .join()
-                            .unwrap_or_else(|_| (Agreement::Differs, Some("the comparison panicked".into())))
+                        {
+                            Ok(t) => t
+                                .join()
+                                .unwrap_or_else(|_| (Agreement::NotCompared, Some("the comparison panicked".into()))),
+                            Err(e) => (
+                                Agreement::NotCompared,
+                                Some(format!("no thread for the comparison under the memory limit: {e}")),
+                            ),
+                        }
                     });
                     // Dropped here, on the parse's own stack: a destructor that recurses is the
                     // library's too.
@@ -182,6 +208,7 @@ fn one(request: &Request, name: &str) -> Report {
                         message: None,
                         agreement: Some(agreement),
                         agreement_message,
+                        partial: false,
                     }
                 }
             }
@@ -196,11 +223,12 @@ fn one(request: &Request, name: &str) -> Report {
                 .unwrap_or_else(|| "a panic".into());
             Report {
                 outcome: SafetyOutcome::Crashed,
-                time_ns: 0,
+                time_ns: started.elapsed().as_nanos() as u64,
                 peak_bytes: None,
                 message: Some(shorten(&format!("panicked: {what}"))),
                 agreement: None,
                 agreement_message: None,
+                partial: false,
             }
         }
         Err(e) => rejected_by_harness(format!("cannot start the parse thread: {e}")),
@@ -217,6 +245,7 @@ fn rejected_by_harness(message: String) -> Report {
         message: Some(format!("jsoncost: {message}")),
         agreement: None,
         agreement_message: None,
+        partial: false,
     }
 }
 

@@ -45,6 +45,8 @@ pub(crate) fn run_batch(
         let lines = read_lines(&mut process);
         let stderr = read_stderr(&mut process);
         let mut started = Instant::now();
+        // An accepted value's first line, until its comparison's line comes.
+        let mut pending: Option<Report> = None;
         let ended = loop {
             let left = time_limit.saturating_sub(started.elapsed());
             match lines.recv_timeout(left.min(Duration::from_millis(200))) {
@@ -59,8 +61,13 @@ pub(crate) fn run_batch(
                             )));
                         }
                     };
-                    reports.push(report);
                     started = Instant::now();
+                    if report.partial {
+                        pending = Some(report);
+                    } else {
+                        pending = None;
+                        reports.push(report);
+                    }
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) if cancelled() => {
                     kill(&mut process);
@@ -74,6 +81,27 @@ pub(crate) fn run_batch(
                 Err(mpsc::RecvTimeoutError::Disconnected) => break End::Closed(started.elapsed()),
             }
         };
+        // The parse returned a value; what ended the process came after it (the comparison with
+        // the reference, or the value's drop): the value is accepted, its agreement unknown.
+        if let Some(mut accepted) = pending.take() {
+            let why = match &ended {
+                End::TimedOut(after) => format!("killed at the time limit ({:.1} s)", after.as_secs_f64()),
+                End::Closed(_) => {
+                    let status = wait_bounded(&mut process);
+                    crash_message(status, &stderr.recv_timeout(EXIT_GRACE).unwrap_or_default())
+                }
+            };
+            if cancelled() {
+                break;
+            }
+            accepted.partial = false;
+            accepted.agreement = Some(jsoncost_engine::safety::Agreement::NotCompared);
+            accepted.agreement_message = Some(format!(
+                "the process ended after the parse returned, while comparing with the reference or dropping the value: {why}"
+            ));
+            reports.push(accepted);
+            continue;
+        }
         match ended {
             End::TimedOut(after) => reports.push(Report {
                 outcome: SafetyOutcome::TimedOut,
@@ -82,6 +110,7 @@ pub(crate) fn run_batch(
                 message: Some(format!("killed after {:.1} s (the time limit)", after.as_secs_f64())),
                 agreement: None,
                 agreement_message: None,
+                partial: false,
             }),
             End::Closed(after) => {
                 let status = wait_bounded(&mut process);
@@ -106,6 +135,7 @@ pub(crate) fn run_batch(
                     message: Some(crash_message(status, &stderr)),
                     agreement: None,
                     agreement_message: None,
+                    partial: false,
                 });
             }
         }
