@@ -12,8 +12,8 @@ mod session;
 mod study;
 
 use clap::{Parser, Subcommand};
-use jsoncost_engine::Config;
 use jsoncost_engine::alloc::CountingAllocator;
+use jsoncost_engine::{Config, ExperimentKind};
 
 use crate::progress::Progress;
 use crate::session::{OutputArgs, Session};
@@ -49,6 +49,9 @@ enum Command {
     },
     /// Compare two results files (or saved baselines); exit 1 on a regression.
     Compare(commands::compare::CompareArgs),
+    /// Paired A/B of two builds: run both in alternating rounds (ABBA), decide per row from the
+    /// per-round ratios; exit 1 on a regression.
+    Ab(commands::ab::AbArgs),
     /// Re-render a saved results.json (tables, markdown, HTML).
     Report(commands::report::ReportArgs),
     /// Deserialize a large body (1,000,000 readings, ~72 MB) buffered, from a reader and incrementally.
@@ -96,11 +99,36 @@ pub struct PrecisionArgs {
     /// Trade precision for time: fewer, shorter iterations (the output says so).
     #[arg(long)]
     pub quick: bool,
+    /// How a table's strategies share the time: interleaved rounds (drift lands on every row
+    /// alike; rows pair up) or one strategy after another. stream (whole runs) and http (load
+    /// runs) are always sequential.
+    #[arg(long, value_enum, default_value_t = ScheduleArg::Interleaved)]
+    pub schedule: ScheduleArg,
+}
+
+/// `--schedule`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ScheduleArg {
+    Interleaved,
+    Sequential,
+}
+
+impl ScheduleArg {
+    pub fn schedule(self) -> jsoncost_engine::Schedule {
+        match self {
+            ScheduleArg::Interleaved => jsoncost_engine::Schedule::Interleaved,
+            ScheduleArg::Sequential => jsoncost_engine::Schedule::Sequential,
+        }
+    }
 }
 
 impl PrecisionArgs {
     pub fn config(&self) -> Config {
-        if self.quick { Config::quick() } else { Config::full() }
+        let config = if self.quick { Config::quick() } else { Config::full() };
+        Config {
+            schedule: self.schedule.schedule(),
+            ..config
+        }
     }
 }
 
@@ -108,26 +136,37 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Run(args) => study::run(&args),
         Command::Compare(args) => commands::compare::run(&args),
+        Command::Ab(args) => commands::ab::run(&args),
         Command::Report(args) => commands::report::run(&args),
-        Command::Micro { args, precision, output } => one_experiment(&output, &precision, |config, session, progress| {
-            experiments::micro::run(&args, config, session, progress)
-        }),
-        Command::Stream { args, precision, output } => one_experiment(&output, &precision, |_, session, progress| {
-            experiments::stream::run(&args, precision.quick, session, progress)
-        }),
-        Command::Http { args, precision, output } => one_experiment(&output, &precision, |_, session, progress| {
+        Command::Micro { args, precision, output } => {
+            one_experiment(&output, &precision, ExperimentKind::Micro, |config, session, progress| {
+                experiments::micro::run(&args, config, session, progress)
+            })
+        }
+        Command::Stream { args, precision, output } => {
+            one_experiment(&output, &precision, ExperimentKind::Stream, |_, session, progress| {
+                experiments::stream::run(&args, precision.quick, session, progress)
+            })
+        }
+        Command::Http { args, precision, output } => one_experiment(&output, &precision, ExperimentKind::Http, |_, session, progress| {
             experiments::http::run(&args, precision.quick, session, progress)
         }),
         Command::Safety { args, output } => {
-            let precision = PrecisionArgs { quick: false };
-            one_experiment(&output, &precision, |_, session, progress| {
+            // Findings, not timings: no precision to choose.
+            let precision = PrecisionArgs {
+                quick: false,
+                schedule: ScheduleArg::Sequential,
+            };
+            one_experiment(&output, &precision, ExperimentKind::Safety, |_, session, progress| {
                 experiments::safety::run(&args, false, session, progress)
             })
         }
         Command::Serve(args) => commands::serve::run(&args),
-        Command::Store { args, precision, output } => one_experiment(&output, &precision, |config, session, progress| {
-            experiments::store::run(&args, config, session, progress)
-        }),
+        Command::Store { args, precision, output } => {
+            one_experiment(&output, &precision, ExperimentKind::Store, |config, session, progress| {
+                experiments::store::run(&args, config, session, progress)
+            })
+        }
     }
 }
 
@@ -135,9 +174,13 @@ fn run(cli: Cli) -> anyhow::Result<()> {
 fn one_experiment(
     output: &OutputArgs,
     precision: &PrecisionArgs,
+    kind: ExperimentKind,
     experiment: impl FnOnce(&Config, &mut Session, &Progress) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     let mut session = Session::new(output, precision.quick)?;
+    if let Some(rate) = output.advice_rate {
+        session.set_rate(kind, rate);
+    }
     if precision.quick {
         eprintln!("quick run: fewer, shorter iterations; figures are rough");
     }

@@ -19,6 +19,32 @@ pub struct OutputArgs {
     /// Also write the results (results.json, schema version 1) to this file.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// The rate the advice states per-second figures at (CPU share, allocation per second):
+    /// operations/s for micro (default 10,000), reads/s for store (2,000), bodies/s for stream
+    /// (1), requests/s for http (1,000). An assumption about your service, not a measurement.
+    /// (Not `--rate`: http's `--rate` is the open model's load rate.)
+    #[arg(long = "advice-rate", value_name = "PER_S", value_parser = parse_rate)]
+    pub advice_rate: Option<f64>,
+}
+
+/// A rate: a finite number above zero.
+pub fn parse_rate(text: &str) -> Result<f64, String> {
+    match text.trim().replace('_', "").parse::<f64>() {
+        Ok(r) if r.is_finite() && r > 0.0 => Ok(r),
+        _ => Err(format!("{text:?} is not a rate: give a number of operations per second above 0")),
+    }
+}
+
+/// `EXPERIMENT=PER_S` (`jsoncost run --advice-rate store=500`).
+pub fn parse_experiment_rate(text: &str) -> Result<(ExperimentKind, f64), String> {
+    let (kind, rate) = text
+        .split_once('=')
+        .ok_or_else(|| format!("{text:?}: give EXPERIMENT=PER_S, e.g. store=500"))?;
+    let kind = ExperimentKind::ALL
+        .into_iter()
+        .find(|k| k.as_str() == kind.trim())
+        .ok_or_else(|| format!("{text:?}: unknown experiment {kind:?}; valid: micro, store, stream, http"))?;
+    Ok((kind, parse_rate(rate)?))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -58,6 +84,11 @@ impl Session {
         Ok(Session {
             output: Output::new(output.format.into(), quick, output.out.clone()).map_err(failure::library)?,
         })
+    }
+
+    /// States `kind`'s per-second advice at `per_s` (`--advice-rate`).
+    pub fn set_rate(&mut self, kind: ExperimentKind, per_s: f64) {
+        self.output.results.rates.set(kind, per_s);
     }
 
     /// Adds a finished table; table and markdown formats print it at once.

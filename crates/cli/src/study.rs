@@ -41,6 +41,9 @@ pub struct RunArgs {
     /// Shrink payload counts and iterations to finish in well under a minute (says so in the output).
     #[arg(long)]
     pub quick: bool,
+    /// How a table's strategies share the time (see `jsoncost micro --help`).
+    #[arg(long, value_enum, default_value_t = crate::ScheduleArg::Interleaved)]
+    pub schedule: crate::ScheduleArg,
     /// Run only these experiments (comma-separated).
     #[arg(long, value_enum, value_delimiter = ',')]
     pub only: Vec<ExperimentName>,
@@ -56,6 +59,11 @@ pub struct RunArgs {
     /// What stdout carries.
     #[arg(long, value_enum, default_value_t = FormatArg::Table)]
     pub format: FormatArg,
+    /// The rate one experiment's advice states per-second figures at, as EXPERIMENT=PER_S
+    /// (repeatable): micro operations/s (default 10,000), store reads/s (2,000), stream
+    /// bodies/s (1), http requests/s (1,000).
+    #[arg(long = "advice-rate", value_name = "EXPERIMENT=PER_S", value_parser = crate::session::parse_experiment_rate)]
+    pub rates: Vec<(jsoncost_engine::ExperimentKind, f64)>,
     #[command(flatten)]
     pub micro: experiments::micro::MicroArgs,
     #[command(flatten)]
@@ -124,12 +132,19 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     let output = OutputArgs {
         format: args.format,
         out: Some(results_path.clone()),
+        advice_rate: None,
     };
     let mut session = Session::new(&output, args.quick)?;
+    for (kind, rate) in &args.rates {
+        session.set_rate(*kind, *rate);
+    }
     if args.quick {
         eprintln!("quick run: smaller payload counts, fewer and shorter iterations; figures are rough");
     }
-    let config = run_config(args.quick);
+    let config = Config {
+        schedule: args.schedule.schedule(),
+        ..run_config(args.quick)
+    };
     let progress = Progress::new(0);
     let mut first_error = None;
     for experiment in selected {

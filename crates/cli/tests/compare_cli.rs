@@ -49,6 +49,7 @@ fn results(experiments: Vec<Experiment>) -> Results {
         },
         started_at: "2026-01-01T00:00:00Z".into(),
         quick: true,
+        rates: Default::default(),
         interrupted: false,
         experiments,
     }

@@ -64,6 +64,7 @@ fn fixture() -> Results {
         },
         started_at: "2026-01-01T00:00:00Z".into(),
         quick: false,
+        rates: Default::default(),
         interrupted: false,
         experiments: vec![micro, store],
     }

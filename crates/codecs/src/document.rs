@@ -1,7 +1,7 @@
 //! Strategies for any JSON document (`--payload FILE`): those that need no Rust type.
 
-use crate::BoxedStrategy;
 use crate::typed::{OpStrategy, emit, emit_bytes, msg};
+use crate::{BoxedStrategy, Contract};
 
 /// Deserialize strategies for an arbitrary document, baseline (`dom/serde_json`) first;
 /// `lazy/sonic-rs` only when `fields` (JSON pointers) are given.
@@ -17,27 +17,29 @@ pub fn deserialize_strategies<'a>(input: &'a [u8], fields: &[String]) -> Vec<Box
 /// Each library's DOM parse (simd-json's owned and borrowed trees), the input copy included.
 pub(crate) fn dom_strategies(input: &[u8]) -> Vec<BoxedStrategy<'_>> {
     let n = Some(input.len() as u64);
-    vec![
-        OpStrategy::boxed("dom/serde_json", n, move |s| {
+    let mut v = vec![
+        OpStrategy::boxed("dom/serde_json", Contract::Dom, n, move |s| {
             emit(s, &serde_json::from_slice::<serde_json::Value>(input).map_err(msg)?)
         }),
-        OpStrategy::boxed("dom/sonic-rs", n, move |s| {
+        OpStrategy::boxed("dom/sonic-rs", Contract::Dom, n, move |s| {
             emit(s, &sonic_rs::from_slice::<sonic_rs::Value>(input).map_err(msg)?)
         }),
-        OpStrategy::boxed("dom/simd-json", n, move |s| {
+        OpStrategy::boxed("dom/simd-json", Contract::Dom, n, move |s| {
             let mut buf = input.to_vec();
             emit(s, &simd_json::owned::to_value(&mut buf).map_err(msg)?)
         }),
-        OpStrategy::boxed("dom-borrowed/simd-json", n, move |s| {
+        OpStrategy::boxed("dom-borrowed/simd-json", Contract::BorrowedDom, n, move |s| {
             let mut buf = input.to_vec();
             emit(s, &simd_json::borrowed::to_value(&mut buf).map_err(msg)?)
         }),
-    ]
+    ];
+    v.extend(crate::others::dom_strategies(input));
+    v
 }
 
 /// `raw/serde_json`: validate and keep the bytes (`Box<RawValue>`).
 pub(crate) fn raw_strategy(input: &[u8]) -> BoxedStrategy<'_> {
-    OpStrategy::boxed("raw/serde_json", Some(input.len() as u64), move |s| {
+    OpStrategy::boxed("raw/serde_json", Contract::RawValidated, Some(input.len() as u64), move |s| {
         let raw = serde_json::from_slice::<Box<serde_json::value::RawValue>>(input).map_err(msg)?;
         match s {
             Some(_) => emit_bytes(s, raw.get().as_bytes()),
@@ -52,18 +54,20 @@ pub fn serialize_strategies<'a>(input: &[u8]) -> Result<Vec<BoxedStrategy<'a>>, 
     let sonic_dom: sonic_rs::Value = sonic_rs::from_slice(input).map_err(msg)?;
     let simd_dom = simd_json::owned::to_value(&mut input.to_vec()).map_err(msg)?;
     let n = Some(serde_json::to_vec(&serde_dom).map_err(msg)?.len() as u64);
-    Ok(vec![
-        OpStrategy::boxed("dom/serde_json", n, move |s| {
+    let mut v = vec![
+        OpStrategy::boxed("dom/serde_json", Contract::BytesFromDom, n, move |s| {
             emit_bytes(s, &serde_json::to_vec(&serde_dom).map_err(msg)?)
         }),
-        OpStrategy::boxed("dom/sonic-rs", n, move |s| {
+        OpStrategy::boxed("dom/sonic-rs", Contract::BytesFromDom, n, move |s| {
             emit_bytes(s, &sonic_rs::to_vec(&sonic_dom).map_err(msg)?)
         }),
-        OpStrategy::boxed("dom/simd-json", n, move |s| {
+        OpStrategy::boxed("dom/simd-json", Contract::BytesFromDom, n, move |s| {
             use simd_json::prelude::Writable;
             emit_bytes(s, simd_dom.encode().as_bytes())
         }),
-    ])
+    ];
+    v.extend(crate::others::serialize_dom_strategies(input)?);
+    Ok(v)
 }
 
 /// Validates a JSON pointer's syntax (`""` or `/a/b/0`).

@@ -10,13 +10,17 @@
 //! (the common form outputs are compared in), [`exact`] (the reference parser), [`gate`].
 
 pub mod canonical;
+pub mod derived;
 pub mod document;
 pub mod exact;
 pub mod gate;
+pub mod jiter_decode;
+pub mod others;
 pub mod shape_model;
 pub mod typed;
 
 pub use canonical::Canonical;
+pub use jsoncost_engine::Contract;
 pub use shape_model::{TypeOptions, ZeroCopy};
 
 /// Serialize or deserialize: one table each.
@@ -39,6 +43,9 @@ impl Direction {
 pub trait Strategy {
     /// `style/library`, e.g. `typed/serde_json`.
     fn name(&self) -> &str;
+    /// What it delivers (a typed value, a DOM, bytes ...): the advisor weighs a strategy
+    /// against the baseline only when they deliver the same.
+    fn contract(&self) -> Contract;
     /// Does the operation once, untimed, and returns its outcome in canonical form for the
     /// correctness gate; the failure when the operation itself fails (fatal when the run
     /// cannot go on, e.g. the server is gone).
@@ -70,6 +77,10 @@ pub trait Strategy {
     /// Called once before the untimed Allocation pass, so a strategy that walks a sequence (of
     /// ids, say) can restart it and two runs count the same operations.
     fn begin_allocation_pass(&mut self) {}
+    /// Called before this strategy's iteration of round `round` of an interleaved schedule, so
+    /// a strategy that walks a sequence (of ids) reads the round's part of it: every strategy of
+    /// a round starts at the same place and reads the same ids.
+    fn begin_round(&mut self, _round: u64) {}
 }
 
 /// An operation's failure, met in the gate's check or while timed.

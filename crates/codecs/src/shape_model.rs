@@ -40,6 +40,9 @@ pub struct TypeOptions {
     /// JSON pointers `lazy/sonic-rs` projects (a handler that needs only these fields); none: no
     /// lazy row.
     pub lazy_fields: Vec<String>,
+    /// The deserialize strategies of libraries whose own derive the type has
+    /// ([`crate::derived`]: simd-json-derive, nanoserde, miniserde).
+    pub derived: Vec<crate::derived::DerivedDeserialize>,
 }
 
 impl TypeOptions {
@@ -61,6 +64,7 @@ impl std::fmt::Debug for TypeOptions {
         f.debug_struct("TypeOptions")
             .field("borrowed", &self.borrowed.is_some())
             .field("lazy_fields", &self.lazy_fields)
+            .field("derived", &self.derived.len())
             .finish()
     }
 }

@@ -12,7 +12,7 @@ use std::io::BufReader;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::{BoxedStrategy, Canonical, RunFailure, Strategy, TypeOptions, ZeroCopy, document};
+use crate::{BoxedStrategy, Canonical, Contract, RunFailure, Strategy, TypeOptions, ZeroCopy, document};
 
 /// The outcome slot: `None` when timing, `Some` when the gate wants the canonical output.
 pub type Slot<'s> = Option<&'s mut Option<Canonical>>;
@@ -20,17 +20,19 @@ pub type Slot<'s> = Option<&'s mut Option<Canonical>>;
 /// A strategy whose single closure either records its output (gate) or drops it (timing).
 pub struct OpStrategy<F> {
     name: String,
+    contract: Contract,
     bytes: Option<u64>,
     f: F,
 }
 
 impl<F: FnMut(Slot<'_>) -> Result<(), String>> OpStrategy<F> {
-    pub fn boxed<'a>(name: impl Into<String>, bytes: Option<u64>, f: F) -> BoxedStrategy<'a>
+    pub fn boxed<'a>(name: impl Into<String>, contract: Contract, bytes: Option<u64>, f: F) -> BoxedStrategy<'a>
     where
         F: 'a,
     {
         Box::new(OpStrategy {
             name: name.into(),
+            contract,
             bytes,
             f,
         })
@@ -40,6 +42,9 @@ impl<F: FnMut(Slot<'_>) -> Result<(), String>> OpStrategy<F> {
 impl<F: FnMut(Slot<'_>) -> Result<(), String>> Strategy for OpStrategy<F> {
     fn name(&self) -> &str {
         &self.name
+    }
+    fn contract(&self) -> Contract {
+        self.contract
     }
     fn check(&mut self) -> Result<Canonical, RunFailure> {
         let mut out = None;
@@ -126,18 +131,18 @@ pub fn deserialize_strategies<'a, T: Serialize + DeserializeOwned>(input: &'a [u
     let mut simd_buf: Vec<u8> = Vec::with_capacity(input.len());
     let mut simd_buffers = simd_json::Buffers::new(input.len());
     let mut v: Vec<BoxedStrategy<'a>> = vec![
-        OpStrategy::boxed("typed/serde_json", n, move |s| {
+        OpStrategy::boxed("typed/serde_json", Contract::TypedValue, n, move |s| {
             emit(s, &serde_json::from_slice::<T>(input).map_err(msg)?)
         }),
-        OpStrategy::boxed("typed/sonic-rs", n, move |s| {
+        OpStrategy::boxed("typed/sonic-rs", Contract::TypedValue, n, move |s| {
             emit(s, &sonic_rs::from_slice::<T>(input).map_err(msg)?)
         }),
-        OpStrategy::boxed("typed/simd-json", n, move |s| {
+        OpStrategy::boxed("typed/simd-json", Contract::TypedValue, n, move |s| {
             let mut buf = input.to_vec();
             emit(s, &simd_json::serde::from_slice::<T>(&mut buf).map_err(msg)?)
         }),
         // simd-json's documented fast path: reuse the input copy and its internal buffers.
-        OpStrategy::boxed("typed-reuse/simd-json", n, move |s| {
+        OpStrategy::boxed("typed-reuse/simd-json", Contract::TypedValue, n, move |s| {
             simd_buf.clear();
             simd_buf.extend_from_slice(input);
             emit(
@@ -146,20 +151,24 @@ pub fn deserialize_strategies<'a, T: Serialize + DeserializeOwned>(input: &'a [u
             )
         }),
     ];
+    for derived in &options.derived {
+        v.extend(derived(input));
+    }
+    v.extend(crate::others::typed_strategies::<T>(input));
     if let Some(borrowed) = options.borrowed {
         v.extend(borrowed(input));
     }
     v.extend(document::dom_strategies(input));
     v.extend([
-        OpStrategy::boxed("dom-then-typed/serde_json", n, move |s| {
+        OpStrategy::boxed("dom-then-typed/serde_json", Contract::TypedValue, n, move |s| {
             let v = serde_json::from_slice::<serde_json::Value>(input).map_err(msg)?;
             emit(s, &serde_json::from_value::<T>(v).map_err(msg)?)
         }),
-        OpStrategy::boxed("dom-then-typed/sonic-rs", n, move |s| {
+        OpStrategy::boxed("dom-then-typed/sonic-rs", Contract::TypedValue, n, move |s| {
             let v = sonic_rs::from_slice::<sonic_rs::Value>(input).map_err(msg)?;
             emit(s, &sonic_rs::from_value::<T>(&v).map_err(msg)?)
         }),
-        OpStrategy::boxed("reader/serde_json", n, move |s| {
+        OpStrategy::boxed("reader/serde_json", Contract::TypedValue, n, move |s| {
             emit(s, &serde_json::from_reader::<_, T>(BufReader::new(input)).map_err(msg)?)
         }),
         document::raw_strategy(input),
@@ -174,16 +183,17 @@ pub fn deserialize_strategies<'a, T: Serialize + DeserializeOwned>(input: &'a [u
 pub fn borrowed_strategies<T: ZeroCopy>(input: &[u8]) -> Vec<BoxedStrategy<'_>> {
     let n = Some(input.len() as u64);
     vec![
-        OpStrategy::boxed("borrowed/serde_json", n, move |s| {
+        OpStrategy::boxed("borrowed/serde_json", Contract::BorrowedValue, n, move |s| {
             emit(s, &serde_json::from_slice::<T::Borrowed<'_>>(input).map_err(msg)?)
         }),
-        OpStrategy::boxed("borrowed/sonic-rs", n, move |s| {
+        OpStrategy::boxed("borrowed/sonic-rs", Contract::BorrowedValue, n, move |s| {
             emit(s, &sonic_rs::from_slice::<T::Borrowed<'_>>(input).map_err(msg)?)
         }),
-        OpStrategy::boxed("borrowed/simd-json", n, move |s| {
+        OpStrategy::boxed("borrowed/simd-json", Contract::BorrowedValue, n, move |s| {
             let mut buf = input.to_vec();
             emit(s, &simd_json::serde::from_slice::<T::Borrowed<'_>>(&mut buf).map_err(msg)?)
         }),
+        crate::others::borrowed_strategy::<T>(input),
     ]
 }
 
@@ -191,7 +201,7 @@ pub fn borrowed_strategies<T: ZeroCopy>(input: &[u8]) -> Vec<BoxedStrategy<'_>> 
 pub fn lazy_strategy<'a>(input: &'a [u8], fields: &[String]) -> BoxedStrategy<'a> {
     let fields = fields.to_vec();
     let tree = pointer_tree(&fields);
-    OpStrategy::boxed("lazy/sonic-rs", Some(input.len() as u64), move |s| {
+    OpStrategy::boxed("lazy/sonic-rs", Contract::Projection, Some(input.len() as u64), move |s| {
         sonic_projection(input, &tree, &fields, s)
     })
 }
@@ -206,24 +216,26 @@ pub fn serialize_strategies<'a, T: Serialize>(value: &'a T) -> Result<Vec<BoxedS
     let mut buf2 = Vec::new();
     let mut buf3 = Vec::new();
     let mut v: Vec<BoxedStrategy<'a>> = vec![
-        OpStrategy::boxed("typed/serde_json", n, move |s| {
+        OpStrategy::boxed("typed/serde_json", Contract::BytesFromTyped, n, move |s| {
             emit_bytes(s, &serde_json::to_vec(value).map_err(msg)?)
         }),
-        OpStrategy::boxed("typed-writer/serde_json", n, move |s| {
+        OpStrategy::boxed("typed-writer/serde_json", Contract::BytesFromTyped, n, move |s| {
             buf1.clear();
             serde_json::to_writer(&mut buf1, value).map_err(msg)?;
             emit_bytes(s, &buf1)
         }),
-        OpStrategy::boxed("typed/sonic-rs", n, move |s| emit_bytes(s, &sonic_rs::to_vec(value).map_err(msg)?)),
-        OpStrategy::boxed("typed-writer/sonic-rs", n, move |s| {
+        OpStrategy::boxed("typed/sonic-rs", Contract::BytesFromTyped, n, move |s| {
+            emit_bytes(s, &sonic_rs::to_vec(value).map_err(msg)?)
+        }),
+        OpStrategy::boxed("typed-writer/sonic-rs", Contract::BytesFromTyped, n, move |s| {
             buf2.clear();
             sonic_rs::to_writer(&mut buf2, value).map_err(msg)?;
             emit_bytes(s, &buf2)
         }),
-        OpStrategy::boxed("typed/simd-json", n, move |s| {
+        OpStrategy::boxed("typed/simd-json", Contract::BytesFromTyped, n, move |s| {
             emit_bytes(s, &simd_json::serde::to_vec(value).map_err(msg)?)
         }),
-        OpStrategy::boxed("typed-writer/simd-json", n, move |s| {
+        OpStrategy::boxed("typed-writer/simd-json", Contract::BytesFromTyped, n, move |s| {
             buf3.clear();
             simd_json::serde::to_writer(&mut buf3, value).map_err(msg)?;
             emit_bytes(s, &buf3)

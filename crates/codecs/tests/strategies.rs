@@ -1,8 +1,9 @@
 //! Every strategy agrees with the baseline on every shape, and the gate catches one that does not.
 
 use jsoncost_codecs::gate::{Reference, Verdict, verify};
+use jsoncost_codecs::jiter_decode::{self, FromJiter};
 use jsoncost_codecs::typed::OpStrategy;
-use jsoncost_codecs::{BoxedStrategy, TypeOptions, ZeroCopy, document, typed};
+use jsoncost_codecs::{BoxedStrategy, Contract, TypeOptions, ZeroCopy, document, typed};
 use jsoncost_shapes::*;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -20,24 +21,37 @@ fn all_pass(reference: &Reference, mut strategies: Vec<BoxedStrategy<'_>>) -> Ve
     names
 }
 
-fn round_trip<T: Serialize + DeserializeOwned + ZeroCopy>(value: T, lazy: &[&str]) {
+fn round_trip<T: Serialize + DeserializeOwned + ZeroCopy + FromJiter>(value: T, lazy: &[&str]) {
     let bytes = serde_json::to_vec(&value).unwrap();
     let reference = Reference::from_json(&bytes).unwrap();
-    let names = all_pass(
-        &reference,
-        typed::deserialize_strategies::<T>(&bytes, &TypeOptions::default().borrowed::<T>().lazy(lazy)),
-    );
+    let mut options = TypeOptions::default().borrowed::<T>().lazy(lazy);
+    options.derived.push(jiter_decode::strategies::<T>);
+    let names = all_pass(&reference, typed::deserialize_strategies::<T>(&bytes, &options));
     assert_eq!(names[0], "typed/serde_json");
-    assert_eq!(names.len(), 16);
+    assert_eq!(names.len(), 24);
+    // The other libraries, each through the gate with every number exact.
+    for other in [
+        "iterator/jiter",
+        "typed/jiter",
+        "borrowed/jiter",
+        "dom-borrowed/serde_json_borrow",
+        "dom-borrowed/jiter",
+        "dom-borrowed-reuse/jiter",
+        "dom/jiter",
+        "dom-reuse/jiter",
+    ] {
+        assert!(names.iter().any(|n| n == other), "{other} missing from {names:?}");
+    }
     // Without the optional parts: no borrowed/* and no lazy row.
     let names = all_pass(&reference, typed::deserialize_strategies::<T>(&bytes, &TypeOptions::default()));
-    assert_eq!(names.len(), 12);
+    assert_eq!(names.len(), 18);
     assert!(
         !names.iter().any(|n| n.starts_with("borrowed/") || n.starts_with("lazy/")),
         "{names:?}"
     );
     let names = all_pass(&Reference::of(&value).unwrap(), typed::serialize_strategies::<T>(&value).unwrap());
-    assert_eq!(names.len(), 9);
+    assert_eq!(names.len(), 10);
+    assert!(names.iter().any(|n| n == "dom-borrowed/serde_json_borrow"), "{names:?}");
     // The typed deserializers give back the value itself.
     let back: T = serde_json::from_slice(&bytes).unwrap();
     assert_eq!(serde_json::to_vec(&back).unwrap(), bytes);
@@ -71,7 +85,7 @@ fn the_gate_catches_a_wrong_strategy_and_a_failing_one() {
     let bytes = serde_json::to_vec(&value).unwrap();
     let reference = Reference::from_json(&bytes).unwrap();
     // Deliberately wrong: parses, then changes the name.
-    let mut wrong = OpStrategy::boxed("typed/off-by-one", None, |s| {
+    let mut wrong = OpStrategy::boxed("typed/off-by-one", Contract::TypedValue, None, |s| {
         let mut d: Data = serde_json::from_slice(&bytes).map_err(|e| e.to_string())?;
         d.id += 1;
         typed::emit(s, &d)
@@ -80,7 +94,7 @@ fn the_gate_catches_a_wrong_strategy_and_a_failing_one() {
         Verdict::Fail(m) => assert_eq!(m, "output differs from the exact reference at /Id: expected 7, got 8"),
         Verdict::Pass(_) => panic!("a wrong strategy passed the gate"),
     }
-    let mut failing = OpStrategy::boxed("typed/broken", None, |s| {
+    let mut failing = OpStrategy::boxed("typed/broken", Contract::TypedValue, None, |s| {
         let d: Data = serde_json::from_slice(b"{\"Id\": 1}").map_err(|e| e.to_string())?;
         typed::emit(s, &d)
     });
@@ -88,4 +102,20 @@ fn the_gate_catches_a_wrong_strategy_and_a_failing_one() {
         Verdict::Fail(m) => assert_eq!(m, "missing field `Name` at line 1 column 9"),
         Verdict::Pass(_) => panic!("a failing strategy passed the gate"),
     }
+}
+
+#[test]
+fn the_jiter_decoders_skip_unknown_keys_and_name_a_missing_field() {
+    let text = br#"{"Id": 1, "Extra": [1, {"a": "\u00e9"}], "Name": "n", "Timestamp": "2025-02-17T13:45:53.2140627+00:00"}"#;
+    let d = Data::from_jiter(&mut jiter::Jiter::new(text)).unwrap();
+    assert_eq!((d.id, d.name.as_str()), (1, "n"));
+    let missing = br#"{"Id": 1, "Timestamp": "2025-02-17T13:45:53.2140627+00:00"}"#;
+    assert_eq!(
+        Data::from_jiter(&mut jiter::Jiter::new(missing)).unwrap_err(),
+        "missing field `Name`"
+    );
+    let trailing = [&text[..], b" x"].concat();
+    let mut s = jiter_decode::strategies::<Data>(&trailing);
+    let e = s[0].check().unwrap_err().message;
+    assert!(e.contains("trailing characters"), "{e}");
 }

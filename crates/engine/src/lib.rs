@@ -4,12 +4,17 @@
 pub mod alloc;
 pub mod machine;
 pub mod model;
+pub mod paired;
 pub mod rss;
 pub mod runner;
 pub mod safety;
 pub mod stats;
 pub mod summary;
 
-pub use model::{Experiment, ExperimentKind, Fidelity, Machine, Results, Row, SCHEMA_VERSION, Status};
-pub use runner::{AllocScope, Config, Measurement, Stage, measure, measure_staged, try_measure_staged};
+pub use model::{Contract, Experiment, ExperimentKind, Fidelity, Machine, Rates, Results, Row, SCHEMA_VERSION, Schedule, Status};
+pub use paired::Interval;
+pub use runner::{
+    AllocScope, Clock, Config, DEFAULT_SCHEDULE_SEED, Interleaved, Lineup, Measurement, Stage, SystemClock, measure, measure_interleaved,
+    measure_interleaved_with, measure_staged, try_measure_staged, try_measure_staged_with,
+};
 pub use summary::{StoreSummary, StreamLibrary, StreamSummary, Summary, TypedPath};

@@ -5,6 +5,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::paired::Interval;
+
 /// Version of the results.json schema written by this build.
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -19,11 +21,66 @@ pub struct Results {
     /// True when `--quick` traded precision for time.
     #[serde(default)]
     pub quick: bool,
+    /// The rates the advisor states per-second figures at (`--advice-rate`); the defaults in files
+    /// written before they were recorded.
+    #[serde(default)]
+    pub rates: Rates,
     /// True when the run was stopped early (Ctrl-C, SIGTERM): the tables are those measured
     /// before it stopped. Absent from files of runs that finished.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub interrupted: bool,
     pub experiments: Vec<Experiment>,
+}
+
+/// The request rates per-second figures are stated at: assumptions about the reader's service,
+/// printed with every figure, never measurements.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Rates {
+    /// micro: JSON operations per second.
+    pub operations_per_s: f64,
+    /// store: document reads per second.
+    pub reads_per_s: f64,
+    /// stream: request bodies per second.
+    pub bodies_per_s: f64,
+    /// http: requests per second.
+    pub requests_per_s: f64,
+}
+
+impl Default for Rates {
+    fn default() -> Self {
+        Rates {
+            operations_per_s: 10_000.0,
+            reads_per_s: 2_000.0,
+            bodies_per_s: 1.0,
+            requests_per_s: 1_000.0,
+        }
+    }
+}
+
+impl Rates {
+    /// The rate of one experiment's operations.
+    pub fn of(&self, kind: ExperimentKind) -> f64 {
+        match kind {
+            ExperimentKind::Micro => self.operations_per_s,
+            ExperimentKind::Store => self.reads_per_s,
+            ExperimentKind::Stream => self.bodies_per_s,
+            ExperimentKind::Http => self.requests_per_s,
+            // Findings, never advised on: no rate.
+            ExperimentKind::Safety => 0.0,
+        }
+    }
+
+    /// Sets one experiment's rate.
+    pub fn set(&mut self, kind: ExperimentKind, per_s: f64) {
+        match kind {
+            ExperimentKind::Micro => self.operations_per_s = per_s,
+            ExperimentKind::Store => self.reads_per_s = per_s,
+            ExperimentKind::Stream => self.bodies_per_s = per_s,
+            ExperimentKind::Http => self.requests_per_s = per_s,
+            ExperimentKind::Safety => {}
+        }
+    }
 }
 
 /// The machine and build that measured.
@@ -84,10 +141,53 @@ pub struct Experiment {
     #[serde(default)]
     pub params: Map<String, Value>,
     pub rows: Vec<Row>,
+    /// How the table's strategies were scheduled; files written before it was recorded were
+    /// measured one strategy after another.
+    #[serde(default)]
+    pub schedule: Schedule,
     /// What the table shows, as data (e.g. the store's JSON share and the numbers it came
     /// from); every renderer words it, the advisor reads it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<crate::summary::Summary>,
+}
+
+/// How a table's strategies share the machine's time.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Schedule {
+    /// Each strategy's iterations one after another: whatever the machine does meanwhile
+    /// lands on some rows and not others.
+    #[default]
+    Sequential,
+    /// Rounds in which every strategy does one iteration, in an order shuffled per round:
+    /// drift lands on every row alike, and rows pair up round by round.
+    Interleaved,
+}
+
+impl Schedule {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Schedule::Sequential => "sequential",
+            Schedule::Interleaved => "interleaved",
+        }
+    }
+}
+
+impl std::fmt::Display for Schedule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Schedule {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "sequential" => Ok(Schedule::Sequential),
+            "interleaved" => Ok(Schedule::Interleaved),
+            other => Err(format!("unknown schedule {other:?}: expected sequential or interleaved")),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -130,6 +230,18 @@ pub struct Row {
     /// the ratio's pairwise quotients.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub samples_ns: Vec<f64>,
+    /// Interleaved schedule: per-operation time of every round, in round order, nothing
+    /// removed, so rows of a table pair up round by round.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rounds_ns: Vec<f64>,
+    /// Interleaved schedule: the paired Ratio against the baseline (geometric mean of the
+    /// per-round ratios) with its 99% interval ([`crate::paired::log_ratio`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio_interval: Option<Interval>,
+    /// Interleaved store tables: the per-round time above the table's floor row (ns), with
+    /// its 99% interval ([`crate::paired::difference`]): the row's JSON work.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub above_floor_ns: Option<Interval>,
     /// How the output compared with the exact reference (the correctness gate's finding);
     /// absent where no output was checked against one (failed rows, http).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -137,6 +249,62 @@ pub struct Row {
     /// A safety row's finding (library, path, case, outcome, agreement); absent elsewhere.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub safety: Option<crate::safety::SafetyCell>,
+    /// What the strategy delivers; the advisor compares only rows with the baseline's. Absent
+    /// in files written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contract: Option<Contract>,
+}
+
+/// What a strategy hands its caller: two strategies do the same job only when they deliver the
+/// same thing, so advice never swaps one for the other silently.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Contract {
+    /// An owned value of the caller's type.
+    TypedValue,
+    /// The caller's type with strings borrowed from the input (the input must outlive it, and
+    /// a string with escapes cannot be borrowed).
+    BorrowedValue,
+    /// An owned tree of any JSON.
+    Dom,
+    /// A tree borrowing strings from the input.
+    BorrowedDom,
+    /// The input, validated and kept as bytes.
+    RawValidated,
+    /// A few named fields, the rest skipped.
+    Projection,
+    /// A fold over the elements (the stream's aggregate): no value is kept.
+    Aggregate,
+    /// Output bytes written from a typed value.
+    BytesFromTyped,
+    /// Output bytes written from a tree already held.
+    BytesFromDom,
+    /// Stored bytes sent as they are, never parsed.
+    Passthrough,
+    /// The bytes read and discarded: a reference row (the store's floor), not a choice.
+    Discarded,
+    /// Someone else's endpoint (`http --target`): what it does is not known.
+    Opaque,
+}
+
+impl Contract {
+    /// What the "if you only need ..." line of the advice says of it.
+    pub fn need(self) -> &'static str {
+        match self {
+            Contract::TypedValue => "an owned typed value",
+            Contract::BorrowedValue => "a typed value borrowing strings from the input",
+            Contract::Dom => "a DOM",
+            Contract::BorrowedDom => "a DOM borrowing from the input",
+            Contract::RawValidated => "the input validated and kept as bytes",
+            Contract::Projection => "a few named fields",
+            Contract::Aggregate => "an aggregate over the elements",
+            Contract::BytesFromTyped => "output bytes from a typed value",
+            Contract::BytesFromDom => "output bytes from a DOM you already hold",
+            Contract::Passthrough => "the stored bytes sent unparsed",
+            Contract::Discarded => "the bytes discarded",
+            Contract::Opaque => "what this endpoint does",
+        }
+    }
 }
 
 /// How a strategy's output compares with the exact reference, in counts of numbers. Every
@@ -198,8 +366,12 @@ impl Row {
             mb_per_s: None,
             extra: Map::new(),
             samples_ns: Vec::new(),
+            rounds_ns: Vec::new(),
+            ratio_interval: None,
+            above_floor_ns: None,
             fidelity: None,
             safety: None,
+            contract: None,
         }
     }
 
@@ -223,6 +395,7 @@ impl Experiment {
             table: table.into(),
             params: Map::new(),
             rows: Vec::new(),
+            schedule: Schedule::Sequential,
             summary: None,
         }
     }
@@ -230,6 +403,22 @@ impl Experiment {
     /// The baseline row: the one flagged `baseline`, else the first.
     pub fn baseline(&self) -> Option<&Row> {
         self.rows.iter().find(|r| r.baseline).or_else(|| self.rows.first())
+    }
+
+    /// Fills every ok row's `above_floor_ns` from the rounds it shares with the ok row named
+    /// `floor` (interleaved tables only; the floor's own is a zero difference).
+    pub fn fill_above_floor(&mut self, floor: &str) {
+        let Some(floor_rounds) = self
+            .rows
+            .iter()
+            .find(|r| r.method == floor && r.is_ok() && !r.rounds_ns.is_empty())
+            .map(|r| r.rounds_ns.clone())
+        else {
+            return;
+        };
+        for row in self.rows.iter_mut().filter(|r| r.is_ok()) {
+            row.above_floor_ns = crate::paired::difference(&floor_rounds, &row.rounds_ns, crate::paired::PAIRED_CONFIDENCE);
+        }
     }
 
     /// Fills Ratio, RatioSD and Alloc Ratio against the baseline (the first row pushed, unless

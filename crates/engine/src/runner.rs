@@ -5,8 +5,11 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+
 use crate::alloc;
-use crate::model::Row;
+use crate::model::{Row, Schedule};
 use crate::stats::{Summary, remove_upper_outliers};
 
 /// How long and how precisely to measure.
@@ -31,7 +34,14 @@ pub struct Config {
     pub alloc_scope: AllocScope,
     /// Also read the process's peak RSS during the Allocation pass (reset just before it).
     pub measure_rss: bool,
+    /// How a table's strategies share the time ([`measure_interleaved`] or one after another).
+    pub schedule: Schedule,
+    /// Seed of the interleaved schedule's per-round order.
+    pub seed: u64,
 }
+
+/// The interleaved schedule's seed when the caller gives none.
+pub const DEFAULT_SCHEDULE_SEED: u64 = 0x5EED_0000_1501;
 
 /// Whose allocations the Allocation pass counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,6 +68,8 @@ impl Config {
             quick: false,
             alloc_scope: AllocScope::Thread,
             measure_rss: false,
+            schedule: Schedule::Interleaved,
+            seed: DEFAULT_SCHEDULE_SEED,
         }
     }
 
@@ -75,6 +87,8 @@ impl Config {
             quick: true,
             alloc_scope: AllocScope::Thread,
             measure_rss: false,
+            schedule: Schedule::Interleaved,
+            seed: DEFAULT_SCHEDULE_SEED,
         }
     }
 
@@ -93,6 +107,9 @@ impl Config {
             quick,
             alloc_scope: AllocScope::Process,
             measure_rss: true,
+            // Each run is a whole body parse of seconds and shares no fixed cost with the others.
+            schedule: Schedule::Sequential,
+            seed: DEFAULT_SCHEDULE_SEED,
         }
     }
 }
@@ -104,6 +121,9 @@ pub struct Measurement {
     pub all_samples_ns: Vec<f64>,
     /// The same without upper outliers.
     pub samples_ns: Vec<f64>,
+    /// Interleaved schedule: the same as `all_samples_ns`, one per round, for pairing with the
+    /// other strategies of the rounds; empty when measured on its own.
+    pub rounds_ns: Vec<f64>,
     pub outliers_removed: usize,
     pub ops_per_iteration: u64,
     pub summary: Summary,
@@ -138,6 +158,7 @@ impl Measurement {
             row.extra.insert("peak_rss_bytes".into(), rss.into());
         }
         row.samples_ns = self.samples_ns.clone();
+        row.rounds_ns = self.rounds_ns.clone();
         // bytes per ns * 1e9 / 1e6 = MB/s (decimal megabytes, as the published figures).
         if let Some(bytes) = payload_bytes
             && s.mean > 0.0
@@ -147,12 +168,34 @@ impl Measurement {
     }
 }
 
-fn time_iteration<R, E>(ops: u64, op: &mut impl FnMut() -> Result<R, E>) -> Result<Duration, E> {
-    let start = Instant::now();
+/// Where the engine reads time: the system's monotonic clock, or a test's own (the drift
+/// test advances a counter to model a machine that slows down).
+pub trait Clock {
+    /// Time since an arbitrary origin.
+    fn now(&self) -> Duration;
+}
+
+/// The monotonic system clock ([`Instant`]).
+pub struct SystemClock(Instant);
+
+impl Default for SystemClock {
+    fn default() -> Self {
+        SystemClock(Instant::now())
+    }
+}
+
+impl Clock for SystemClock {
+    fn now(&self) -> Duration {
+        self.0.elapsed()
+    }
+}
+
+fn time_iteration<R, E>(clock: &dyn Clock, ops: u64, op: &mut impl FnMut() -> Result<R, E>) -> Result<Duration, E> {
+    let start = clock.now();
     for _ in 0..ops {
         black_box(op()?);
     }
-    Ok(start.elapsed())
+    Ok(clock.now().saturating_sub(start))
 }
 
 /// The stage an operation runs in, for operations that must start the Allocation pass from a
@@ -181,52 +224,61 @@ pub fn measure_staged<R>(config: &Config, mut op: impl FnMut(Stage) -> R) -> Mea
 
 /// [`measure_staged`] for an operation that can fail: the first error stops the measurement
 /// and is returned (a row met an error while timed is failed, so nothing after it counts).
-pub fn try_measure_staged<R, E>(config: &Config, mut op: impl FnMut(Stage) -> Result<R, E>) -> Result<Measurement, E> {
-    // Pilot: double the operation count until one iteration lasts a quarter of the target,
-    // then scale to the target.
-    let ops = match config.fixed_ops {
-        Some(n) => n.max(1),
-        None => {
-            let target = config.iteration_time.as_secs_f64();
-            let mut n: u64 = 1;
-            loop {
-                let t = time_iteration(n, &mut || op(Stage::Pilot))?.as_secs_f64();
-                if t >= target / 4.0 || n >= 1 << 30 {
-                    break ((n as f64 * target / t.max(1e-9)).ceil() as u64).max(1);
-                }
-                n *= 2;
-            }
-        }
-    };
-    for _ in 0..config.warmup_iterations {
-        time_iteration(ops, &mut || op(Stage::Warmup))?;
-    }
-    let mut all = Vec::new();
-    let started = Instant::now();
-    loop {
-        let t = time_iteration(ops, &mut || op(Stage::Actual))?;
-        all.push(t.as_nanos() as f64 / ops as f64);
-        let n = all.len() as u32;
-        if n >= config.max_iterations {
-            break;
-        }
-        if n >= config.min_iterations {
-            if started.elapsed() >= config.budget {
-                break;
-            }
-            let (kept, _) = remove_upper_outliers(&all);
-            if Summary::of(&kept).is_some_and(|s| s.relative_error() < config.max_relative_error) {
-                break;
-            }
-        }
-    }
-    let (kept, removed) = remove_upper_outliers(&all);
-    let summary = Summary::of(&kept).expect("at least one finite sample");
+pub fn try_measure_staged<R, E>(config: &Config, op: impl FnMut(Stage) -> Result<R, E>) -> Result<Measurement, E> {
+    try_measure_staged_with(config, &SystemClock::default(), op)
+}
 
-    // Allocation pass: untimed. A fixed number of operations, so two runs count the same ones,
-    // unless that would take longer than the budget (a slow operation: its allocation is
-    // usually the same every time).
-    let affordable = (config.budget.as_secs_f64() * 1e9 / summary.mean.max(1.0)) as u64;
+/// Pilot: double the operation count until one iteration lasts a quarter of the target, then
+/// scale to the target.
+fn pilot<R, E>(config: &Config, clock: &dyn Clock, op: &mut impl FnMut(Stage) -> Result<R, E>) -> Result<u64, E> {
+    if let Some(n) = config.fixed_ops {
+        return Ok(n.max(1));
+    }
+    let target = config.iteration_time.as_secs_f64();
+    let mut n: u64 = 1;
+    loop {
+        let t = time_iteration(clock, n, &mut || op(Stage::Pilot))?.as_secs_f64();
+        if t >= target / 4.0 || n >= 1 << 30 {
+            return Ok(((n as f64 * target / t.max(1e-9)).ceil() as u64).max(1));
+        }
+        n *= 2;
+    }
+}
+
+/// The stop rule's precision test: Error / Mean of the samples without upper outliers.
+fn precise_enough(config: &Config, all: &[f64]) -> bool {
+    let (kept, _) = remove_upper_outliers(all);
+    Summary::of(&kept).is_some_and(|s| s.relative_error() < config.max_relative_error)
+}
+
+/// The interleaved stop rule's paired test: every strategy's per-round ratio to the first
+/// one is known within `max_relative_error` (half the 99% interval). Drift shared by a round
+/// cancels in the ratio, so on a noisy machine this is met long before each strategy's own
+/// Error/Mean is, and the rows' relative figures are what a table is read for.
+fn ratios_precise_enough(config: &Config, samples: &[Vec<f64>]) -> bool {
+    let Some((first, rest)) = samples.split_first() else {
+        return true;
+    };
+    !rest.is_empty()
+        && rest.iter().all(|s| {
+            crate::paired::log_ratio(first, s, crate::paired::PAIRED_CONFIDENCE)
+                .is_some_and(|i| i.relative_half_width() < config.max_relative_error)
+        })
+}
+
+/// What the untimed Allocation pass counted.
+struct Counted {
+    allocated_bytes: Option<f64>,
+    allocs: Option<f64>,
+    peak_bytes: Option<u64>,
+    peak_rss_bytes: Option<u64>,
+}
+
+/// Allocation pass: untimed. A fixed number of operations, so two runs count the same ones,
+/// unless that would take longer than the budget (a slow operation: its allocation is usually
+/// the same every time).
+fn allocation_pass<R, E>(config: &Config, mean_ns: f64, op: &mut impl FnMut(Stage) -> Result<R, E>) -> Result<Counted, E> {
+    let affordable = (config.budget.as_secs_f64() * 1e9 / mean_ns.max(1.0)) as u64;
     let n = config.alloc_ops.min(affordable).max(1);
     let rss_reset = config.measure_rss && crate::rss::reset_peak();
     let mut pass = || -> Result<(), E> {
@@ -253,16 +305,354 @@ pub fn try_measure_staged<R, E>(config: &Config, mut op: impl FnMut(Stage) -> Re
             Some(stats)
         }
     };
-    let peak_rss_bytes = if rss_reset { crate::rss::peak_bytes() } else { None };
-    Ok(Measurement {
+    Ok(Counted {
+        allocated_bytes: stats.map(|s| s.bytes as f64 / n as f64),
+        allocs: stats.map(|s| s.count as f64 / n as f64),
+        peak_bytes: stats.map(|s| s.peak_bytes),
+        peak_rss_bytes: if rss_reset { crate::rss::peak_bytes() } else { None },
+    })
+}
+
+/// The measurement of `all` (per-op samples, in order), before its Allocation pass.
+fn timed(all: Vec<f64>, ops: u64, rounds: bool) -> Option<(Measurement, f64)> {
+    let (kept, removed) = remove_upper_outliers(&all);
+    let summary = Summary::of(&kept)?;
+    let m = Measurement {
+        rounds_ns: if rounds { all.clone() } else { Vec::new() },
         all_samples_ns: all,
         samples_ns: kept,
         outliers_removed: removed,
         ops_per_iteration: ops,
         summary,
-        allocated_bytes: stats.map(|s| s.bytes as f64 / n as f64),
-        allocs: stats.map(|s| s.count as f64 / n as f64),
-        peak_bytes: stats.map(|s| s.peak_bytes),
-        peak_rss_bytes,
-    })
+        allocated_bytes: None,
+        allocs: None,
+        peak_bytes: None,
+        peak_rss_bytes: None,
+    };
+    Some((m, summary.mean))
+}
+
+fn with_counted(mut m: Measurement, c: Counted) -> Measurement {
+    m.allocated_bytes = c.allocated_bytes;
+    m.allocs = c.allocs;
+    m.peak_bytes = c.peak_bytes;
+    m.peak_rss_bytes = c.peak_rss_bytes;
+    m
+}
+
+/// [`try_measure_staged`] reading time from `clock`.
+pub fn try_measure_staged_with<R, E>(
+    config: &Config,
+    clock: &dyn Clock,
+    mut op: impl FnMut(Stage) -> Result<R, E>,
+) -> Result<Measurement, E> {
+    let ops = pilot(config, clock, &mut op)?;
+    for _ in 0..config.warmup_iterations {
+        time_iteration(clock, ops, &mut || op(Stage::Warmup))?;
+    }
+    let mut all = Vec::new();
+    let started = clock.now();
+    loop {
+        let t = time_iteration(clock, ops, &mut || op(Stage::Actual))?;
+        all.push(t.as_nanos() as f64 / ops as f64);
+        let n = all.len() as u32;
+        if n >= config.max_iterations {
+            break;
+        }
+        if n >= config.min_iterations && (clock.now().saturating_sub(started) >= config.budget || precise_enough(config, &all)) {
+            break;
+        }
+    }
+    let (m, mean) = timed(all, ops, false).expect("at least one finite sample");
+    let counted = allocation_pass(config, mean, &mut op)?;
+    Ok(with_counted(m, counted))
+}
+
+/// The strategies of one table, measured together by [`measure_interleaved`].
+pub trait Lineup {
+    type Error;
+    /// How many strategies there are.
+    fn len(&self) -> usize;
+    /// Whether there are none.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Called before strategy `i`'s iteration of round `round` (Actual iterations only): a
+    /// store read starts the round's ids here, so every strategy of a round reads the same.
+    fn begin_round(&mut self, _i: usize, _round: u64) {}
+    /// Asked after each complete round from the second on: true ends the rounds there (the
+    /// cancel flag), and the Allocation passes still run.
+    fn should_stop(&self) -> bool {
+        false
+    }
+    /// One operation of strategy `i`. An error stops the rounds (the caller keeps errors that
+    /// concern one operation to itself and returns only those the table cannot survive).
+    fn op(&mut self, i: usize, stage: Stage) -> Result<(), Self::Error>;
+}
+
+/// What [`measure_interleaved`] measured.
+#[derive(Debug)]
+pub struct Interleaved<E> {
+    /// One per strategy, in lineup order: `None` when it was not measured (rounds stopped
+    /// before two were complete).
+    pub measurements: Vec<Option<Measurement>>,
+    /// The order of every complete round (a permutation of the strategies).
+    pub orders: Vec<Vec<usize>>,
+    /// The error that stopped the measurement, and whose it was. Rows keep the complete rounds
+    /// before it; strategies whose Allocation pass had not run yet have no allocation figures.
+    pub stopped: Option<(usize, E)>,
+}
+
+/// The interleaved schedule: a Pilot per strategy (each keeps its own operations per
+/// iteration), the Warmup iterations round-robin, then rounds in which every strategy does
+/// one Actual iteration, in an order shuffled per round from `config.seed` (ChaCha8: the same
+/// order on every machine). The rounds stop at `max_iterations`, or after `min_iterations`
+/// once every strategy's Error/Mean is under `max_relative_error`, or every strategy's paired
+/// ratio to the first is known that well, or the budget (the per-benchmark budget times the
+/// strategies: a sequential table's worst case) is spent. Then each strategy's untimed
+/// Allocation pass, one after another.
+pub fn measure_interleaved<L: Lineup>(config: &Config, lineup: &mut L) -> Interleaved<L::Error> {
+    measure_interleaved_with(config, &SystemClock::default(), lineup)
+}
+
+/// [`measure_interleaved`] reading time from `clock`.
+pub fn measure_interleaved_with<L: Lineup>(config: &Config, clock: &dyn Clock, lineup: &mut L) -> Interleaved<L::Error> {
+    let n = lineup.len();
+    let mut out = Interleaved {
+        measurements: (0..n).map(|_| None).collect(),
+        orders: Vec::new(),
+        stopped: None,
+    };
+    let mut ops = Vec::with_capacity(n);
+    for i in 0..n {
+        match pilot(config, clock, &mut |stage| lineup.op(i, stage)) {
+            Ok(k) => ops.push(k),
+            Err(e) => {
+                out.stopped = Some((i, e));
+                return out;
+            }
+        }
+    }
+    for _ in 0..config.warmup_iterations {
+        for (i, &k) in ops.iter().enumerate() {
+            if let Err(e) = time_iteration(clock, k, &mut || lineup.op(i, Stage::Warmup)) {
+                out.stopped = Some((i, e));
+                return out;
+            }
+        }
+    }
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(config.seed);
+    let mut samples: Vec<Vec<f64>> = vec![Vec::new(); n];
+    let budget = config.budget.saturating_mul(n.max(1) as u32);
+    let started = clock.now();
+    'rounds: loop {
+        let round = out.orders.len() as u64;
+        let mut order: Vec<usize> = (0..n).collect();
+        order.shuffle(&mut rng);
+        let mut this_round = vec![0.0; n];
+        for &i in &order {
+            lineup.begin_round(i, round);
+            match time_iteration(clock, ops[i], &mut || lineup.op(i, Stage::Actual)) {
+                Ok(t) => this_round[i] = t.as_nanos() as f64 / ops[i] as f64,
+                Err(e) => {
+                    // The incomplete round is dropped, so the rows still pair up.
+                    out.stopped = Some((i, e));
+                    break 'rounds;
+                }
+            }
+        }
+        for (s, x) in samples.iter_mut().zip(this_round) {
+            s.push(x);
+        }
+        out.orders.push(order);
+        let done = out.orders.len() as u32;
+        if done >= config.max_iterations || (done >= 2 && lineup.should_stop()) {
+            break;
+        }
+        if done >= config.min_iterations
+            && (clock.now().saturating_sub(started) >= budget
+                || samples.iter().all(|s| precise_enough(config, s))
+                || ratios_precise_enough(config, &samples))
+        {
+            break;
+        }
+    }
+    if out.orders.len() < 2 {
+        return out;
+    }
+    for (i, (all, &k)) in samples.into_iter().zip(&ops).enumerate() {
+        let Some((m, mean)) = timed(all, k, true) else { continue };
+        // After a failure the table cannot survive, no more operations are run.
+        if out.stopped.is_some() {
+            out.measurements[i] = Some(m);
+            continue;
+        }
+        match allocation_pass(config, mean, &mut |stage| lineup.op(i, stage)) {
+            Ok(c) => out.measurements[i] = Some(with_counted(m, c)),
+            Err(e) => {
+                out.measurements[i] = Some(m);
+                out.stopped = Some((i, e));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    //! The interleaved scheduler with counting strategies and a fake clock: exact assertions on
+    //! orders, rounds and ratios, no real timing.
+
+    use super::*;
+    use std::cell::Cell;
+    use std::rc::Rc;
+
+    /// A clock that only moves when a fake strategy works.
+    #[derive(Clone, Default)]
+    struct FakeClock(Rc<Cell<f64>>);
+
+    impl Clock for FakeClock {
+        fn now(&self) -> Duration {
+            Duration::from_nanos(self.0.get() as u64)
+        }
+    }
+
+    /// Strategies costing `cost[i]` ns per operation times a drift factor that grows with the
+    /// time elapsed: the machine gets slower as the table runs (`1 + drift · t / 1 s`).
+    struct Drifting {
+        clock: FakeClock,
+        cost: Vec<f64>,
+        drift: f64,
+        rounds: Vec<(usize, u64)>,
+        fail: Option<(usize, u64)>,
+        ops: Vec<u64>,
+    }
+
+    impl Drifting {
+        fn new(clock: &FakeClock, cost: &[f64], drift: f64) -> Self {
+            Drifting {
+                clock: clock.clone(),
+                cost: cost.to_vec(),
+                drift,
+                rounds: Vec::new(),
+                fail: None,
+                ops: vec![0; cost.len()],
+            }
+        }
+    }
+
+    impl Lineup for Drifting {
+        type Error = String;
+        fn len(&self) -> usize {
+            self.cost.len()
+        }
+        fn begin_round(&mut self, i: usize, round: u64) {
+            self.rounds.push((i, round));
+        }
+        fn op(&mut self, i: usize, stage: Stage) -> Result<(), String> {
+            if stage == Stage::Actual
+                && let Some((who, round)) = self.fail
+                && who == i
+                && self.rounds.last() == Some(&(i, round))
+            {
+                return Err(format!("{i} failed in round {round}"));
+            }
+            self.ops[i] += 1;
+            let t = self.clock.0.get();
+            self.clock.0.set(t + self.cost[i] * (1.0 + self.drift * t / 1e9));
+            Ok(())
+        }
+    }
+
+    fn config(rounds: u32) -> Config {
+        Config {
+            iteration_time: Duration::from_micros(100),
+            warmup_iterations: 1,
+            min_iterations: rounds,
+            max_iterations: rounds,
+            alloc_ops: 10,
+            ..Config::full()
+        }
+    }
+
+    #[test]
+    fn every_strategy_runs_every_round_in_a_seeded_permutation() {
+        let clock = FakeClock::default();
+        let mut lineup = Drifting::new(&clock, &[100.0, 200.0, 300.0, 400.0], 0.0);
+        let r = measure_interleaved_with(&config(20), &clock, &mut lineup);
+        assert!(r.stopped.is_none());
+        assert_eq!(r.orders.len(), 20);
+        for (round, order) in r.orders.iter().enumerate() {
+            let mut sorted = order.clone();
+            sorted.sort();
+            assert_eq!(sorted, [0, 1, 2, 3], "round {round} is a permutation");
+            // begin_round saw the same order, with the round's number.
+            let seen: Vec<usize> = lineup.rounds[round * 4..round * 4 + 4]
+                .iter()
+                .map(|&(i, r)| {
+                    assert_eq!(r, round as u64);
+                    i
+                })
+                .collect();
+            assert_eq!(&seen, order);
+        }
+        assert!(r.orders.iter().any(|o| o != &r.orders[0]), "the order changes between rounds");
+        for m in r.measurements.iter().map(|m| m.as_ref().unwrap()) {
+            assert_eq!((m.all_samples_ns.len(), m.rounds_ns.len()), (20, 20));
+        }
+        // Deterministic for a seed, different for another.
+        let run = |config: &Config| {
+            let clock = FakeClock::default();
+            measure_interleaved_with(config, &clock, &mut Drifting::new(&clock, &[100.0, 200.0, 300.0, 400.0], 0.0))
+        };
+        assert_eq!(run(&config(20)).orders, r.orders);
+        let other = run(&Config { seed: 7, ..config(20) });
+        assert_ne!(other.orders, r.orders);
+    }
+
+    #[test]
+    fn under_drift_interleaving_gives_the_true_ratio_and_sequential_a_biased_one() {
+        // B costs 1.5× A; the machine slows by 100% per simulated second.
+        let cost = [1_000.0, 1_500.0];
+        let cfg = Config {
+            iteration_time: Duration::from_millis(5),
+            ..config(40)
+        };
+        let clock = FakeClock::default();
+        let r = measure_interleaved_with(&cfg, &clock, &mut Drifting::new(&clock, &cost, 1.0));
+        let (a, b) = (r.measurements[0].as_ref().unwrap(), r.measurements[1].as_ref().unwrap());
+        let paired = crate::paired::log_ratio(&a.rounds_ns, &b.rounds_ns, 0.99).unwrap();
+        assert!((paired.estimate - 1.5).abs() < 0.01, "{paired:?}");
+
+        // The same strategies one after another on the same drifting machine.
+        let clock = FakeClock::default();
+        let mut lineup = Drifting::new(&clock, &cost, 1.0);
+        let seq: Vec<Measurement> = (0..2)
+            .map(|i| try_measure_staged_with(&cfg, &clock, |stage| lineup.op(i, stage)).unwrap())
+            .collect();
+        let biased = seq[1].summary.mean / seq[0].summary.mean;
+        assert!(biased > 1.5 * 1.1, "sequential ratio {biased} should carry the drift");
+    }
+
+    #[test]
+    fn a_failure_stops_the_rounds_and_keeps_the_complete_ones() {
+        let clock = FakeClock::default();
+        let mut lineup = Drifting::new(&clock, &[100.0, 200.0, 300.0], 0.0);
+        lineup.fail = Some((1, 5));
+        let r = measure_interleaved_with(&config(20), &clock, &mut lineup);
+        let (who, e) = r.stopped.unwrap();
+        assert_eq!((who, e.as_str()), (1, "1 failed in round 5"));
+        assert_eq!(r.orders.len(), 5);
+        for m in &r.measurements {
+            let m = m.as_ref().unwrap();
+            assert_eq!(m.rounds_ns.len(), 5);
+            // No operation after the failure: no Allocation pass.
+            assert_eq!(m.allocated_bytes, None);
+        }
+        // Stopped before two complete rounds: nothing is measured.
+        let mut lineup = Drifting::new(&clock, &[100.0, 200.0], 0.0);
+        lineup.fail = Some((0, 1));
+        let r = measure_interleaved_with(&config(20), &clock, &mut lineup);
+        assert!(r.measurements.iter().all(Option::is_none));
+    }
 }

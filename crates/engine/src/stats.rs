@@ -113,9 +113,19 @@ pub fn ratio_of_samples(baseline: &[f64], row: &[f64]) -> Option<(f64, f64)> {
     Some((s.mean, s.stddev))
 }
 
-/// Fills `ratio`, `ratio_sd` and `alloc_ratio` of `row` against `base`.
+/// Fills `ratio`, `ratio_sd` and `alloc_ratio` of `row` against `base`. Rows measured in the
+/// same interleaved rounds are paired ([`crate::paired::log_ratio`]: geometric mean of the
+/// per-round ratios, its 99% interval, RatioSD the SD of the per-round ratios); others get
+/// BenchmarkDotNet's pairwise quotients.
 pub fn fill_ratios(base: &Row, row: &mut Row) {
-    if let Some((r, sd)) = ratio_of_samples(&base.samples_ns, &row.samples_ns) {
+    let paired = (!base.rounds_ns.is_empty())
+        .then(|| crate::paired::log_ratio(&base.rounds_ns, &row.rounds_ns, crate::paired::PAIRED_CONFIDENCE))
+        .flatten();
+    if let Some(interval) = paired {
+        row.ratio = Some(interval.estimate);
+        row.ratio_sd = crate::paired::ratio_sd(&base.rounds_ns, &row.rounds_ns);
+        row.ratio_interval = Some(interval);
+    } else if let Some((r, sd)) = ratio_of_samples(&base.samples_ns, &row.samples_ns) {
         row.ratio = Some(r);
         row.ratio_sd = Some(sd);
     } else if let (Some(b), Some(m)) = (base.mean_ns, row.mean_ns)

@@ -36,12 +36,37 @@ pub struct StoreSummary {
     pub read_ns: f64,
     /// The floor's mean, ns.
     pub floor_ns: f64,
-    /// JSON work in the baseline's read: `read_ns - floor_ns`, never negative.
+    /// JSON work in the baseline's read: the mean per-round difference `read − floor` of an
+    /// interleaved table (else `read_ns - floor_ns`), never negative.
     pub json_ns: f64,
     /// `json_ns / read_ns`.
     pub json_share: f64,
+    /// Interleaved tables: the per-round `read − floor` difference (ns) with its 99% interval.
+    /// An interval reaching 0 means the JSON work is within the noise of the read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub json_interval: Option<crate::paired::Interval>,
     /// The fastest ok `typed/*` or `borrowed/*` row, when there is one.
     pub cheapest_typed: Option<TypedPath>,
+}
+
+impl StoreSummary {
+    /// No JSON work can be told from the noise: the paired interval reaches 0 (or below).
+    pub fn within_noise(&self) -> bool {
+        self.json_interval.is_some_and(|i| i.low <= 0.0) || self.json_ns <= 0.0
+    }
+
+    /// The JSON share's interval: `json_interval` over the read of the same rounds, never
+    /// below 0.
+    pub fn share_interval(&self) -> Option<(f64, f64)> {
+        let i = self.json_interval?;
+        // json_share = estimate / (mean read of the rounds kept): the same scale for the ends.
+        let read = if i.estimate > 0.0 && self.json_share > 0.0 {
+            i.estimate / self.json_share
+        } else {
+            self.read_ns
+        };
+        (read > 0.0).then(|| ((i.low / read).max(0.0), (i.high / read).max(0.0)))
+    }
 }
 
 /// The cheapest typed path of a store table, against the baseline.
@@ -51,8 +76,10 @@ pub struct TypedPath {
     pub mean_ns: f64,
     /// Share of the baseline's JSON work it removes: `(read_ns - mean_ns) / json_ns`.
     pub removed_share: f64,
-    /// Its interval (mean ± Error) lies wholly below the baseline's: only then is a saving
-    /// claimed (on a network store the round trip's noise can exceed the JSON work).
+    /// The saving is beyond the noise: on an interleaved table the paired interval of
+    /// `baseline − typed` per round lies wholly above 0; on a sequential one its interval
+    /// (mean ± Error) lies wholly below the baseline's. Only then is a saving claimed (on a
+    /// network store the round trip's noise can exceed the JSON work).
     pub beyond_noise: bool,
     pub allocated_bytes: Option<f64>,
     pub baseline_allocated_bytes: Option<f64>,
@@ -89,6 +116,7 @@ mod tests {
             floor_ns: 1000.0,
             json_ns: 1000.0,
             json_share: 0.5,
+            json_interval: None,
             cheapest_typed: None,
         });
         let back: Summary = serde_json::from_str(&serde_json::to_string(&store).unwrap()).unwrap();

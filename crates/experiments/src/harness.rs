@@ -6,7 +6,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use jsoncost_codecs::ZeroCopy;
-use jsoncost_engine::{Config, Results, alloc};
+use jsoncost_engine::{Config, Results, Schedule, alloc};
 use jsoncost_report::Format;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -19,7 +19,8 @@ use crate::{Cancel, Error, Filter, Runner};
 use jsoncost_stores::Existing;
 
 /// The harness's flags: `--quick`, `--filter GLOB`, `--format table|markdown|json|csv`,
-/// `--out FILE`, `--save-baseline NAME`; `--bench` (which cargo passes) is accepted.
+/// `--out FILE`, `--save-baseline NAME`, `--schedule interleaved|sequential`; `--bench` (which
+/// cargo passes) is accepted.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Args {
     pub quick: bool,
@@ -27,10 +28,11 @@ pub struct Args {
     pub format: Option<Format>,
     pub out: Option<PathBuf>,
     pub save_baseline: Option<String>,
+    /// How a table's strategies share the time (default: interleaved rounds).
+    pub schedule: Option<Schedule>,
 }
 
-const USAGE: &str =
-    "usage: cargo bench --bench NAME -- [--quick] [--filter GLOB] [--format table|markdown|json|csv] [--out FILE] [--save-baseline NAME]";
+const USAGE: &str = "usage: cargo bench --bench NAME -- [--quick] [--filter GLOB] [--format table|markdown|json|csv] [--out FILE] [--save-baseline NAME] [--schedule interleaved|sequential]";
 
 impl Args {
     /// Parses flags (without the program name). Hand-parsed with lexopt: five flags do not
@@ -55,6 +57,10 @@ impl Args {
                     let name = parser.value().map_err(usage)?.string().map_err(usage)?;
                     baselines::check_name(&name)?;
                     a.save_baseline = Some(name);
+                }
+                Long("schedule") => {
+                    let v = parser.value().map_err(usage)?.string().map_err(usage)?;
+                    a.schedule = Some(v.parse().map_err(|e| Error::usage(format!("--schedule: {e}")))?);
                 }
                 Long("help") | Short('h') => return Err(Error::usage(USAGE)),
                 other => return Err(usage(other.unexpected())),
@@ -214,7 +220,10 @@ impl Study {
                  (#[global_allocator] static ALLOC: jsoncost::CountingAllocator = jsoncost::CountingAllocator::system();)"
             );
         }
-        let config = if args.quick { Config::quick() } else { Config::full() };
+        let mut config = if args.quick { Config::quick() } else { Config::full() };
+        if let Some(schedule) = args.schedule {
+            config.schedule = schedule;
+        }
         let measured = {
             let mut runner = Runner::new(config, filter, self.cancel.clone(), &mut output);
             crate::types::measure(&self.subjects, &mut runner).and_then(|()| {
@@ -286,6 +295,44 @@ impl<T: Serialize + DeserializeOwned + 'static> TypeStudy<T> {
         self
     }
 
+    /// Adds `typed/simd-json-derive` and its reuse and writer forms: `T` also derives
+    /// `simd_json_derive::{Serialize, Deserialize}` (the workspace's pinned version).
+    pub fn simd_json_derive(mut self) -> Self
+    where
+        T: for<'i> jsoncost_codecs::derived::simd_json_derive::Deserialize<'i> + jsoncost_codecs::derived::simd_json_derive::Serialize,
+    {
+        self.subject = self.subject.map(TypedSubject::simd_json_derive);
+        self
+    }
+
+    /// Adds `iterator/jiter`: `T`'s own decoder over jiter's pull parser (implement
+    /// `jsoncost_codecs::jiter_decode::FromJiter`).
+    pub fn jiter_iterator(mut self) -> Self
+    where
+        T: jsoncost_codecs::jiter_decode::FromJiter,
+    {
+        self.subject = self.subject.map(TypedSubject::jiter_iterator);
+        self
+    }
+
+    /// Adds `typed/nanoserde`: `T` also derives `nanoserde::{DeJson, SerJson}`.
+    pub fn nanoserde(mut self) -> Self
+    where
+        T: jsoncost_codecs::derived::nanoserde::DeJson + jsoncost_codecs::derived::nanoserde::SerJson,
+    {
+        self.subject = self.subject.map(TypedSubject::nanoserde);
+        self
+    }
+
+    /// Adds `typed/miniserde`: `T` also derives `miniserde::{Deserialize, Serialize}`.
+    pub fn miniserde(mut self) -> Self
+    where
+        T: jsoncost_codecs::derived::miniserde::Deserialize + jsoncost_codecs::derived::miniserde::Serialize,
+    {
+        self.subject = self.subject.map(TypedSubject::miniserde);
+        self
+    }
+
     fn done(self) -> Study {
         self.study.add(self.subject.map(|s| Box::new(s) as Box<dyn Subject>))
     }
@@ -342,6 +389,8 @@ mod tests {
             "r.json",
             "--save-baseline",
             "main",
+            "--schedule",
+            "sequential",
         ])
         .unwrap();
         assert_eq!(
@@ -352,6 +401,7 @@ mod tests {
                 format: Some(Format::Json),
                 out: Some("r.json".into()),
                 save_baseline: Some("main".into()),
+                schedule: Some(Schedule::Sequential),
             }
         );
         assert_eq!(parse(&["--bench"]).unwrap(), Args::default());
@@ -373,5 +423,9 @@ mod tests {
                 .starts_with("missing argument for option '--filter'")
         );
         assert_eq!(parse(&["--save-baseline", "../x"]).unwrap_err().exit_code(), 2);
+        assert_eq!(
+            parse(&["--schedule", "paired"]).unwrap_err().to_string(),
+            "--schedule: unknown schedule \"paired\": expected sequential or interleaved"
+        );
     }
 }

@@ -6,7 +6,7 @@
 
 use bytes::Bytes;
 use jsoncost_codecs::gate::Reference;
-use jsoncost_codecs::{Canonical, RunFailure, Strategy};
+use jsoncost_codecs::{Canonical, Contract, RunFailure, Strategy};
 use jsoncost_engine::{ExperimentKind, Fidelity, Row};
 use jsoncost_http::loadgen::{self, LoadError, LoadReport, LoadSpec};
 use jsoncost_http::server::{self, RunningServer, ServerConfig, TelemetryParse};
@@ -30,6 +30,9 @@ pub struct HttpOptions {
     pub connections: u64,
     /// Also run the study's own load, -n 500 -c 100, as separate tables.
     pub study_load: bool,
+    /// Also one request at a time (`ab -n 1000 -c 1`): the latency of one request, without
+    /// queueing, next to throughput under load.
+    pub one_at_a_time: bool,
     /// Open model instead: requests per second and for how long.
     pub rate: Option<f64>,
     pub duration: Option<Duration>,
@@ -81,6 +84,9 @@ fn cancel_token(cancel: &Cancel) -> (CancellationToken, std::thread::JoinHandle<
     (token, watcher, done)
 }
 
+/// Requests of the one-at-a-time table: enough for a p99 from 10 samples above it.
+const ONE_AT_A_TIME: u64 = 1000;
+
 struct Load {
     label: String,
     requests: u64,
@@ -109,6 +115,14 @@ impl HttpOptions {
                 label: "n500-c100".into(),
                 requests: 500,
                 connections: 100,
+                open: None,
+            });
+        }
+        if self.one_at_a_time && (self.requests, self.connections) != (ONE_AT_A_TIME, 1) {
+            v.push(Load {
+                label: format!("n{ONE_AT_A_TIME}-c1"),
+                requests: ONE_AT_A_TIME,
+                connections: 1,
                 open: None,
             });
         }
@@ -194,6 +208,7 @@ fn refused_only(report: &LoadReport) -> bool {
 /// serves the same document, the POST parses answer the same summary), and it measures itself.
 struct LoadRun<'s> {
     name: String,
+    contract: Contract,
     server: Option<&'s RunningServer>,
     spec: LoadSpec,
     agreement: Result<(), RunFailure>,
@@ -203,6 +218,9 @@ struct LoadRun<'s> {
 impl Strategy for LoadRun<'_> {
     fn name(&self) -> &str {
         &self.name
+    }
+    fn contract(&self) -> Contract {
+        self.contract
     }
     fn check(&mut self) -> Result<Canonical, RunFailure> {
         Err(RunFailure::row("a load run is checked before its table (verify)"))
@@ -215,6 +233,14 @@ impl Strategy for LoadRun<'_> {
     }
     fn measure(&mut self) -> Option<Result<Row, RunFailure>> {
         Some(measure_one(self.server, &self.name, &self.spec, &self.cancel))
+    }
+}
+
+/// What a GET mode hands the client: bytes written from the parsed item, or the stored bytes.
+fn mode_contract(mode: Mode) -> Contract {
+    match mode {
+        Mode::TypedSerdeJson | Mode::TypedSonicRs => Contract::BytesFromTyped,
+        Mode::Passthrough => Contract::Passthrough,
     }
 }
 
@@ -261,7 +287,7 @@ pub fn run(options: &HttpOptions, runner: &mut Runner<'_>) -> Result<(), Error> 
     let loads = options.loads();
     runner
         .sink()
-        .planned((loads.len() * 2 * modes) as u64 + if options.post_requests > 0 { 2 } else { 0 });
+        .planned((loads.len() * 2 * modes) as u64 + if options.post_requests > 0 { 4 } else { 0 });
 
     let result = (|| -> Result<(), Error> {
         for (route_name, route) in [("item", Route::Item(1)), ("list", Route::List(48))] {
@@ -284,6 +310,7 @@ pub fn run(options: &HttpOptions, runner: &mut Runner<'_>) -> Result<(), Error> 
                     .iter()
                     .map(|mode| LoadRun {
                         name: mode.as_str().to_string(),
+                        contract: mode_contract(*mode),
                         server: Some(&srv),
                         spec: options.spec(srv.url(&route.path(*mode)), load),
                         agreement: agreement.clone(),
@@ -315,27 +342,18 @@ pub fn run(options: &HttpOptions, runner: &mut Runner<'_>) -> Result<(), Error> 
 /// second server, since the parse is a server setting).
 fn post_table(options: &HttpOptions, srv: &RunningServer, runner: &mut Runner<'_>) -> Result<(), Error> {
     let readings = if options.quick {
-        options.post_readings.min(10_000)
+        options.post_readings.min(QUICK_POST_READINGS)
     } else {
         options.post_readings
     };
     let requests = if options.quick {
-        options.post_requests.min(20)
+        options.post_requests.min(QUICK_POST_REQUESTS)
     } else {
         options.post_requests
     };
     let mut body = Vec::new();
     write_telemetry(&mut body, readings, DEFAULT_SEED).expect("writing to memory");
     let body = Bytes::from(body);
-    let table = format!("telemetry/post-{readings}-readings");
-    let load = Load {
-        label: String::new(),
-        requests,
-        connections: 4,
-        open: None,
-    };
-    let mut params = params(jsoncost_http::mode::TELEMETRY_PATH, &load);
-    params.insert("body_bytes".into(), json!(body.len()));
     let buffered = server::start(ServerConfig {
         telemetry: TelemetryParse::Buffered,
         ..ServerConfig::default()
@@ -347,26 +365,51 @@ fn post_table(options: &HttpOptions, srv: &RunningServer, runner: &mut Runner<'_
         .iter()
         .map(|(_, server)| post_once(server, &body, options.timeout))
         .collect();
-    let runs = servers
-        .iter()
-        .zip(&answers)
-        .map(|((name, server), answer)| LoadRun {
-            name: name.to_string(),
-            server: Some(*server),
-            spec: LoadSpec::closed(server.url(jsoncost_http::mode::TELEMETRY_PATH), requests, 4).post(body.clone(), "application/json"),
-            agreement: match (answer, &answers[0]) {
-                (Err(e), _) => Err(RunFailure::row(e.clone())),
-                (Ok(_), Err(_)) => Err(RunFailure::row("the baseline failed, nothing to compare with")),
-                (Ok(a), Ok(base)) if a != base => Err(RunFailure::row(format!("answered {a}, the baseline {base}"))),
-                (Ok(_), Ok(_)) => Ok(()),
-            },
-            cancel: runner.cancel().clone(),
-        })
-        .collect();
-    let result = run_table(runner, table, params, runs);
+    // One upload at a time (the server's peak heap is one request's) and four at once.
+    let result = (|| {
+        for uploads in [1usize, 4] {
+            if runner.is_cancelled() {
+                return Err(Error::Interrupted);
+            }
+            let load = Load {
+                label: String::new(),
+                requests,
+                connections: uploads,
+                open: None,
+            };
+            let mut params = params(jsoncost_http::mode::TELEMETRY_PATH, &load);
+            params.insert("body_bytes".into(), json!(body.len()));
+            params.insert("readings".into(), json!(readings));
+            let runs = servers
+                .iter()
+                .zip(&answers)
+                .map(|((name, server), answer)| LoadRun {
+                    name: name.to_string(),
+                    // Both answer the same summary of the readings.
+                    contract: Contract::Aggregate,
+                    server: Some(*server),
+                    spec: LoadSpec::closed(server.url(jsoncost_http::mode::TELEMETRY_PATH), requests, uploads)
+                        .post(body.clone(), "application/json"),
+                    agreement: match (answer, &answers[0]) {
+                        (Err(e), _) => Err(RunFailure::row(e.clone())),
+                        (Ok(_), Err(_)) => Err(RunFailure::row("the baseline failed, nothing to compare with")),
+                        (Ok(a), Ok(base)) if a != base => Err(RunFailure::row(format!("answered {a}, the baseline {base}"))),
+                        (Ok(_), Ok(_)) => Ok(()),
+                    },
+                    cancel: runner.cancel().clone(),
+                })
+                .collect();
+            run_table(runner, format!("telemetry/post-{readings}-readings-c{uploads}"), params, runs)?;
+        }
+        Ok(())
+    })();
     let _ = buffered.shutdown();
     result
 }
+
+/// `--quick`'s POST body and uploads per mode: 100,000 readings (7.2 MB).
+const QUICK_POST_READINGS: u64 = 100_000;
+const QUICK_POST_REQUESTS: u64 = 4;
 
 /// One POST of `body` to /telemetry: the JSON summary it answers, or why it did not.
 fn post_once(server: &RunningServer, body: &Bytes, timeout: Duration) -> Result<serde_json::Value, String> {
@@ -396,6 +439,7 @@ fn run_target(options: &HttpOptions, target: &str, runner: &mut Runner<'_>) -> R
         params.insert("url".into(), json!(target));
         let run = LoadRun {
             name: "target".into(),
+            contract: Contract::Opaque,
             server: None,
             spec: options.spec(target.to_string(), &load),
             agreement: Ok(()),

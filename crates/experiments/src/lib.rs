@@ -60,7 +60,7 @@
 //! ```
 //!
 //! Then `cargo bench --bench json` (flags after `--`: `--quick`, `--filter GLOB`,
-//! `--format table|markdown|json|csv`, `--out FILE`, `--save-baseline NAME`).
+//! `--format table|markdown|json|csv`, `--out FILE`, `--save-baseline NAME`, `--schedule interleaved|sequential`).
 
 mod cancel;
 mod error;

@@ -38,6 +38,8 @@ pub fn builtin(shape: ShapeName, seed: u64) -> Result<Box<dyn Subject>, Error> {
         ShapeName::Data => Box::new(
             TypedSubject::<Data>::new(name, bytes(serde_json::to_vec(&g.data(12345))))?
                 .borrowed()
+                .jiter_iterator()
+                .plain_copy::<jsoncost_shapes::derived::Data>()?
                 .lazy(&["/Id", "/Name"])?,
         ),
         ShapeName::Order | ShapeName::OrderLarge => {
@@ -49,17 +51,21 @@ pub fn builtin(shape: ShapeName, seed: u64) -> Result<Box<dyn Subject>, Error> {
             Box::new(
                 TypedSubject::<Order>::new(name, bytes(serde_json::to_vec(&g.order(1, lines))))?
                     .borrowed()
+                    .jiter_iterator()
+                    .plain_copy::<jsoncost_shapes::derived::Order>()?
                     .lazy(&["/id", "/status", "/total"])?,
             )
         }
         ShapeName::Item => Box::new(
             TypedSubject::<Item>::new(name, bytes(serde_json::to_vec(&g.item(1))))?
                 .borrowed()
+                .jiter_iterator()
                 .lazy(&["/id", "/name", "/price"])?,
         ),
         ShapeName::Items48 => Box::new(
             TypedSubject::<Items48>::new(name, bytes(serde_json::to_vec(&g.items48(1))))?
                 .borrowed()
+                .jiter_iterator()
                 .lazy(&["/0/id", "/0/price", "/47/id"])?,
         ),
         ShapeName::Telemetry => return Err(Error::usage("telemetry is the stream experiment's shape, not a micro one")),

@@ -25,6 +25,7 @@ pub fn new_results(quick: bool) -> Results {
         machine: machine::current(),
         started_at: machine::now_rfc3339(),
         quick,
+        rates: Default::default(),
         interrupted: false,
         experiments: Vec::new(),
     }

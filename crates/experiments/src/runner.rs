@@ -3,7 +3,9 @@
 
 use jsoncost_codecs::gate::Reference;
 use jsoncost_codecs::{BoxedStrategy, RunFailure, Strategy};
-use jsoncost_engine::{Config, Experiment, ExperimentKind, Fidelity, Row, Stage, try_measure_staged};
+use jsoncost_engine::{
+    Config, Experiment, ExperimentKind, Fidelity, Lineup, Row, Schedule, Stage, measure_interleaved, try_measure_staged,
+};
 use serde_json::{Map, Value};
 
 use crate::{Cancel, Error, Filter, Sink, summary};
@@ -211,47 +213,57 @@ impl<'s> Runner<'s> {
                 }
             },
         };
-        for (i, s) in strategies.iter_mut().enumerate() {
-            if self.cancel.is_cancelled() {
-                stop = Some(Stop::Cancelled);
-                break;
-            }
-            if !self.filter.matches(s.name()) {
-                continue;
-            }
-            self.sink.strategy_started(&name, s.name());
-            let verdict = match baseline.take() {
-                Some(fidelity) if i == 0 => Ok(fidelity),
-                _ => s.verify(reference.as_ref()),
-            };
-            let mut row = match verdict.and_then(|fidelity| time(&self.config, s.as_mut(), fidelity)) {
-                Ok(row) => row,
-                Err(f) => {
-                    if f.fatal {
-                        stop = Some(Stop::Fatal(format!("{}: {}", s.name(), f.message)));
-                    }
-                    only_bad_input &= f.bad_input;
-                    match f.row {
-                        Some(row) => *row,
-                        None => Row::failed(s.name(), f.message),
-                    }
+        // Load runs measure themselves, one after another (a round of one is a whole run).
+        let interleave = self.config.schedule == Schedule::Interleaved && kind != ExperimentKind::Http;
+        if interleave {
+            exp.schedule = Schedule::Interleaved;
+            let (why, bad_input) = self.interleaved(&name, &mut strategies, baseline.take(), reference.as_ref(), &mut exp.rows);
+            stop = why;
+            only_bad_input = bad_input;
+        } else {
+            for (i, s) in strategies.iter_mut().enumerate() {
+                if self.cancel.is_cancelled() {
+                    stop = Some(Stop::Cancelled);
+                    break;
                 }
-            };
-            row.baseline = i == 0;
-            self.sink.strategy_done(&name, &row);
-            exp.rows.push(row);
-            if stop.is_some() {
-                break;
+                if !self.filter.matches(s.name()) {
+                    continue;
+                }
+                self.sink.strategy_started(&name, s.name());
+                let verdict = match baseline.take() {
+                    Some(fidelity) if i == 0 => Ok(fidelity),
+                    _ => s.verify(reference.as_ref()),
+                };
+                let mut row = match verdict.and_then(|fidelity| time(&self.config, s.as_mut(), fidelity)) {
+                    Ok(row) => row,
+                    Err(f) => {
+                        if f.fatal {
+                            stop = Some(Stop::Fatal(format!("{}: {}", s.name(), f.message)));
+                        }
+                        only_bad_input &= f.bad_input;
+                        failed_row(s.name(), f)
+                    }
+                };
+                row.baseline = i == 0;
+                self.sink.strategy_done(&name, &row);
+                exp.rows.push(row);
+                if stop.is_some() {
+                    break;
+                }
             }
         }
         let ran = Ran {
             rows: exp.rows.len(),
             failed: exp.rows.iter().filter(|r| !r.is_ok()).count(),
         };
+        // What each row's strategy delivers, recorded in one place for both schedules.
+        for row in exp.rows.iter_mut() {
+            row.contract = strategies.iter().find(|s| s.name() == row.method).map(|s| s.contract());
+        }
         // A table the filter left empty measured nothing: it is not shown.
         if !exp.rows.is_empty() {
             exp.finish();
-            exp.summary = summary::of(&exp);
+            summary::finish(&mut exp);
             let means = if only_bad_input { AllFailed::BadInput } else { if_all_failed };
             let all_failed = ran.all_failed().then(|| means.error(&exp));
             self.sink.table_done(exp);
@@ -260,6 +272,180 @@ impl<'s> Runner<'s> {
             }
         }
         stop.map_or(Ok(ran), Err)
+    }
+
+    /// The interleaved schedule: every strategy through the gate first (untimed), then the ones
+    /// that passed measured together in rounds (`engine::measure_interleaved`); rows are pushed
+    /// in table order. A fatal failure stops the rounds: the rows keep the complete rounds
+    /// before it. Cancellation ends the rounds after the current one (the Allocation passes
+    /// still run, as a cancelled sequential strategy finishes its own). Returns why it stopped
+    /// early, and whether every failure said the input is wrong.
+    fn interleaved(
+        &mut self,
+        table: &str,
+        strategies: &mut [BoxedStrategy<'_>],
+        mut baseline: Option<Fidelity>,
+        reference: Option<&Reference>,
+        rows: &mut Vec<Row>,
+    ) -> (Option<Stop>, bool) {
+        let mut stop = None;
+        let mut only_bad_input = true;
+        // (index in the table, fidelity) of the strategies that passed the gate.
+        let mut passed: Vec<(usize, Fidelity)> = Vec::new();
+        // Rows in table order: None for a strategy still to be measured.
+        let mut slots: Vec<(usize, Option<Row>)> = Vec::new();
+        for (i, s) in strategies.iter_mut().enumerate() {
+            if self.cancel.is_cancelled() {
+                stop = Some(Stop::Cancelled);
+                break;
+            }
+            if !self.filter.matches(s.name()) {
+                continue;
+            }
+            self.sink.strategy_started(table, s.name());
+            let verdict = match baseline.take() {
+                Some(fidelity) if i == 0 => Ok(fidelity),
+                _ => s.verify(reference),
+            };
+            match verdict {
+                Ok(fidelity) => {
+                    passed.push((i, fidelity));
+                    slots.push((i, None));
+                }
+                Err(f) => {
+                    only_bad_input &= f.bad_input;
+                    let fatal = f.fatal.then(|| Stop::Fatal(format!("{}: {}", s.name(), f.message)));
+                    let row = failed_row(s.name(), f);
+                    self.sink.strategy_done(table, &row);
+                    slots.push((i, Some(row)));
+                    if fatal.is_some() {
+                        stop = fatal;
+                        break;
+                    }
+                }
+            }
+        }
+        let mut measured: Vec<Option<Row>> = vec![None; strategies.len()];
+        if stop.is_none() && !passed.is_empty() {
+            self.sink
+                .status(&format!("{table}: {} strategies in interleaved rounds", passed.len()));
+            let mut lineup = Together {
+                members: passed.iter().map(|&(i, _)| i).collect(),
+                strategies: &mut *strategies,
+                counting: vec![false; passed.len()],
+                first_failure: vec![None; passed.len()],
+                cancel: &self.cancel,
+            };
+            let result = measure_interleaved(&self.config, &mut lineup);
+            let Together {
+                members, first_failure, ..
+            } = lineup;
+            let mut stopped = result.stopped.map(|(k, f)| {
+                let name = strategies[members[k]].name().to_string();
+                stop = Some(Stop::Fatal(format!("{name}: {}", f.message)));
+                (k, f)
+            });
+            let mut first_failure = first_failure;
+            for (k, m) in result.measurements.into_iter().enumerate() {
+                let s = &strategies[members[k]];
+                let message = stopped.as_ref().map(|(_, f)| f.message.clone());
+                let row = match (stopped.take_if(|(who, _)| *who == k), first_failure[k].take(), m) {
+                    (Some((_, f)), _, _) | (None, Some(f), _) => {
+                        only_bad_input &= f.bad_input;
+                        failed_row(s.name(), f)
+                    }
+                    (None, None, Some(m)) => {
+                        let mut row = Row::new(s.name());
+                        m.fill(&mut row, s.payload_bytes());
+                        row.fidelity = Some(passed[k].1.clone());
+                        row
+                    }
+                    (None, None, None) => match &message {
+                        Some(message) => Row::failed(s.name(), format!("not measured: the rounds stopped at a failure ({message})")),
+                        None => Row::failed(s.name(), "not measured: the rounds stopped before two were complete"),
+                    },
+                };
+                measured[members[k]] = Some(row);
+            }
+            if stop.is_none() && self.cancel.is_cancelled() {
+                stop = Some(Stop::Cancelled);
+            }
+        }
+        for (i, slot) in slots {
+            let mut row = match slot {
+                Some(row) => row,
+                None => match measured[i].take() {
+                    Some(row) => {
+                        self.sink.strategy_done(table, &row);
+                        row
+                    }
+                    // Passed the gate, but the cancel flag came before the rounds began: not
+                    // measured, so not shown (as a sequential table leaves out what it did
+                    // not start).
+                    None if stop == Some(Stop::Cancelled) => continue,
+                    // Passed the gate, but a fatal failure in a later gate stopped the table.
+                    None => {
+                        let row = Row::failed(strategies[i].name(), "not measured: the table stopped at a failure");
+                        self.sink.strategy_done(table, &row);
+                        row
+                    }
+                },
+            };
+            row.baseline = i == 0;
+            rows.push(row);
+        }
+        (stop, only_bad_input)
+    }
+}
+
+/// The row a failure leaves: the one it measured (a load run's error counts), else its message.
+fn failed_row(method: &str, f: RunFailure) -> Row {
+    match f.row {
+        Some(row) => *row,
+        None => Row::failed(method, f.message),
+    }
+}
+
+/// The strategies that passed the gate, as the engine's [`Lineup`]: one-operation failures are
+/// kept to fail the row (the rounds go on, as sequential timing does); fatal ones stop them.
+struct Together<'t, 'a> {
+    /// Index in `strategies` of each member.
+    members: Vec<usize>,
+    strategies: &'t mut [BoxedStrategy<'a>],
+    counting: Vec<bool>,
+    first_failure: Vec<Option<RunFailure>>,
+    cancel: &'t Cancel,
+}
+
+impl Lineup for Together<'_, '_> {
+    type Error = RunFailure;
+
+    fn len(&self) -> usize {
+        self.members.len()
+    }
+
+    fn begin_round(&mut self, k: usize, round: u64) {
+        self.strategies[self.members[k]].begin_round(round);
+    }
+
+    fn should_stop(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+
+    fn op(&mut self, k: usize, stage: Stage) -> Result<(), RunFailure> {
+        let s = &mut self.strategies[self.members[k]];
+        if stage == Stage::Allocation && !self.counting[k] {
+            self.counting[k] = true;
+            s.begin_allocation_pass();
+        }
+        match s.run() {
+            Err(f) if f.fatal => Err(f),
+            Err(f) => {
+                self.first_failure[k].get_or_insert(f);
+                Ok(())
+            }
+            Ok(()) => Ok(()),
+        }
     }
 }
 
@@ -322,6 +508,8 @@ mod tests {
         begins: u32,
         /// The cursor each run saw, with `None` marking `begin_allocation_pass`.
         cursors: Vec<Option<u32>>,
+        /// The rounds `begin_round` announced.
+        rounds: Vec<u64>,
     }
 
     struct Mock {
@@ -333,6 +521,8 @@ mod tests {
         calls: Rc<RefCell<Calls>>,
         /// Set when this strategy's first run happens (a Ctrl-C during it).
         cancel_on_run: Option<Arc<AtomicBool>>,
+        /// Set when this strategy is checked (a Ctrl-C during the gate).
+        cancel_on_check: Option<Arc<AtomicBool>>,
     }
 
     impl Mock {
@@ -345,6 +535,7 @@ mod tests {
                 cursor: 0,
                 calls: calls.clone(),
                 cancel_on_run: None,
+                cancel_on_check: None,
             };
             (m, calls)
         }
@@ -354,8 +545,14 @@ mod tests {
         fn name(&self) -> &str {
             self.name
         }
+        fn contract(&self) -> jsoncost_codecs::Contract {
+            jsoncost_codecs::Contract::TypedValue
+        }
         fn check(&mut self) -> Result<Canonical, RunFailure> {
             self.calls.borrow_mut().checks += 1;
+            if let Some(flag) = &self.cancel_on_check {
+                flag.store(true, Ordering::SeqCst);
+            }
             self.output.clone()
         }
         fn run(&mut self) -> Result<(), RunFailure> {
@@ -370,6 +567,9 @@ mod tests {
                 Some((n, f)) if c.runs == *n => Err(f.clone()),
                 _ => Ok(()),
             }
+        }
+        fn begin_round(&mut self, round: u64) {
+            self.calls.borrow_mut().rounds.push(round);
         }
         fn begin_allocation_pass(&mut self) {
             self.cursor = 0;
@@ -398,9 +598,20 @@ mod tests {
     }
 
     fn run(strategies: Vec<Mock>, filter: Filter, cancel: Cancel) -> (Result<Ran, Stop>, Recorder) {
+        run_with(config(), strategies, filter, cancel)
+    }
+
+    fn run_with(config: Config, strategies: Vec<Mock>, filter: Filter, cancel: Cancel) -> (Result<Ran, Stop>, Recorder) {
         let mut rec = Recorder::default();
-        let r = Runner::new(config(), filter, cancel, &mut rec).run(table(strategies));
+        let r = Runner::new(config, filter, cancel, &mut rec).run(table(strategies));
         (r, rec)
+    }
+
+    fn interleaved() -> Config {
+        Config {
+            schedule: Schedule::Interleaved,
+            ..config()
+        }
     }
 
     fn row<'e>(e: &'e Experiment, method: &str) -> &'e Row {
@@ -425,6 +636,8 @@ mod tests {
         assert_eq!((wrong_calls.borrow().checks, wrong_calls.borrow().runs), (1, 0));
         assert!(right_calls.borrow().runs > 0);
         assert_eq!(row(e, "right").status, Status::Ok);
+        // Every row, failed or timed, records what its strategy delivers.
+        assert!(e.rows.iter().all(|r| r.contract == Some(jsoncost_codecs::Contract::TypedValue)));
     }
 
     #[test]
@@ -594,5 +807,102 @@ mod tests {
             rec.events,
             [started("a"), done("a"), started("b"), done("b"), Event::Table("t/op".into())]
         );
+    }
+
+    #[test]
+    fn interleaved_every_strategy_that_passed_runs_the_same_rounds_and_rows_pair_up() {
+        let (base, base_calls) = Mock::new("base", 1);
+        let (wrong, wrong_calls) = Mock::new("wrong", 2);
+        let (other, other_calls) = Mock::new("other", 1);
+        let (r, rec) = run_with(interleaved(), vec![base, wrong, other], Filter::default(), Cancel::never());
+        assert_eq!(r, Ok(Ran { rows: 3, failed: 1 }));
+        let e = &rec.tables[0];
+        assert_eq!(e.schedule, Schedule::Interleaved);
+        // The gate came first and the one that disagrees was never timed.
+        assert_eq!((wrong_calls.borrow().runs, wrong_calls.borrow().rounds.len()), (0, 0));
+        let (b, o) = (base_calls.borrow(), other_calls.borrow());
+        assert!(b.rounds.len() >= 3);
+        assert_eq!(b.rounds, o.rounds);
+        assert_eq!(b.rounds, (0..b.rounds.len() as u64).collect::<Vec<_>>());
+        let (rb, ro) = (row(e, "base"), row(e, "other"));
+        assert_eq!(rb.rounds_ns.len(), b.rounds.len());
+        assert_eq!(ro.rounds_ns.len(), b.rounds.len());
+        // Paired: the ratio has its interval, and rows keep the fidelity the gate found.
+        assert!(ro.ratio_interval.is_some());
+        assert!(ro.fidelity.is_some());
+        assert_eq!(
+            e.rows.iter().filter(|r| r.baseline).map(|r| r.method.as_str()).collect::<Vec<_>>(),
+            ["base"]
+        );
+        // Each had its own Allocation pass, restarting its sequence.
+        assert_eq!((b.begins, o.begins), (1, 1));
+        // Started in the gate's order, done after the rounds, then the table.
+        let started = |m: &str| Event::Started {
+            table: "t/op".into(),
+            method: m.into(),
+        };
+        let done = |m: &str| Event::Done {
+            table: "t/op".into(),
+            method: m.into(),
+        };
+        let events: Vec<&Event> = rec.events.iter().filter(|e| !matches!(e, Event::Status(_))).collect();
+        assert_eq!(
+            events,
+            [
+                &started("base"),
+                &started("wrong"),
+                &done("wrong"),
+                &started("other"),
+                &done("base"),
+                &done("other"),
+                &Event::Table("t/op".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn interleaved_a_fatal_failure_stops_the_rounds_and_fails_only_its_row() {
+        let (base, _) = Mock::new("base", 1);
+        let (mut dying, _) = Mock::new("dying", 1);
+        // Warmup is its first run, so the fourth is round 3's: two rounds completed before it.
+        dying.fail_on_run = Some((4, RunFailure::fatal("lost the connection")));
+        let (r, rec) = run_with(interleaved(), vec![base, dying], Filter::default(), Cancel::never());
+        assert_eq!(r, Err(Stop::Fatal("dying: lost the connection".into())));
+        let e = &rec.tables[0];
+        assert_eq!(row(e, "dying").error_message.as_deref(), Some("lost the connection"));
+        let b = row(e, "base");
+        assert_eq!(b.status, Status::Ok);
+        assert_eq!(b.rounds_ns.len(), 2);
+        assert_eq!(b.allocated_bytes, None);
+    }
+
+    #[test]
+    fn interleaved_cancellation_in_the_gate_shows_only_what_was_measured() {
+        let flag = Arc::new(AtomicBool::new(false));
+        let (base, base_calls) = Mock::new("base", 1);
+        let (mut second, second_calls) = Mock::new("second", 1);
+        let (third, third_calls) = Mock::new("third", 1);
+        // Ctrl-C while the second is checked: the two that passed the gate are not measured,
+        // and a table of nothing measured is not shown; the third is not even checked.
+        second.cancel_on_check = Some(flag.clone());
+        let (r, rec) = run_with(interleaved(), vec![base, second, third], Filter::default(), Cancel::flag(flag));
+        assert_eq!(r, Err(Stop::Cancelled));
+        assert!(rec.tables.is_empty());
+        assert_eq!((base_calls.borrow().runs, second_calls.borrow().runs), (0, 0));
+        assert_eq!(third_calls.borrow().checks, 0);
+    }
+
+    #[test]
+    fn interleaved_cancellation_ends_the_rounds_and_keeps_the_rows() {
+        let flag = Arc::new(AtomicBool::new(false));
+        let (base, _) = Mock::new("base", 1);
+        let (mut second, second_calls) = Mock::new("second", 1);
+        second.cancel_on_run = Some(flag.clone());
+        let (r, rec) = run_with(interleaved(), vec![base, second], Filter::default(), Cancel::flag(flag));
+        assert_eq!(r, Err(Stop::Cancelled));
+        let e = &rec.tables[0];
+        assert_eq!(row(e, "second").rounds_ns.len(), 2);
+        assert_eq!(row(e, "base").status, Status::Ok);
+        assert_eq!(second_calls.borrow().begins, 1);
     }
 }

@@ -3,10 +3,12 @@
 
 use jsoncost_codecs::gate::Reference;
 use jsoncost_codecs::typed::{pointer_tree, sonic_projection};
-use jsoncost_codecs::{BoxedStrategy, Canonical, RunFailure, Strategy};
+use jsoncost_codecs::{BoxedStrategy, Canonical, Contract, RunFailure, Strategy};
 use jsoncost_engine::ExperimentKind;
 use jsoncost_shapes::{ORDER_LARGE_LINES, ORDER_LINES, Order};
-use jsoncost_stores::{Existing, LoadOutcome, OpenOptions, OrderDocs, PgColumn, Store, StoreError, ensure_loaded, open_or_default};
+use jsoncost_stores::{
+    Existing, LoadOutcome, OpenOptions, OrderDocs, PgColumn, Store, StoreError, StoreKind, ensure_loaded, open_or_default,
+};
 use jsoncost_stream::Library;
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
@@ -112,6 +114,7 @@ type ReadOp = Box<dyn FnMut(&mut dyn Store, &Source, &str, bool) -> Result<Optio
 /// A store read strategy: one read of the next id per operation.
 struct ReadStrategy {
     name: &'static str,
+    contract: Contract,
     store: Shared,
     source: Source,
     ids: Rc<Vec<String>>,
@@ -121,6 +124,21 @@ struct ReadStrategy {
     /// Why the depth guard refused one of the documents the timed reads visit (libraries
     /// without a recursion limit only): the row fails with it, untimed.
     refused: Option<String>,
+}
+
+/// What a read strategy of this module delivers, by the names it gives them (`default` and
+/// `new-client` read the user's type through the client's own JSON support).
+fn contract_of(name: &str) -> Contract {
+    match name.split('/').next().unwrap_or(name) {
+        "default" | "typed" | "new-client" => Contract::TypedValue,
+        "borrowed" => Contract::BorrowedValue,
+        "default-dom" | "dom" => Contract::Dom,
+        "raw" => Contract::RawValidated,
+        "lazy" | "projection" => Contract::Projection,
+        "floor" => Contract::Discarded,
+        // Every name this module makes is above (a test checks it).
+        _ => Contract::Opaque,
+    }
 }
 
 /// A store error as a strategy's failure: fatal unless it concerns one document (the server
@@ -136,6 +154,10 @@ fn failure(e: StoreError) -> RunFailure {
 impl Strategy for ReadStrategy {
     fn name(&self) -> &str {
         self.name
+    }
+
+    fn contract(&self) -> Contract {
+        self.contract
     }
 
     fn check(&mut self) -> Result<Canonical, RunFailure> {
@@ -172,7 +194,16 @@ impl Strategy for ReadStrategy {
     fn begin_allocation_pass(&mut self) {
         self.cursor = 0;
     }
+
+    /// Every strategy of a round starts at the round's place in the one id sequence, so the
+    /// strategies of a round read the same documents (as many as their batch holds).
+    fn begin_round(&mut self, round: u64) {
+        self.cursor = (round as usize).wrapping_mul(ROUND_STRIDE) % self.ids.len();
+    }
 }
+
+/// How far each round moves along the id sequence (prime, so rounds start at many places).
+const ROUND_STRIDE: usize = 1_009;
 
 fn decode_err(collection: &str, id: &str, e: impl std::fmt::Display) -> StoreError {
     StoreError::Decode {
@@ -240,7 +271,8 @@ fn guard_visited(store: &mut dyn Store, source: &Source, ids: &IdSequence, libra
 
 /// The strategies' names, in [`strategies`]' order: a filter is checked against them before
 /// the store is opened and loaded.
-const METHODS: [&str; 8] = [
+/// `new-client` and `projection/server` only where the store has them.
+const METHODS: [&str; 10] = [
     "default",
     "default-dom",
     "typed/serde_json",
@@ -248,6 +280,8 @@ const METHODS: [&str; 8] = [
     "typed/simd-json",
     "borrowed/serde_json",
     "lazy/sonic-rs",
+    "projection/server",
+    "new-client",
     "floor",
 ];
 
@@ -257,6 +291,7 @@ fn strategies(store: &Shared, collection: &str, ids: &IdSequence, bytes: u64, to
     let make_refused = |name: &'static str, refused: Option<String>, op: ReadOp| -> BoxedStrategy<'static> {
         Box::new(ReadStrategy {
             name,
+            contract: contract_of(name),
             store: store.clone(),
             source: Source::Loaded(collection.to_string()),
             ids: ids.ids.clone(),
@@ -269,7 +304,9 @@ fn strategies(store: &Shared, collection: &str, ids: &IdSequence, bytes: u64, to
     let make = |name: &'static str, op: ReadOp| make_refused(name, None, op);
     let lazy_fields: Vec<String> = ["/id", "/status", "/total"].iter().map(|s| s.to_string()).collect();
     let tree = pointer_tree(&lazy_fields);
-    vec![
+    let kind = store.borrow().kind();
+    let projected = lazy_fields.clone();
+    let mut v = vec![
         make(
             "default",
             Box::new(|s, src, id, check| canonical(check, &s.read_default(src.name(), id)?)),
@@ -309,19 +346,76 @@ fn strategies(store: &Shared, collection: &str, ids: &IdSequence, bytes: u64, to
                 })
             }),
         ),
-        // Timed: the bytes are read and discarded. Checked: they must be the document.
-        make(
-            "floor",
-            typed_op(|b, check| {
-                if check {
-                    Canonical::of_json_bytes(b).map(Some)
-                } else {
-                    black_box(b.len());
-                    Ok(None)
-                }
+    ];
+    if matches!(kind, StoreKind::Postgres { .. } | StoreKind::Sqlite) {
+        // The server extracts the handler's fields (SQL JSON operators); only they come back.
+        v.push(make(
+            "projection/server",
+            Box::new(move |s, src, id, check| server_projection(s, src.name(), id, &projected, check)),
+        ));
+    }
+    if matches!(kind, StoreKind::Postgres { .. } | StoreKind::Redis) {
+        // Connect, authenticate, read and drop per operation (engine-bounded: 3 s per row).
+        v.push(make(
+            "new-client",
+            Box::new(|s, src, id, check| match s.read_with_new_client(src.name(), id) {
+                Some(order) => canonical(check, &order?),
+                None => Err(StoreError::Backend {
+                    store: s.describe(),
+                    operation: "a new client".into(),
+                    cause: "this store has no clients to make".into(),
+                }),
             }),
-        ),
-    ]
+        ));
+    }
+    // Timed: the bytes are read and discarded. Checked: they must be the document.
+    v.push(make(
+        "floor",
+        typed_op(|b, check| {
+            if check {
+                Canonical::of_json_bytes(b).map(Some)
+            } else {
+                black_box(b.len());
+                Ok(None)
+            }
+        }),
+    ));
+    v
+}
+
+/// The fields the server projected, as the checked projection (each field's JSON text parsed
+/// exactly) or, timed, the bytes received.
+fn server_projection(
+    store: &mut dyn Store,
+    collection: &str,
+    id: &str,
+    fields: &[String],
+    check: bool,
+) -> Result<Option<Canonical>, StoreError> {
+    let mut values = Vec::with_capacity(fields.len());
+    let mut bad = None;
+    let read = store.read_projection(collection, id, fields, &mut |i, text| {
+        if check {
+            match jsoncost_codecs::exact::parse(text) {
+                Ok(v) => values.push((fields[i].clone(), v)),
+                Err(e) => bad = Some(format!("field {}: {e}", fields[i])),
+            }
+        } else {
+            black_box(text);
+        }
+    });
+    match read {
+        None => Err(StoreError::Backend {
+            store: store.describe(),
+            operation: "a server projection".into(),
+            cause: "this store has no JSON operators".into(),
+        }),
+        Some(r) => r,
+    }?;
+    if let Some(e) = bad {
+        return Err(decode_err(collection, id, e));
+    }
+    Ok(check.then_some(Canonical::Projection(values)))
 }
 
 /// One decode of a document's bytes into a type, as a store read strategy: (name, decode).
@@ -370,6 +464,7 @@ fn existing_strategies(
     let make = |name: &'static str, refused: Option<String>, op: ReadOp| -> BoxedStrategy<'static> {
         Box::new(ReadStrategy {
             name,
+            contract: contract_of(name),
             store: store.clone(),
             source: Source::Existing(at.clone()),
             ids: ids.ids.clone(),
@@ -642,6 +737,25 @@ pub fn run(options: &StoreOptions, runner: &mut Runner<'_>) -> Result<(), Error>
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn every_read_strategy_declares_what_it_delivers() {
+        use jsoncost_codecs::Contract::*;
+        for (name, want) in [
+            ("default", TypedValue),
+            ("default-dom", Dom),
+            ("typed/sonic-rs", TypedValue),
+            ("borrowed/serde_json", BorrowedValue),
+            ("lazy/sonic-rs", Projection),
+            ("projection/server", Projection),
+            ("new-client", TypedValue),
+            ("dom/simd-json", Dom),
+            ("raw/serde_json", RawValidated),
+            ("floor", Discarded),
+        ] {
+            assert_eq!(super::contract_of(name), want, "{name}");
+        }
+    }
+
     use super::*;
 
     #[test]
@@ -652,6 +766,10 @@ mod tests {
         let shared: Shared = Rc::new(RefCell::new(store));
         let list = strategies(&shared, "order", &IdSequence::new(10, 1), 0, None);
         let names: Vec<&str> = list.iter().map(|s| s.name()).collect();
-        assert_eq!(names, METHODS);
+        let embedded: Vec<&str> = METHODS
+            .into_iter()
+            .filter(|m| !["new-client", "projection/server"].contains(m))
+            .collect();
+        assert_eq!(names, embedded);
     }
 }

@@ -1,11 +1,21 @@
 //! Table summaries, computed once from the rows (the Runner calls [`of`] for every table);
 //! the report words them and the advisor reads their numbers.
 
+use jsoncost_engine::paired::{self, PAIRED_CONFIDENCE};
 use jsoncost_engine::{Experiment, ExperimentKind, Row, StoreSummary, StreamLibrary, StreamSummary, Summary, TypedPath};
 
 /// The store experiment's baseline and no-JSON reference rows.
 pub const STORE_BASELINE: &str = "default";
 pub const STORE_FLOOR: &str = "floor";
+
+/// Fills what a finished table's rows derive from each other (a store row's time above the
+/// floor, paired per round) and its summary.
+pub fn finish(exp: &mut Experiment) {
+    if exp.experiment == ExperimentKind::Store {
+        exp.fill_above_floor(STORE_FLOOR);
+    }
+    exp.summary = of(exp);
+}
 
 /// The summary of a finished table, when its experiment has one.
 pub fn of(exp: &Experiment) -> Option<Summary> {
@@ -20,27 +30,38 @@ fn ok<'e>(exp: &'e Experiment, method: &str) -> Option<&'e Row> {
     exp.rows.iter().find(|r| r.method == method && r.is_ok())
 }
 
-/// JSON share of the baseline read (`default` − `floor`, never negative), and the cheapest
-/// typed path; `None` without ok `default` and `floor` rows.
+/// JSON share of the baseline read (`default` − `floor`, never negative; paired per round
+/// with its interval on an interleaved table), and the cheapest typed path; `None` without ok
+/// `default` and `floor` rows.
 pub fn store(exp: &Experiment) -> Option<StoreSummary> {
     let base = ok(exp, STORE_BASELINE)?;
     let floor = ok(exp, STORE_FLOOR)?;
     let (read_ns, floor_ns) = (base.mean_ns?, floor.mean_ns?);
-    let json_ns = (read_ns - floor_ns).max(0.0);
+    let json_interval = paired::difference(&floor.rounds_ns, &base.rounds_ns, PAIRED_CONFIDENCE);
+    let json_ns = json_interval.map_or(read_ns - floor_ns, |i| i.estimate).max(0.0);
+    // The typed paths: what delivers the baseline's contract (an owned typed value), other than
+    // the baseline; rows without a recorded contract go by their names, as before.
+    let typed = |r: &Row| match (r.contract, base.contract) {
+        (Some(c), Some(b)) => c == b && r.method != base.method,
+        _ => r.method.starts_with("typed/") || r.method.starts_with("borrowed/"),
+    };
     let cheapest = exp
         .rows
         .iter()
-        .filter(|r| r.is_ok() && r.mean_ns.is_some() && (r.method.starts_with("typed/") || r.method.starts_with("borrowed/")))
+        .filter(|r| r.is_ok() && r.mean_ns.is_some() && typed(r))
         .min_by(|a, b| a.mean_ns.unwrap_or(f64::MAX).total_cmp(&b.mean_ns.unwrap_or(f64::MAX)));
     let cheapest_typed = cheapest.map(|t| {
         let mean_ns = t.mean_ns.unwrap_or(read_ns);
-        let upper = mean_ns + t.error_ns.unwrap_or(0.0);
-        let lower = read_ns - base.error_ns.unwrap_or(0.0);
+        let beyond_noise = match paired::difference(&t.rounds_ns, &base.rounds_ns, PAIRED_CONFIDENCE) {
+            // The saving per round, baseline − typed.
+            Some(saving) => saving.low > 0.0,
+            None => mean_ns + t.error_ns.unwrap_or(0.0) < read_ns - base.error_ns.unwrap_or(0.0),
+        };
         TypedPath {
             method: t.method.clone(),
             mean_ns,
             removed_share: if json_ns > 0.0 { (read_ns - mean_ns) / json_ns } else { 0.0 },
-            beyond_noise: json_ns > 0.0 && upper < lower,
+            beyond_noise: json_ns > 0.0 && beyond_noise,
             allocated_bytes: t.allocated_bytes,
             baseline_allocated_bytes: base.allocated_bytes,
         }
@@ -51,7 +72,14 @@ pub fn store(exp: &Experiment) -> Option<StoreSummary> {
         read_ns,
         floor_ns,
         json_ns,
-        json_share: if read_ns > 0.0 { json_ns / read_ns } else { 0.0 },
+        // Paired: the difference over the read of the same rounds (the floor's and the read's
+        // means each carry their own outliers); else the means'.
+        json_share: match paired::share_above(&floor.rounds_ns, &base.rounds_ns) {
+            Some(share) if json_interval.is_some() => share.max(0.0),
+            _ if read_ns > 0.0 => json_ns / read_ns,
+            _ => 0.0,
+        },
+        json_interval,
         cheapest_typed,
     })
 }
@@ -117,6 +145,75 @@ mod tests {
         let mut e = table(11_000.0, 200.0);
         e.rows.retain(|r| r.method != "floor");
         assert_eq!(of(&e), None);
+    }
+
+    /// An interleaved table: per-round samples, the floor's rounds drifting with the read's.
+    fn paired_table(read: &[f64], floor: &[f64], typed: &[f64]) -> Experiment {
+        let mut e = table(11_000.0, 200.0);
+        e.rows.retain(|r| r.method != "lazy/sonic-rs");
+        for (r, rounds) in e.rows.iter_mut().zip([read, typed, floor]) {
+            r.rounds_ns = rounds.to_vec();
+            r.mean_ns = Some(rounds.iter().sum::<f64>() / rounds.len() as f64);
+        }
+        e
+    }
+
+    #[test]
+    fn the_json_share_comes_from_per_round_differences_with_their_interval() {
+        // The machine drifts from 1,000 to 1,300 ns of floor; the read stays 100..104 ns above.
+        let floor = [1_000.0, 1_100.0, 1_200.0, 1_300.0];
+        let read = [1_100.0, 1_202.0, 1_304.0, 1_402.0];
+        let typed = [1_050.0, 1_151.0, 1_252.0, 1_351.0];
+        let mut e = paired_table(&read, &floor, &typed);
+        finish(&mut e);
+        let s = e.summary.as_ref().and_then(Summary::store).unwrap().clone();
+        // Differences 100, 102, 104, 102: mean 102.
+        let i = s.json_interval.unwrap();
+        assert_eq!((i.estimate, i.n), (102.0, 4));
+        assert!(i.low > 0.0 && !s.within_noise());
+        assert_eq!(s.json_ns, 102.0);
+        assert_eq!(s.json_share, 408.0 / 5_008.0);
+        // Savings per round 50, 51, 52, 51: beyond the noise, though the means' intervals overlap.
+        assert!(s.cheapest_typed.unwrap().beyond_noise);
+        // Every row carries its own paired time above the floor.
+        let typed_row = e.rows.iter().find(|r| r.method == "typed/sonic-rs").unwrap();
+        assert_eq!(typed_row.above_floor_ns.unwrap().estimate, 51.0);
+    }
+
+    #[test]
+    fn a_paired_difference_reaching_zero_is_within_noise_never_negative() {
+        let floor = [1_000.0, 1_100.0, 1_200.0, 1_300.0];
+        let read = [1_010.0, 1_090.0, 1_215.0, 1_290.0];
+        let s = store(&paired_table(&read, &floor, &read)).unwrap();
+        let i = s.json_interval.unwrap();
+        assert!(i.low < 0.0 && i.high > 0.0);
+        assert!(s.within_noise());
+        assert_eq!(s.json_ns, 1.25);
+        assert_eq!(s.share_interval().unwrap().0, 0.0);
+        // Floor measured above the read: no JSON work, no negative share.
+        let s = store(&paired_table(&floor, &read, &read)).unwrap();
+        assert_eq!((s.json_ns, s.json_share), (0.0, 0.0));
+        assert!(s.within_noise());
+    }
+
+    #[test]
+    fn with_contracts_the_typed_path_delivers_what_the_baseline_does() {
+        use jsoncost_engine::Contract;
+        let mut e = table(11_000.0, 200.0);
+        e.rows.push(row("borrowed/serde_json", 9_000.0, 100.0, 4_000.0));
+        for (r, c) in e.rows.iter_mut().zip([
+            Contract::TypedValue,
+            Contract::TypedValue,
+            Contract::Projection,
+            Contract::Discarded,
+            Contract::BorrowedValue,
+        ]) {
+            r.contract = Some(c);
+        }
+        assert_eq!(store(&e).unwrap().cheapest_typed.unwrap().method, "typed/sonic-rs");
+        // Without contracts (an older file) borrowed/* counted as a typed path.
+        e.rows.iter_mut().for_each(|r| r.contract = None);
+        assert_eq!(store(&e).unwrap().cheapest_typed.unwrap().method, "borrowed/serde_json");
     }
 
     #[test]

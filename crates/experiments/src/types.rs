@@ -2,6 +2,7 @@
 //! and the optional parts of its deserialize table. The built-in shapes and a user's own types
 //! are registered the same way and measured by the same code.
 
+use jsoncost_codecs::derived::{self, miniserde, nanoserde, simd_json_derive};
 use jsoncost_codecs::gate::Reference;
 use jsoncost_codecs::{BoxedStrategy, Direction, TypeOptions, ZeroCopy, typed};
 use jsoncost_engine::ExperimentKind;
@@ -89,6 +90,10 @@ pub struct TypedSubject<T> {
     input: Vec<u8>,
     value: T,
     options: TypeOptions,
+    /// The serialize strategies of libraries whose own derive `T` has.
+    derived_serialize: Vec<for<'v> fn(&'v T) -> Vec<BoxedStrategy<'v>>>,
+    /// `T`'s value as a plain copy deriving the other libraries' traits (the built-in shapes).
+    plain: Option<Box<dyn derived::PlainValue>>,
 }
 
 impl<T: Serialize + DeserializeOwned> TypedSubject<T> {
@@ -106,7 +111,74 @@ impl<T: Serialize + DeserializeOwned> TypedSubject<T> {
             input,
             value,
             options: TypeOptions::default(),
+            derived_serialize: Vec::new(),
+            plain: None,
         })
+    }
+
+    /// Adds simd-json-derive's, nanoserde's and miniserde's strategies through `P`, a plain
+    /// copy of `T` that derives their traits (`jsoncost_shapes::derived`): its deserializers
+    /// read the sample into a `P`, its serializers write `T`'s value converted to a `P` once.
+    /// Bad input (exit 2) when the value does not fit `P`.
+    pub fn plain_copy<P>(mut self) -> Result<Self, Error>
+    where
+        P: for<'i> simd_json_derive::Deserialize<'i>
+            + simd_json_derive::Serialize
+            + nanoserde::DeJson
+            + nanoserde::SerJson
+            + miniserde::Deserialize
+            + miniserde::Serialize
+            + Serialize
+            + DeserializeOwned
+            + 'static,
+    {
+        let plain: P = serde_json::to_vec(&self.value)
+            .and_then(|b| serde_json::from_slice(&b))
+            .map_err(|e| Error::usage(format!("{}: the value is not a {}: {e}", self.name, std::any::type_name::<P>())))?;
+        self.options.derived.extend(derived::all_deserialize::<P>());
+        self.plain = Some(Box::new(derived::Plain(plain)));
+        Ok(self)
+    }
+
+    /// Adds simd-json-derive's strategies: `T` also derives `simd_json_derive::Serialize` and
+    /// `Deserialize` (simd-json's fastest typed path).
+    pub fn simd_json_derive(mut self) -> Self
+    where
+        T: for<'i> simd_json_derive::Deserialize<'i> + simd_json_derive::Serialize,
+    {
+        self.options.derived.push(derived::simd_json_derive_deserialize::<T>);
+        self.derived_serialize.push(derived::simd_json_derive_serialize::<T>);
+        self
+    }
+
+    /// Adds `iterator/jiter`: `T`'s hand decoder over jiter's pull parser
+    /// ([`jsoncost_codecs::jiter_decode::FromJiter`]; the built-in shapes have one).
+    pub fn jiter_iterator(mut self) -> Self
+    where
+        T: jsoncost_codecs::jiter_decode::FromJiter,
+    {
+        self.options.derived.push(jsoncost_codecs::jiter_decode::strategies::<T>);
+        self
+    }
+
+    /// Adds nanoserde's strategies: `T` also derives `nanoserde::DeJson` and `SerJson`.
+    pub fn nanoserde(mut self) -> Self
+    where
+        T: nanoserde::DeJson + nanoserde::SerJson,
+    {
+        self.options.derived.push(derived::nanoserde_deserialize::<T>);
+        self.derived_serialize.push(derived::nanoserde_serialize::<T>);
+        self
+    }
+
+    /// Adds miniserde's strategies: `T` also derives `miniserde::Deserialize` and `Serialize`.
+    pub fn miniserde(mut self) -> Self
+    where
+        T: miniserde::Deserialize + miniserde::Serialize,
+    {
+        self.options.derived.push(derived::miniserde_deserialize::<T>);
+        self.derived_serialize.push(derived::miniserde_serialize::<T>);
+        self
     }
 
     /// Adds the `borrowed/*` strategies of `T`'s zero-copy form.
@@ -157,7 +229,16 @@ impl<T: Serialize + DeserializeOwned> Subject for TypedSubject<T> {
         match direction {
             Direction::Deserialize => typed::deserialize_strategies::<T>(&self.input, &self.options),
             // Checked in `new`: the value serializes.
-            Direction::Serialize => typed::serialize_strategies(&self.value).unwrap_or_default(),
+            Direction::Serialize => {
+                let mut v = typed::serialize_strategies(&self.value).unwrap_or_default();
+                for derived in &self.derived_serialize {
+                    v.extend(derived(&self.value));
+                }
+                if let Some(plain) = &self.plain {
+                    v.extend(plain.serialize_strategies());
+                }
+                v
+            }
         }
     }
 }
@@ -192,4 +273,61 @@ pub fn measure(subjects: &[Box<dyn Subject>], runner: &mut Runner<'_>) -> Result
         runner.run(table).map_err(Error::from)?;
     }
     if runner.is_cancelled() { Err(Error::Interrupted) } else { Ok(()) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(
+        serde::Serialize,
+        serde::Deserialize,
+        simd_json_derive::Serialize,
+        simd_json_derive::Deserialize,
+        nanoserde::SerJson,
+        nanoserde::DeJson,
+        miniserde::Serialize,
+        miniserde::Deserialize,
+    )]
+    struct Mine {
+        id: u64,
+        name: String,
+    }
+
+    #[test]
+    fn a_user_type_s_own_derives_add_their_libraries_to_both_tables() {
+        let subject = TypedSubject::<Mine>::new("mine", r#"{"id": 7, "name": "x"}"#)
+            .unwrap()
+            .simd_json_derive()
+            .nanoserde()
+            .miniserde();
+        let names = |d| subject.strategies(d).iter().map(|s| s.name().to_string()).collect::<Vec<_>>();
+        let de = names(Direction::Deserialize);
+        for n in [
+            "typed/simd-json-derive",
+            "typed-reuse/simd-json-derive",
+            "typed/nanoserde",
+            "typed/miniserde",
+            "typed/jiter",
+        ] {
+            assert!(de.iter().any(|x| x == n), "{n} missing from {de:?}");
+        }
+        let ser = names(Direction::Serialize);
+        for n in [
+            "typed/simd-json-derive",
+            "typed-writer/simd-json-derive",
+            "typed/nanoserde",
+            "typed/miniserde",
+        ] {
+            assert!(ser.iter().any(|x| x == n), "{n} missing from {ser:?}");
+        }
+        // Without them, none of their rows.
+        let plain = TypedSubject::<Mine>::new("mine", r#"{"id": 7, "name": "x"}"#).unwrap();
+        assert!(
+            !plain
+                .strategies(Direction::Deserialize)
+                .iter()
+                .any(|s| s.name().ends_with("nanoserde"))
+        );
+    }
 }

@@ -1,9 +1,13 @@
-//! "What moves the number": for each table, the cheapest correct strategy against the baseline,
-//! what it saves per operation and per second at a stated rate. A change is recommended only
-//! when its confidence interval (mean ± Error, 99.9%) does not overlap the baseline's.
+//! "What moves the number": for each table, the cheapest correct strategy that delivers what the
+//! baseline delivers (its [`Contract`]: a typed value, a DOM, bytes ...), what it saves per
+//! operation and, at a stated rate, as a share of a core and an allocation rate. A change is
+//! recommended only when it is beyond the noise: on an interleaved table, when the 99% interval
+//! of its paired per-round ratio to the baseline excludes 1; otherwise when its confidence
+//! interval (mean ± Error, 99.9%) does not overlap the baseline's. Cheaper strategies that deliver something else are listed apart, as "if you
+//! only need ..." options: following them changes what the caller gets.
 
 use jsoncost_engine::stats::{CONFIDENCE, t_quantile_two_sided};
-use jsoncost_engine::{Experiment, Results, Row, Summary};
+use jsoncost_engine::{Contract, Experiment, Results, Row, Summary};
 use serde::Serialize;
 
 use crate::columns::{FLOOR, extra, sample_count};
@@ -11,33 +15,14 @@ use crate::markdown::inline;
 use crate::{Format, fidelity, json, units};
 use jsoncost_engine::ExperimentKind as Kind;
 
+/// The CSV `kind` of an "if you only need ..." option (a strategy with another contract).
+pub const ALTERNATIVE_KEY: &str = "other_contract";
+
 /// Title of the advisor section in every format.
 pub const TITLE: &str = "What moves the number";
 
-/// The request rates the per-second figures are stated at. They are assumptions about the
-/// reader's service, printed with every figure, not measurements.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Rates {
-    /// micro (and unknown experiments): JSON operations per second.
-    pub operations_per_s: f64,
-    /// store: document reads per second.
-    pub reads_per_s: f64,
-    /// stream: request bodies per second.
-    pub bodies_per_s: f64,
-    /// http: requests per second.
-    pub requests_per_s: f64,
-}
-
-impl Default for Rates {
-    fn default() -> Self {
-        Rates {
-            operations_per_s: 10_000.0,
-            reads_per_s: 2_000.0,
-            bodies_per_s: 1.0,
-            requests_per_s: 1_000.0,
-        }
-    }
-}
+/// The request rates the per-second figures are stated at (`Results::rates`, set by `--advice-rate`).
+pub use jsoncost_engine::Rates;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -75,11 +60,23 @@ pub struct Advice {
     pub candidate: Option<String>,
     /// The advice as one paragraph.
     pub text: String,
+    /// Cheaper strategies beyond both intervals that deliver something else, cheapest first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub alternatives: Vec<Alternative>,
 }
 
-/// Advice for every table at the default [`Rates`].
+/// An "if you only need ..." option: a strategy with another contract than the baseline's.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Alternative {
+    pub contract: Contract,
+    pub method: String,
+    /// "If you only need a DOM: dom/sonic-rs takes ..."
+    pub text: String,
+}
+
+/// Advice for every table, per-second figures at the file's rates.
 pub fn advise(results: &Results) -> Vec<Advice> {
-    advise_at(results, &Rates::default())
+    advise_at(results, &results.rates)
 }
 
 /// Advice for every table, per-second figures at `rates`.
@@ -92,43 +89,32 @@ struct Unit {
     one: &'static str,
     many: &'static str,
     rate: f64,
+    /// The rate is the default, not one the user set.
+    default: bool,
 }
 
 impl Unit {
-    /// "at 2,000 reads/s", "at 1 body/s"
+    /// "at 2,000 reads/s (default rate)", "at 1 body/s (your --advice-rate)"
     fn at_rate(&self) -> String {
         let noun = if self.rate == 1.0 { self.one } else { self.many };
-        format!("at {} {noun}/s", units::count(self.rate))
+        let whose = if self.default { "default rate" } else { "your --advice-rate" };
+        format!("at {} {noun}/s ({whose})", units::count(self.rate))
     }
 }
 
 fn unit(kind: Kind, rates: &Rates) -> Unit {
-    match kind {
-        Kind::Micro => Unit {
-            one: "operation",
-            many: "operations",
-            rate: rates.operations_per_s,
-        },
-        Kind::Store => Unit {
-            one: "read",
-            many: "reads",
-            rate: rates.reads_per_s,
-        },
-        Kind::Stream => Unit {
-            one: "body",
-            many: "bodies",
-            rate: rates.bodies_per_s,
-        },
-        Kind::Safety => Unit {
-            one: "input",
-            many: "inputs",
-            rate: 1.0,
-        },
-        Kind::Http => Unit {
-            one: "req",
-            many: "req",
-            rate: rates.requests_per_s,
-        },
+    let (one, many) = match kind {
+        Kind::Micro => ("operation", "operations"),
+        Kind::Store => ("read", "reads"),
+        Kind::Stream => ("body", "bodies"),
+        Kind::Http => ("req", "req"),
+        Kind::Safety => ("input", "inputs"),
+    };
+    Unit {
+        one,
+        many,
+        rate: rates.of(kind),
+        default: rates.of(kind) == Rates::default().of(kind),
     }
 }
 
@@ -146,6 +132,7 @@ fn advise_table(exp: &Experiment, rates: &Rates) -> Option<Advice> {
         baseline: base.method.clone(),
         candidate: candidate.map(|r| r.method.clone()),
         text,
+        alternatives: Vec::new(),
     };
     if !base.is_ok() || base.mean_ns.is_none() {
         return Some(advice(
@@ -160,37 +147,73 @@ fn advise_table(exp: &Experiment, rates: &Rates) -> Option<Advice> {
         .rows
         .iter()
         .filter(|r| r.is_ok() && r.mean_ns.is_some() && r.method != base.method)
-        .filter(|r| !(kind == Kind::Store && r.method == FLOOR))
+        .filter(|r| !(kind == Kind::Store && r.method == FLOOR) && r.contract != Some(Contract::Discarded))
         .collect();
     if kind == Kind::Http {
         others.sort_by(|a, b| throughput(b).total_cmp(&throughput(a)));
     } else {
         others.sort_by(|a, b| mean(a).total_cmp(&mean(b)));
     }
-    let Some(&best) = others.first() else {
-        return Some(advice(
+    let u = unit(kind, rates);
+    // Like for like: only what delivers the baseline's contract can replace it (rows of files
+    // written before contracts were recorded all count as alike, as they were advised then).
+    let (same, different): (Vec<&Row>, Vec<&Row>) = others.iter().partition(|r| r.contract == base.contract);
+    let alternatives = alternatives(base, &different, kind, &u);
+    let mut a = match same.first() {
+        None if others.is_empty() => advice(
             AdviceKind::NotComparable,
             None,
             format!("No other correct strategy to compare with {}.", base.method),
-        ));
-    };
-    let better = if kind == Kind::Http {
-        throughput(best) > throughput(base)
-    } else {
-        mean(best) < mean(base)
-    };
-    let (Some(bi), Some(ci)) = (interval(base), interval(best)) else {
-        let missing = if interval(base).is_none() { base } else { best };
-        return Some(advice(
+        ),
+        None => advice(
             AdviceKind::NotComparable,
-            Some(best),
+            None,
+            format!(
+                "No other correct strategy delivers what {} does ({}).",
+                base.method,
+                base.contract.map_or("unknown", Contract::need)
+            ),
+        ),
+        Some(&best) => {
+            let (kind, text) = weigh(exp, base, best, &u);
+            advice(kind, Some(best), text)
+        }
+    };
+    a.alternatives = alternatives;
+    Some(a)
+}
+
+/// The baseline against the best strategy with its contract.
+fn weigh(exp: &Experiment, base: &Row, best: &Row, u: &Unit) -> (AdviceKind, String) {
+    let kind = exp.experiment;
+    // Measured in the same interleaved rounds: the paired ratio's interval decides.
+    if let Some(r) = best.ratio_interval {
+        if r.contains(1.0) {
+            let text = format!(
+                "No measurable difference: {} is {} of the baseline {} per round (99% interval {}–{}).",
+                best.method,
+                units::ratio(r.estimate),
+                base.method,
+                units::ratio(r.low),
+                units::ratio(r.high)
+            );
+            return (AdviceKind::NoMeasurableDifference, text + &fidelity_text(base, best));
+        }
+        if r.low > 1.0 {
+            return (AdviceKind::KeepBaseline, keep_text(kind, base, best) + &fidelity_text(base, best));
+        }
+    }
+    if interval(base).is_none() || interval(best).is_none() {
+        let missing = if interval(base).is_none() { base } else { best };
+        return (
+            AdviceKind::NotComparable,
             format!(
                 "Cannot tell {} from {}: {} has no confidence interval recorded.",
                 best.method, base.method, missing.method
             ),
-        ));
-    };
-    if overlap(bi, ci) {
+        );
+    }
+    if best.ratio_interval.is_none() && !beyond_intervals(base, best) {
         let text = format!(
             "No measurable difference: {} ({}) and the baseline {} ({}) overlap at {} confidence.",
             best.method,
@@ -199,24 +222,15 @@ fn advise_table(exp: &Experiment, rates: &Rates) -> Option<Advice> {
             plus_minus(base),
             units::percent(CONFIDENCE)
         );
-        return Some(advice(
-            AdviceKind::NoMeasurableDifference,
-            Some(best),
-            text + &fidelity_text(base, best),
-        ));
+        return (AdviceKind::NoMeasurableDifference, text + &fidelity_text(base, best));
     }
-    if !better {
-        return Some(advice(
-            AdviceKind::KeepBaseline,
-            Some(best),
-            keep_text(kind, base, best) + &fidelity_text(base, best),
-        ));
+    if !better(kind, base, best) {
+        return (AdviceKind::KeepBaseline, keep_text(kind, base, best) + &fidelity_text(base, best));
     }
-    let u = unit(kind, rates);
     let mut text = match kind {
-        Kind::Http => http_text(base, best, &u),
+        Kind::Http => format!("Use {} instead of {}: {}", best.method, base.method, http_text(base, best, u)),
         _ => {
-            let mut text = saving_text(base, best, &u);
+            let mut text = format!("Use {} instead of {}: {}", best.method, base.method, saving_text(base, best, u));
             if kind == Kind::Store {
                 text.push_str(&floor_text(exp, best));
             }
@@ -227,7 +241,71 @@ fn advise_table(exp: &Experiment, rates: &Rates) -> Option<Advice> {
         }
     };
     text.push_str(&fidelity_text(base, best));
-    Some(advice(AdviceKind::Recommend, Some(best), text))
+    (AdviceKind::Recommend, text)
+}
+
+/// For each other contract, its cheapest strategy when it beats the baseline beyond both
+/// intervals, cheapest first (`rows` come sorted).
+fn alternatives(base: &Row, rows: &[&Row], kind: Kind, u: &Unit) -> Vec<Alternative> {
+    let mut seen = Vec::new();
+    let mut out = Vec::new();
+    for &r in rows {
+        if seen.contains(&r.contract) {
+            continue;
+        }
+        seen.push(r.contract);
+        if !beats(kind, base, r) {
+            continue;
+        }
+        let Some(contract) = r.contract else { continue };
+        let body = match kind {
+            Kind::Http => http_text(base, r, u),
+            _ => saving_text(base, r, u),
+        };
+        out.push(Alternative {
+            contract,
+            method: r.method.clone(),
+            text: format!(
+                "If you only need {}: {} — {body}{}",
+                contract.need(),
+                r.method,
+                fidelity_text(base, r)
+            ),
+        });
+    }
+    out
+}
+
+/// Faster beyond the noise: the paired per-round ratio's interval below 1 on an interleaved
+/// table, else both intervals apart.
+fn beats(kind: Kind, base: &Row, row: &Row) -> bool {
+    match row.ratio_interval {
+        Some(r) => r.high < 1.0,
+        None => better(kind, base, row) && beyond_intervals(base, row),
+    }
+}
+
+fn better(kind: Kind, base: &Row, row: &Row) -> bool {
+    if let Some(r) = row.ratio_interval {
+        return r.high < 1.0;
+    }
+    if kind == Kind::Http {
+        throughput(row) > throughput(base)
+    } else {
+        mean(row) < mean(base)
+    }
+}
+
+/// Both intervals known and apart (touching counts as overlapping).
+fn beyond_intervals(base: &Row, row: &Row) -> bool {
+    matches!((interval(base), interval(row)), (Some(b), Some(c)) if !overlap(b, c))
+}
+
+/// Half the 99.9% interval of the difference of two means: the half-widths added in quadrature
+/// (independent samples, as Welch's test assumes).
+fn saving_half_width(base: &Row, row: &Row) -> Option<f64> {
+    let (b, c) = (interval(base)?, interval(row)?);
+    Some((((b.1 - b.0) / 2.0).powi(2) + ((c.1 - c.0) / 2.0).powi(2)).sqrt())
 }
 
 /// " Fidelity: X exact; Y inexact floats: ...", when either output is not exact against the
@@ -299,17 +377,20 @@ fn allocation(base: &Row, best: &Row) -> Option<(f64, String)> {
     Some((saved, phrase))
 }
 
-fn per_second(cpu_saved_ns: Option<f64>, bytes_saved: Option<f64>, u: &Unit, cpu_name: &str) -> String {
+/// "at 2,000 reads/s (default rate): saves 0.0156 of a core and 14.21 MB/s of allocation."
+/// CPU time saved per second is a share of one core; allocation per second a rate.
+fn per_second(cpu_saved_ns: Option<f64>, bytes_saved: Option<f64>, u: &Unit, server: bool) -> String {
     let mut parts = Vec::new();
     if let Some(ns) = cpu_saved_ns {
-        parts.push(format!("{} of {cpu_name}", units::time(ns * u.rate)));
+        let cores = units::cores(ns * u.rate / 1e9);
+        parts.push(if server { cores.replace("core", "server core") } else { cores });
     }
     let more = match bytes_saved {
         Some(b) if b > 0.0 => {
-            parts.push(format!("{} of allocation", units::bytes(b * u.rate)));
+            parts.push(format!("{}/s of allocation", units::bytes(b * u.rate)));
             None
         }
-        Some(b) if b < 0.0 => Some(format!("allocates {} more", units::bytes(-b * u.rate))),
+        Some(b) if b < 0.0 => Some(format!("allocates {}/s more", units::bytes(-b * u.rate))),
         _ => None,
     };
     let mut text = format!("{}: ", u.at_rate());
@@ -321,23 +402,25 @@ fn per_second(cpu_saved_ns: Option<f64>, bytes_saved: Option<f64>, u: &Unit, cpu
             text.push_str(&format!(" but {more}"));
         }
     }
-    text.push_str(" per second.");
+    text.push('.');
     text
 }
 
+/// "37.80 ns ± 2.121 ns (25.2%) less time and 80 B (200.0%) more allocation per operation; at ..."
 fn saving_text(base: &Row, best: &Row, u: &Unit) -> String {
     let saved = mean(base) - mean(best);
     let alloc = allocation(base, best);
     let alloc_phrase = alloc.as_ref().map_or("allocation not measured".to_string(), |(_, p)| p.clone());
+    // The saving and its interval in one unit.
+    let col = units::TimeColumn::fit([saved]);
+    let half = saving_half_width(base, best).map_or(String::new(), |h| format!(" ± {}", col.format(h)));
     format!(
-        "Use {} instead of {}: {} ({}) less time and {} per {}; {}",
-        best.method,
-        base.method,
-        units::time(saved),
+        "{}{half} ({}) less time and {} per {}; {}",
+        col.format(saved),
         share(saved, mean(base)),
         alloc_phrase,
         u.one,
-        per_second(Some(saved), alloc.map(|(b, _)| b), u, "CPU time")
+        per_second(Some(saved), alloc.map(|(b, _)| b), u, false)
     )
 }
 
@@ -346,13 +429,28 @@ fn floor_text(exp: &Experiment, best: &Row) -> String {
     let Some(s) = exp.summary.as_ref().and_then(Summary::store) else {
         return String::new();
     };
+    // The best row's own time above the floor: paired per round when the table was interleaved.
+    let best_above = match best.above_floor_ns {
+        Some(i) if i.low <= 0.0 => "within the noise".to_string(),
+        Some(i) => units::time(i.estimate),
+        None => units::time((mean(best) - s.floor_ns).max(0.0)),
+    };
+    if s.within_noise() {
+        return format!(
+            " JSON work above the floor: within the noise of the {} read with {} (the per-round difference's 99% interval reaches 0), {} with {}.",
+            units::time(s.read_ns),
+            s.baseline,
+            best_above,
+            best.method
+        );
+    }
     format!(
         " JSON work above the floor: {} of {} ({}) with {}, {} with {}.",
         units::time(s.json_ns),
         units::time(s.read_ns),
         units::percent(s.json_share),
         s.baseline,
-        units::time((mean(best) - s.floor_ns).max(0.0)),
+        best_above,
         best.method
     )
 }
@@ -375,9 +473,7 @@ fn peak_text(base: &Row, best: &Row) -> String {
 fn http_text(base: &Row, best: &Row, u: &Unit) -> String {
     let (rb, rc) = (throughput(base), throughput(best));
     let mut text = format!(
-        "Use {} instead of {}: {} req/s instead of {} ({} more); mean latency {} → {}",
-        best.method,
-        base.method,
+        "{} req/s instead of {} ({} more); mean latency {} → {}",
         units::rate(rc),
         units::rate(rb),
         share(rc - rb, rb),
@@ -397,7 +493,7 @@ fn http_text(base: &Row, best: &Row, u: &Unit) -> String {
     };
     if cpu.is_some() || alloc.as_ref().is_some_and(|(b, _)| *b != 0.0) {
         text.push_str("; ");
-        text.push_str(&per_second(cpu, alloc.map(|(b, _)| b), u, "server CPU time"));
+        text.push_str(&per_second(cpu, alloc.map(|(b, _)| b), u, true));
     } else {
         text.push('.');
     }
@@ -437,6 +533,9 @@ pub fn render(advice: &[Advice], format: Format) -> String {
             }
             for a in advice {
                 out.push_str(&format!("- {} {}: {}\n", a.experiment, a.table, a.text));
+                for alt in &a.alternatives {
+                    out.push_str(&format!("  - {}\n", alt.text));
+                }
             }
             out
         }
@@ -447,6 +546,9 @@ pub fn render(advice: &[Advice], format: Format) -> String {
             }
             for a in advice {
                 out.push_str(&format!("- **{}**: {}\n", inline(&heading_of(a)), inline(&a.text)));
+                for alt in &a.alternatives {
+                    out.push_str(&format!("  - {}\n", inline(&alt.text)));
+                }
             }
             out
         }
@@ -463,6 +565,17 @@ pub fn render(advice: &[Advice], format: Format) -> String {
                     a.candidate.clone().unwrap_or_default(),
                     a.text.clone(),
                 ]);
+                // Each "if you only need ..." option is a row of its own.
+                for alt in &a.alternatives {
+                    records.push([
+                        a.experiment.to_string(),
+                        a.table.clone(),
+                        ALTERNATIVE_KEY.to_string(),
+                        a.baseline.clone(),
+                        alt.method.clone(),
+                        alt.text.clone(),
+                    ]);
+                }
             }
             for r in records {
                 // Writing to a Vec cannot fail.

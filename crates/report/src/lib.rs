@@ -2,6 +2,7 @@
 //! self-contained HTML report, the advisor ("What moves the number"), `compare`, and reading and
 //! writing results files. Input is only the engine's result model.
 
+pub mod ab;
 pub mod advisor;
 mod columns;
 pub mod compare;

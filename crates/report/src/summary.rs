@@ -13,14 +13,37 @@ pub fn sentences(summary: &Summary) -> Vec<String> {
     }
 }
 
-/// "JSON is X µs of a Y µs read (Z%)." and what the cheapest typed path does about it.
+/// "JSON is X µs of a Y µs read (Z%)." (with its paired interval on an interleaved table, or
+/// "within the noise" when that interval reaches 0) and what the cheapest typed path does.
 fn store(s: &StoreSummary) -> Vec<String> {
-    let mut lines = vec![format!(
-        "JSON is {:.1} µs of a {:.1} µs read ({:.0}%).",
-        s.json_ns / 1e3,
-        s.read_ns / 1e3,
-        s.json_share * 100.0
-    )];
+    let first = match (s.json_interval, s.share_interval()) {
+        (Some(i), _) if s.within_noise() => format!(
+            "JSON work is within the noise of the {:.1} µs read: {} − {} per round is {:.1} µs, 99% interval {:.1} to {:.1} µs.",
+            s.read_ns / 1e3,
+            s.baseline,
+            s.floor,
+            i.estimate / 1e3,
+            i.low / 1e3,
+            i.high / 1e3
+        ),
+        (Some(i), Some((lo, hi))) => format!(
+            "JSON is {:.1} µs of a {:.1} µs read ({:.0}%; 99% interval {:.1}–{:.1} µs, {:.0}–{:.0}%).",
+            s.json_ns / 1e3,
+            s.read_ns / 1e3,
+            s.json_share * 100.0,
+            i.low / 1e3,
+            i.high / 1e3,
+            lo * 100.0,
+            hi * 100.0
+        ),
+        _ => format!(
+            "JSON is {:.1} µs of a {:.1} µs read ({:.0}%).",
+            s.json_ns / 1e3,
+            s.read_ns / 1e3,
+            s.json_share * 100.0
+        ),
+    };
+    let mut lines = vec![first];
     if let Some(t) = &s.cheapest_typed {
         let alloc = match (t.baseline_allocated_bytes, t.allocated_bytes) {
             (Some(_), Some(0.0)) => "allocates nothing".to_string(),
@@ -82,6 +105,7 @@ mod tests {
             floor_ns: 1_000.0,
             json_ns: 14_000.0,
             json_share: 14.0 / 15.0,
+            json_interval: None,
             cheapest_typed: Some(TypedPath {
                 method: "typed/sonic-rs".into(),
                 mean_ns: 11_000.0,
@@ -105,6 +129,33 @@ mod tests {
         assert_eq!(
             sentences(&Summary::Store(store_summary(false)))[1],
             "No typed path is measurably faster than default here (the cheapest, typed/sonic-rs, is within the noise of the read); it allocates 1.5× less."
+        );
+    }
+
+    #[test]
+    fn a_paired_store_summary_gives_its_interval_or_says_within_noise() {
+        let mut s = store_summary(true);
+        s.json_interval = Some(jsoncost_engine::Interval {
+            estimate: 14_000.0,
+            low: 13_500.0,
+            high: 14_500.0,
+            n: 30,
+        });
+        assert_eq!(
+            sentences(&Summary::Store(s.clone()))[0],
+            "JSON is 14.0 µs of a 15.0 µs read (93%; 99% interval 13.5–14.5 µs, 90–97%)."
+        );
+        s.json_ns = 300.0;
+        s.json_share = 0.02;
+        s.json_interval = Some(jsoncost_engine::Interval {
+            estimate: 300.0,
+            low: -400.0,
+            high: 1_000.0,
+            n: 30,
+        });
+        assert_eq!(
+            sentences(&Summary::Store(s))[0],
+            "JSON work is within the noise of the 15.0 µs read: default − floor per round is 0.3 µs, 99% interval -0.4 to 1.0 µs."
         );
     }
 

@@ -32,6 +32,18 @@ impl TimeUnit {
         }
     }
 
+    /// The one unit of every time column of a table: that of its smallest mean, so the fastest
+    /// row reads at least 1 and no two cells of a table are in different units. `None` when no
+    /// row has a mean.
+    pub fn for_table(means: impl IntoIterator<Item = f64>) -> Option<TimeUnit> {
+        means
+            .into_iter()
+            .filter(|v| v.is_finite() && *v != 0.0)
+            .map(f64::abs)
+            .min_by(f64::total_cmp)
+            .map(TimeUnit::for_ns)
+    }
+
     pub fn ns_per_unit(self) -> f64 {
         match self {
             TimeUnit::Ns => 1.0,
@@ -82,6 +94,20 @@ impl TimeColumn {
         }
     }
 
+    /// Fits the column's decimals to its values in a unit chosen for the whole table (one unit
+    /// per table, as BenchmarkDotNet prints: see [`TimeUnit::for_table`]).
+    pub fn fit_in(unit: TimeUnit, values: impl IntoIterator<Item = f64>) -> TimeColumn {
+        let smallest = values
+            .into_iter()
+            .filter(|v| v.is_finite() && *v != 0.0)
+            .map(f64::abs)
+            .min_by(f64::total_cmp);
+        TimeColumn {
+            unit,
+            decimals: smallest.map_or(1, |v| decimals_for(v / unit.ns_per_unit())),
+        }
+    }
+
     pub fn format(&self, ns: f64) -> String {
         if !ns.is_finite() {
             return ABSENT.to_string();
@@ -93,7 +119,11 @@ impl TimeColumn {
 /// Four significant digits for a value between 1 and 1000 (more is noise, fewer hides change).
 fn decimals_for(v: f64) -> usize {
     let v = v.abs();
-    if v < 10.0 {
+    if v < 1.0 {
+        // Below the table's unit (an Error smaller than the fastest mean's unit): three
+        // significant digits, at most 6 decimals.
+        (2 - v.log10().floor() as i64).clamp(3, 6) as usize
+    } else if v < 10.0 {
         3
     } else if v < 100.0 {
         2
@@ -189,6 +219,32 @@ pub fn fixed(x: f64, decimals: usize) -> String {
     out
 }
 
+/// A share of CPU cores, three significant digits with trailing zeros dropped: "0.7 of a
+/// core", "0.0156 of a core", "1 core", "17.4 cores" (CPU time per second of wall time).
+pub fn cores(n: f64) -> String {
+    if !n.is_finite() {
+        return ABSENT.to_string();
+    }
+    let v = n.abs();
+    // Decimals for three significant digits, none from 100 up, at most 9 (a billionth of a core).
+    let decimals = if v == 0.0 || v >= 100.0 {
+        0
+    } else {
+        (2 - v.log10().floor() as i64).clamp(0, 9) as usize
+    };
+    let mut text = fixed(n, decimals);
+    if text.contains('.') {
+        text = text.trim_end_matches('0').trim_end_matches('.').to_string();
+    }
+    if v < 1.0 {
+        format!("{text} of a core")
+    } else if text == "1" {
+        "1 core".to_string()
+    } else {
+        format!("{text} cores")
+    }
+}
+
 /// Formats an optional value, "-" when absent.
 pub fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
     v.map_or_else(|| ABSENT.to_string(), f)
@@ -220,6 +276,24 @@ mod tests {
     }
 
     #[test]
+    fn a_table_has_one_time_unit_chosen_from_its_smallest_mean() {
+        // The fastest mean is 1.84 µs: every time column of the table is in µs.
+        let unit = TimeUnit::for_table([14_230.0, 1_840.0, 9_870.0]).unwrap();
+        assert_eq!(unit, TimeUnit::Us);
+        let error = TimeColumn::fit_in(unit, [210.0, 30.0, 140.0]);
+        assert_eq!(error.format(210.0), "0.2100 µs");
+        assert_eq!(error.format(30.0), "0.0300 µs");
+        let mean = TimeColumn::fit_in(unit, [14_230.0, 1_840.0]);
+        assert_eq!(mean.format(14_230.0), "14.230 µs");
+        // A 1,982.9 µs mean and its 151,955.7 ns error read in one unit.
+        let unit = TimeUnit::for_table([1_982_900.0]).unwrap();
+        assert_eq!(TimeColumn::fit_in(unit, [1_982_900.0]).format(1_982_900.0), "1.983 ms");
+        assert_eq!(TimeColumn::fit_in(unit, [151_955.7]).format(151_955.7), "0.152 ms");
+        assert_eq!(TimeColumn::fit_in(TimeUnit::Us, [3.0]).format(3.0), "0.00300 µs");
+        assert_eq!(TimeUnit::for_table(Vec::new()), None);
+    }
+
+    #[test]
     fn bytes_use_1024_and_drop_decimals_for_whole_bytes() {
         assert_eq!(bytes(0.0), "0 B");
         assert_eq!(bytes(40.0), "40 B");
@@ -247,6 +321,18 @@ mod tests {
         assert_eq!(ratio(0.754), "0.75");
         assert_eq!(count(f64::NAN), "-");
         assert_eq!(opt(None, bytes), "-");
+    }
+
+    #[test]
+    fn cores_read_as_a_share_of_one_core() {
+        assert_eq!(cores(0.7), "0.7 of a core");
+        assert_eq!(cores(0.003_78), "0.00378 of a core");
+        assert_eq!(cores(0.015_64), "0.0156 of a core");
+        assert_eq!(cores(1.0), "1 core");
+        assert_eq!(cores(17.42), "17.4 cores");
+        assert_eq!(cores(1.255), "1.25 cores");
+        assert_eq!(cores(2_480.4), "2,480 cores");
+        assert_eq!(cores(0.0), "0 of a core");
     }
 
     #[test]

@@ -4,7 +4,7 @@
 mod common;
 
 use common::fixture;
-use jsoncost_engine::{Experiment, ExperimentKind, Results, Row};
+use jsoncost_engine::{Contract, Experiment, ExperimentKind, Results, Row};
 use jsoncost_report::Format;
 use jsoncost_report::advisor::{self, Advice, AdviceKind, Rates};
 
@@ -45,8 +45,9 @@ fn fixture_advice_is_worded_exactly() {
                 "data/deserialize",
                 AdviceKind::Recommend,
                 Some("dom/sonic-rs"),
-                "Use dom/sonic-rs instead of typed/serde_json: 37.80 ns (25.2%) less time and 80 B (200.0%) more allocation per \
-                 operation; at 10,000 operations/s: saves 378.0 µs of CPU time but allocates 781.25 KB more per second. Fidelity: dom/sonic-rs exact; typed/serde_json inexact floats: 37 of 3,000 numbers 1 ulp off (serde_json without float_roundtrip)."
+                "Use dom/sonic-rs instead of typed/serde_json: 37.80 ns ± 3.06 ns (25.2%) less time and 80 B (200.0%) more \
+                 allocation per operation; at 10,000 operations/s (default rate): saves 0.000378 of a core but allocates \
+                 781.25 KB/s more. Fidelity: dom/sonic-rs exact; typed/serde_json inexact floats: 37 of 3,000 numbers 1 ulp off (serde_json without float_roundtrip)."
             ),
             (
                 "data/serialize",
@@ -59,16 +60,17 @@ fn fixture_advice_is_worded_exactly() {
                 "redb/order",
                 AdviceKind::Recommend,
                 Some("typed/sonic-rs"),
-                "Use typed/sonic-rs instead of default: 7.820 µs (55.0%) less time and 7.28 KB (47.6%) less allocation per read; at 2,000 \
-                 reads/s: saves 15.64 ms of CPU time and 14.21 MB of allocation per second. JSON work above the floor: 12.39 µs of \
+                "Use typed/sonic-rs instead of default: 7.820 µs ± 0.230 µs (55.0%) less time and 7.28 KB (47.6%) less allocation \
+                 per read; at 2,000 reads/s (default rate): saves 0.0156 of a core and 14.21 MB/s of allocation. JSON work above the floor: 12.39 µs of \
                  14.23 µs (87.1%) with default, 4.570 µs with typed/sonic-rs."
             ),
             (
                 "telemetry/deserialize",
                 AdviceKind::Recommend,
                 Some("incremental/serde_json"),
-                "Use incremental/serde_json instead of buffered/serde_json: 109.5 ms (21.0%) less time and 128.75 MB (58.4%) less \
-                 allocation per body; at 1 body/s: saves 109.5 ms of CPU time and 128.75 MB of allocation per second. Peak heap: \
+                "Use incremental/serde_json instead of buffered/serde_json: 109.5 ms ± 10.1 ms (21.0%) less time and 128.75 MB \
+                 (58.4%) less allocation per body; at 1 body/s (default rate): saves 0.11 of a core and 128.75 MB/s of \
+                 allocation. Peak heap: \
                  181.20 MB with buffered/serde_json, 1.25 MB with incremental/serde_json."
             ),
             (
@@ -76,8 +78,8 @@ fn fixture_advice_is_worded_exactly() {
                 AdviceKind::Recommend,
                 Some("typed/sonic-rs"),
                 "Use typed/sonic-rs instead of typed/serde_json: 24,310 req/s instead of 20,420 (19.1% more); mean latency 4.890 ms → \
-                 4.105 ms, p99 9.400 ms → 8.100 ms; 5.17 KB (6.6%) less allocation per request on the server; at 1,000 req/s: saves \
-                 6.600 ms of server CPU time and 5.04 MB of allocation per second."
+                 4.105 ms, p99 9.400 ms → 8.100 ms; 5.17 KB (6.6%) less allocation per request on the server; at 1,000 req/s (default \
+                 rate): saves 0.0066 of a server core and 5.04 MB/s of allocation."
             ),
         ]
     );
@@ -97,8 +99,8 @@ fn overlapping_intervals_are_no_measurable_difference_however_large_the_gap_in_m
     assert_eq!(a.kind, AdviceKind::Recommend);
     assert_eq!(
         a.text,
-        "Use fast instead of base: 3.000 ns (2.9%) less time and 32 B (80.0%) less allocation per operation; at 10,000 operations/s: \
-         saves 30.00 µs of CPU time and 312.50 KB of allocation per second."
+        "Use fast instead of base: 3.000 ns ± 1.414 ns (2.9%) less time and 32 B (80.0%) less allocation per operation; at 10,000 \
+         operations/s (default rate): saves 0.00003 of a core and 312.50 KB/s of allocation."
     );
     // Touching intervals count as overlapping.
     let a = only(&table(vec![row("base", 103.0, 1.5, 40.0), row("fast", 100.0, 1.5, 8.0)]));
@@ -181,7 +183,7 @@ fn per_second_figures_follow_the_stated_rate() {
     let a = advisor::advise_at(&results, &rates).remove(0);
     assert!(
         a.text
-            .contains("at 500 reads/s: saves 3.910 ms of CPU time and 3.55 MB of allocation per second."),
+            .contains("at 500 reads/s (your --advice-rate): saves 0.00391 of a core and 3.55 MB/s of allocation."),
         "{}",
         a.text
     );
@@ -224,4 +226,146 @@ fn advice_renders_in_every_format() {
         advisor::render(&[], Format::Table),
         "What moves the number\nNo tables to advise on.\n"
     );
+}
+
+fn with_contract(mut r: Row, contract: Contract) -> Row {
+    r.contract = Some(contract);
+    r
+}
+
+#[test]
+fn a_typed_table_recommends_the_fastest_typed_row_and_lists_other_contracts_apart() {
+    use Contract::*;
+    let results = table(vec![
+        with_contract(row("typed/serde_json", 150.0, 2.0, 40.0), TypedValue),
+        with_contract(row("lazy/sonic-rs", 30.0, 1.0, 0.0), Projection),
+        with_contract(row("raw/serde_json", 40.0, 1.0, 80.0), RawValidated),
+        with_contract(row("dom/sonic-rs", 80.0, 1.0, 120.0), Dom),
+        with_contract(row("dom/serde_json", 90.0, 1.0, 400.0), Dom),
+        with_contract(row("typed/sonic-rs", 110.0, 1.5, 40.0), TypedValue),
+        with_contract(row("typed/simd-json", 148.0, 5.0, 40.0), TypedValue),
+    ]);
+    let a = only(&results);
+    assert_eq!(a.kind, AdviceKind::Recommend);
+    assert_eq!(a.candidate.as_deref(), Some("typed/sonic-rs"));
+    assert_eq!(
+        a.text,
+        "Use typed/sonic-rs instead of typed/serde_json: 40.00 ns ± 2.50 ns (26.7%) less time and the same allocation (40 B) per \
+         operation; at 10,000 operations/s (default rate): saves 0.0004 of a core."
+    );
+    let alternatives: Vec<(Contract, &str, &str)> = a
+        .alternatives
+        .iter()
+        .map(|x| (x.contract, x.method.as_str(), x.text.as_str()))
+        .collect();
+    assert_eq!(
+        alternatives,
+        vec![
+            (
+                Projection,
+                "lazy/sonic-rs",
+                "If you only need a few named fields: lazy/sonic-rs — 120.0 ns ± 2.2 ns (80.0%) less time and 40 B (100.0%) less \
+                 allocation per operation; at 10,000 operations/s (default rate): saves 0.0012 of a core and 390.62 KB/s of \
+                 allocation."
+            ),
+            (
+                RawValidated,
+                "raw/serde_json",
+                "If you only need the input validated and kept as bytes: raw/serde_json — 110.0 ns ± 2.2 ns (73.3%) less time and \
+                 40 B (100.0%) more allocation per operation; at 10,000 operations/s (default rate): saves 0.0011 of a core but \
+                 allocates 390.62 KB/s more."
+            ),
+            (
+                Dom,
+                "dom/sonic-rs",
+                "If you only need a DOM: dom/sonic-rs — 70.00 ns ± 2.24 ns (46.7%) less time and 80 B (200.0%) more allocation per \
+                 operation; at 10,000 operations/s (default rate): saves 0.0007 of a core but allocates 781.25 KB/s more."
+            ),
+        ]
+    );
+    // Every format shows the options apart from the recommendation.
+    let text = advisor::render(std::slice::from_ref(&a), Format::Table);
+    assert!(
+        text.contains(&format!(
+            "- micro t/op: {}\n  - If you only need a few named fields: lazy/sonic-rs",
+            a.text
+        )),
+        "{text}"
+    );
+    let csv = advisor::render(&[a], Format::Csv);
+    assert!(
+        csv.contains("\nmicro,t/op,other_contract,typed/serde_json,raw/serde_json,"),
+        "{csv}"
+    );
+}
+
+#[test]
+fn a_serialize_table_does_not_swap_writing_a_value_for_writing_a_dom_already_held() {
+    let results = table(vec![
+        with_contract(row("typed/serde_json", 64.0, 1.0, 80.0), Contract::BytesFromTyped),
+        with_contract(row("dom/simd-json", 40.0, 1.0, 80.0), Contract::BytesFromDom),
+        with_contract(row("typed/sonic-rs", 70.0, 1.0, 80.0), Contract::BytesFromTyped),
+    ]);
+    let a = only(&results);
+    assert_eq!(a.kind, AdviceKind::KeepBaseline);
+    assert_eq!(a.candidate.as_deref(), Some("typed/sonic-rs"));
+    assert_eq!(a.alternatives.len(), 1);
+    assert!(
+        a.alternatives[0]
+            .text
+            .starts_with("If you only need output bytes from a DOM you already hold: dom/simd-json — 24.00 ns"),
+        "{}",
+        a.alternatives[0].text
+    );
+}
+
+#[test]
+fn a_baseline_alone_in_its_contract_is_not_compared_with_other_contracts() {
+    let results = table(vec![
+        with_contract(row("typed/serde_json", 150.0, 2.0, 40.0), Contract::TypedValue),
+        with_contract(row("raw/serde_json", 40.0, 1.0, 80.0), Contract::RawValidated),
+        // Slower than the baseline: not an option worth listing.
+        with_contract(row("dom/serde_json", 300.0, 1.0, 400.0), Contract::Dom),
+    ]);
+    let a = only(&results);
+    assert_eq!(a.kind, AdviceKind::NotComparable);
+    assert_eq!(
+        a.text,
+        "No other correct strategy delivers what typed/serde_json does (an owned typed value)."
+    );
+    assert_eq!(
+        a.alternatives.iter().map(|x| x.method.as_str()).collect::<Vec<_>>(),
+        ["raw/serde_json"]
+    );
+}
+
+#[test]
+fn the_rate_a_user_sets_is_read_from_the_results_and_the_core_share_is_exact() {
+    // 40 ns saved per operation at 25,000 operations/s: 1 ms of CPU per second, 0.001 of a
+    // core; 32 B less each: 800,000 B/s = 781.25 KB/s.
+    let mut results = table(vec![row("base", 140.0, 1.0, 40.0), row("fast", 100.0, 1.0, 8.0)]);
+    results.rates.operations_per_s = 25_000.0;
+    let a = only(&results);
+    assert!(
+        a.text
+            .ends_with("at 25,000 operations/s (your --advice-rate): saves 0.001 of a core and 781.25 KB/s of allocation."),
+        "{}",
+        a.text
+    );
+    // 2 ms saved per read at 350 reads/s: 0.7 of a core.
+    let mut results = table(vec![row("base", 5e6, 1e4, 0.0), row("fast", 3e6, 1e4, 0.0)]);
+    results.experiments[0].experiment = ExperimentKind::Store;
+    results.rates.reads_per_s = 350.0;
+    let a = only(&results);
+    assert!(
+        a.text.contains("at 350 reads/s (your --advice-rate): saves 0.7 of a core"),
+        "{}",
+        a.text
+    );
+    // 100 ms saved per body at the default 1 body/s: 0.1 of a core; 20 at 200 bodies/s.
+    let mut results = table(vec![row("base", 3e8, 1e6, 0.0), row("fast", 2e8, 1e6, 0.0)]);
+    results.experiments[0].experiment = ExperimentKind::Stream;
+    assert!(only(&results).text.contains("at 1 body/s (default rate): saves 0.1 of a core"));
+    results.rates.bodies_per_s = 200.0;
+    assert!(only(&results).text.contains("at 200 bodies/s (your --advice-rate): saves 20 cores"));
 }

@@ -260,7 +260,10 @@ fn markdown_for_a_pr_comment() {
              | Table | Method | Base | New | Change | p | Verdict | Alloc base | Alloc new | Alloc change | Gate |\n\
              | :--- | :--- | ---: | ---: | ---: | ---: | :--- | ---: | ---: | ---: | :--- |\n\
              | micro t | fast | 100.0 ns | 101.0 ns | +1.0% | {p_fast:.3} | within noise | 40 B | 40 B | 0 B | ok |\n\
-             | micro t | slow | 1.000 µs | 1.500 µs | +50.0% | &lt;0.001 | slower | 64 B | 65 B | +1 B | regression: time, allocation |\n"
+             | micro t | slow | 1.000 µs | 1.500 µs | +50.0% | &lt;0.001 | slower | 64 B | 65 B | +1 B | regression: time, allocation |\n\n\
+             Unpaired comparison: BASE and NEW ran at different times, so whatever the machine did in between reads as change. \
+             On a shared machine two runs of one build can differ by more than a few percent: measure it with --base-run \
+             (more runs of the base build), use a larger threshold, or let jsoncost ab pair the builds round by round.\n"
         )
     );
 }

@@ -158,3 +158,31 @@ fn an_inexact_row_is_noted_under_its_table() {
     ));
     assert_eq!(page.matches("<ul class=\"notes\">").count(), 1, "exact rows add no note");
 }
+
+#[test]
+fn other_contracts_are_listed_under_the_advice_they_do_not_replace() {
+    use jsoncost_engine::{Contract, Experiment, ExperimentKind, Row};
+    let row = |method: &str, mean: f64, contract: Contract| {
+        let mut r = Row::new(method);
+        r.mean_ns = Some(mean);
+        r.error_ns = Some(1.0);
+        r.contract = Some(contract);
+        r
+    };
+    let mut results = fixture();
+    let mut exp = Experiment::new(ExperimentKind::Micro, "order/deserialize");
+    exp.rows = vec![
+        row("typed/serde_json", 150.0, Contract::TypedValue),
+        row("lazy/sonic-rs", 30.0, Contract::Projection),
+        row("typed/sonic-rs", 110.0, Contract::TypedValue),
+    ];
+    exp.rows[0].baseline = true;
+    results.experiments = vec![exp];
+    let page = html::render(&results);
+    let advice = &page[page.find("<section id=\"advice\">").unwrap()..];
+    assert!(
+        advice.contains("Use typed/sonic-rs instead of typed/serde_json")
+            && advice.contains("<ul class=\"other-contracts\">\n<li>If you only need a few named fields: lazy/sonic-rs"),
+        "{advice}"
+    );
+}

@@ -1,5 +1,7 @@
 //! jsoncost's payload shapes (design.md section 2): serde models and deterministic generators.
 
+#[cfg(feature = "other-derives")]
+pub mod derived;
 pub mod generate;
 pub mod models;
 pub mod timestamp;

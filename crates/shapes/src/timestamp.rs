@@ -12,13 +12,17 @@ pub mod round_trip {
     use super::*;
 
     pub fn serialize<S: Serializer>(t: &OffsetDateTime, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format(t).map_err(serde::ser::Error::custom)?)
+    }
+
+    /// The round-trip text of `t`. Formatting into a stack buffer would save an allocation,
+    /// but serializers are measured as users would write them: with the date-time crate's own
+    /// formatter.
+    pub fn format(t: &OffsetDateTime) -> Result<String, String> {
         let fmt = format_description!(
             "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:7][offset_hour sign:mandatory]:[offset_minute]"
         );
-        // Formatting into a stack buffer would save an allocation, but serializers are measured
-        // as users would write them: with the date-time crate's own formatter.
-        let text = t.format(&fmt).map_err(serde::ser::Error::custom)?;
-        s.serialize_str(&text)
+        t.format(&fmt).map_err(|e| e.to_string())
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<OffsetDateTime, D::Error> {
@@ -40,6 +44,11 @@ pub mod seconds {
     }
 }
 
+/// Reads an RFC 3339 date-time as the serde forms do (for decoders that do not go through serde).
+pub fn parse_rfc3339(v: &str) -> Result<OffsetDateTime, String> {
+    OffsetDateTime::parse(v, &Rfc3339).map_err(|e| format!("invalid date-time {v:?}: {e}"))
+}
+
 struct Rfc3339Visitor;
 
 impl de::Visitor<'_> for Rfc3339Visitor {
@@ -50,6 +59,6 @@ impl de::Visitor<'_> for Rfc3339Visitor {
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<OffsetDateTime, E> {
-        OffsetDateTime::parse(v, &Rfc3339).map_err(|e| E::custom(format!("invalid date-time {v:?}: {e}")))
+        parse_rfc3339(v).map_err(E::custom)
     }
 }

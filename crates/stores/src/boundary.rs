@@ -155,6 +155,36 @@ impl Store for Boundary {
         self.guarded(reading(collection, id), |s| s.read_default_dom(collection, id))
     }
 
+    fn read_with_new_client(&mut self, collection: &str, id: &str) -> Option<Result<Order, StoreError>> {
+        let mut supported = true;
+        let read = self.guarded(reading(collection, id), |s| match s.read_with_new_client(collection, id) {
+            Some(r) => r.map(Some),
+            None => {
+                supported = false;
+                Ok(None)
+            }
+        });
+        supported.then(|| read.map(|order| order.expect("a supported read returns a value")))
+    }
+
+    fn read_projection(
+        &mut self,
+        collection: &str,
+        id: &str,
+        pointers: &[String],
+        f: &mut dyn FnMut(usize, &[u8]),
+    ) -> Option<Result<(), StoreError>> {
+        let mut supported = true;
+        let read = self.guarded(reading(collection, id), |s| match s.read_projection(collection, id, pointers, f) {
+            Some(r) => r,
+            None => {
+                supported = false;
+                Ok(())
+            }
+        });
+        supported.then_some(read)
+    }
+
     fn existing_ids(&mut self, at: &Existing, limit: u64) -> Result<Vec<String>, StoreError> {
         self.guarded(|| format!("listing {}", at.describe()), |s| s.existing_ids(at, limit))
     }

@@ -80,9 +80,45 @@ pub(crate) fn sql_identifier(what: &str, name: &str, quote: Quote) -> Result<Str
     }
 }
 
+/// An RFC 6901 pointer's tokens (`/lines/0/sku` → `lines`, `0`, `sku`), for a server's path
+/// syntax.
+pub(crate) fn pointer_tokens(pointer: &str) -> Result<Vec<String>, StoreError> {
+    if pointer.is_empty() {
+        return Ok(Vec::new());
+    }
+    let Some(rest) = pointer.strip_prefix('/') else {
+        return Err(StoreError::BadUrl {
+            url: pointer.to_string(),
+            reason: "a JSON pointer is empty or starts with '/'".into(),
+        });
+    };
+    Ok(rest.split('/').map(|t| t.replace("~1", "/").replace("~0", "~")).collect())
+}
+
+/// A pointer as a SQLite JSON path: `$."lines"[0]."sku"` (an all-digit token indexes an array).
+pub(crate) fn sqlite_path(pointer: &str) -> Result<String, StoreError> {
+    let mut path = String::from("$");
+    for t in pointer_tokens(pointer)? {
+        if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
+            path.push_str(&format!("[{t}]"));
+        } else {
+            path.push_str(&format!(".\"{}\"", t.replace('"', "\\\"")));
+        }
+    }
+    Ok(path)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pointers_become_server_paths() {
+        assert_eq!(pointer_tokens("/lines/0/a~1b~0c").unwrap(), ["lines", "0", "a/b~c"]);
+        assert_eq!(sqlite_path("/lines/0/sku").unwrap(), "$.\"lines\"[0].\"sku\"");
+        assert_eq!(sqlite_path("").unwrap(), "$");
+        assert!(pointer_tokens("id").is_err());
+    }
 
     #[test]
     fn sql_names_are_quoted_and_anything_else_is_refused() {

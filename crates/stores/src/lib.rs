@@ -82,6 +82,28 @@ pub trait Store: Send {
     /// As [`Store::read_default`], but through a `serde_json::Value` then `from_value`.
     fn read_default_dom(&mut self, collection: &str, id: &str) -> Result<Order, StoreError>;
 
+    /// The "new client per call" anti-pattern: connects and authenticates afresh, reads one
+    /// document as [`Store::read_default`] does, and drops the connection. `None` where the
+    /// store has no client to make (the embedded ones and the cluster).
+    fn read_with_new_client(&mut self, collection: &str, id: &str) -> Option<Result<Order, StoreError>> {
+        let _ = (collection, id);
+        None
+    }
+
+    /// The fields at `pointers` (RFC 6901) of one document, projected by the server (SQL JSON
+    /// operators), each handed to `f` as JSON text with its index. `None` where the store has
+    /// no such operators (redb, Redis).
+    fn read_projection(
+        &mut self,
+        collection: &str,
+        id: &str,
+        pointers: &[String],
+        f: &mut dyn FnMut(usize, &[u8]),
+    ) -> Option<Result<(), StoreError>> {
+        let _ = (collection, id, pointers, f);
+        None
+    }
+
     /// Up to `limit` ids of the user's own documents `at` (in the store's order).
     fn existing_ids(&mut self, at: &Existing, limit: u64) -> Result<Vec<String>, StoreError> {
         let _ = limit;

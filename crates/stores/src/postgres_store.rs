@@ -56,6 +56,11 @@ pub struct PostgresStore {
     table: &'static str,
     /// The read of a user's own rows, prepared on first use (`read_existing`).
     existing: Option<(Existing, Statement)>,
+    /// The server-side projection of these pointers, prepared on first use.
+    projection: Option<(Vec<String>, Statement)>,
+    /// What a new client connects with (`read_with_new_client`).
+    config: Config,
+    opts: OpenOptions,
 }
 
 impl PostgresStore {
@@ -117,6 +122,9 @@ impl PostgresStore {
             column: opts.pg_column,
             table,
             existing: None,
+            projection: None,
+            config,
+            opts: opts.clone(),
         })
     }
 
@@ -370,6 +378,89 @@ impl Store for PostgresStore {
             .try_get::<_, Json<Order>>(0)
             .map_err(|e| StoreError::decode(collection, id, conversion_message(&e)))?;
         Ok(order)
+    }
+
+    fn read_with_new_client(&mut self, collection: &str, id: &str) -> Option<Result<Order, StoreError>> {
+        // Connect and authenticate (the startup exchange), an unprepared query (a new client has
+        // no statements: tokio-postgres prepares it, a round trip), the client's `Json<T>`, drop.
+        let conn = &self.conn;
+        let limit = self.opts.connect_timeout + self.opts.io_timeout;
+        let sql = format!("SELECT body FROM {} WHERE collection = $1 AND id = $2", self.table);
+        let read = conn.rt.block_on(async {
+            let (client, connection) = match tokio::time::timeout(limit, self.config.connect(NoTls)).await {
+                Ok(Ok(pair)) => pair,
+                Ok(Err(e)) => return Err(StoreError::lost(&conn.url, "connecting a new client", message(&e))),
+                Err(_) => {
+                    return Err(StoreError::lost(
+                        &conn.url,
+                        "connecting a new client",
+                        format!("no answer within {limit:?}"),
+                    ));
+                }
+            };
+            let task = tokio::spawn(connection);
+            let row = tokio::time::timeout(self.opts.io_timeout, client.query_opt(&sql, &[&collection, &id])).await;
+            drop(client);
+            let _ = task.await;
+            match row {
+                Ok(Ok(Some(row))) => row
+                    .try_get::<_, Json<Order>>(0)
+                    .map(|Json(order)| order)
+                    .map_err(|e| StoreError::decode(collection, id, conversion_message(&e))),
+                Ok(Ok(None)) => Err(StoreError::not_found(&conn.url, collection, id)),
+                Ok(Err(e)) => Err(StoreError::lost(&conn.url, "reading with a new client", message(&e))),
+                Err(_) => Err(StoreError::lost(&conn.url, "reading with a new client", "no reply")),
+            }
+        });
+        Some(read)
+    }
+
+    fn read_projection(
+        &mut self,
+        collection: &str,
+        id: &str,
+        pointers: &[String],
+        f: &mut dyn FnMut(usize, &[u8]),
+    ) -> Option<Result<(), StoreError>> {
+        Some((|| {
+            let stmt = match &self.projection {
+                Some((cached, stmt)) if cached == pointers => stmt.clone(),
+                _ => {
+                    // `body #> '{lines,0,sku}'`: the value at a path, as json/jsonb.
+                    let fields: Vec<String> = pointers
+                        .iter()
+                        .map(|p| {
+                            let path = crate::existing::pointer_tokens(p)?
+                                .iter()
+                                .map(|t| format!("\"{}\"", t.replace('\\', "\\\\").replace('"', "\\\"")))
+                                .collect::<Vec<_>>()
+                                .join(",");
+                            Ok(format!("body #> '{{{}}}'", path.replace('\'', "''")))
+                        })
+                        .collect::<Result<_, StoreError>>()?;
+                    let sql = format!("SELECT {} FROM {} WHERE collection = $1 AND id = $2", fields.join(", "), self.table);
+                    let conn = &self.conn;
+                    let stmt = conn
+                        .run(conn.client.prepare(&sql))
+                        .map_err(|f| conn.error(f, "preparing the projection"))?;
+                    self.projection = Some((pointers.to_vec(), stmt.clone()));
+                    stmt
+                }
+            };
+            let conn = &self.conn;
+            let row = conn
+                .run(conn.client.query_opt(&stmt, &[&collection, &id]))
+                .map_err(|f| conn.error(f, &format!("projecting {id:?}")))?
+                .ok_or_else(|| StoreError::not_found(&conn.url, collection, id))?;
+            for (i, pointer) in pointers.iter().enumerate() {
+                let value: Option<JsonBytes> = row
+                    .try_get(i)
+                    .map_err(|e| StoreError::decode(collection, id, conversion_message(&e)))?;
+                let value = value.ok_or_else(|| StoreError::decode(collection, id, format!("field {pointer} not found")))?;
+                f(i, value.0);
+            }
+            Ok(())
+        })())
     }
 
     fn existing_ids(&mut self, at: &Existing, limit: u64) -> Result<Vec<String>, StoreError> {

@@ -12,6 +12,9 @@ use crate::{Existing, OpenOptions, Store, StoreKind};
 pub struct RedisStore {
     con: Connection,
     reader: Reader,
+    /// What a new client connects with (the URL with its password, unlike `reader.url`).
+    url: String,
+    opts: OpenOptions,
 }
 
 /// Opens a plain connection with both timeouts set; shared with the cluster store, which
@@ -41,6 +44,8 @@ impl RedisStore {
         Ok(RedisStore {
             con,
             reader: Reader::new(shown),
+            url: url.to_string(),
+            opts: opts.clone(),
         })
     }
 }
@@ -92,6 +97,14 @@ impl Store for RedisStore {
 
     fn read_default_dom(&mut self, collection: &str, id: &str) -> Result<Order, StoreError> {
         self.reader.read_default_dom(&mut self.con, collection, id)
+    }
+
+    fn read_with_new_client(&mut self, collection: &str, id: &str) -> Option<Result<Order, StoreError>> {
+        // What a handler that builds its client per call does: open, connect, GET, parse, drop.
+        Some(connect(&self.url, &self.opts).and_then(|mut con| {
+            let mut reader = Reader::new(self.reader.url.clone());
+            reader.read_default(&mut con, collection, id)
+        }))
     }
 
     fn existing_ids(&mut self, at: &Existing, limit: u64) -> Result<Vec<String>, StoreError> {

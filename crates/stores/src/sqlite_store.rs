@@ -171,6 +171,50 @@ impl Store for SqliteStore {
         serde_json::from_value(value).map_err(|e| StoreError::decode(collection, id, e))
     }
 
+    fn read_projection(
+        &mut self,
+        collection: &str,
+        id: &str,
+        pointers: &[String],
+        f: &mut dyn FnMut(usize, &[u8]),
+    ) -> Option<Result<(), StoreError>> {
+        Some((|| {
+            // `body -> '$."lines"[0]."sku"'`: the value at a path, as JSON text (SQLite 3.38+).
+            let fields = pointers
+                .iter()
+                .map(|p| crate::existing::sqlite_path(p).map(|path| format!("body -> '{}'", path.replace('\'', "''"))))
+                .collect::<Result<Vec<_>, _>>()?;
+            let sql = format!("SELECT {} FROM docs WHERE collection = ?1 AND id = ?2", fields.join(", "));
+            let found = {
+                let mut stmt = self
+                    .conn
+                    .prepare_cached(&sql)
+                    .map_err(|e| self.fail("preparing the projection", e))?;
+                stmt.query_row(params![collection, id], |row| {
+                    for (i, pointer) in pointers.iter().enumerate() {
+                        match row.get_ref(i)? {
+                            ValueRef::Text(bytes) => f(i, bytes),
+                            _ => return Ok(Err(pointer.clone())),
+                        }
+                    }
+                    Ok(Ok(()))
+                })
+                .optional()
+            };
+            // SQLite parses the stored text to project it: a document that is not JSON is that
+            // document's failure, not the store's.
+            let found = match found {
+                Err(e) if e.to_string().starts_with("malformed JSON") => return Err(StoreError::decode(collection, id, e)),
+                other => other,
+            };
+            match found.map_err(|e| self.fail(&format!("projecting {id:?}"), e))? {
+                Some(Ok(())) => Ok(()),
+                Some(Err(pointer)) => Err(StoreError::decode(collection, id, format!("field {pointer} not found"))),
+                None => Err(StoreError::not_found(&self.describe, collection, id)),
+            }
+        })())
+    }
+
     fn existing_ids(&mut self, at: &Existing, limit: u64) -> Result<Vec<String>, StoreError> {
         let (table, key, column) = sql_names(at, &self.describe)?;
         // Rows without a document are not read; naming the column checks it exists, now.

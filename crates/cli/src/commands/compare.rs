@@ -22,6 +22,10 @@ pub struct CompareArgs {
     /// without it they fail the gate.
     #[arg(long)]
     pub allow_missing: bool,
+    /// More runs of the base build (results files or baseline names): the drift between them
+    /// is reported, the threshold an unpaired comparison needs on this machine.
+    #[arg(long = "base-run", value_name = "FILE")]
+    pub base_runs: Vec<String>,
     /// What stdout carries (markdown suits PR comments).
     #[arg(long, value_enum, default_value_t = FormatArg::Table)]
     pub format: FormatArg,
@@ -48,7 +52,15 @@ pub fn parse_threshold(s: &str) -> Result<f64, String> {
 pub fn run(args: &CompareArgs) -> anyhow::Result<()> {
     let base = files::load(&baselines::resolve(&args.base)?).map_err(usage)?;
     let new = files::load(&baselines::resolve(&args.new)?).map_err(usage)?;
-    let comparison = compare::compare(&base, &new, args.threshold).allowing_missing(args.allow_missing);
+    let more = args
+        .base_runs
+        .iter()
+        .map(|r| files::load(&baselines::resolve(r)?).map_err(usage))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let runs: Vec<&jsoncost_engine::Results> = std::iter::once(&base).chain(&more).collect();
+    let comparison = compare::compare(&base, &new, args.threshold)
+        .allowing_missing(args.allow_missing)
+        .with_drift(compare::Drift::of(&runs));
     println!("{}", comparison.render(args.format.into()));
     if comparison.has_regression() {
         return Err(Failure {

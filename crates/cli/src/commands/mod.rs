@@ -1,5 +1,6 @@
 //! Commands that read saved results rather than measure.
 
+pub mod ab;
 pub mod baselines;
 pub mod compare;
 pub mod report;

@@ -21,17 +21,21 @@ pub struct HttpArgs {
     /// Also run the study's own load, -n 500 -c 100, as separate tables.
     #[arg(long, default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL")]
     pub study_load: bool,
+    /// Also one request at a time, -n 1000 -c 1, as separate tables (the latency of one request).
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL")]
+    pub one_at_a_time: bool,
     /// Open model instead: this many requests per second (latency from the intended send time).
     #[arg(long, value_name = "REQ_PER_S", requires = "duration", value_parser = positive_rate)]
     pub rate: Option<f64>,
     /// Open model: how long to send, in seconds.
     #[arg(long, value_name = "SECONDS", requires = "rate")]
     pub duration: Option<Seconds>,
-    /// Readings in each POST /telemetry body (held in memory: 10,000,000 is ~720 MB).
-    #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(0..=10_000_000))]
+    /// Readings in each POST /telemetry body (1,000,000 is ~72 MB, the study's; --quick: at
+    /// most 100,000; held in memory: 10,000,000 is ~720 MB).
+    #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(0..=10_000_000))]
     pub post_readings: u64,
-    /// POST /telemetry requests per mode (0 skips the POST table).
-    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+    /// POST /telemetry requests per mode and concurrency (0 skips the POST tables; --quick: at most 4).
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     pub post_requests: u64,
     /// Load-test this external http:// URL instead of the in-process API (no server columns).
     #[arg(long, value_name = "URL")]
@@ -56,6 +60,7 @@ impl HttpArgs {
             requests: self.requests,
             connections: self.connections,
             study_load: self.study_load,
+            one_at_a_time: self.one_at_a_time,
             rate: self.rate,
             duration: self.duration.map(Seconds::duration),
             post_readings: self.post_readings,

@@ -22,7 +22,7 @@ pub struct SafetyArgs {
     /// of the generated corpus; prints each library's conformance counts and disagreements.
     #[arg(long, value_name = "DIR")]
     pub suite: Option<PathBuf>,
-    /// Libraries to run (comma-separated): serde_json, sonic-rs, simd-json.
+    /// Libraries to run (comma-separated): serde_json, sonic-rs, simd-json, serde_json_borrow, jiter.
     #[arg(long = "safety-library", value_name = "NAME", value_delimiter = ',', value_parser = parse_library)]
     pub libraries: Vec<Library>,
     /// Corpus cases to run (comma-separated; default all), e.g. deep-array-100000,nan.

@@ -20,13 +20,21 @@ pub enum Library {
     SerdeJson,
     SonicRs,
     SimdJson,
+    SerdeJsonBorrow,
+    Jiter,
     TestAbort,
     TestHang,
 }
 
 impl Library {
     /// The real libraries, in table order.
-    pub const ALL: [Library; 3] = [Library::SerdeJson, Library::SonicRs, Library::SimdJson];
+    pub const ALL: [Library; 5] = [
+        Library::SerdeJson,
+        Library::SonicRs,
+        Library::SimdJson,
+        Library::SerdeJsonBorrow,
+        Library::Jiter,
+    ];
     /// The fakes, added by `SafetyOptions::test_libraries`.
     pub const TEST: [Library; 2] = [Library::TestAbort, Library::TestHang];
 
@@ -35,6 +43,8 @@ impl Library {
             Library::SerdeJson => "serde_json",
             Library::SonicRs => "sonic-rs",
             Library::SimdJson => "simd-json",
+            Library::SerdeJsonBorrow => "serde_json_borrow",
+            Library::Jiter => "jiter",
             Library::TestAbort => "test-abort",
             Library::TestHang => "test-hang",
         }
@@ -46,6 +56,8 @@ impl Library {
         match self {
             Library::SonicRs => &[Dom, Typed, Lazy, Incremental],
             Library::SerdeJson | Library::SimdJson => &[Dom, Typed, Incremental],
+            // Their DOMs (jiter's typed decoders are per shape: not for arbitrary hostile input).
+            Library::SerdeJsonBorrow | Library::Jiter => &[Dom],
             Library::TestAbort | Library::TestHang => &[Dom],
         }
     }
@@ -55,7 +67,7 @@ impl Library {
             Library::SerdeJson => Some(jsoncost_stream::Library::SerdeJson),
             Library::SonicRs => Some(jsoncost_stream::Library::SonicRs),
             Library::SimdJson => Some(jsoncost_stream::Library::SimdJson),
-            Library::TestAbort | Library::TestHang => None,
+            Library::SerdeJsonBorrow | Library::Jiter | Library::TestAbort | Library::TestHang => None,
         }
     }
 }
@@ -110,25 +122,35 @@ impl Parsed for Projection {
     }
 }
 
-type Boxed = Box<dyn Parsed>;
+/// A parsed value; it may borrow from the input (serde_json_borrow, jiter).
+type Boxed<'a> = Box<dyn Parsed + 'a>;
+
+/// jiter's DOM, compared through the codecs' own conversion (it has no `Serialize`).
+struct Jiter<'a>(jiter::JsonValue<'a>);
+
+impl Parsed for Jiter<'_> {
+    fn canonical(&self) -> Result<Canonical, String> {
+        jsoncost_codecs::others::jiter_to_value(&self.0).map(Canonical::Full)
+    }
+}
 
 fn msg(e: impl fmt::Display) -> String {
     e.to_string()
 }
 
-fn typed<T: DeserializeOwned + Serialize + Sync + 'static>(library: Library, input: &[u8]) -> Result<Boxed, String> {
+fn typed<T: DeserializeOwned + Serialize + Sync + 'static>(library: Library, input: &[u8]) -> Result<Boxed<'static>, String> {
     Ok(Box::new(Value(match library {
         Library::SerdeJson => serde_json::from_slice::<T>(input).map_err(msg)?,
         Library::SonicRs => sonic_rs::from_slice::<T>(input).map_err(msg)?,
         // simd-json parses in place: the copy is what a user's code makes too.
         Library::SimdJson => simd_json::serde::from_slice::<T>(&mut input.to_vec()).map_err(msg)?,
-        Library::TestAbort | Library::TestHang => unreachable!("the fakes have a DOM path only"),
+        _ => unreachable!("{library} has no typed path"),
     })))
 }
 
 /// Parses `input` with `library` on `path` (the typed path into `target`, the lazy one projecting
 /// `projection`): the value, or the library's error.
-pub fn parse(library: Library, path: SafetyPath, input: &[u8], target: Target, projection: &str) -> Result<Boxed, String> {
+pub fn parse<'a>(library: Library, path: SafetyPath, input: &'a [u8], target: Target, projection: &str) -> Result<Boxed<'a>, String> {
     match (library, path) {
         (Library::TestAbort, _) => std::process::abort(),
         (Library::TestHang, _) => loop {
@@ -138,6 +160,11 @@ pub fn parse(library: Library, path: SafetyPath, input: &[u8], target: Target, p
         (Library::SerdeJson, SafetyPath::Dom) => Ok(Box::new(Value(serde_json::from_slice::<serde_json::Value>(input).map_err(msg)?))),
         (Library::SonicRs, SafetyPath::Dom) => Ok(Box::new(Value(sonic_rs::from_slice::<sonic_rs::Value>(input).map_err(msg)?))),
         (Library::SimdJson, SafetyPath::Dom) => Ok(Box::new(Value(simd_json::owned::to_value(&mut input.to_vec()).map_err(msg)?))),
+        (Library::SerdeJsonBorrow, SafetyPath::Dom) => Ok(Box::new(Value(
+            serde_json::from_slice::<serde_json_borrow::Value<'a>>(input).map_err(msg)?,
+        ))),
+        // Strict JSON (jiter's NaN/Infinity extension off), as the micro tables measure it.
+        (Library::Jiter, SafetyPath::Dom) => Ok(Box::new(Jiter(jiter::JsonValue::parse(input, false).map_err(msg)?))),
         (_, SafetyPath::Typed) => match target {
             Target::Data => typed::<Data>(library, input),
             Target::Numbers => typed::<Vec<f64>>(library, input),

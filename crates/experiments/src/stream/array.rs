@@ -7,7 +7,7 @@
 
 use jsoncost_codecs::exact;
 use jsoncost_codecs::gate::{self, Reference, Verdict};
-use jsoncost_codecs::{Canonical, RunFailure, Strategy};
+use jsoncost_codecs::{Canonical, Contract, RunFailure, Strategy};
 use jsoncost_engine::{ExperimentKind, Fidelity};
 use jsoncost_stream::{Library, Pointer};
 use serde::Serialize;
@@ -37,6 +37,9 @@ type CheckFn = Box<dyn FnMut() -> Verdict>;
 
 struct ArrayStrategy {
     name: String,
+    /// A DOM (of the document, or of each element), the user's element type, or (skipping) a
+    /// count of the elements.
+    contract: Contract,
     run: RunFn,
     check: CheckFn,
     bytes: u64,
@@ -47,6 +50,9 @@ struct ArrayStrategy {
 impl Strategy for ArrayStrategy {
     fn name(&self) -> &str {
         &self.name
+    }
+    fn contract(&self) -> Contract {
+        self.contract
     }
     fn check(&mut self) -> Result<Canonical, RunFailure> {
         Err(RunFailure::row("a stream strategy checks itself against the file (verify)"))
@@ -132,6 +138,7 @@ fn buffered<D: Dom>(name: String, path: &Path, pointer: &Pointer, bytes: u64, pa
     let ptr2 = ptr.clone();
     let (p2, checked_name) = (path.to_path_buf(), name.clone());
     ArrayStrategy {
+        contract: Contract::Dom,
         run: Box::new(move || {
             let doc = timed()?;
             Ok(array_at(&doc, &ptr2)?.len() as u64)
@@ -186,6 +193,7 @@ where
     let (p, c) = (path.to_path_buf(), config.clone());
     let (p2, c2, checked_name) = (path.to_path_buf(), config, name.clone());
     ArrayStrategy {
+        contract: Contract::Dom,
         run: Box::new(move || {
             let mut n = 0;
             for e in c.reader::<E, _>(open(&p)?) {
@@ -223,6 +231,7 @@ fn skipping(name: String, path: &Path, config: jsoncost_stream::Config, bytes: u
     let counted = count.clone();
     let p2 = path.to_path_buf();
     ArrayStrategy {
+        contract: Contract::Aggregate,
         run: Box::new(count),
         check: Box::new(move || match (counted(), reference_count(&p2, &pointer)) {
             (Err(e), _) | (_, Err(e)) => Verdict::Fail(e),
@@ -291,7 +300,9 @@ fn typed_rows<E: Serialize + DeserializeOwned + 'static>(path: &Path, config: &j
         .into_iter()
         .map(|lib| {
             let name = format!("incremental-typed/{}", lib.as_str());
-            incremental::<E, E>(name, path, config.clone().library(lib), bytes, itself)
+            let mut s = incremental::<E, E>(name, path, config.clone().library(lib), bytes, itself);
+            s.contract = Contract::TypedValue;
+            s
         })
         .collect()
 }

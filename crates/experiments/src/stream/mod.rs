@@ -4,7 +4,7 @@
 
 use futures::StreamExt;
 use jsoncost_codecs::gate::{self, Reference, Verdict};
-use jsoncost_codecs::{Canonical, RunFailure, Strategy};
+use jsoncost_codecs::{Canonical, Contract, RunFailure, Strategy};
 use jsoncost_engine::{Config, ExperimentKind, Fidelity};
 use jsoncost_shapes::{DEFAULT_SEED, Reading, Telemetry, write_telemetry};
 use jsoncost_stream::{Library, TelemetryAggregate};
@@ -55,6 +55,7 @@ type RunFn = Box<dyn FnMut() -> Result<Outcome, String>>;
 /// never held as one value).
 struct StreamStrategy {
     name: String,
+    contract: Contract,
     run: RunFn,
     path: PathBuf,
     config: jsoncost_stream::Config,
@@ -67,6 +68,9 @@ struct StreamStrategy {
 impl Strategy for StreamStrategy {
     fn name(&self) -> &str {
         &self.name
+    }
+    fn contract(&self) -> Contract {
+        self.contract
     }
     fn check(&mut self) -> Result<Canonical, RunFailure> {
         Err(RunFailure::row("a stream strategy checks itself against the file (verify)"))
@@ -150,10 +154,11 @@ fn guard_file(path: &Path, library: Library) -> Result<Option<String>, Error> {
 fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_deep: Option<String>) -> Vec<StreamStrategy> {
     let mut v: Vec<StreamStrategy> = Vec::new();
     let p = path.to_path_buf();
-    let mut add = |name: String, run: RunFn| {
+    let mut add = |name: String, contract: Contract, run: RunFn| {
         let refused = if name == "buffered/sonic-rs" { too_deep.clone() } else { None };
         v.push(StreamStrategy {
             name,
+            contract,
             run,
             path: path.to_path_buf(),
             config: config.clone(),
@@ -165,6 +170,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
         let p = p.clone();
         add(
             "buffered/serde_json".into(),
+            Contract::TypedValue,
             Box::new(move || {
                 Ok(Outcome::Document(
                     serde_json::from_slice(&read_all(&p, bytes)?).map_err(|e| e.to_string())?,
@@ -176,6 +182,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
         let p = p.clone();
         add(
             "buffered/sonic-rs".into(),
+            Contract::TypedValue,
             Box::new(move || {
                 Ok(Outcome::Document(
                     sonic_rs::from_slice(&read_all(&p, bytes)?).map_err(|e| e.to_string())?,
@@ -187,6 +194,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
         let p = p.clone();
         add(
             "buffered/simd-json".into(),
+            Contract::TypedValue,
             Box::new(move || {
                 let mut body = read_all(&p, bytes)?;
                 Ok(Outcome::Document(
@@ -199,6 +207,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
         let p = p.clone();
         add(
             "reader/serde_json".into(),
+            Contract::TypedValue,
             Box::new(move || {
                 Ok(Outcome::Document(
                     serde_json::from_reader(BufReader::new(open(&p)?)).map_err(|e| e.to_string())?,
@@ -211,6 +220,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
         let p = p.clone();
         add(
             "visitor/serde_json".into(),
+            Contract::TypedValue,
             Box::new(move || {
                 let mut readings = Vec::new();
                 let device = peers::serde_visitor(BufReader::new(open(&p)?), &mut |r| readings.push(r))?;
@@ -225,6 +235,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
         let p = p.clone();
         add(
             "visitor-aggregate/serde_json".into(),
+            Contract::Aggregate,
             Box::new(move || {
                 let mut agg = TelemetryAggregate::default();
                 peers::serde_visitor(BufReader::new(open(&p)?), &mut |r| agg.push(&r))?;
@@ -236,6 +247,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
         let p = p.clone();
         add(
             "struson/serde".into(),
+            Contract::TypedValue,
             Box::new(move || {
                 let mut readings = Vec::new();
                 let device = peers::struson(open(&p)?, &mut |r| readings.push(r))?;
@@ -251,6 +263,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
         let (p1, c1) = (p.clone(), cfg.clone());
         add(
             format!("incremental/{}", lib.as_str()),
+            Contract::TypedValue,
             Box::new(move || {
                 let mut elements = c1.reader::<Reading, _>(open(&p1)?);
                 let readings = (&mut elements).collect::<Result<Vec<Reading>, _>>().map_err(|e| e.to_string())?;
@@ -263,6 +276,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
         let (p2, c2) = (p.clone(), cfg.clone());
         add(
             format!("incremental-aggregate/{}", lib.as_str()),
+            Contract::Aggregate,
             Box::new(move || {
                 let mut agg = TelemetryAggregate::default();
                 for r in c2.reader::<Reading, _>(open(&p2)?) {
@@ -278,6 +292,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
             .expect("a tokio runtime");
         add(
             format!("incremental-async/{}", lib.as_str()),
+            Contract::TypedValue,
             Box::new(move || {
                 rt.block_on(async {
                     let file = tokio::fs::File::open(&p3)

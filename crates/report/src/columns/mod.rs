@@ -11,7 +11,7 @@ use serde_json::Value;
 
 pub(crate) use store::{FLOOR, floor_mean_ns};
 
-use crate::units::{self, ABSENT, TimeColumn};
+use crate::units::{self, ABSENT, TimeColumn, TimeUnit};
 
 /// Shown for a failed row that carries no message.
 pub(crate) const NO_MESSAGE: &str = "(no message)";
@@ -69,7 +69,8 @@ impl View {
             ExperimentKind::Safety => unreachable!("returned above"),
         };
         let ok: Vec<&Row> = exp.rows.iter().filter(|r| r.is_ok()).collect();
-        let fitted: Vec<Fitted> = specs.iter().map(|s| s.fit(&ok)).collect();
+        let unit = TimeUnit::for_table(ok.iter().filter_map(|r| r.mean_ns));
+        let fitted: Vec<Fitted> = specs.iter().map(|s| s.fit(&ok, unit)).collect();
         let lines = exp
             .rows
             .iter()
@@ -204,9 +205,10 @@ pub(crate) enum Cell<'a> {
     Count(Get<'a>),
     Ratio(Get<'a>),
     Rate(Get<'a>),
-    Percent(Get<'a>),
     Fixed(usize, Get<'a>),
     Text(Box<dyn Fn(&Row) -> String + 'a>),
+    /// A number already worded (a value or "noise"), right-aligned.
+    Label(Box<dyn Fn(&Row) -> String + 'a>),
 }
 
 pub(crate) struct Spec<'a> {
@@ -232,9 +234,16 @@ impl<'a> Spec<'a> {
         }
     }
 
-    fn fit(&self, rows: &[&Row]) -> Fitted {
+    /// `unit`: the table's time unit (from its smallest mean), when it has means.
+    fn fit(&self, rows: &[&Row], unit: Option<TimeUnit>) -> Fitted {
         match &self.cell {
-            Cell::Time(get) => Fitted::Time(TimeColumn::fit(rows.iter().filter_map(|r| get(r)))),
+            Cell::Time(get) => {
+                let values = rows.iter().filter_map(|r| get(r));
+                Fitted::Time(match unit {
+                    Some(unit) => TimeColumn::fit_in(unit, values),
+                    None => TimeColumn::fit(values),
+                })
+            }
             _ => Fitted::None,
         }
     }
@@ -248,9 +257,8 @@ impl<'a> Spec<'a> {
             (Cell::Count(get), _) => units::opt(get(row), units::count),
             (Cell::Ratio(get), _) => units::opt(get(row), units::ratio),
             (Cell::Rate(get), _) => units::opt(get(row), units::rate),
-            (Cell::Percent(get), _) => units::opt(get(row), units::percent),
             (Cell::Fixed(d, get), _) => units::opt(get(row), |v| units::fixed(v, *d)),
-            (Cell::Text(f), _) => f(row),
+            (Cell::Text(f), _) | (Cell::Label(f), _) => f(row),
         }
     }
 }

@@ -7,7 +7,10 @@
 //! failed or is missing in the new file fails the gate too (a correctness break, a crashed or a
 //! filtered run must not pass), unless the comparison allows missing rows.
 
+mod drift;
 mod render;
+
+pub use drift::Drift;
 
 use std::fmt;
 
@@ -169,9 +172,23 @@ pub struct Comparison {
     pub not_compared: Vec<NotCompared>,
     /// Rows ok in base that failed or are missing in new are accepted (`--allow-missing`).
     pub allow_missing: bool,
+    /// How much runs of the base build differ, when several were given (`--base-run`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drift: Option<Drift>,
 }
 
 impl Comparison {
+    /// Records the drift between several runs of the base build (for the unpaired note).
+    pub fn with_drift(mut self, drift: Option<Drift>) -> Self {
+        self.drift = drift;
+        self
+    }
+
+    /// The note on what an unpaired comparison cannot tell apart, with the measured drift.
+    pub fn unpaired_note(&self) -> String {
+        drift::note(self.drift.as_ref(), self.threshold)
+    }
+
     /// Accepts (or not) rows that were ok in base and failed or are missing in new.
     pub fn allowing_missing(mut self, allow: bool) -> Self {
         self.allow_missing = allow;
@@ -253,6 +270,7 @@ pub fn compare(base: &Results, new: &Results, threshold: f64) -> Comparison {
         rows,
         not_compared,
         allow_missing: false,
+        drift: None,
     }
 }
 

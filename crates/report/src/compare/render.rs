@@ -112,6 +112,8 @@ impl Comparison {
         }
         out.push_str(&self.summary());
         out.push('\n');
+        out.push_str(&self.unpaired_note());
+        out.push('\n');
         out
     }
 
@@ -132,6 +134,7 @@ impl Comparison {
                 out.push_str(&format!("- {}\n", inline(&self.not_compared_line(n))));
             }
         }
+        out.push_str(&format!("\n{}\n", inline(&self.unpaired_note())));
         out
     }
 

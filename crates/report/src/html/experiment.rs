@@ -148,12 +148,14 @@ fn charts(exp: &Experiment) -> Vec<Chart> {
 fn mean_chart(exp: &Experiment, ok: &[&Row], per: &str) -> Option<Chart> {
     let timed: Vec<&Row> = ok.iter().copied().filter(|r| r.mean_ns.is_some()).collect();
     let col = TimeColumn::fit(timed.iter().filter_map(|r| r.mean_ns));
+    // The errors in the means' unit (one unit per table).
+    let error_col = TimeColumn::fit_in(col.unit, timed.iter().filter_map(|r| r.error_ns));
     let rows: Vec<ChartRow> = timed
         .iter()
         .filter_map(|r| {
             let mean = r.mean_ns?;
             let text = match r.error_ns {
-                Some(e) => format!("{} ± {}", col.format(mean), units::time(e)),
+                Some(e) => format!("{} ± {}", col.format(mean), error_col.format(e)),
                 None => col.format(mean),
             };
             let mut track = Track::single(mean, format!("{}: {text}", r.method));

@@ -1,0 +1,169 @@
+//! `jsoncost ab` with two tiny fake programs: shell scripts that write a fixed results.json per
+//! call (the n-th call of a side writes its n-th file), so the test controls every round's
+//! figures, drift included. Exit codes and the flagged row are exact; nothing is timed.
+
+#![cfg(unix)]
+
+use assert_cmd::Command;
+use jsoncost_engine::{Experiment, ExperimentKind, Machine, Results, Row, SCHEMA_VERSION};
+use predicates::prelude::*;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+fn jsoncost() -> Command {
+    let mut c = Command::cargo_bin("jsoncost").unwrap();
+    c.env("NO_COLOR", "1").timeout(std::time::Duration::from_secs(60));
+    c
+}
+
+fn results(rows: &[(&str, f64)]) -> Results {
+    let mut e = Experiment::new(ExperimentKind::Micro, "data/deserialize");
+    e.params.insert("shape".into(), serde_json::json!("data"));
+    for (m, ns) in rows {
+        let mut r = Row::new(*m);
+        r.mean_ns = Some(*ns);
+        r.allocated_bytes = Some(40.0);
+        e.rows.push(r);
+    }
+    e.finish();
+    Results {
+        schema_version: SCHEMA_VERSION,
+        jsoncost_version: "0.1.0".into(),
+        machine: Machine {
+            cpu: "test cpu".into(),
+            cores: 2,
+            os: "linux".into(),
+            rustc: "1.95.0".into(),
+            target_features: vec![],
+        },
+        started_at: "2026-01-01T00:00:00Z".into(),
+        quick: true,
+        interrupted: false,
+        rates: Default::default(),
+        experiments: vec![e],
+    }
+}
+
+/// The machine's speed in each round (shared by both programs of the round: up to ±15%).
+const DRIFT: [f64; 6] = [1.0, 1.15, 0.9, 1.05, 0.88, 1.1];
+/// A little noise of the new program's own.
+const WOBBLE: [f64; 6] = [1.0, 1.003, 0.998, 1.002, 0.997, 1.001];
+
+/// A fake program in `dir/name`: its n-th call copies `name/run-n.json` to the `--out` file,
+/// and records its arguments. `slow` multiplies row `typed/sonic-rs` (new's deliberate
+/// slowdown); `exit` makes it fail with that code instead.
+fn program(dir: &Path, name: &str, slow: f64, wobble: bool, exit: Option<i32>) -> PathBuf {
+    let data = dir.join(name);
+    std::fs::create_dir_all(&data).unwrap();
+    for (i, d) in DRIFT.iter().enumerate() {
+        let w = if wobble { WOBBLE[i] } else { 1.0 };
+        let r = results(&[("typed/serde_json", 150.0 * d * w), ("typed/sonic-rs", 112.0 * d * w * slow)]);
+        std::fs::write(data.join(format!("run-{}.json", i + 1)), serde_json::to_vec(&r).unwrap()).unwrap();
+    }
+    let fail = exit.map(|c| format!("echo 'error: bad flag' >&2; exit {c}\n")).unwrap_or_default();
+    let script = format!(
+        "#!/bin/sh\n{fail}d='{}'\nn=$(cat \"$d/count\" 2>/dev/null || echo 0); n=$((n+1)); echo $n > \"$d/count\"\n\
+         echo \"$@\" >> \"$d/args\"\nprev=''; for a in \"$@\"; do if [ \"$prev\" = --out ]; then out=$a; fi; prev=$a; done\n\
+         cp \"$d/run-$n.json\" \"$out\"\n",
+        data.display()
+    );
+    let path = dir.join(format!("{name}.sh"));
+    std::fs::write(&path, script).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+fn ab(base: &Path, new: &Path, extra: &[&str]) -> assert_cmd::assert::Assert {
+    jsoncost()
+        .args(["ab", "--rounds", "6", "--threshold", "5%", "--base"])
+        .arg(base)
+        .arg("--new")
+        .arg(new)
+        .args(extra)
+        .args(["--", "micro", "--quick"])
+        .assert()
+}
+
+#[test]
+fn the_same_build_under_drift_passes_and_both_programs_get_the_same_arguments() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = program(dir.path(), "base", 1.0, false, None);
+    let new = program(dir.path(), "new", 1.0, true, None);
+    ab(&base, &new, &[])
+        .code(0)
+        .stdout(predicate::str::contains("No regression (paired over 6 ABBA rounds"));
+    let args = std::fs::read_to_string(dir.path().join("base/args")).unwrap();
+    let lines: Vec<&str> = args.lines().collect();
+    assert_eq!(lines.len(), 6);
+    assert!(lines[0].starts_with("micro --quick --format json --out "), "{}", lines[0]);
+    assert_eq!(std::fs::read_to_string(dir.path().join("new/count")).unwrap().trim(), "6");
+}
+
+#[test]
+fn a_five_percent_slower_row_is_flagged_alone_with_exit_1_and_markdown_for_a_pr() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = program(dir.path(), "base", 1.0, false, None);
+    let new = program(dir.path(), "new", 1.05, true, None);
+    let out = ab(&base, &new, &["--format", "markdown"]).code(1);
+    let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(stdout.starts_with("### jsoncost ab: **Regression**"), "{stdout}");
+    let failing: Vec<&str> = stdout.lines().filter(|l| l.starts_with('|') && l.contains("FAIL")).collect();
+    assert_eq!(failing.len(), 1, "{stdout}");
+    assert!(
+        failing[0].contains("typed/sonic-rs") && failing[0].contains("slower"),
+        "{}",
+        failing[0]
+    );
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(stderr.contains("Regression in 1 of 2"), "{stderr}");
+}
+
+#[test]
+fn the_same_rows_through_unpaired_compare_cannot_tell_the_drift_from_a_change() {
+    // Round 2 against round 3 of the same build: a 22% "change" that is only the machine.
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
+    std::fs::write(&a, serde_json::to_vec(&results(&[("typed/serde_json", 150.0 * 1.15)])).unwrap()).unwrap();
+    std::fs::write(&b, serde_json::to_vec(&results(&[("typed/serde_json", 150.0 * 0.9)])).unwrap()).unwrap();
+    jsoncost()
+        .arg("compare")
+        .arg(&b)
+        .arg(&a)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("Unpaired comparison"));
+    // Given the other run of the base build, compare says how far apart runs of one build are.
+    jsoncost()
+        .arg("compare")
+        .arg(&b)
+        .arg(&a)
+        .arg("--base-run")
+        .arg(&a)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "2 runs of the base build differ per row by a median 27.8% and up to 27.8%, more than the 5.0% threshold",
+        ));
+}
+
+#[test]
+fn a_program_that_refuses_its_arguments_is_bad_input_and_one_that_cannot_start_is_the_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = program(dir.path(), "base", 1.0, false, None);
+    let refusing = program(dir.path(), "new", 1.0, false, Some(2));
+    ab(&base, &refusing, &[])
+        .code(2)
+        .stderr(predicate::str::contains("refused the arguments (exit 2)").and(predicate::str::contains("error: bad flag")));
+    let broken = program(dir.path(), "other", 1.0, false, Some(7));
+    ab(&base, &broken, &[])
+        .code(3)
+        .stderr(predicate::str::contains("exited 7 in round 1"));
+    ab(&base, &dir.path().join("missing"), &[])
+        .code(3)
+        .stderr(predicate::str::contains("cannot be started"));
+    jsoncost()
+        .args(["ab", "--base", "x", "--new", "y", "--", "micro", "--out", "f.json"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--out is set by ab itself"));
+}

@@ -1,0 +1,132 @@
+//! Libraries with a derive of their own instead of serde's: simd-json-derive (simd-json's
+//! fastest typed path), nanoserde and miniserde. Their strategies apply to a type that derives
+//! their traits as well as serde's (the gate reads every output through serde): a user's type,
+//! or for the built-in shapes a plain copy (`jsoncost_shapes::derived`, see there why the
+//! shapes themselves cannot derive them).
+//!
+//! Every input is strict JSON text; nanoserde and miniserde read `&str`, so their operation
+//! includes the UTF-8 check (`std::str::from_utf8`), as a caller holding bytes would write it.
+
+use serde::Serialize;
+
+// The versions measured (pinned in the workspace); a type's derive must come from the same.
+pub use {miniserde, nanoserde, simd_json_derive};
+
+use crate::typed::{OpStrategy, emit, emit_bytes, msg};
+use crate::{BoxedStrategy, Contract};
+
+/// Deserialize strategies of a type's own derive, erased like [`crate::BorrowedStrategies`].
+pub type DerivedDeserialize = for<'a> fn(&'a [u8]) -> Vec<BoxedStrategy<'a>>;
+
+/// `typed/simd-json-derive` (a fresh input copy and buffers each time) and
+/// `typed-reuse/simd-json-derive` (the copy and simd-json's buffers reused, its documented fast
+/// path).
+pub fn simd_json_derive_deserialize<T>(input: &[u8]) -> Vec<BoxedStrategy<'_>>
+where
+    T: for<'i> simd_json_derive::Deserialize<'i> + Serialize,
+{
+    let n = Some(input.len() as u64);
+    let mut buf: Vec<u8> = Vec::with_capacity(input.len());
+    let mut buffers = simd_json::Buffers::new(input.len());
+    vec![
+        OpStrategy::boxed("typed/simd-json-derive", Contract::TypedValue, n, move |s| {
+            let mut copy = input.to_vec();
+            emit(s, &T::from_slice(&mut copy).map_err(msg)?)
+        }),
+        OpStrategy::boxed("typed-reuse/simd-json-derive", Contract::TypedValue, n, move |s| {
+            buf.clear();
+            buf.extend_from_slice(input);
+            emit(s, &T::from_slice_with_buffers(&mut buf, &mut buffers).map_err(msg)?)
+        }),
+    ]
+}
+
+/// `typed/simd-json-derive` (`json_vec`) and `typed-writer/simd-json-derive` (`json_write`
+/// into a reused buffer).
+pub fn simd_json_derive_serialize<T: simd_json_derive::Serialize>(value: &T) -> Vec<BoxedStrategy<'_>> {
+    let n = value.json_vec().ok().map(|v| v.len() as u64);
+    let mut buf = Vec::new();
+    vec![
+        OpStrategy::boxed("typed/simd-json-derive", Contract::BytesFromTyped, n, move |s| {
+            emit_bytes(s, &value.json_vec().map_err(msg)?)
+        }),
+        OpStrategy::boxed("typed-writer/simd-json-derive", Contract::BytesFromTyped, n, move |s| {
+            buf.clear();
+            value.json_write(&mut buf).map_err(msg)?;
+            emit_bytes(s, &buf)
+        }),
+    ]
+}
+
+/// `typed/nanoserde`: `DeJson::deserialize_json`.
+pub fn nanoserde_deserialize<T: nanoserde::DeJson + Serialize>(input: &[u8]) -> Vec<BoxedStrategy<'_>> {
+    vec![OpStrategy::boxed(
+        "typed/nanoserde",
+        Contract::TypedValue,
+        Some(input.len() as u64),
+        move |s| {
+            let text = std::str::from_utf8(input).map_err(msg)?;
+            emit(s, &T::deserialize_json(text).map_err(msg)?)
+        },
+    )]
+}
+
+/// `typed/nanoserde`: `SerJson::serialize_json`.
+pub fn nanoserde_serialize<T: nanoserde::SerJson>(value: &T) -> Vec<BoxedStrategy<'_>> {
+    let n = Some(value.serialize_json().len() as u64);
+    vec![OpStrategy::boxed("typed/nanoserde", Contract::BytesFromTyped, n, move |s| {
+        emit_bytes(s, value.serialize_json().as_bytes())
+    })]
+}
+
+/// `typed/miniserde`: `miniserde::json::from_str`.
+pub fn miniserde_deserialize<T: miniserde::Deserialize + Serialize>(input: &[u8]) -> Vec<BoxedStrategy<'_>> {
+    vec![OpStrategy::boxed(
+        "typed/miniserde",
+        Contract::TypedValue,
+        Some(input.len() as u64),
+        move |s| {
+            let text = std::str::from_utf8(input).map_err(msg)?;
+            // miniserde's error says only that the input did not fit.
+            emit(s, &miniserde::json::from_str::<T>(text).map_err(|e| format!("miniserde: {e}"))?)
+        },
+    )]
+}
+
+/// `typed/miniserde`: `miniserde::json::to_string`.
+pub fn miniserde_serialize<T: miniserde::Serialize>(value: &T) -> Vec<BoxedStrategy<'_>> {
+    let n = Some(miniserde::json::to_string(value).len() as u64);
+    vec![OpStrategy::boxed("typed/miniserde", Contract::BytesFromTyped, n, move |s| {
+        emit_bytes(s, miniserde::json::to_string(value).as_bytes())
+    })]
+}
+
+/// A plain copy of a type that derives all three libraries' traits (the built-in shapes'
+/// `jsoncost_shapes::derived`): their deserialize strategies, erased.
+pub fn all_deserialize<P>() -> [DerivedDeserialize; 3]
+where
+    P: for<'i> simd_json_derive::Deserialize<'i> + nanoserde::DeJson + miniserde::Deserialize + Serialize,
+{
+    [
+        simd_json_derive_deserialize::<P>,
+        nanoserde_deserialize::<P>,
+        miniserde_deserialize::<P>,
+    ]
+}
+
+/// The serialize strategies of a value of such a plain copy, held with it.
+pub trait PlainValue {
+    fn serialize_strategies(&self) -> Vec<BoxedStrategy<'_>>;
+}
+
+/// A value of a plain copy (made from the type's value once, through serde).
+pub struct Plain<P>(pub P);
+
+impl<P: simd_json_derive::Serialize + nanoserde::SerJson + miniserde::Serialize> PlainValue for Plain<P> {
+    fn serialize_strategies(&self) -> Vec<BoxedStrategy<'_>> {
+        let mut v = simd_json_derive_serialize(&self.0);
+        v.extend(nanoserde_serialize(&self.0));
+        v.extend(miniserde_serialize(&self.0));
+        v
+    }
+}

@@ -1,0 +1,110 @@
+//! The other Rust JSON libraries a team weighs beside serde_json, sonic-rs and simd-json, each
+//! with the API styles it really has (absent where it has none), measured and gated like the
+//! rest: `serde_json_borrow` (a DOM borrowing from the input, built through serde_json) and
+//! `jiter` (pydantic's parser: its `JsonValue` DOM, borrowed or owned, with or without reused
+//! buffers, and its serde deserializer for any type). simd-json-derive, nanoserde and miniserde
+//! need a derive on the type itself: see [`crate::derived`]; jiter's pull parser:
+//! [`crate::jiter_decode`].
+
+use jiter::{JsonValue, JsonValueScratch, PartialMode};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Number, Value};
+
+use crate::typed::{OpStrategy, Slot, emit, emit_bytes, msg};
+use crate::{BoxedStrategy, Canonical, Contract, ZeroCopy};
+
+/// jiter's DOM as a `serde_json::Value`, for the gate only (untimed): `JsonValue` has no
+/// `Serialize`, and nothing else turns it into the canonical form. A repeated key keeps its
+/// last value, as the reference does; an integer beyond `u64` becomes the nearest `f64`, as
+/// the reference reads it.
+pub fn jiter_to_value(v: &JsonValue<'_>) -> Result<Value, String> {
+    Ok(match v {
+        JsonValue::Null => Value::Null,
+        JsonValue::Bool(b) => Value::Bool(*b),
+        JsonValue::Int(i) => Value::Number((*i).into()),
+        JsonValue::BigInt(b) => match u64::try_from(b) {
+            Ok(u) => Value::Number(u.into()),
+            Err(_) => {
+                let f: f64 = b.to_string().parse().map_err(msg)?;
+                Value::Number(Number::from_f64(f).ok_or("an integer beyond f64's range")?)
+            }
+        },
+        JsonValue::Float(f) => Value::Number(Number::from_f64(*f).ok_or_else(|| format!("a non-finite float {f}"))?),
+        JsonValue::Str(s) => Value::String(s.to_string()),
+        JsonValue::Array(a) => Value::Array(a.iter().map(jiter_to_value).collect::<Result<_, _>>()?),
+        JsonValue::Object(o) => {
+            let mut m = Map::new();
+            for (k, v) in o.iter() {
+                m.insert(k.to_string(), jiter_to_value(v)?);
+            }
+            Value::Object(m)
+        }
+    })
+}
+
+/// Hands jiter's DOM to the gate or to `black_box`.
+fn emit_jiter(slot: Slot<'_>, v: &JsonValue<'_>) -> Result<(), String> {
+    match slot {
+        Some(s) => *s = Some(Canonical::Full(jiter_to_value(v)?)),
+        None => {
+            std::hint::black_box(v);
+        }
+    }
+    Ok(())
+}
+
+/// The DOM parses of any document: `serde_json_borrow::Value` and jiter's `JsonValue`
+/// (borrowed, owned, and each on a scratch reused between parses, jiter's documented way to
+/// parse many documents of one shape). jiter's NaN/Infinity extension stays off (strict JSON).
+pub fn dom_strategies(input: &[u8]) -> Vec<BoxedStrategy<'_>> {
+    let n = Some(input.len() as u64);
+    let mut scratch = JsonValueScratch::new();
+    let mut owned_scratch = JsonValueScratch::<'static>::new();
+    vec![
+        OpStrategy::boxed("dom-borrowed/serde_json_borrow", Contract::BorrowedDom, n, move |s| {
+            emit(s, &serde_json::from_slice::<serde_json_borrow::Value<'_>>(input).map_err(msg)?)
+        }),
+        OpStrategy::boxed("dom-borrowed/jiter", Contract::BorrowedDom, n, move |s| {
+            emit_jiter(s, &JsonValue::parse(input, false).map_err(msg)?)
+        }),
+        OpStrategy::boxed("dom-borrowed-reuse/jiter", Contract::BorrowedDom, n, move |s| {
+            emit_jiter(s, &scratch.parse(input, false, PartialMode::Off).map_err(msg)?)
+        }),
+        OpStrategy::boxed("dom/jiter", Contract::Dom, n, move |s| {
+            emit_jiter(s, &JsonValue::parse_owned(input, false, PartialMode::Off).map_err(msg)?)
+        }),
+        OpStrategy::boxed("dom-reuse/jiter", Contract::Dom, n, move |s| {
+            emit_jiter(s, &owned_scratch.parse_owned(input, false, PartialMode::Off).map_err(msg)?)
+        }),
+    ]
+}
+
+/// Writing a DOM already held: `serde_json_borrow`'s tree through serde_json's writer (jiter
+/// writes no JSON). `Err` when serde_json_borrow cannot read the document.
+pub fn serialize_dom_strategies<'a>(input: &[u8]) -> Result<Vec<BoxedStrategy<'a>>, String> {
+    // The tree with the bytes it borrows from (the handler holds both).
+    let dom = serde_json_borrow::OwnedValue::from_slice(input).map_err(msg)?;
+    let n = Some(serde_json::to_vec(&dom).map_err(msg)?.len() as u64);
+    Ok(vec![OpStrategy::boxed(
+        "dom-borrowed/serde_json_borrow",
+        Contract::BytesFromDom,
+        n,
+        move |s| emit_bytes(s, &serde_json::to_vec(dom.get_value()).map_err(msg)?),
+    )])
+}
+
+/// `typed/jiter`: jiter's serde deserializer into any owned type.
+pub fn typed_strategies<T: Serialize + DeserializeOwned>(input: &[u8]) -> Vec<BoxedStrategy<'_>> {
+    let n = Some(input.len() as u64);
+    vec![OpStrategy::boxed("typed/jiter", Contract::TypedValue, n, move |s| {
+        emit(s, &jiter::serde::from_slice::<T>(input).map_err(msg)?)
+    })]
+}
+
+/// `borrowed/jiter`: the zero-copy form through jiter's serde deserializer.
+pub fn borrowed_strategy<T: ZeroCopy>(input: &[u8]) -> BoxedStrategy<'_> {
+    OpStrategy::boxed("borrowed/jiter", Contract::BorrowedValue, Some(input.len() as u64), move |s| {
+        emit(s, &jiter::serde::from_slice::<T::Borrowed<'_>>(input).map_err(msg)?)
+    })
+}

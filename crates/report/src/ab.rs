@@ -1,0 +1,586 @@
+//! `ab`: a paired A/B comparison of two builds from alternating rounds. Each round ran both
+//! programs one right after the other (ABBA order over rounds, same seed and payloads), so the
+//! machine's state of that moment lands on both; rows are compared from their per-round ratios
+//! `new / base`, not from two runs minutes apart.
+//!
+//! Per row: the ratio is the geometric mean of the per-round ratios with the paired Student-t
+//! 99% interval of the mean log ratio (`engine::paired::log_ratio`), plus Wilcoxon's
+//! signed-rank p of the log ratios (a check that assumes no normality). The gate:
+//! - **slower** (a regression): the whole interval lies above 1 (the slowdown is real) and the
+//!   ratio is at least `1 + threshold / 2` (nearer to the threshold's change than to none);
+//! - **faster**: the interval lies below 1 and the ratio is at most `1 − threshold / 2`;
+//! - **small change**: real (the interval excludes 1) but under half the threshold;
+//! - **no change**: the interval holds 1.
+//!
+//! Allocation is deterministic: growth of the mean per-round allocation beyond `compare`'s
+//! tolerance fails the gate as in `compare`.
+
+use std::fmt;
+
+use comfy_table::{CellAlignment, Table, presets};
+use jsoncost_engine::paired::{self, Interval, PAIRED_CONFIDENCE};
+use jsoncost_engine::{ExperimentKind, Results, Row};
+use serde::Serialize;
+
+use crate::columns::Align;
+use crate::compare::{ALLOCATION_TOLERANCE_BYTES, HTTP_ALLOCATION_TOLERANCE, NotCompared, Reason, Side};
+use crate::markdown::{inline, table as markdown_table};
+use crate::{Format, json, units};
+
+/// The two results files of one round, whichever ran first.
+#[derive(Debug, Clone)]
+pub struct Round {
+    pub base: Results,
+    pub new: Results,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AbVerdict {
+    Slower,
+    Faster,
+    /// Real (the interval excludes 1), but smaller than half the threshold.
+    SmallChange,
+    /// The interval holds 1.
+    NoChange,
+}
+
+impl fmt::Display for AbVerdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            AbVerdict::Slower => "slower",
+            AbVerdict::Faster => "faster",
+            AbVerdict::SmallChange => "small change",
+            AbVerdict::NoChange => "no change",
+        })
+    }
+}
+
+/// One row timed in both programs in at least two rounds.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AbRow {
+    pub experiment: ExperimentKind,
+    pub table: String,
+    pub method: String,
+    /// Mean over the rounds of each side's mean time, ns.
+    pub base_mean_ns: f64,
+    pub new_mean_ns: f64,
+    /// `new / base` per round, paired: estimate and 99% interval, and the pairs it used.
+    pub ratio: Interval,
+    /// Wilcoxon signed-rank two-sided p of the per-round log ratios.
+    pub signed_rank_p: Option<f64>,
+    pub verdict: AbVerdict,
+    pub base_allocated_bytes: Option<f64>,
+    pub new_allocated_bytes: Option<f64>,
+    pub allocation_grew: bool,
+}
+
+impl AbRow {
+    pub fn regression(&self) -> bool {
+        self.verdict == AbVerdict::Slower || self.allocation_grew
+    }
+}
+
+/// The outcome of `ab`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AbComparison {
+    pub threshold: f64,
+    pub rounds: usize,
+    pub rows: Vec<AbRow>,
+    pub not_compared: Vec<NotCompared>,
+    /// Rows ok in base that failed or are missing in new in some round are accepted.
+    pub allow_missing: bool,
+}
+
+impl AbComparison {
+    /// Accepts (or not) rows ok in base that failed or are missing in new, as `compare` does.
+    pub fn allowing_missing(mut self, allow: bool) -> Self {
+        self.allow_missing = allow;
+        self
+    }
+
+    /// A row got slower (paired, beyond half the threshold) or allocates more, or (unless
+    /// allowed) a row ok in base failed or is missing in new.
+    pub fn has_regression(&self) -> bool {
+        self.rows.iter().any(AbRow::regression) || (!self.allow_missing && self.lost_rows() > 0)
+    }
+
+    /// How many rows ok in base failed or are missing in new in some round.
+    pub fn lost_rows(&self) -> usize {
+        self.not_compared.iter().map(|n| n.lost).sum()
+    }
+
+    pub fn regressions(&self) -> impl Iterator<Item = &AbRow> {
+        self.rows.iter().filter(|r| r.regression())
+    }
+}
+
+/// The verdict of a paired ratio at `threshold` (a fraction).
+pub fn verdict(ratio: &Interval, threshold: f64) -> AbVerdict {
+    if ratio.low > 1.0 {
+        if ratio.estimate >= 1.0 + threshold / 2.0 {
+            AbVerdict::Slower
+        } else {
+            AbVerdict::SmallChange
+        }
+    } else if ratio.high < 1.0 {
+        if ratio.estimate <= 1.0 - threshold / 2.0 {
+            AbVerdict::Faster
+        } else {
+            AbVerdict::SmallChange
+        }
+    } else {
+        AbVerdict::NoChange
+    }
+}
+
+fn find_row<'a>(results: &'a Results, kind: ExperimentKind, table: &str, method: &str) -> Option<&'a Row> {
+    results
+        .experiments
+        .iter()
+        .find(|e| e.experiment == kind && e.table == table)?
+        .rows
+        .iter()
+        .find(|r| r.method == method)
+}
+
+fn mean(xs: &[f64]) -> f64 {
+    xs.iter().sum::<f64>() / xs.len() as f64
+}
+
+/// Decides every row of the rounds' base files (rows only the new program has are listed as
+/// not compared). `threshold` is a fraction (0.05 for 5%).
+pub fn ab(rounds: &[Round], threshold: f64) -> AbComparison {
+    let mut out = AbComparison {
+        threshold,
+        rounds: rounds.len(),
+        rows: Vec::new(),
+        not_compared: Vec::new(),
+        allow_missing: false,
+    };
+    let Some(first) = rounds.first() else { return out };
+    let skip = |kind: ExperimentKind, table: &str, method: Option<&str>, reason: Reason, lost: usize| NotCompared {
+        experiment: kind,
+        table: table.to_string(),
+        method: method.map(String::from),
+        reason,
+        lost,
+    };
+    for exp in &first.base.experiments {
+        let (kind, table) = (exp.experiment, exp.table.as_str());
+        let params_differ = rounds.iter().find_map(|r| {
+            let b = r.base.experiments.iter().find(|e| e.experiment == kind && e.table == table)?;
+            let n = r.new.experiments.iter().find(|e| e.experiment == kind && e.table == table)?;
+            let p = |e: &jsoncost_engine::Experiment| serde_json::Value::Object(e.params.clone()).to_string();
+            (b.params != n.params).then(|| Reason::ParamsDiffer { base: p(b), new: p(n) })
+        });
+        if let Some(reason) = params_differ {
+            out.not_compared.push(skip(kind, table, None, reason, 0));
+            continue;
+        }
+        for row in &exp.rows {
+            let method = row.method.as_str();
+            let (mut base_ns, mut new_ns, mut base_alloc, mut new_alloc) = (vec![], vec![], vec![], vec![]);
+            let mut first_reason = None;
+            // A round in which the row was ok in base and failed or is missing in new.
+            let mut lost = None;
+            for r in rounds {
+                let pair = (find_row(&r.base, kind, table, method), find_row(&r.new, kind, table, method));
+                let reason = match pair {
+                    (Some(_), None) => Some(Reason::OnlyInBase),
+                    (None, _) => Some(Reason::Failed {
+                        side: Side::Base,
+                        message: "missing from one round's base results".into(),
+                    }),
+                    (Some(b), Some(n)) => match (b.is_ok(), n.is_ok(), b.mean_ns, n.mean_ns) {
+                        (true, true, Some(bm), Some(nm)) if bm > 0.0 && nm > 0.0 => {
+                            base_ns.push(bm);
+                            new_ns.push(nm);
+                            base_alloc.extend(b.allocated_bytes);
+                            new_alloc.extend(n.allocated_bytes);
+                            None
+                        }
+                        (false, _, _, _) | (_, false, _, _) => Some(Reason::Failed {
+                            side: match (b.is_ok(), n.is_ok()) {
+                                (false, false) => Side::Both,
+                                (false, true) => Side::Base,
+                                _ => Side::New,
+                            },
+                            message: if n.is_ok() { &b.error_message } else { &n.error_message }
+                                .clone()
+                                .unwrap_or_default(),
+                        }),
+                        (_, _, None, _) => Some(Reason::NoTiming { side: Side::Base }),
+                        _ => Some(Reason::NoTiming { side: Side::New }),
+                    },
+                };
+                let base_ok = pair.0.is_some_and(Row::is_ok);
+                if base_ok && lost.is_none() && matches!(reason, Some(Reason::OnlyInBase | Reason::Failed { side: Side::New, .. })) {
+                    lost = reason.clone();
+                }
+                if first_reason.is_none() {
+                    first_reason = reason;
+                }
+            }
+            if let Some(reason) = lost {
+                out.not_compared.push(skip(kind, table, Some(method), reason, 1));
+                continue;
+            }
+            let Some(ratio) = paired::log_ratio(&base_ns, &new_ns, PAIRED_CONFIDENCE) else {
+                let reason = first_reason.unwrap_or(Reason::NoTiming { side: Side::Both });
+                out.not_compared.push(skip(kind, table, Some(method), reason, 0));
+                continue;
+            };
+            let logs = paired::log_ratios(&base_ns, &new_ns).unwrap_or_default();
+            let (base_allocated_bytes, new_allocated_bytes) = (
+                (!base_alloc.is_empty()).then(|| mean(&base_alloc)),
+                (!new_alloc.is_empty()).then(|| mean(&new_alloc)),
+            );
+            let allocation_grew = match (base_allocated_bytes, new_allocated_bytes) {
+                (Some(b), Some(n)) if kind == ExperimentKind::Http => {
+                    n - b >= ALLOCATION_TOLERANCE_BYTES.max(b * HTTP_ALLOCATION_TOLERANCE)
+                }
+                (Some(b), Some(n)) => n - b >= ALLOCATION_TOLERANCE_BYTES,
+                _ => false,
+            };
+            out.rows.push(AbRow {
+                experiment: kind,
+                table: table.to_string(),
+                method: method.to_string(),
+                base_mean_ns: mean(&base_ns),
+                new_mean_ns: mean(&new_ns),
+                verdict: verdict(&ratio, threshold),
+                ratio,
+                signed_rank_p: paired::signed_rank(&logs).map(|s| s.p),
+                base_allocated_bytes,
+                new_allocated_bytes,
+                allocation_grew,
+            });
+        }
+    }
+    // Tables only the new program measured.
+    for exp in &first.new.experiments {
+        if !first
+            .base
+            .experiments
+            .iter()
+            .any(|e| e.experiment == exp.experiment && e.table == exp.table)
+        {
+            out.not_compared.push(skip(exp.experiment, &exp.table, None, Reason::OnlyInNew, 0));
+        }
+    }
+    out
+}
+
+const COLUMNS: [(&str, Align); 11] = [
+    ("Table", Align::Left),
+    ("Method", Align::Left),
+    ("Base", Align::Right),
+    ("New", Align::Right),
+    ("Ratio", Align::Right),
+    ("99% interval", Align::Right),
+    ("p (signed-rank)", Align::Right),
+    ("Pairs", Align::Right),
+    ("Verdict", Align::Left),
+    ("Alloc change", Align::Right),
+    ("Gate", Align::Left),
+];
+
+fn cells(r: &AbRow) -> Vec<String> {
+    let alloc = match (r.base_allocated_bytes, r.new_allocated_bytes) {
+        (Some(b), Some(n)) => {
+            let d = n - b;
+            if d.abs() < ALLOCATION_TOLERANCE_BYTES {
+                "0 B".to_string()
+            } else {
+                format!("{}{}", if d > 0.0 { "+" } else { "-" }, units::bytes(d.abs()))
+            }
+        }
+        _ => units::ABSENT.to_string(),
+    };
+    vec![
+        format!("{} {}", r.experiment, r.table),
+        r.method.clone(),
+        units::time(r.base_mean_ns),
+        units::time(r.new_mean_ns),
+        format!("{:.3}", r.ratio.estimate),
+        format!("{:.3}–{:.3}", r.ratio.low, r.ratio.high),
+        units::opt(r.signed_rank_p, |p| format!("{p:.3}")),
+        r.ratio.n.to_string(),
+        r.verdict.to_string(),
+        alloc,
+        gate(r).to_string(),
+    ]
+}
+
+fn gate(r: &AbRow) -> &'static str {
+    match (r.verdict == AbVerdict::Slower, r.allocation_grew) {
+        (true, true) => "FAIL (time, allocation)",
+        (true, false) => "FAIL (time)",
+        (false, true) => "FAIL (allocation)",
+        (false, false) => "ok",
+    }
+}
+
+impl AbComparison {
+    /// One sentence: the gate's outcome, its rule and what was compared.
+    pub fn summary(&self) -> String {
+        let count = |v| self.rows.iter().filter(|r| r.verdict == v).count();
+        let settings = format!(
+            "paired over {} ABBA rounds, threshold {}: a row fails when the 99% interval of new/base lies above 1 and the ratio is at least 1 + {}",
+            self.rounds,
+            units::percent(self.threshold),
+            units::percent(self.threshold / 2.0)
+        );
+        let tally = format!(
+            "{} compared: {} slower, {} faster, {} small change, {} no change; {} not compared",
+            self.rows.len(),
+            count(AbVerdict::Slower),
+            count(AbVerdict::Faster),
+            count(AbVerdict::SmallChange),
+            count(AbVerdict::NoChange),
+            self.not_compared.len()
+        );
+        let mut regressions: Vec<String> = self
+            .regressions()
+            .map(|r| format!("{} {} {} ({})", r.experiment, r.table, r.method, gate(r)))
+            .collect();
+        let lost: Vec<String> = self
+            .not_compared
+            .iter()
+            .filter(|n| n.lost > 0)
+            .map(|n| format!("{} {} {} ({})", n.experiment, n.table, n.method.as_deref().unwrap_or(""), n.reason))
+            .collect();
+        let tally = match (lost.is_empty(), self.allow_missing) {
+            (true, _) => tally,
+            (false, true) => format!("{tally}; allowed by --allow-missing: {}", lost.join("; ")),
+            (false, false) => {
+                regressions.extend(lost);
+                tally
+            }
+        };
+        if regressions.is_empty() {
+            format!("No regression ({settings}). {tally}.")
+        } else {
+            format!(
+                "Regression in {} of {} ({settings}): {}. {tally}.",
+                regressions.len(),
+                self.rows.len() + self.lost_rows(),
+                regressions.join("; ")
+            )
+        }
+    }
+
+    /// The comparison in `format`; markdown is meant for a PR comment.
+    pub fn render(&self, format: Format) -> String {
+        match format {
+            Format::Table => self.render_table(),
+            Format::Markdown => self.render_markdown(),
+            Format::Json => json::pretty(self),
+            Format::Csv => self.render_csv(),
+        }
+    }
+
+    fn not_compared_lines(&self) -> Vec<String> {
+        self.not_compared
+            .iter()
+            .map(|n| match &n.method {
+                Some(m) => format!("{} {} {}: {}", n.experiment, n.table, m, n.reason),
+                None => format!("{} {}: {}", n.experiment, n.table, n.reason),
+            })
+            .collect()
+    }
+
+    fn render_table(&self) -> String {
+        let mut table = Table::new();
+        table.force_no_tty();
+        table.load_style(presets::UTF8_FULL_CONDENSED);
+        table.set_header(COLUMNS.iter().map(|(name, _)| *name));
+        for row in &self.rows {
+            table.add_row(cells(row));
+        }
+        for (i, (_, align)) in COLUMNS.iter().enumerate() {
+            if let (Align::Right, Some(c)) = (align, table.column_mut(i)) {
+                c.set_cell_alignment(CellAlignment::Right);
+            }
+        }
+        let mut out = String::new();
+        if !self.rows.is_empty() {
+            out.push_str(&table.to_string());
+            out.push('\n');
+        }
+        if !self.not_compared.is_empty() {
+            out.push_str("Not compared:\n");
+            for line in self.not_compared_lines() {
+                out.push_str(&format!("- {line}\n"));
+            }
+        }
+        out.push_str(&self.summary());
+        out.push('\n');
+        out
+    }
+
+    fn render_markdown(&self) -> String {
+        let verdict = if self.has_regression() {
+            "**Regression**"
+        } else {
+            "**No regression**"
+        };
+        let mut out = format!("### jsoncost ab: {verdict}\n\n{}\n", inline(&self.summary()));
+        if !self.rows.is_empty() {
+            out.push('\n');
+            out.push_str(&markdown_table(&COLUMNS, &self.rows.iter().map(cells).collect::<Vec<_>>()));
+        }
+        if !self.not_compared.is_empty() {
+            out.push_str("\n**Not compared**\n\n");
+            for line in self.not_compared_lines() {
+                out.push_str(&format!("- {}\n", inline(&line)));
+            }
+        }
+        out
+    }
+
+    fn render_csv(&self) -> String {
+        let num = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let header = [
+            "experiment",
+            "table",
+            "method",
+            "base_mean_ns",
+            "new_mean_ns",
+            "ratio",
+            "ratio_low",
+            "ratio_high",
+            "pairs",
+            "signed_rank_p",
+            "verdict",
+            "base_allocated_bytes",
+            "new_allocated_bytes",
+            "allocation_grew",
+            "regression",
+        ];
+        let _ = w.write_record(header);
+        for r in &self.rows {
+            let _ = w.write_record([
+                r.experiment.to_string(),
+                r.table.clone(),
+                r.method.clone(),
+                r.base_mean_ns.to_string(),
+                r.new_mean_ns.to_string(),
+                r.ratio.estimate.to_string(),
+                r.ratio.low.to_string(),
+                r.ratio.high.to_string(),
+                r.ratio.n.to_string(),
+                num(r.signed_rank_p),
+                serde_json::to_value(r.verdict)
+                    .ok()
+                    .and_then(|v| v.as_str().map(String::from))
+                    .unwrap_or_default(),
+                num(r.base_allocated_bytes),
+                num(r.new_allocated_bytes),
+                r.allocation_grew.to_string(),
+                r.regression().to_string(),
+            ]);
+        }
+        String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use jsoncost_engine::{Experiment, Machine};
+
+    fn results(rows: &[(&str, f64)]) -> Results {
+        let mut e = Experiment::new(ExperimentKind::Micro, "data/deserialize");
+        for (m, ns) in rows {
+            let mut r = Row::new(*m);
+            r.mean_ns = Some(*ns);
+            r.allocated_bytes = Some(40.0);
+            e.rows.push(r);
+        }
+        Results {
+            schema_version: 1,
+            jsoncost_version: "0.1.0".into(),
+            machine: Machine {
+                cpu: "test".into(),
+                cores: 2,
+                os: "linux".into(),
+                rustc: "1.95.0".into(),
+                target_features: vec![],
+            },
+            started_at: "2026-12-01T00:00:00Z".into(),
+            quick: false,
+            interrupted: false,
+            rates: Default::default(),
+            experiments: vec![e],
+        }
+    }
+
+    /// Rounds in which the machine drifts by up to ±15% between rounds, alike for both sides
+    /// of a round; `slow` is new's extra cost on row "b".
+    fn rounds(slow: f64) -> Vec<Round> {
+        let drift = [1.0, 1.15, 0.9, 1.05, 0.95, 1.1, 0.85, 1.0, 1.12, 0.93];
+        let wobble = [1.0, 1.004, 0.997, 1.002, 0.999, 1.003, 0.998, 1.001, 0.996, 1.0];
+        drift
+            .iter()
+            .zip(wobble)
+            .map(|(d, w)| Round {
+                base: results(&[("a", 100.0 * d), ("b", 200.0 * d)]),
+                new: results(&[("a", 100.0 * d * w), ("b", 200.0 * d * w * slow)]),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_five_percent_slowdown_under_drift_is_flagged_on_its_row_only() {
+        let c = ab(&rounds(1.05), 0.05);
+        assert!(c.has_regression());
+        let flagged: Vec<&str> = c.regressions().map(|r| r.method.as_str()).collect();
+        assert_eq!(flagged, ["b"]);
+        let b = c.rows.iter().find(|r| r.method == "b").unwrap();
+        assert!((b.ratio.estimate - 1.05).abs() < 0.002, "{:?}", b.ratio);
+        assert_eq!(b.ratio.n, 10);
+        // All ten log ratios are above 0: the exact signed-rank p is 2/1024.
+        assert_eq!(b.signed_rank_p, Some(2.0 / 1024.0));
+        assert_eq!(c.rows.iter().find(|r| r.method == "a").unwrap().verdict, AbVerdict::NoChange);
+        assert!(c.render(Format::Markdown).starts_with("### jsoncost ab: **Regression**"));
+    }
+
+    #[test]
+    fn the_same_build_under_the_same_drift_passes() {
+        let c = ab(&rounds(1.0), 0.05);
+        assert!(!c.has_regression(), "{}", c.summary());
+        assert!(c.summary().starts_with("No regression (paired over 10 ABBA rounds, threshold 5.0%"));
+    }
+
+    #[test]
+    fn the_verdict_needs_a_real_change_of_half_the_threshold() {
+        let i = |estimate, low, high| Interval {
+            estimate,
+            low,
+            high,
+            n: 10,
+        };
+        assert_eq!(verdict(&i(1.03, 1.01, 1.05), 0.05), AbVerdict::Slower);
+        assert_eq!(verdict(&i(1.02, 1.01, 1.03), 0.05), AbVerdict::SmallChange);
+        assert_eq!(verdict(&i(1.06, 0.99, 1.13), 0.05), AbVerdict::NoChange);
+        assert_eq!(verdict(&i(0.97, 0.95, 0.99), 0.05), AbVerdict::Faster);
+    }
+
+    #[test]
+    fn a_row_missing_or_failed_in_rounds_is_listed_not_compared() {
+        let mut rs = rounds(1.0);
+        for r in &mut rs {
+            r.new.experiments[0].rows[1] = Row::failed("b", "boom");
+        }
+        let c = ab(&rs, 0.05);
+        assert_eq!(c.rows.len(), 1);
+        assert_eq!(c.not_compared.len(), 1);
+        assert_eq!(c.not_compared[0].reason.to_string(), "failed in new: boom");
+        // A row ok in base that the new build fails is a regression, as in compare.
+        assert!(c.has_regression());
+        assert!(!c.allowing_missing(true).has_regression());
+    }
+}
