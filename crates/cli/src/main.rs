@@ -72,6 +72,14 @@ enum Command {
         #[command(flatten)]
         output: OutputArgs,
     },
+    /// Hostile inputs (deep nesting, huge strings, odd numbers, bad UTF-8 ...) through each
+    /// library and parse path, each in a child process with time and memory limits.
+    Safety {
+        #[command(flatten)]
+        args: experiments::safety::SafetyArgs,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
     /// Serve the reference JSON API until Ctrl-C.
     Serve(commands::serve::ServeArgs),
     /// Read one document by id from a store in several ways, down to the floor (bytes discarded).
@@ -143,6 +151,16 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Http { args, precision, output } => one_experiment(&output, &precision, ExperimentKind::Http, |_, session, progress| {
             experiments::http::run(&args, precision.quick, session, progress)
         }),
+        Command::Safety { args, output } => {
+            // Findings, not timings: no precision to choose.
+            let precision = PrecisionArgs {
+                quick: false,
+                schedule: ScheduleArg::Sequential,
+            };
+            one_experiment(&output, &precision, ExperimentKind::Safety, |_, session, progress| {
+                experiments::safety::run(&args, false, session, progress)
+            })
+        }
         Command::Serve(args) => commands::serve::run(&args),
         Command::Store { args, precision, output } => {
             one_experiment(&output, &precision, ExperimentKind::Store, |config, session, progress| {
@@ -180,6 +198,12 @@ fn finish(mut session: Session, result: anyhow::Result<()>) -> anyhow::Result<()
 }
 
 fn main() {
+    // A safety child (this binary re-executed by `jsoncost safety`) runs before clap and the
+    // signal handlers: its arguments are the library's protocol, not the user's command line.
+    let mut argv = std::env::args_os().skip(1);
+    if argv.next().is_some_and(|a| a == experiments::safety::CHILD_SUBCOMMAND) {
+        experiments::safety::child(argv.collect());
+    }
     let cli = Cli::parse();
     interrupt::install(match cli.command {
         Command::Serve(_) => interrupt::OnInterrupt::StopServing,

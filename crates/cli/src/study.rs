@@ -20,6 +20,7 @@ pub enum ExperimentName {
     Store,
     Stream,
     Http,
+    Safety,
 }
 
 impl ExperimentName {
@@ -30,6 +31,7 @@ impl ExperimentName {
             ExperimentName::Store => ExperimentKind::Store,
             ExperimentName::Stream => ExperimentKind::Stream,
             ExperimentName::Http => ExperimentKind::Http,
+            ExperimentName::Safety => ExperimentKind::Safety,
         }
     }
 }
@@ -70,6 +72,8 @@ pub struct RunArgs {
     pub stream: experiments::stream::StreamArgs,
     #[command(flatten)]
     pub http: experiments::http::HttpArgs,
+    #[command(flatten)]
+    pub safety: experiments::safety::SafetyArgs,
 }
 
 impl RunArgs {
@@ -79,6 +83,7 @@ impl RunArgs {
             ExperimentName::Store,
             ExperimentName::Stream,
             ExperimentName::Http,
+            ExperimentName::Safety,
         ]
         .into_iter()
         .filter(|e| self.only.is_empty() || self.only.contains(e))
@@ -170,6 +175,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
                 }
                 experiments::http::run(&http, args.quick, &mut session, &progress)
             }
+            ExperimentName::Safety => experiments::safety::run(&args.safety, args.quick, &mut session, &progress),
         };
         if let Err(e) = result {
             progress.note(&format!("error: {e:#}"));

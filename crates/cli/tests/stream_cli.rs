@@ -42,7 +42,10 @@ fn a_small_run_checks_every_strategy_and_reports_peaks() {
     assert_eq!(table["experiment"], "stream");
     assert_eq!(table["params"]["readings"], 2000);
     let rows = table["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 13);
+    assert_eq!(rows.len(), 16);
+    for peer in ["visitor/serde_json", "visitor-aggregate/serde_json", "struson/serde"] {
+        assert!(rows.iter().any(|r| r["method"] == peer), "{peer} missing");
+    }
     for row in rows {
         assert_eq!(row["status"], "ok", "{row}");
         assert!(row["peak_bytes"].as_u64().is_some(), "{row}");
@@ -198,7 +201,10 @@ fn inexact_floats_in_a_body_are_annotated_not_failed() {
         )));
     let results: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
     let rows = results["experiments"][0]["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 13);
+    assert_eq!(rows.len(), 16);
+    for peer in ["visitor/serde_json", "visitor-aggregate/serde_json", "struson/serde"] {
+        assert!(rows.iter().any(|r| r["method"] == peer), "{peer} missing");
+    }
     for row in rows {
         let method = row["method"].as_str().unwrap();
         assert_eq!(row["status"], "ok", "{row}");

@@ -7,6 +7,7 @@ pub mod model;
 pub mod paired;
 pub mod rss;
 pub mod runner;
+pub mod safety;
 pub mod stats;
 pub mod summary;
 

@@ -66,6 +66,8 @@ impl Rates {
             ExperimentKind::Store => self.reads_per_s,
             ExperimentKind::Stream => self.bodies_per_s,
             ExperimentKind::Http => self.requests_per_s,
+            // Findings, never advised on: no rate.
+            ExperimentKind::Safety => 0.0,
         }
     }
 
@@ -76,6 +78,7 @@ impl Rates {
             ExperimentKind::Store => self.reads_per_s = per_s,
             ExperimentKind::Stream => self.bodies_per_s = per_s,
             ExperimentKind::Http => self.requests_per_s = per_s,
+            ExperimentKind::Safety => {}
         }
     }
 }
@@ -99,14 +102,17 @@ pub enum ExperimentKind {
     Store,
     Stream,
     Http,
+    /// Hostile inputs run in child processes (`crate::safety`): findings, not timings.
+    Safety,
 }
 
 impl ExperimentKind {
-    pub const ALL: [ExperimentKind; 4] = [
+    pub const ALL: [ExperimentKind; 5] = [
         ExperimentKind::Micro,
         ExperimentKind::Store,
         ExperimentKind::Stream,
         ExperimentKind::Http,
+        ExperimentKind::Safety,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -115,6 +121,7 @@ impl ExperimentKind {
             ExperimentKind::Store => "store",
             ExperimentKind::Stream => "stream",
             ExperimentKind::Http => "http",
+            ExperimentKind::Safety => "safety",
         }
     }
 }
@@ -239,6 +246,9 @@ pub struct Row {
     /// absent where no output was checked against one (failed rows, http).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fidelity: Option<Fidelity>,
+    /// A safety row's finding (library, path, case, outcome, agreement); absent elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub safety: Option<crate::safety::SafetyCell>,
     /// What the strategy delivers; the advisor compares only rows with the baseline's. Absent
     /// in files written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -371,6 +381,7 @@ impl Row {
             ratio_interval: None,
             above_floor_ns: None,
             fidelity: None,
+            safety: None,
             contract: None,
         }
     }

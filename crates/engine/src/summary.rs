@@ -10,6 +10,8 @@ use serde::{Deserialize, Serialize};
 pub enum Summary {
     Store(StoreSummary),
     Stream(StreamSummary),
+    /// A suite table of the safety experiment: one library's conformance counts.
+    Conformance(crate::safety::ConformanceSummary),
     /// Sentences from an older results file, shown as they are.
     Sentences(Vec<String>),
 }

@@ -71,6 +71,7 @@ pub mod input;
 pub mod micro;
 pub mod output;
 pub mod runner;
+pub mod safety;
 mod sink;
 pub mod store;
 pub mod stream;

@@ -108,6 +108,7 @@ fn unit(kind: Kind, rates: &Rates) -> Unit {
         Kind::Store => ("read", "reads"),
         Kind::Stream => ("body", "bodies"),
         Kind::Http => ("req", "req"),
+        Kind::Safety => ("input", "inputs"),
     };
     Unit {
         one,
@@ -118,6 +119,10 @@ fn unit(kind: Kind, rates: &Rates) -> Unit {
 }
 
 fn advise_table(exp: &Experiment, rates: &Rates) -> Option<Advice> {
+    // Findings about hostile input, not a choice between strategies doing the same job.
+    if exp.experiment == Kind::Safety {
+        return None;
+    }
     let base = exp.baseline()?;
     let kind = exp.experiment;
     let advice = |kind: AdviceKind, candidate: Option<&Row>, text: String| Advice {

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use crate::columns::{error_total, extra};
 
-const HEADER: [&str; 36] = [
+const HEADER: [&str; 40] = [
     "experiment",
     "table",
     "params",
@@ -42,6 +42,10 @@ const HEADER: [&str; 36] = [
     "server_cpu_ns_per_req",
     "requests",
     "fidelity",
+    "safety_path",
+    "safety_case",
+    "safety_outcome",
+    "safety_agreement",
 ];
 
 pub(crate) fn render(experiments: &[Experiment]) -> String {
@@ -63,6 +67,7 @@ pub(crate) fn render(experiments: &[Experiment]) -> String {
 fn record(exp: &Experiment, params: &str, row: &Row) -> Vec<String> {
     let num = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
     let int = |v: Option<u64>| v.map(|x| x.to_string()).unwrap_or_default();
+    let cell = row.safety.as_ref();
     vec![
         exp.experiment.to_string(),
         exp.table.clone(),
@@ -104,5 +109,9 @@ fn record(exp: &Experiment, params: &str, row: &Row) -> Vec<String> {
         num(extra(row, "server_cpu_ns_per_req")),
         num(extra(row, "requests")),
         crate::fidelity::cell(row),
+        cell.map(|c| c.path.as_str().to_string()).unwrap_or_default(),
+        cell.map(|c| c.case.clone()).unwrap_or_default(),
+        cell.map(|c| c.outcome.as_str().to_string()).unwrap_or_default(),
+        cell.and_then(|c| c.agreement).map(|a| a.as_str().to_string()).unwrap_or_default(),
     ]
 }

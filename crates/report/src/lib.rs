@@ -13,6 +13,7 @@ pub mod files;
 pub mod html;
 mod json;
 mod markdown;
+mod safety;
 pub mod summary;
 mod table;
 pub mod units;

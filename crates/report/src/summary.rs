@@ -9,6 +9,7 @@ pub fn sentences(summary: &Summary) -> Vec<String> {
         Summary::Store(s) => store(s),
         Summary::Stream(s) => stream(s),
         Summary::Sentences(lines) => lines.clone(),
+        Summary::Conformance(s) => crate::safety::conformance_sentences(s),
     }
 }
 

@@ -4,6 +4,7 @@
 
 pub mod http;
 pub mod micro;
+pub mod safety;
 pub mod store;
 pub mod stream;
 pub mod table;

@@ -19,6 +19,7 @@ use jsoncost_report::files::{self, ReadError};
 use crate::{Error, Runner, Stop, Table};
 
 pub mod array;
+mod peers;
 pub use array::ArrayOptions;
 
 /// What to read and how.
@@ -211,6 +212,49 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
                 Ok(Outcome::Document(
                     serde_json::from_reader(BufReader::new(open(&p)?)).map_err(|e| e.to_string())?,
                 ))
+            }),
+        );
+    }
+    // The peers a user would pick instead of jsoncost's parser (see `peers`).
+    {
+        let p = p.clone();
+        add(
+            "visitor/serde_json".into(),
+            Contract::TypedValue,
+            Box::new(move || {
+                let mut readings = Vec::new();
+                let device = peers::serde_visitor(BufReader::new(open(&p)?), &mut |r| readings.push(r))?;
+                Ok(Outcome::Document(Telemetry {
+                    device_id: device.ok_or("the document has no DeviceId")?,
+                    readings,
+                }))
+            }),
+        );
+    }
+    {
+        let p = p.clone();
+        add(
+            "visitor-aggregate/serde_json".into(),
+            Contract::Aggregate,
+            Box::new(move || {
+                let mut agg = TelemetryAggregate::default();
+                peers::serde_visitor(BufReader::new(open(&p)?), &mut |r| agg.push(&r))?;
+                Ok(Outcome::Aggregate(agg, Library::SerdeJson))
+            }),
+        );
+    }
+    {
+        let p = p.clone();
+        add(
+            "struson/serde".into(),
+            Contract::TypedValue,
+            Box::new(move || {
+                let mut readings = Vec::new();
+                let device = peers::struson(open(&p)?, &mut |r| readings.push(r))?;
+                Ok(Outcome::Document(Telemetry {
+                    device_id: device.ok_or("the document has no DeviceId")?,
+                    readings,
+                }))
             }),
         );
     }
@@ -443,4 +487,78 @@ pub fn run(options: &StreamOptions, runner: &mut Runner<'_>) -> Result<(), Error
         Err(stop) => return Err(stop.into()),
     }
     if runner.is_cancelled() { Err(Error::Interrupted) } else { Ok(()) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn body(readings: u64) -> tempfile::NamedTempFile {
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        write_telemetry(&mut f, readings, 7).unwrap();
+        f
+    }
+
+    /// What a peer gives, with reading `corrupt` (when given) changed on its way out, as a peer
+    /// with a bug would change it.
+    fn peer(name: &str, path: &Path, corrupt: Option<usize>) -> Result<Outcome, String> {
+        let mut i = 0;
+        let mut readings = Vec::new();
+        let mut agg = TelemetryAggregate::default();
+        let aggregate = name.contains("aggregate");
+        let mut each = |mut r: Reading| {
+            if Some(i) == corrupt {
+                r.temperature += 0.5;
+            }
+            i += 1;
+            if aggregate { agg.push(&r) } else { readings.push(r) }
+        };
+        let device = match name {
+            "visitor/serde_json" | "visitor-aggregate/serde_json" => peers::serde_visitor(BufReader::new(open(path)?), &mut each)?,
+            "struson/serde" => peers::struson(open(path)?, &mut each)?,
+            other => panic!("no peer {other}"),
+        };
+        if aggregate {
+            return Ok(Outcome::Aggregate(agg, Library::SerdeJson));
+        }
+        Ok(Outcome::Document(Telemetry {
+            device_id: device.ok_or("no DeviceId")?,
+            readings,
+        }))
+    }
+
+    #[test]
+    fn each_stream_peer_passes_the_gate_and_a_corrupted_reading_fails_it() {
+        let f = body(300);
+        let config = jsoncost_stream::Config::new("/Readings").unwrap();
+        for name in ["visitor/serde_json", "visitor-aggregate/serde_json", "struson/serde"] {
+            match check(peer(name, f.path(), None), name, f.path(), &config) {
+                Verdict::Pass(fidelity) => assert_eq!(fidelity.numbers, 600, "{name}"),
+                Verdict::Fail(m) => panic!("{name} failed the gate: {m}"),
+            }
+            let Verdict::Fail(message) = check(peer(name, f.path(), Some(123)), name, f.path(), &config) else {
+                panic!("{name}: a corrupted reading passed the gate");
+            };
+            if name.contains("aggregate") {
+                assert!(message.starts_with("its aggregate"), "{name}: {message}");
+            } else {
+                assert!(
+                    message.starts_with("output differs from the exact reference at /Readings/123/Temperature"),
+                    "{name}: {message}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_peers_are_in_the_stream_table() {
+        let f = body(3);
+        let names: Vec<String> = strategies(f.path(), &jsoncost_stream::Config::new("/Readings").unwrap(), 0, None)
+            .into_iter()
+            .map(|s| s.name)
+            .collect();
+        for peer in ["visitor/serde_json", "visitor-aggregate/serde_json", "struson/serde"] {
+            assert!(names.iter().any(|n| n == peer), "{peer} missing from {names:?}");
+        }
+    }
 }

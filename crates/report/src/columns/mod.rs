@@ -57,11 +57,16 @@ pub(crate) struct View {
 
 impl View {
     pub(crate) fn of(exp: &Experiment) -> View {
+        if exp.experiment == ExperimentKind::Safety {
+            // Findings, not timings: a matrix of cases × paths (crate::safety).
+            return crate::safety::view(exp);
+        }
         let specs = match exp.experiment {
             ExperimentKind::Micro => micro::columns(),
             ExperimentKind::Store => store::columns(exp),
             ExperimentKind::Stream => stream::columns(),
             ExperimentKind::Http => http::columns(exp),
+            ExperimentKind::Safety => unreachable!("returned above"),
         };
         let ok: Vec<&Row> = exp.rows.iter().filter(|r| r.is_ok()).collect();
         let unit = TimeUnit::for_table(ok.iter().filter_map(|r| r.mean_ns));

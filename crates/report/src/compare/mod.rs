@@ -227,7 +227,8 @@ pub fn compare(base: &Results, new: &Results, threshold: f64) -> Comparison {
         reason,
         lost,
     };
-    for b in &base.experiments {
+    // Safety tables hold findings (a case per row), not timings to regress on.
+    for b in base.experiments.iter().filter(|e| e.experiment != ExperimentKind::Safety) {
         let Some(n) = find(new, b) else {
             let ok = b.rows.iter().filter(|r| r.is_ok()).count();
             not_compared.push(skip(b, None, Reason::OnlyInBase, ok));
@@ -257,7 +258,11 @@ pub fn compare(base: &Results, new: &Results, threshold: f64) -> Comparison {
             not_compared.push(skip(n, Some(&nr.method), Reason::OnlyInNew, 0));
         }
     }
-    for n in new.experiments.iter().filter(|n| find(base, n).is_none()) {
+    for n in new
+        .experiments
+        .iter()
+        .filter(|n| n.experiment != ExperimentKind::Safety && find(base, n).is_none())
+    {
         not_compared.push(skip(n, None, Reason::OnlyInNew, 0));
     }
     Comparison {

@@ -10,6 +10,9 @@ use crate::columns::{Align, FLOOR, Line, NO_MESSAGE, View, extra, floor_mean_ns}
 use crate::units::{self, TimeColumn};
 
 pub(super) fn render(exp: &Experiment, id: &str) -> String {
+    if exp.experiment == Kind::Safety {
+        return crate::safety::html(exp, id);
+    }
     let view = View::of(exp);
     let mut out = format!(
         "<section class=\"experiment\" id=\"{}\">\n<h2>{}</h2>\n",
@@ -93,6 +96,7 @@ fn charts(exp: &Experiment) -> Vec<Chart> {
         Kind::Http => "request",
         Kind::Store => "read",
         Kind::Micro => "operation",
+        Kind::Safety => return Vec::new(),
     };
     let charts = match exp.experiment {
         Kind::Http => vec![

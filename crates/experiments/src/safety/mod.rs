@@ -1,0 +1,266 @@
+//! The safety experiment: each library, on each parse path it has, is handed a generated hostile
+//! corpus ([`corpus`]) — or a JSONTestSuite-style directory (`--suite DIR`) — in a child process
+//! with a time limit and a memory limit (RLIMIT_AS), so an abort, a stack overflow or an
+//! allocation failure is a row ("crashed: SIGABRT (stack overflow)") and never ends the run.
+//!
+//! One child runs a batch (every case of one library and path) and prints a line per case; when
+//! it dies or is killed, the case it was on is recorded as crashed or timed out and a new child
+//! goes on from the next case, so the cost is a few processes, not one per case. Each row holds
+//! the outcome, the parse time and peak heap measured in the child, and whether an accepted
+//! value agrees with serde_json (through the exact reference, as the correctness gate judges).
+//!
+//! Tables: one per library (`serde_json`, …), rows per (path, case); the report draws each as a
+//! matrix of cases × paths. A suite run gives `suite/<library>` tables with conformance counts.
+
+mod child;
+pub mod corpus;
+mod parent;
+pub mod subject;
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use jsoncost_engine::safety::{ConformanceSummary, Expectation, SafetyCell, SafetyOutcome, SafetyPath};
+use jsoncost_engine::{Experiment, ExperimentKind, Row, Summary};
+use serde_json::{Map, json};
+
+pub use child::child_main;
+pub use corpus::Case;
+pub use subject::Library;
+
+use crate::{Error, Runner};
+
+/// The default time limit per case.
+pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(10);
+/// The default address-space limit per child, MiB (the 64 MiB string case needs a few copies).
+pub const DEFAULT_MEMORY_MIB: u64 = 2048;
+/// The default stack of the parsing thread, KiB: what Rust gives a spawned thread and tokio a
+/// worker, where a service parses its requests.
+pub const DEFAULT_STACK_KIB: u64 = 2048;
+/// Largest number of suite files read from a directory.
+pub const SUITE_MAX_FILES: usize = 10_000;
+
+/// How to start a child: the program (normally this executable) and the arguments that select
+/// its hidden child subcommand; the child then calls [`child_main`] with the rest.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChildCommand {
+    pub program: PathBuf,
+    pub args: Vec<OsString>,
+}
+
+/// What to run and with which limits.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SafetyOptions {
+    pub child: ChildCommand,
+    /// Libraries to run (default: [`Library::ALL`]).
+    pub libraries: Vec<Library>,
+    /// Corpus cases (default: [`Case::all`]); ignored with `suite`.
+    pub cases: Vec<Case>,
+    /// A JSONTestSuite-style directory (`y_`/`n_`/`i_` files) instead of the corpus.
+    pub suite: Option<PathBuf>,
+    pub time_limit: Duration,
+    pub memory_mib: u64,
+    pub stack_kib: u64,
+}
+
+impl SafetyOptions {
+    /// Every library and case, default limits.
+    pub fn new(child: ChildCommand) -> SafetyOptions {
+        SafetyOptions {
+            child,
+            libraries: Library::ALL.to_vec(),
+            cases: Case::all(),
+            suite: None,
+            time_limit: DEFAULT_TIME_LIMIT,
+            memory_mib: DEFAULT_MEMORY_MIB,
+            stack_kib: DEFAULT_STACK_KIB,
+        }
+    }
+}
+
+/// Runs the safety experiment: one table per library into `runner`'s sink. `--filter` globs
+/// match `path/library` (`dom/sonic-rs`).
+pub fn run(options: &SafetyOptions, runner: &mut Runner<'_>) -> Result<(), Error> {
+    let suite = match &options.suite {
+        Some(dir) => Some(suite_files(dir)?),
+        None => None,
+    };
+    let inputs: Vec<String> = match &suite {
+        Some(files) => files.clone(),
+        None => options.cases.iter().map(|c| c.name()).collect(),
+    };
+    let mut any = false;
+    for &library in &options.libraries {
+        let paths: Vec<SafetyPath> = match suite {
+            // Conformance is the parser's: its DOM path.
+            Some(_) => vec![SafetyPath::Dom],
+            None => library.paths().to_vec(),
+        };
+        let mut rows = Vec::new();
+        for path in paths {
+            let method = format!("{path}/{library}");
+            if !runner.filter().matches(&method) {
+                continue;
+            }
+            any = true;
+            let applicable: Vec<String> = match &suite {
+                Some(_) => inputs.clone(),
+                None => options
+                    .cases
+                    .iter()
+                    .filter(|c| path != SafetyPath::Incremental || c.is_array())
+                    .map(|c| c.name())
+                    .collect(),
+            };
+            runner
+                .sink()
+                .status(&format!("safety: {method} ({} inputs, each in a child process)", applicable.len()));
+            let request = child::Request {
+                library,
+                path,
+                memory_mib: options.memory_mib,
+                stack_kib: options.stack_kib,
+                suite: options.suite.clone(),
+                inputs: applicable,
+            };
+            let cancel = runner.cancel().clone();
+            let reports = parent::run_batch(&options.child, &request, options.time_limit, &|| cancel.is_cancelled())?;
+            for (name, report) in request.inputs.iter().zip(reports) {
+                rows.push(row(library, path, name, report));
+            }
+            if runner.is_cancelled() {
+                break;
+            }
+        }
+        if rows.is_empty() {
+            continue;
+        }
+        let mut exp = Experiment::new(
+            ExperimentKind::Safety,
+            match &options.suite {
+                Some(_) => format!("suite/{library}"),
+                None => library.as_str().to_string(),
+            },
+        );
+        exp.params = params(options, suite.as_ref().map(Vec::len));
+        if suite.is_some() {
+            exp.summary = Some(Summary::Conformance(conformance(library.as_str(), &rows)));
+        }
+        exp.rows = rows;
+        runner.sink().table_done(exp);
+        if runner.is_cancelled() {
+            return Err(Error::Interrupted);
+        }
+    }
+    if !any {
+        return Err(Error::usage(
+            "the filter leaves no safety row to run (rows are named path/library, e.g. dom/sonic-rs)",
+        ));
+    }
+    Ok(())
+}
+
+fn params(options: &SafetyOptions, suite_files: Option<usize>) -> Map<String, serde_json::Value> {
+    let mut p = Map::new();
+    p.insert("time_limit_s".into(), json!(options.time_limit.as_secs_f64()));
+    p.insert("memory_limit_mib".into(), json!(options.memory_mib));
+    p.insert("stack_kib".into(), json!(options.stack_kib));
+    if let (Some(dir), Some(n)) = (&options.suite, suite_files) {
+        p.insert("suite".into(), json!(dir.display().to_string()));
+        p.insert("files".into(), json!(n));
+    }
+    p
+}
+
+fn row(library: Library, path: SafetyPath, case: &str, report: child::Report) -> Row {
+    let mut row = Row::new(format!("{path}/{library}"));
+    row.mean_ns = Some(report.time_ns as f64);
+    row.peak_bytes = report.peak_bytes;
+    row.error_message = report.message;
+    row.safety = Some(SafetyCell {
+        library: library.as_str().to_string(),
+        path,
+        case: case.to_string(),
+        outcome: report.outcome,
+        agreement: report.agreement,
+        agreement_message: report.agreement_message,
+    });
+    row
+}
+
+/// The suite's case files (`y_`, `n_`, `i_` prefixes), sorted; a directory with none is bad
+/// input (exit 2).
+fn suite_files(dir: &std::path::Path) -> Result<Vec<String>, Error> {
+    let shown = dir.display();
+    let entries = std::fs::read_dir(dir).map_err(|e| Error::usage(format!("cannot read the suite directory {shown}: {e}")))?;
+    let mut files = Vec::new();
+    for entry in entries.take(SUITE_MAX_FILES * 4) {
+        let entry = entry.map_err(|e| Error::usage(format!("cannot read the suite directory {shown}: {e}")))?;
+        let Ok(name) = entry.file_name().into_string() else { continue };
+        if Expectation::of_file_name(&name).is_some() && entry.path().is_file() {
+            files.push(name);
+        }
+    }
+    if files.is_empty() {
+        return Err(Error::usage(format!(
+            "the suite directory {shown} has no y_/n_/i_ files (JSONTestSuite's test_parsing layout)"
+        )));
+    }
+    if files.len() > SUITE_MAX_FILES {
+        return Err(Error::usage(format!(
+            "the suite directory {shown} has more than {SUITE_MAX_FILES} case files"
+        )));
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// One library's conformance counts from its suite rows (the one place they are counted).
+pub fn conformance(library: &str, rows: &[Row]) -> ConformanceSummary {
+    let mut s = ConformanceSummary {
+        library: library.to_string(),
+        ..ConformanceSummary::default()
+    };
+    for row in rows {
+        let Some(cell) = &row.safety else { continue };
+        let Some(expect) = Expectation::of_file_name(&cell.case) else {
+            continue;
+        };
+        let outcome = cell.outcome;
+        let mut disagree = false;
+        match (expect, outcome) {
+            (Expectation::Accept, o) => {
+                s.y_total += 1;
+                if o == SafetyOutcome::Accepted {
+                    s.y_accepted += 1;
+                } else {
+                    disagree = true;
+                }
+            }
+            (Expectation::Reject, o) => {
+                s.n_total += 1;
+                if o == SafetyOutcome::Rejected {
+                    s.n_rejected += 1;
+                } else {
+                    disagree = true;
+                }
+            }
+            (Expectation::Either, SafetyOutcome::Accepted) => s.i_accepted += 1,
+            (Expectation::Either, SafetyOutcome::Rejected) => s.i_rejected += 1,
+            (Expectation::Either, _) => disagree = true,
+        }
+        match outcome {
+            SafetyOutcome::Crashed => s.crashed += 1,
+            SafetyOutcome::TimedOut => s.timed_out += 1,
+            _ => {}
+        }
+        if disagree {
+            s.disagreements.push(match &row.error_message {
+                Some(m) => format!("{}: {} ({m})", cell.case, outcome.as_str()),
+                None => format!("{}: {}", cell.case, outcome.as_str()),
+            });
+        }
+    }
+    s
+}

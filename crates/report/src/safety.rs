@@ -1,0 +1,417 @@
+//! The safety experiment's tables: a library's corpus table is drawn as a matrix of cases ×
+//! parse paths (one glance shows what crashes, rejects or accepts what), a suite table as its
+//! conformance counts and the files that break their prefix's promise. Every renderer uses the
+//! same [`View`]; the HTML report colours the matrix and puts each cell's message, time and
+//! peak heap in its tooltip.
+
+use std::fmt::Write;
+
+use jsoncost_engine::Experiment;
+use jsoncost_engine::Row;
+use jsoncost_engine::safety::{Agreement, Expectation, SafetyCell, SafetyOutcome, SafetyPath};
+
+use crate::columns::{Align, Column, Line, View, heading, params};
+use crate::html::esc;
+use crate::units::{self, ABSENT};
+
+/// The legend under every matrix.
+const LEGEND: &str = "Cells: accepted (the value serde_json gives), accepted ≈ (numbers changed as noted), accepted ≠ (a different value), accepted ! (the exact reference, serde_json::Value's rules, rejects this input), accepted ? (not compared: the note says why), rejected, CRASHED, TIMED OUT; time is the parse's in the child; \"-\": the library has no such path or the path does not apply.";
+
+/// Longest suite disagreement list shown in a table (the rest are counted).
+const SUITE_LINES: usize = 40;
+
+fn is_suite(exp: &Experiment) -> bool {
+    exp.table.starts_with("suite/")
+}
+
+/// The paths present, in their fixed order, and the cases in the order the rows first name them.
+/// A case and its row on each listed path (`None`: the path has no row for it).
+type CaseLine<'a> = (&'a str, Vec<Option<&'a Row>>);
+
+fn matrix(exp: &Experiment) -> (Vec<SafetyPath>, Vec<CaseLine<'_>>) {
+    let cells: Vec<(&Row, &SafetyCell)> = exp.rows.iter().filter_map(|r| r.safety.as_ref().map(|c| (r, c))).collect();
+    let paths: Vec<SafetyPath> = SafetyPath::ALL
+        .into_iter()
+        .filter(|p| cells.iter().any(|(_, c)| c.path == *p))
+        .collect();
+    let mut cases: Vec<CaseLine<'_>> = Vec::new();
+    for (row, cell) in &cells {
+        let i = match cases.iter().position(|(name, _)| *name == cell.case) {
+            Some(i) => i,
+            None => {
+                cases.push((cell.case.as_str(), vec![None; paths.len()]));
+                cases.len() - 1
+            }
+        };
+        let j = paths.iter().position(|p| *p == cell.path).expect("a path listed above");
+        cases[i].1[j] = Some(row);
+    }
+    (paths, cases)
+}
+
+/// A cell's outcome in a word or two.
+pub(crate) fn outcome_text(row: &Row) -> String {
+    let Some(cell) = &row.safety else { return ABSENT.to_string() };
+    match cell.outcome {
+        SafetyOutcome::Accepted => match cell.agreement {
+            Some(Agreement::Same) | None => "accepted".into(),
+            Some(Agreement::SameNumbersChanged) => "accepted ≈".into(),
+            Some(Agreement::Differs) => "accepted ≠".into(),
+            Some(Agreement::SerdeJsonRejects) => "accepted !".into(),
+            Some(Agreement::NotCompared) => "accepted ?".into(),
+        },
+        SafetyOutcome::Rejected => "rejected".into(),
+        SafetyOutcome::Crashed => {
+            let m = row.error_message.as_deref().unwrap_or("");
+            if m.contains("stack overflow") {
+                "CRASHED: stack overflow".into()
+            } else if m.contains("out of memory") {
+                "CRASHED: out of memory".into()
+            } else {
+                format!("CRASHED: {}", m.split(' ').next().unwrap_or(""))
+            }
+        }
+        SafetyOutcome::TimedOut => "TIMED OUT".into(),
+    }
+}
+
+fn time_text(row: &Row) -> String {
+    row.mean_ns.map(units::time).unwrap_or_default()
+}
+
+/// The cell's full story: outcome, message, agreement, time and peak heap.
+fn detail(row: &Row) -> String {
+    let Some(cell) = &row.safety else { return String::new() };
+    let mut s = format!("{} {}: {}", cell.path, cell.case, cell.outcome.as_str());
+    if let Some(m) = &row.error_message {
+        let _ = write!(s, ": {m}");
+    }
+    if let (Some(a), Some(m)) = (cell.agreement, &cell.agreement_message) {
+        let _ = write!(s, "; {}: {m}", a.as_str());
+    }
+    let _ = write!(s, " ({}", time_text(row));
+    if let Some(p) = row.peak_bytes {
+        let _ = write!(s, ", peak heap {}", units::bytes(p as f64));
+    }
+    s.push(')');
+    s
+}
+
+/// Cells worth a sentence under the matrix: crashes, time-outs, values that are not serde_json's.
+fn noteworthy(row: &Row) -> bool {
+    row.safety.as_ref().is_some_and(|c| {
+        matches!(c.outcome, SafetyOutcome::Crashed | SafetyOutcome::TimedOut) || matches!(c.agreement, Some(a) if a != Agreement::Same)
+    })
+}
+
+pub(crate) fn view(exp: &Experiment) -> View {
+    if is_suite(exp) {
+        return suite_view(exp);
+    }
+    let (paths, cases) = matrix(exp);
+    let mut columns = vec![Column {
+        name: "Case",
+        align: Align::Left,
+    }];
+    columns.extend(paths.iter().map(|p| Column {
+        name: p.as_str(),
+        align: Align::Left,
+    }));
+    let lines = cases
+        .iter()
+        .map(|(case, rows)| {
+            let mut cells = vec![case.to_string()];
+            cells.extend(rows.iter().map(|r| match r {
+                None => ABSENT.to_string(),
+                Some(r) => format!("{} {}", outcome_text(r), time_text(r)),
+            }));
+            Line::Ok(cells)
+        })
+        .collect();
+    let mut notes: Vec<String> = exp.rows.iter().filter(|r| noteworthy(r)).map(detail).collect();
+    notes.push(LEGEND.to_string());
+    View {
+        heading: heading(exp),
+        params: params(exp),
+        columns,
+        lines,
+        notes,
+        summary: vec![counts(exp)],
+    }
+}
+
+/// "sonic-rs: 57 runs: 2 crashed, 0 timed out, 30 rejected, 25 accepted (1 not as serde_json)."
+fn counts(exp: &Experiment) -> String {
+    let cells: Vec<&SafetyCell> = exp.rows.iter().filter_map(|r| r.safety.as_ref()).collect();
+    let n = |o: SafetyOutcome| cells.iter().filter(|c| c.outcome == o).count();
+    let accepted = |f: &dyn Fn(Agreement) -> bool| {
+        cells
+            .iter()
+            .filter(|c| c.outcome == SafetyOutcome::Accepted && c.agreement.is_some_and(f))
+            .count()
+    };
+    let unlike = accepted(&|a| !matches!(a, Agreement::Same | Agreement::NotCompared));
+    let unchecked = accepted(&|a| a == Agreement::NotCompared);
+    format!(
+        "{}: {} runs: {} crashed, {} timed out, {} rejected, {} accepted ({} not as serde_json{}).",
+        exp.table,
+        cells.len(),
+        n(SafetyOutcome::Crashed),
+        n(SafetyOutcome::TimedOut),
+        n(SafetyOutcome::Rejected),
+        n(SafetyOutcome::Accepted),
+        unlike,
+        if unchecked > 0 {
+            format!(", {unchecked} not compared")
+        } else {
+            String::new()
+        }
+    )
+}
+
+fn suite_view(exp: &Experiment) -> View {
+    let columns = vec![
+        Column {
+            name: "File",
+            align: Align::Left,
+        },
+        Column {
+            name: "Expected",
+            align: Align::Left,
+        },
+        Column {
+            name: "Outcome",
+            align: Align::Left,
+        },
+        Column {
+            name: "Message",
+            align: Align::Left,
+        },
+    ];
+    let breaking: Vec<&Row> = exp
+        .rows
+        .iter()
+        .filter(|r| {
+            r.safety.as_ref().is_some_and(|c| {
+                let o = c.outcome;
+                match Expectation::of_file_name(&c.case) {
+                    Some(Expectation::Accept) => o != SafetyOutcome::Accepted,
+                    Some(Expectation::Reject) => o != SafetyOutcome::Rejected,
+                    _ => matches!(o, SafetyOutcome::Crashed | SafetyOutcome::TimedOut),
+                }
+            })
+        })
+        .collect();
+    if breaking.is_empty() {
+        let none = Line::Ok(vec!["(no file disagrees)".into(), String::new(), String::new(), String::new()]);
+        return View {
+            heading: heading(exp),
+            params: params(exp),
+            columns,
+            lines: vec![none],
+            notes: Vec::new(),
+            summary: exp.summary.as_ref().map(crate::summary::sentences).unwrap_or_default(),
+        };
+    }
+    let lines = breaking
+        .iter()
+        .take(SUITE_LINES)
+        .map(|r| {
+            let c = r.safety.as_ref().expect("filtered on safety");
+            let expected = match Expectation::of_file_name(&c.case) {
+                Some(Expectation::Accept) => "accept",
+                Some(Expectation::Reject) => "reject",
+                _ => "either",
+            };
+            Line::Ok(vec![
+                c.case.clone(),
+                expected.to_string(),
+                outcome_text(r),
+                r.error_message.clone().unwrap_or_default(),
+            ])
+        })
+        .collect();
+    let mut notes = Vec::new();
+    if breaking.len() > SUITE_LINES {
+        notes.push(format!(
+            "{} more files disagree (all are in results.json and the CSV).",
+            breaking.len() - SUITE_LINES
+        ));
+    }
+    View {
+        heading: heading(exp),
+        params: params(exp),
+        columns,
+        lines,
+        notes,
+        summary: exp.summary.as_ref().map(crate::summary::sentences).unwrap_or_default(),
+    }
+}
+
+/// The conformance counts in words.
+pub(crate) fn conformance_sentences(s: &jsoncost_engine::safety::ConformanceSummary) -> Vec<String> {
+    vec![format!(
+        "{}: y_ accepted {}/{}, n_ rejected {}/{}, i_ {} accepted and {} rejected; {} crashed, {} timed out; {} files disagree.",
+        s.library,
+        s.y_accepted,
+        s.y_total,
+        s.n_rejected,
+        s.n_total,
+        s.i_accepted,
+        s.i_rejected,
+        s.crashed,
+        s.timed_out,
+        s.disagreements.len()
+    )]
+}
+
+/// The HTML section: the matrix (or the suite's disagreements) with coloured cells.
+pub(crate) fn html(exp: &Experiment, id: &str) -> String {
+    let view = view(exp);
+    let mut out = format!(
+        "<section class=\"experiment safety\" id=\"{}\">\n<h2>{}</h2>\n",
+        esc(id),
+        esc(&view.heading)
+    );
+    if !view.params.is_empty() {
+        let _ = writeln!(out, "<p class=\"params\">{}</p>", esc(&view.params));
+    }
+    out.push_str("<div class=\"table-wrap\">\n<table>\n<thead><tr>");
+    for c in &view.columns {
+        let _ = write!(out, "<th scope=\"col\">{}</th>", esc(c.name));
+    }
+    out.push_str("</tr></thead>\n<tbody>\n");
+    if is_suite(exp) {
+        for line in view.text_cells() {
+            let class = class_of(&line[2]);
+            let _ = write!(out, "<tr><th scope=\"row\">{}</th>", esc(&line[0]));
+            let _ = writeln!(
+                out,
+                "<td>{}</td><td class=\"{class}\">{}</td><td class=\"msg\">{}</td></tr>",
+                esc(&line[1]),
+                esc(&line[2]),
+                esc(&line[3])
+            );
+        }
+    } else {
+        let (_, cases) = matrix(exp);
+        for (case, rows) in cases {
+            let _ = write!(out, "<tr><th scope=\"row\">{}</th>", esc(case));
+            for r in rows {
+                match r {
+                    None => out.push_str("<td class=\"absent\">-</td>"),
+                    Some(r) => {
+                        let text = outcome_text(r);
+                        let _ = write!(
+                            out,
+                            "<td class=\"{}\" title=\"{}\">{} <small>{}</small></td>",
+                            class_of(&text),
+                            esc(&detail(r)),
+                            esc(&text),
+                            esc(&time_text(r))
+                        );
+                    }
+                }
+            }
+            out.push_str("</tr>\n");
+        }
+    }
+    out.push_str("</tbody>\n</table>\n</div>\n");
+    for (class, list) in [("notes", &view.notes), ("summary", &view.summary)] {
+        if !list.is_empty() {
+            let _ = writeln!(out, "<ul class=\"{class}\">");
+            for n in list {
+                let _ = writeln!(out, "<li>{}</li>", esc(n));
+            }
+            out.push_str("</ul>\n");
+        }
+    }
+    out.push_str("</section>\n");
+    out
+}
+
+fn class_of(outcome: &str) -> &'static str {
+    if outcome.starts_with("CRASHED") || outcome.starts_with("TIMED OUT") {
+        "s-crash"
+    } else if outcome.starts_with("accepted ≠") || outcome.starts_with("accepted !") {
+        "s-differs"
+    } else if outcome.starts_with("accepted ≈") || outcome.starts_with("accepted ?") {
+        "s-changed"
+    } else if outcome.starts_with("accepted") {
+        "s-accepted"
+    } else {
+        "s-rejected"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use jsoncost_engine::ExperimentKind;
+
+    fn row(path: SafetyPath, case: &str, outcome: SafetyOutcome, agreement: Option<Agreement>, message: Option<&str>) -> Row {
+        let mut r = Row::new(format!("{path}/sonic-rs"));
+        r.mean_ns = Some(1_500.0);
+        r.peak_bytes = Some(2048);
+        r.error_message = message.map(String::from);
+        r.safety = Some(SafetyCell {
+            library: "sonic-rs".into(),
+            path,
+            case: case.into(),
+            outcome,
+            agreement,
+            agreement_message: agreement.map(|_| "1 -0 read as 0".into()),
+        });
+        r
+    }
+
+    #[test]
+    fn a_library_table_is_a_matrix_of_cases_by_paths() {
+        let mut exp = Experiment::new(ExperimentKind::Safety, "sonic-rs");
+        exp.rows = vec![
+            row(
+                SafetyPath::Dom,
+                "deep",
+                SafetyOutcome::Crashed,
+                None,
+                Some("SIGABRT (stack overflow)"),
+            ),
+            row(SafetyPath::Incremental, "deep", SafetyOutcome::Rejected, None, Some("too deep")),
+            row(
+                SafetyPath::Dom,
+                "zero",
+                SafetyOutcome::Accepted,
+                Some(Agreement::SameNumbersChanged),
+                None,
+            ),
+        ];
+        let v = view(&exp);
+        assert_eq!(v.columns.iter().map(|c| c.name).collect::<Vec<_>>(), ["Case", "dom", "incremental"]);
+        assert_eq!(
+            v.text_cells(),
+            vec![
+                vec![
+                    "deep".to_string(),
+                    "CRASHED: stack overflow 1.500 µs".into(),
+                    "rejected 1.500 µs".into()
+                ],
+                vec!["zero".to_string(), "accepted ≈ 1.500 µs".into(), "-".into()],
+            ]
+        );
+        assert_eq!(
+            v.notes[0],
+            "dom deep: crashed: SIGABRT (stack overflow) (1.500 µs, peak heap 2.00 KB)"
+        );
+        assert_eq!(
+            v.notes[1],
+            "dom zero: accepted; numbers changed: 1 -0 read as 0 (1.500 µs, peak heap 2.00 KB)"
+        );
+        assert_eq!(
+            v.summary,
+            ["sonic-rs: 3 runs: 1 crashed, 0 timed out, 1 rejected, 1 accepted (1 not as serde_json)."]
+        );
+        let html = html(&exp, "t1");
+        assert!(html.contains("<td class=\"s-crash\" title=\"dom deep: crashed: SIGABRT (stack overflow) (1.500 µs, peak heap 2.00 KB)\">CRASHED: stack overflow <small>1.500 µs</small></td>"), "{html}");
+        assert!(html.contains("<td class=\"absent\">-</td>"));
+    }
+}
