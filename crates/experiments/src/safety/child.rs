@@ -273,8 +273,8 @@ fn agreement(value: &dyn subject::Parsed, input: &[u8], path: SafetyPath, target
             if f.zero_sign_lost > 0 {
                 changed.push(format!("{} -0 read as 0", f.zero_sign_lost));
             }
-            if f.floats_1ulp > 0 {
-                changed.push(format!("{} floats 1 ulp off", f.floats_1ulp));
+            if f.floats_inexact > 0 {
+                changed.push(format!("{} floats inexact (up to {} ulp)", f.floats_inexact, f.max_ulps.max(1)));
             }
             if f.integers_changed > 0 {
                 changed.push(format!("{} integers read as floats or the reverse", f.integers_changed));
