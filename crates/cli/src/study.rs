@@ -92,19 +92,28 @@ impl RunArgs {
     }
 }
 
-/// The engine settings that fit the whole study in about three minutes on two cores.
-fn run_config(quick: bool) -> Config {
+/// The engine settings that fit the whole study in about three minutes on two cores: micro's
+/// four tables of 14-28 strategies get a short per-strategy budget in 10 ms iterations (more
+/// rounds, so the pairing sees the machine's slow phases from both sides), the store table the
+/// standalone budget in 25 ms iterations.
+fn run_config(quick: bool, experiment: ExperimentName) -> Config {
     if quick {
-        Config {
+        return Config {
             budget: Duration::from_millis(200),
             ..Config::quick()
-        }
-    } else {
-        Config {
+        };
+    }
+    match experiment {
+        ExperimentName::Micro => Config {
+            iteration_time: Duration::from_millis(10),
+            budget: Duration::from_millis(500),
+            ..Config::full()
+        },
+        _ => Config {
             iteration_time: Duration::from_millis(25),
             budget: Duration::from_millis(1500),
             ..Config::full()
-        }
+        },
     }
 }
 
@@ -141,9 +150,9 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     if args.quick {
         eprintln!("quick run: smaller payload counts, fewer and shorter iterations; figures are rough");
     }
-    let config = Config {
+    let config = |experiment| Config {
         schedule: args.schedule.schedule(),
-        ..run_config(args.quick)
+        ..run_config(args.quick, experiment)
     };
     let progress = Progress::new(0);
     let mut first_error = None;
@@ -152,19 +161,21 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
             break;
         }
         let result = match experiment {
-            ExperimentName::Micro => experiments::micro::run(&args.micro, &config, &mut session, &progress),
+            ExperimentName::Micro => experiments::micro::run(&args.micro, &config(experiment), &mut session, &progress),
             ExperimentName::Store => {
                 let mut store = args.store.clone();
                 if args.quick {
                     store.docs = store.docs.min(1_000);
                 }
-                experiments::store::run(&store, &config, &mut session, &progress)
+                experiments::store::run(&store, &config(experiment), &mut session, &progress)
             }
             ExperimentName::Stream => {
                 let mut stream = args.stream.clone();
                 if args.quick && stream.file.is_none() {
                     stream.readings = stream.readings.min(100_000);
                 }
+                // Five whole runs each: sixteen strategies of ~0.3 s runs fit in under a minute.
+                stream.max_runs.get_or_insert(stream.runs);
                 experiments::stream::run(&stream, args.quick, &mut session, &progress)
             }
             ExperimentName::Http => {

@@ -253,6 +253,10 @@ pub struct Row {
     /// in files written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contract: Option<Contract>,
+    /// The process's peak RSS over the row's untimed run and its growth above the (trimmed)
+    /// RSS the run started at: whole-run rows (stream) and the http uploads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rss: Option<crate::rss::RssPeak>,
 }
 
 /// What a strategy hands its caller: two strategies do the same job only when they deliver the
@@ -383,6 +387,7 @@ impl Row {
             fidelity: None,
             safety: None,
             contract: None,
+            rss: None,
         }
     }
 

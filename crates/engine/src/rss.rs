@@ -21,3 +21,48 @@ pub fn peak_bytes() -> Option<u64> {
 pub fn current_bytes() -> Option<u64> {
     status_kib("VmRSS:").map(|k| k * 1024)
 }
+
+/// A row's RSS, read over one untimed run: the process's peak, and how far it rose above the
+/// RSS the run started at (after [`PeakWindow::open`] trimmed the heap).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RssPeak {
+    pub peak_bytes: u64,
+    pub growth_bytes: u64,
+}
+
+/// An open RSS window. Opening it first hands the allocator's free pages back to the kernel
+/// (glibc's `malloc_trim`): glibc keeps the pages of freed large blocks resident (its mmap
+/// threshold rises after a large free), so without it a row's peak carries what the rows before
+/// it freed. The baseline is then what the process really holds, and the growth is the row's
+/// own. A fresh child per row would also do it, but would need every strategy (and a user's
+/// types in a `cargo bench` harness) rebuilt in the child; growth above a trimmed baseline needs
+/// nothing of them.
+pub struct PeakWindow {
+    baseline_bytes: u64,
+}
+
+impl PeakWindow {
+    /// `None` where /proc cannot report or reset the peak.
+    pub fn open() -> Option<PeakWindow> {
+        release_free_memory();
+        let baseline_bytes = current_bytes()?;
+        reset_peak().then_some(PeakWindow { baseline_bytes })
+    }
+
+    pub fn close(self) -> Option<RssPeak> {
+        let peak_bytes = peak_bytes()?;
+        Some(RssPeak {
+            peak_bytes,
+            growth_bytes: peak_bytes.saturating_sub(self.baseline_bytes),
+        })
+    }
+}
+
+/// Returns the allocator's free memory to the kernel where the allocator is glibc's.
+fn release_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only walks glibc's own arenas under their locks; any thread may call it.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}

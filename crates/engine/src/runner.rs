@@ -97,7 +97,8 @@ impl Config {
     pub fn whole_runs(min_runs: u32, max_runs: u32, budget: Duration, quick: bool) -> Self {
         Config {
             iteration_time: Duration::ZERO,
-            warmup_iterations: 1,
+            // The gate's check run, just before, is a whole run of the same operation.
+            warmup_iterations: 0,
             min_iterations: min_runs,
             max_iterations: max_runs.max(min_runs),
             max_relative_error: 0.02,
@@ -133,8 +134,8 @@ pub struct Measurement {
     pub allocs: Option<f64>,
     /// Peak live heap during the Allocation pass.
     pub peak_bytes: Option<u64>,
-    /// Peak resident set size of the process during the Allocation pass (when asked for).
-    pub peak_rss_bytes: Option<u64>,
+    /// The process's resident set during the Allocation pass (when asked for).
+    pub rss: Option<crate::rss::RssPeak>,
 }
 
 impl Measurement {
@@ -154,9 +155,7 @@ impl Measurement {
         row.allocated_bytes = self.allocated_bytes;
         row.allocs = self.allocs;
         row.peak_bytes = self.peak_bytes;
-        if let Some(rss) = self.peak_rss_bytes {
-            row.extra.insert("peak_rss_bytes".into(), rss.into());
-        }
+        row.rss = self.rss;
         row.samples_ns = self.samples_ns.clone();
         row.rounds_ns = self.rounds_ns.clone();
         // bytes per ns * 1e9 / 1e6 = MB/s (decimal megabytes, as the published figures).
@@ -271,7 +270,7 @@ struct Counted {
     allocated_bytes: Option<f64>,
     allocs: Option<f64>,
     peak_bytes: Option<u64>,
-    peak_rss_bytes: Option<u64>,
+    rss: Option<crate::rss::RssPeak>,
 }
 
 /// Allocation pass: untimed. A fixed number of operations, so two runs count the same ones,
@@ -280,7 +279,7 @@ struct Counted {
 fn allocation_pass<R, E>(config: &Config, mean_ns: f64, op: &mut impl FnMut(Stage) -> Result<R, E>) -> Result<Counted, E> {
     let affordable = (config.budget.as_secs_f64() * 1e9 / mean_ns.max(1.0)) as u64;
     let n = config.alloc_ops.min(affordable).max(1);
-    let rss_reset = config.measure_rss && crate::rss::reset_peak();
+    let rss = if config.measure_rss { crate::rss::PeakWindow::open() } else { None };
     let mut pass = || -> Result<(), E> {
         for _ in 0..n {
             black_box(op(Stage::Allocation)?);
@@ -309,7 +308,7 @@ fn allocation_pass<R, E>(config: &Config, mean_ns: f64, op: &mut impl FnMut(Stag
         allocated_bytes: stats.map(|s| s.bytes as f64 / n as f64),
         allocs: stats.map(|s| s.count as f64 / n as f64),
         peak_bytes: stats.map(|s| s.peak_bytes),
-        peak_rss_bytes: if rss_reset { crate::rss::peak_bytes() } else { None },
+        rss: rss.and_then(crate::rss::PeakWindow::close),
     })
 }
 
@@ -327,7 +326,7 @@ fn timed(all: Vec<f64>, ops: u64, rounds: bool) -> Option<(Measurement, f64)> {
         allocated_bytes: None,
         allocs: None,
         peak_bytes: None,
-        peak_rss_bytes: None,
+        rss: None,
     };
     Some((m, summary.mean))
 }
@@ -336,7 +335,7 @@ fn with_counted(mut m: Measurement, c: Counted) -> Measurement {
     m.allocated_bytes = c.allocated_bytes;
     m.allocs = c.allocs;
     m.peak_bytes = c.peak_bytes;
-    m.peak_rss_bytes = c.peak_rss_bytes;
+    m.rss = c.rss;
     m
 }
 

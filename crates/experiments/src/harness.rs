@@ -13,6 +13,7 @@ use serde::de::DeserializeOwned;
 
 use crate::output::{Output, baselines, timestamp_dir};
 use crate::store::{StoreOptions, TypedReads};
+use crate::stream::Runs;
 use crate::stream::array::{self, ArrayOptions, TypedElements};
 use crate::types::{Sample, Subject, TypedSubject};
 use crate::{Cancel, Error, Filter, Runner};
@@ -139,7 +140,7 @@ impl Study {
             pointer: pointer.to_string(),
             chunk_kib: 64,
             max_element_bytes: jsoncost_stream::DEFAULT_MAX_ELEMENT_BYTES,
-            runs: 5,
+            runs: Runs::at_least(5),
             quick: false,
         };
         self.streams.push((name.to_string(), options, TypedElements::of::<E>()));

@@ -583,6 +583,7 @@ mod tests {
         Config {
             alloc_ops: 3,
             budget: Duration::from_secs(5),
+            warmup_iterations: 1,
             ..Config::whole_runs(3, 4, Duration::from_secs(5), true)
         }
     }

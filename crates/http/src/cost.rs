@@ -9,6 +9,7 @@
 use std::time::{Duration, Instant};
 
 use jsoncost_engine::alloc::{self, ProcessMeasure};
+use jsoncost_engine::rss::{PeakWindow, RssPeak};
 
 use crate::server::RunningServer;
 
@@ -26,6 +27,10 @@ pub struct ServerCost {
     pub peak_bytes: Option<u64>,
     /// CPU time of the server's threads; `None` without per-thread CPU clocks.
     pub cpu_ns: Option<u64>,
+    /// The process's RSS over the window (server and load generator share the process; the
+    /// generator's bodies are built before the window opens, so the growth is the server's
+    /// buffers plus the client's socket buffers); `None` without /proc.
+    pub rss: Option<RssPeak>,
     /// Wall time of the window.
     pub wall: Duration,
 }
@@ -55,18 +60,21 @@ pub struct CostMeasure<'a> {
     alloc: Option<ProcessMeasure>,
     requests0: u64,
     cpu0: Option<u64>,
+    rss: Option<PeakWindow>,
     started: Instant,
 }
 
 impl<'a> CostMeasure<'a> {
     /// Starts counting. Blocks while another process-wide allocation measurement is open.
     pub fn start(server: &'a RunningServer) -> Self {
+        let rss = PeakWindow::open();
         let alloc = alloc::is_installed().then(ProcessMeasure::start_enrolled);
         CostMeasure {
             server,
             alloc,
             requests0: server.requests_served(),
             cpu0: server.cpu_ns(),
+            rss,
             started: Instant::now(),
         }
     }
@@ -84,6 +92,7 @@ impl<'a> CostMeasure<'a> {
             allocs: stats.map(|s| s.count),
             peak_bytes: stats.map(|s| s.peak_bytes),
             cpu_ns,
+            rss: self.rss.and_then(PeakWindow::close),
             wall: self.started.elapsed(),
         }
     }

@@ -39,6 +39,7 @@ pub fn http_row(method: &str, report: &LoadReport, cost: Option<&ServerCost>) ->
     row.allocated_bytes = cost.and_then(ServerCost::bytes_per_request);
     row.allocs = cost.and_then(ServerCost::allocs_per_request);
     row.peak_bytes = cost.and_then(|c| c.peak_bytes);
+    row.rss = cost.and_then(|c| c.rss);
     row.mb_per_s = report.bytes_per_response().map(|b| b * report.req_per_s() / 1e6);
 
     let extra = [

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use crate::columns::{error_total, extra};
 
-const HEADER: [&str; 40] = [
+const HEADER: [&str; 41] = [
     "experiment",
     "table",
     "params",
@@ -31,6 +31,7 @@ const HEADER: [&str; 40] = [
     "peak_bytes",
     "mb_per_s",
     "peak_rss_bytes",
+    "rss_growth_bytes",
     "req_per_s",
     "p50_ns",
     "p90_ns",
@@ -97,7 +98,8 @@ fn record(exp: &Experiment, params: &str, row: &Row) -> Vec<String> {
         num(row.alloc_ratio),
         int(row.peak_bytes),
         num(row.mb_per_s),
-        num(extra(row, "peak_rss_bytes")),
+        int(row.rss.map(|m| m.peak_bytes)),
+        int(row.rss.map(|m| m.growth_bytes)),
         num(extra(row, "req_per_s")),
         num(extra(row, "p50_ns")),
         num(extra(row, "p90_ns")),

@@ -57,6 +57,7 @@ fn csv_is_one_record_per_row_with_raw_numbers() {
     let stream = records.iter().find(|r| &r[col("method")] == "buffered/serde_json").unwrap();
     assert_eq!(&stream[col("mean_ns")], "521800000");
     assert_eq!(&stream[col("peak_rss_bytes")], "290000000");
+    assert_eq!(&stream[col("rss_growth_bytes")], "221000000");
     let http = records.iter().find(|r| &r[col("method")] == "dom/serde_json").unwrap();
     assert_eq!(&http[col("errors")], "3");
     assert_eq!(&http[col("p999_ns")], "18200000");

@@ -1,7 +1,7 @@
 //! `jsoncost stream`: its flags, turned into the library's options (the experiment itself is
 //! `jsoncost::stream`).
 
-use jsoncost::stream::StreamOptions;
+use jsoncost::stream::{Runs, StreamOptions};
 use jsoncost_engine::{Config, ExperimentKind};
 use std::path::PathBuf;
 
@@ -31,6 +31,11 @@ pub struct StreamArgs {
     /// Whole runs per strategy (at least; the median and mean are over them).
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(2..=100))]
     pub runs: u32,
+    /// At most this many whole runs per strategy (default: twice --runs; never fewer than
+    /// --runs); more are run while
+    /// the mean's error is above 2% and the strategy's 8 s budget lasts.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(2..=200))]
+    pub max_runs: Option<u32>,
     /// Only time strategies whose name matches this glob.
     #[arg(long = "stream-filter", value_name = "GLOB")]
     pub stream_filter: Option<String>,
@@ -44,7 +49,10 @@ impl StreamArgs {
             pointer: self.pointer.clone(),
             chunk_kib: self.chunk_kib,
             max_element_bytes: self.max_element_bytes,
-            runs: self.runs,
+            runs: Runs {
+                min: self.runs,
+                max: self.max_runs.unwrap_or(self.runs * 2).max(self.runs),
+            },
             quick,
         }
     }

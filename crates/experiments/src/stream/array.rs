@@ -15,7 +15,7 @@ use serde::de::{DeserializeOwned, IgnoredAny};
 use serde_json::{Map, json};
 use std::path::{Path, PathBuf};
 
-use super::{guard_file, open, read_all, readable, run_config};
+use super::{Runs, guard_file, open, read_all, readable, run_config};
 use crate::{Error, Runner, Stop, Table};
 
 /// An array inside a document the user already has.
@@ -26,7 +26,7 @@ pub struct ArrayOptions {
     pub pointer: String,
     pub chunk_kib: u64,
     pub max_element_bytes: usize,
-    pub runs: u32,
+    pub runs: Runs,
     pub quick: bool,
 }
 

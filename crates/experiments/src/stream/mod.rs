@@ -36,10 +36,30 @@ pub struct StreamOptions {
     pub chunk_kib: u64,
     /// Largest element the incremental strategies accept, in bytes.
     pub max_element_bytes: usize,
-    /// Whole runs per strategy (at least).
-    pub runs: u32,
+    /// Whole runs per strategy.
+    pub runs: Runs,
     /// Fewer, shorter runs.
     pub quick: bool,
+}
+
+/// How many whole runs each strategy gets: at least `min`, then more (up to `max`, within the
+/// budget) until the mean is within 2%.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Runs {
+    pub min: u32,
+    pub max: u32,
+}
+
+impl Runs {
+    /// At least `min` runs, at most twice as many.
+    pub fn at_least(min: u32) -> Runs {
+        Runs { min, max: min * 2 }
+    }
+
+    /// Exactly `n` runs (`jsoncost run`'s overview, where the table's time is the whole budget).
+    pub fn exactly(n: u32) -> Runs {
+        Runs { min: n, max: n }
+    }
 }
 
 /// What a run produced, for the gate.
@@ -399,10 +419,10 @@ fn check(outcome: Result<Outcome, String>, name: &str, path: &Path, config: &jso
     }
 }
 
-/// Whole runs: at least `runs` of them, within a budget.
-fn run_config(runs: u32, quick: bool) -> Config {
+/// Whole runs: at least `runs.min` of them, within a budget.
+fn run_config(runs: Runs, quick: bool) -> Config {
     let budget = if quick { Duration::from_secs(2) } else { Duration::from_secs(8) };
-    Config::whole_runs(runs, runs * 2, budget, quick)
+    Config::whole_runs(runs.min, runs.max, budget, quick)
 }
 
 /// Runs the stream experiment through `runner` (whole runs: its engine settings are replaced

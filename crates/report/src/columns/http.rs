@@ -1,4 +1,4 @@
-//! http: Mode | Req/s | Mean | p50 | p99 | p99.9 | Server alloc/req | Server peak heap | Server CPU/req | Ratio,
+//! http: Mode | Req/s | Mean | p50 | p99 | p99.9 | Server alloc/req | Server peak heap | RSS growth | Server CPU/req | Ratio,
 //! plus Errors when any request failed. Mean is the mean latency; allocation is the server's.
 
 use jsoncost_engine::{Experiment, Row};
@@ -19,6 +19,9 @@ pub(super) fn columns<'a>(exp: &Experiment) -> Vec<Spec<'a>> {
         // The most live heap the server's threads held during the run above its start: with one
         // connection, one request's peak (what buffering a body costs, which allocated bytes hide).
         Spec::new("Server peak heap", Cell::Bytes(get(|r| r.peak_bytes.map(|b| b as f64)))),
+        // The process's (server and load generator; the bodies are built before): an upload
+        // the server buffers shows here as at least the body.
+        Spec::new("RSS growth", Cell::Bytes(get(|r| r.rss.map(|m| m.growth_bytes as f64)))),
         Spec::new("Server CPU/req", Cell::Time(get(|r| extra(r, "server_cpu_ns_per_req")))),
         Spec::new("Ratio", Cell::Ratio(get(|r| r.ratio))),
     ];

@@ -1,7 +1,7 @@
 //! stream: one row is one whole run over the body, so there are no per-operation columns.
-//! Method | Mean | Error | Median | Ratio | MB/s | Allocated | Allocs | Peak heap | Peak RSS
+//! Method | Mean | Error | Median | Ratio | MB/s | Allocated | Allocs | Peak heap | RSS growth | Peak RSS
 
-use super::{Cell, Spec, extra, get};
+use super::{Cell, Spec, get};
 
 pub(super) fn columns<'a>() -> Vec<Spec<'a>> {
     vec![
@@ -14,6 +14,8 @@ pub(super) fn columns<'a>() -> Vec<Spec<'a>> {
         Spec::new("Allocated", Cell::Bytes(get(|r| r.allocated_bytes))),
         Spec::new("Allocs", Cell::Count(get(|r| r.allocs))),
         Spec::new("Peak heap", Cell::Bytes(get(|r| r.peak_bytes.map(|b| b as f64)))),
-        Spec::new("Peak RSS", Cell::Bytes(get(|r| extra(r, "peak_rss_bytes")))),
+        // Above the RSS the row's run started at, the heap trimmed first: the row's own.
+        Spec::new("RSS growth", Cell::Bytes(get(|r| r.rss.map(|m| m.growth_bytes as f64)))),
+        Spec::new("Peak RSS", Cell::Bytes(get(|r| r.rss.map(|m| m.peak_bytes as f64)))),
     ]
 }
