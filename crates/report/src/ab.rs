@@ -17,14 +17,13 @@
 
 use std::fmt;
 
-use comfy_table::{CellAlignment, Table, presets};
 use jsoncost_engine::paired::{self, Interval, PAIRED_CONFIDENCE};
 use jsoncost_engine::{ExperimentKind, Results, Row};
 use serde::Serialize;
 
 use crate::columns::Align;
 use crate::compare::{ALLOCATION_TOLERANCE_BYTES, HTTP_ALLOCATION_TOLERANCE, NotCompared, Reason, Side};
-use crate::markdown::{inline, table as markdown_table};
+use crate::verdicts::Verdicts;
 use crate::{Format, json, units};
 
 /// The two results files of one round, whichever ran first.
@@ -381,63 +380,31 @@ impl AbComparison {
         }
     }
 
-    fn not_compared_lines(&self) -> Vec<String> {
-        self.not_compared
-            .iter()
-            .map(|n| match &n.method {
-                Some(m) => format!("{} {} {}: {}", n.experiment, n.table, m, n.reason),
-                None => format!("{} {}: {}", n.experiment, n.table, n.reason),
-            })
-            .collect()
+    fn verdicts(&self) -> Verdicts<'static> {
+        Verdicts {
+            command: "ab",
+            columns: &COLUMNS,
+            rows: self.rows.iter().map(cells).collect(),
+            not_compared: self
+                .not_compared
+                .iter()
+                .map(|n| match &n.method {
+                    Some(m) => format!("{} {} {}: {}", n.experiment, n.table, m, n.reason),
+                    None => format!("{} {}: {}", n.experiment, n.table, n.reason),
+                })
+                .collect(),
+            summary: self.summary(),
+            regression: self.has_regression(),
+            note: None,
+        }
     }
 
     fn render_table(&self) -> String {
-        let mut table = Table::new();
-        table.force_no_tty();
-        table.load_style(presets::UTF8_FULL_CONDENSED);
-        table.set_header(COLUMNS.iter().map(|(name, _)| *name));
-        for row in &self.rows {
-            table.add_row(cells(row));
-        }
-        for (i, (_, align)) in COLUMNS.iter().enumerate() {
-            if let (Align::Right, Some(c)) = (align, table.column_mut(i)) {
-                c.set_cell_alignment(CellAlignment::Right);
-            }
-        }
-        let mut out = String::new();
-        if !self.rows.is_empty() {
-            out.push_str(&table.to_string());
-            out.push('\n');
-        }
-        if !self.not_compared.is_empty() {
-            out.push_str("Not compared:\n");
-            for line in self.not_compared_lines() {
-                out.push_str(&format!("- {line}\n"));
-            }
-        }
-        out.push_str(&self.summary());
-        out.push('\n');
-        out
+        self.verdicts().console()
     }
 
     fn render_markdown(&self) -> String {
-        let verdict = if self.has_regression() {
-            "**Regression**"
-        } else {
-            "**No regression**"
-        };
-        let mut out = format!("### jsoncost ab: {verdict}\n\n{}\n", inline(&self.summary()));
-        if !self.rows.is_empty() {
-            out.push('\n');
-            out.push_str(&markdown_table(&COLUMNS, &self.rows.iter().map(cells).collect::<Vec<_>>()));
-        }
-        if !self.not_compared.is_empty() {
-            out.push_str("\n**Not compared**\n\n");
-            for line in self.not_compared_lines() {
-                out.push_str(&format!("- {}\n", inline(&line)));
-            }
-        }
-        out
+        self.verdicts().markdown()
     }
 
     fn render_csv(&self) -> String {

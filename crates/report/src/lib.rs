@@ -17,6 +17,7 @@ mod safety;
 pub mod summary;
 mod table;
 pub mod units;
+mod verdicts;
 
 use std::fmt;
 use std::str::FromStr;

@@ -1,10 +1,8 @@
 //! Comparison output: console table, markdown for PR comments, JSON and CSV.
 
-use comfy_table::{CellAlignment, Table, presets};
-
 use super::{Comparison, NotCompared, RowChange, SIGNIFICANCE};
 use crate::columns::Align;
-use crate::markdown::{inline, table as markdown_table};
+use crate::verdicts::Verdicts;
 use crate::{Format, json, units};
 
 const COLUMNS: [(&str, Align); 11] = [
@@ -86,56 +84,24 @@ impl Comparison {
         }
     }
 
+    fn verdicts(&self) -> Verdicts<'static> {
+        Verdicts {
+            command: "compare",
+            columns: &COLUMNS,
+            rows: self.rows.iter().map(cells).collect(),
+            not_compared: self.not_compared.iter().map(|n| self.not_compared_line(n)).collect(),
+            summary: self.summary(),
+            regression: self.has_regression(),
+            note: Some(self.unpaired_note()),
+        }
+    }
+
     fn render_table(&self) -> String {
-        let mut table = Table::new();
-        table.force_no_tty();
-        table.load_style(presets::UTF8_FULL_CONDENSED);
-        table.set_header(COLUMNS.iter().map(|(name, _)| *name));
-        for row in &self.rows {
-            table.add_row(cells(row));
-        }
-        for (i, (_, align)) in COLUMNS.iter().enumerate() {
-            if let (Align::Right, Some(c)) = (align, table.column_mut(i)) {
-                c.set_cell_alignment(CellAlignment::Right);
-            }
-        }
-        let mut out = String::new();
-        if !self.rows.is_empty() {
-            out.push_str(&table.to_string());
-            out.push('\n');
-        }
-        if !self.not_compared.is_empty() {
-            out.push_str("Not compared:\n");
-            for n in &self.not_compared {
-                out.push_str(&format!("- {}\n", one_line(&self.not_compared_line(n))));
-            }
-        }
-        out.push_str(&self.summary());
-        out.push('\n');
-        out.push_str(&self.unpaired_note());
-        out.push('\n');
-        out
+        self.verdicts().console()
     }
 
     fn render_markdown(&self) -> String {
-        let verdict = if self.has_regression() {
-            "**Regression**"
-        } else {
-            "**No regression**"
-        };
-        let mut out = format!("### jsoncost compare: {verdict}\n\n{}\n", inline(&self.summary()));
-        if !self.rows.is_empty() {
-            out.push('\n');
-            out.push_str(&markdown_table(&COLUMNS, &self.rows.iter().map(cells).collect::<Vec<_>>()));
-        }
-        if !self.not_compared.is_empty() {
-            out.push_str("\n**Not compared**\n\n");
-            for n in &self.not_compared {
-                out.push_str(&format!("- {}\n", inline(&self.not_compared_line(n))));
-            }
-        }
-        out.push_str(&format!("\n{}\n", inline(&self.unpaired_note())));
-        out
+        self.verdicts().markdown()
     }
 
     fn render_csv(&self) -> String {
@@ -266,9 +232,4 @@ fn lost_entry(n: &NotCompared) -> String {
         Some(m) => format!("{} {} {m} ({how})", n.experiment, n.table),
         None => format!("{} {} (whole table, {} ok, {how})", n.experiment, n.table, rows(n.lost)),
     }
-}
-
-/// Multi-line failure messages on one line, so the list stays a list.
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
