@@ -6,8 +6,8 @@
 //! once parsed, as a handler that processes elements one by one would.
 
 use jsoncost_codecs::exact;
-use jsoncost_codecs::gate::{self, Reference, Verdict};
-use jsoncost_codecs::{Canonical, Contract, RunFailure, Strategy};
+use jsoncost_codecs::gate::{self, Verdict};
+use jsoncost_codecs::{Contract, Strategy};
 use jsoncost_engine::{ExperimentKind, Fidelity};
 use jsoncost_stream::{Library, Pointer};
 use serde::Serialize;
@@ -15,7 +15,7 @@ use serde::de::{DeserializeOwned, IgnoredAny};
 use serde_json::{Map, json};
 use std::path::{Path, PathBuf};
 
-use super::{Runs, guard_file, open, read_all, readable, run_config};
+use super::{Runs, WholeRun, guard_file, open, read_all, readable, run_config};
 use crate::{Error, Runner, Stop, Table};
 
 /// An array inside a document the user already has.
@@ -30,49 +30,8 @@ pub struct ArrayOptions {
     pub quick: bool,
 }
 
-/// Elements a whole run went through.
-type RunFn = Box<dyn FnMut() -> Result<u64, String>>;
-/// The gate: the strategy's elements against the exact reference read again from the file.
-type CheckFn = Box<dyn FnMut() -> Verdict>;
-
-struct ArrayStrategy {
-    name: String,
-    /// A DOM (of the document, or of each element), the user's element type, or (skipping) a
-    /// count of the elements.
-    contract: Contract,
-    run: RunFn,
-    check: CheckFn,
-    bytes: u64,
-    /// Why the depth guard refused the file for this strategy's library (never run).
-    refused: Option<String>,
-}
-
-impl Strategy for ArrayStrategy {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn contract(&self) -> Contract {
-        self.contract
-    }
-    fn check(&mut self) -> Result<Canonical, RunFailure> {
-        Err(RunFailure::row("a stream strategy checks itself against the file (verify)"))
-    }
-    fn verify(&mut self, _reference: Option<&Reference>) -> Result<Fidelity, RunFailure> {
-        if let Some(refused) = &self.refused {
-            return Err(RunFailure::row(refused.clone()));
-        }
-        match (self.check)() {
-            Verdict::Pass(fidelity) => Ok(fidelity),
-            Verdict::Fail(message) => Err(RunFailure::row(message)),
-        }
-    }
-    fn run(&mut self) -> Result<(), RunFailure> {
-        (self.run)().map(drop).map_err(RunFailure::row)
-    }
-    fn payload_bytes(&self) -> Option<u64> {
-        Some(self.bytes)
-    }
-}
+/// A row here: a whole run yields the elements it went through.
+type ArrayStrategy = WholeRun<u64>;
 
 /// A document's array at a pointer, for each library's DOM.
 trait Dom: Serialize + DeserializeOwned + 'static {
@@ -137,7 +96,7 @@ fn buffered<D: Dom>(name: String, path: &Path, pointer: &Pointer, bytes: u64, pa
     let timed = run_one.clone();
     let ptr2 = ptr.clone();
     let (p2, checked_name) = (path.to_path_buf(), name.clone());
-    ArrayStrategy {
+    WholeRun {
         contract: Contract::Dom,
         run: Box::new(move || {
             let doc = timed()?;
@@ -192,7 +151,7 @@ where
 {
     let (p, c) = (path.to_path_buf(), config.clone());
     let (p2, c2, checked_name) = (path.to_path_buf(), config, name.clone());
-    ArrayStrategy {
+    WholeRun {
         contract: Contract::Dom,
         run: Box::new(move || {
             let mut n = 0;
@@ -230,7 +189,7 @@ fn skipping(name: String, path: &Path, config: jsoncost_stream::Config, bytes: u
     };
     let counted = count.clone();
     let p2 = path.to_path_buf();
-    ArrayStrategy {
+    WholeRun {
         contract: Contract::Aggregate,
         run: Box::new(count),
         check: Box::new(move || match (counted(), reference_count(&p2, &pointer)) {

@@ -9,9 +9,11 @@ use jsoncost_engine::{Config, ExperimentKind, Fidelity};
 use jsoncost_shapes::{DEFAULT_SEED, Reading, Telemetry, write_telemetry};
 use jsoncost_stream::{Library, TelemetryAggregate};
 use serde_json::{Map, json};
+use std::cell::RefCell;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::time::Duration;
 
 use jsoncost_report::files::{self, ReadError};
@@ -71,21 +73,20 @@ enum Outcome {
 
 type RunFn = Box<dyn FnMut() -> Result<Outcome, String>>;
 
-/// One whole run over the body per operation; it checks itself against the file (the body is
-/// never held as one value).
-struct StreamStrategy {
-    name: String,
-    contract: Contract,
-    run: RunFn,
-    path: PathBuf,
-    config: jsoncost_stream::Config,
-    bytes: u64,
+/// A stream row: one whole run over the body per operation, which checks itself against the
+/// file (`check`; the body is never held as one value). `O` is what a run yields.
+pub(crate) struct WholeRun<O> {
+    pub(crate) name: String,
+    pub(crate) contract: Contract,
+    pub(crate) run: Box<dyn FnMut() -> Result<O, String>>,
+    pub(crate) check: Box<dyn FnMut() -> Verdict>,
+    pub(crate) bytes: u64,
     /// Why the depth guard refused the file for this strategy's library: the row fails with it
     /// and is never run.
-    refused: Option<String>,
+    pub(crate) refused: Option<String>,
 }
 
-impl Strategy for StreamStrategy {
+impl<O> Strategy for WholeRun<O> {
     fn name(&self) -> &str {
         &self.name
     }
@@ -96,11 +97,10 @@ impl Strategy for StreamStrategy {
         Err(RunFailure::row("a stream strategy checks itself against the file (verify)"))
     }
     fn verify(&mut self, _reference: Option<&Reference>) -> Result<Fidelity, RunFailure> {
-        let outcome = match &self.refused {
-            Some(refused) => Err(refused.clone()),
-            None => (self.run)(),
-        };
-        match check(outcome, &self.name, &self.path, &self.config) {
+        if let Some(refused) = &self.refused {
+            return Err(RunFailure::row(refused.clone()));
+        }
+        match (self.check)() {
             Verdict::Pass(fidelity) => Ok(fidelity),
             Verdict::Fail(message) => Err(RunFailure::row(message)),
         }
@@ -171,17 +171,20 @@ fn guard_file(path: &Path, library: Library) -> Result<Option<String>, Error> {
 /// The strategies; `too_deep` is [`guard_file`]'s verdict for sonic-rs, which fails
 /// `buffered/sonic-rs` (the incremental ones are guarded by the stream's framer, element by
 /// element, and fail with its error).
-fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_deep: Option<String>) -> Vec<StreamStrategy> {
-    let mut v: Vec<StreamStrategy> = Vec::new();
+fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_deep: Option<String>) -> Vec<WholeRun<()>> {
+    let mut v: Vec<WholeRun<()>> = Vec::new();
     let p = path.to_path_buf();
     let mut add = |name: String, contract: Contract, run: RunFn| {
         let refused = if name == "buffered/sonic-rs" { too_deep.clone() } else { None };
-        v.push(StreamStrategy {
+        // The gate checks what a run produced; the timed run drops it.
+        let run = Rc::new(RefCell::new(run));
+        let timed = Rc::clone(&run);
+        let (path, config, checked) = (path.to_path_buf(), config.clone(), name.clone());
+        v.push(WholeRun {
             name,
             contract,
-            run,
-            path: path.to_path_buf(),
-            config: config.clone(),
+            run: Box::new(move || (timed.borrow_mut())().map(drop)),
+            check: Box::new(move || check((run.borrow_mut())(), &checked, &path, &config)),
             bytes,
             refused,
         })
