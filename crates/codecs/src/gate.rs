@@ -48,6 +48,17 @@ impl Reference {
         &self.value
     }
 
+    /// The reference without the values at `pointers` (what a model does not keep, e.g. an
+    /// `IgnoredAny` field); an error names a pointer the reference does not have.
+    pub fn leaving_out(mut self, pointers: &[String]) -> Result<Reference, String> {
+        for p in pointers {
+            if !crate::canonical::remove_pointer(&mut self.value, p) {
+                return Err(format!("at {p}: the reference has no such field to leave out"));
+            }
+        }
+        Ok(self)
+    }
+
     /// The reference as a type `T` sees it: what `T` leaves out (fields it does not declare) or
     /// re-renders (a timestamp's format) is left out or re-rendered here too, so a strategy
     /// decoding into `T` is compared with what `T` can hold. The exact numbers are kept: the
