@@ -86,7 +86,7 @@ pub use harness::{Args, Study, TypeStudy};
 pub use runner::{AllFailed, Ran, Runner, Stop, Table};
 pub use sink::{Event, Recorder, Sink};
 pub use types::{Sample, Subject, TypedSubject};
-pub use variants::{Variant, VariantsSubject};
+pub use variants::{Variant, VariantStudy, VariantsSubject};
 
 pub use jsoncost_codecs::{BoxedStrategy, Canonical, Direction, RunFailure, Strategy, TypeOptions, ZeroCopy};
 pub use jsoncost_engine::alloc::CountingAllocator;
