@@ -104,7 +104,10 @@ impl<T: serde::Serialize + DeserializeOwned> Strategy for Through<'_, T> {
     fn verify(&mut self, reference: Option<&gate::Reference>) -> Result<jsoncost_engine::Fidelity, RunFailure> {
         match reference {
             Some(r) => {
-                let seen = r.through::<T>().and_then(|r| r.leaving_out(&self.left_out)).map_err(RunFailure::row)?;
+                let seen = r
+                    .through::<T>()
+                    .and_then(|r| r.leaving_out(&self.left_out))
+                    .map_err(RunFailure::row)?;
                 let out = self.inner.check()?.leaving_out(&self.left_out);
                 match gate::judge(self.inner.name(), &out, &seen) {
                     gate::Verdict::Pass(fidelity) => Ok(fidelity),

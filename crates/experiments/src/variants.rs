@@ -60,7 +60,13 @@ struct VariantRow {
 
 /// Decodes with `library` into `M::Decoded`, as a user would with that library's serde entry
 /// point (simd-json parses in place: its copy of the input is part of the operation).
-fn variant_strategy<'a, P, M>(name: String, library: Library, input: &'a [u8], contract: Contract, left_out: Vec<String>) -> BoxedStrategy<'a>
+fn variant_strategy<'a, P, M>(
+    name: String,
+    library: Library,
+    input: &'a [u8],
+    contract: Contract,
+    left_out: Vec<String>,
+) -> BoxedStrategy<'a>
 where
     P: Serialize + DeserializeOwned + 'static,
     M: Variant<P>,
@@ -75,7 +81,10 @@ where
         }),
         Library::SimdJson => OpStrategy::boxed(name, contract, n, move |s| {
             let mut buf = input.to_vec();
-            finish::<P, M>(s, simd_json::serde::from_slice::<M::Decoded<'_>>(&mut buf).map_err(|e| e.to_string())?)
+            finish::<P, M>(
+                s,
+                simd_json::serde::from_slice::<M::Decoded<'_>>(&mut buf).map_err(|e| e.to_string())?,
+            )
         }),
     };
     Through::<P>::leaving_out(inner, left_out)
@@ -181,12 +190,14 @@ impl<P: Serialize + DeserializeOwned + 'static> VariantsSubject<P> {
     /// The last variant does not keep the values at these JSON pointers (an `IgnoredAny`
     /// field): the gate compares the rest. Bad input when the sample has no such object member.
     pub fn leaving_out<S: AsRef<str>>(mut self, pointers: &[S]) -> Result<Self, Error> {
-        let mut doc: Value =
-            serde_json::from_slice(&self.input).map_err(|e| Error::usage(format!("the sample of {}: {e}", self.name)))?;
+        let mut doc: Value = serde_json::from_slice(&self.input).map_err(|e| Error::usage(format!("the sample of {}: {e}", self.name)))?;
         for p in pointers {
             let p = p.as_ref();
             if !jsoncost_codecs::canonical::remove_pointer(&mut doc, p) {
-                return Err(Error::usage(format!("{}: the sample has no object member at {p:?} to leave out", self.name)));
+                return Err(Error::usage(format!(
+                    "{}: the sample has no object member at {p:?} to leave out",
+                    self.name
+                )));
             }
         }
         self.last().left_out = pointers.iter().map(|p| p.as_ref().to_string()).collect();
@@ -326,7 +337,12 @@ impl<P: Serialize + DeserializeOwned + 'static> VariantStudy<P> {
     }
 
     /// See [`Study::stream`].
-    pub fn stream<E: Serialize + DeserializeOwned + 'static>(self, name: &str, file: impl Into<std::path::PathBuf>, pointer: &str) -> Study {
+    pub fn stream<E: Serialize + DeserializeOwned + 'static>(
+        self,
+        name: &str,
+        file: impl Into<std::path::PathBuf>,
+        pointer: &str,
+    ) -> Study {
         self.done().stream::<E>(name, file, pointer)
     }
 
@@ -476,7 +492,15 @@ mod tests {
             let fidelity = s.verify(Some(&reference)).unwrap_or_else(|e| panic!("{}: {e}", s.name()));
             // Every number of the document is compared, exactly (20 lines × 4, total, priority,
             // the customer's two, one payment amount), none lost to a re-rendering.
-            assert_eq!(fidelity, jsoncost_engine::Fidelity { numbers: 85, ..Default::default() }, "{}", s.name());
+            assert_eq!(
+                fidelity,
+                jsoncost_engine::Fidelity {
+                    numbers: 85,
+                    ..Default::default()
+                },
+                "{}",
+                s.name()
+            );
             let borrowed = s.name().starts_with("borrowed-str") || s.name().starts_with("datetime-cow");
             let contract = if borrowed { Contract::BorrowedValue } else { Contract::TypedValue };
             assert_eq!(s.contract(), contract, "{}", s.name());
@@ -571,7 +595,10 @@ mod tests {
         let doc = shapes::order_model_document(1);
         let group = || VariantsSubject::<OrderModel>::new("g", doc.clone()).unwrap();
         let e = |r: Result<VariantsSubject<OrderModel>, Error>| r.err().unwrap().to_string();
-        assert_eq!(e(group().variant_of::<Tagged>("plain")), "g: the variant \"plain\" is registered twice");
+        assert_eq!(
+            e(group().variant_of::<Tagged>("plain")),
+            "g: the variant \"plain\" is registered twice"
+        );
         assert!(e(group().variant_of::<Tagged>("a/b")).starts_with("g: invalid variant name \"a/b\""));
         assert_eq!(
             e(group().variant_of::<Ignored>("i").and_then(|g| g.leaving_out(&["/nope"]))),
@@ -580,6 +607,10 @@ mod tests {
         assert_eq!(e(group().libraries(&[])), "g: the group has no library");
         let not = VariantsSubject::<OrderModel>::new("g", r#"{"id": 1}"#).err().unwrap();
         assert_eq!(not.exit_code(), 2);
-        assert!(not.to_string().starts_with("the sample of g is not a jsoncost_shapes::variants::OrderModel"), "{not}");
+        assert!(
+            not.to_string()
+                .starts_with("the sample of g is not a jsoncost_shapes::variants::OrderModel"),
+            "{not}"
+        );
     }
 }
