@@ -349,12 +349,14 @@ fn the_model_variants_table_gates_and_times_every_variant() {
     assert_eq!(t["table"], "order-model/variants");
     assert_eq!(t["params"]["shape"], "order-model");
     let rows = t["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 23);
+    assert_eq!(rows.len(), 24);
     for row in rows {
         let method = row["method"].as_str().unwrap();
         assert_eq!(row["status"], "ok", "{row}");
         assert!(row["mean_ns"].as_f64().unwrap() > 0.0, "{method}");
-        let borrowed = method.starts_with("borrowed-str/") || method.starts_with("datetime-cow/");
+        let borrowed = ["borrowed-str/", "datetime-cow/", "lazy-value/"]
+            .iter()
+            .any(|p| method.starts_with(p));
         assert_eq!(row["contract"], if borrowed { "borrowed_value" } else { "typed_value" }, "{method}");
         assert_eq!(row["baseline"], method == "plain/serde_json", "{method}");
     }

@@ -424,13 +424,38 @@ order_variant!(
     shapes::OrderModelBorrowed<'de>
 );
 
+/// sonic-rs's counterpart of `RawValue`: the unused address as a `LazyValue` borrowed from the
+/// input (validated, not decoded, not copied). A newtype so it can convert into the plain
+/// address (`ToAddress` and `LazyValue` are both foreign here); `transparent` hands sonic-rs's
+/// own deserializer straight to `LazyValue`, which works only there.
+#[derive(Deserialize)]
+#[serde(transparent)]
+pub struct SonicLazy<'a>(#[serde(borrow)] sonic_rs::LazyValue<'a>);
+
+impl shapes::ToAddress for SonicLazy<'_> {
+    /// The kept bytes parsed now (untimed), so the gate compares what was kept.
+    fn to_address(self) -> Result<jsoncost_shapes::Address, String> {
+        serde_json::from_str(self.0.as_raw_str()).map_err(|e| format!("the kept shipping_address is not an address: {e}"))
+    }
+}
+
+order_variant!(
+    /// The address as sonic-rs's `LazyValue`.
+    Lazy,
+    OrderModel<String, shapes::Stamp, shapes::Event, SonicLazy<'de>>
+);
+
 /// The built-in table `order-model/variants`: the `order-model` document for `seed` through
-/// every variant with serde_json and sonic-rs (23 rows: run stays fast). simd-json's serde path
-/// takes every variant but `RawValue` too; a user's group measures it by default.
+/// every variant with serde_json and sonic-rs (24 rows: run stays fast). simd-json's serde path
+/// takes every variant but `RawValue` and `LazyValue` too (tested); a user's group measures it
+/// by default.
 pub fn order_model(seed: u64) -> Result<VariantsSubject<OrderModel>, Error> {
-    let both = [Library::SerdeJson, Library::SonicRs];
+    order_model_on(seed, &[Library::SerdeJson, Library::SonicRs])
+}
+
+fn order_model_on(seed: u64, libraries: &[Library]) -> Result<VariantsSubject<OrderModel>, Error> {
     VariantsSubject::<OrderModel>::new("order-model", shapes::order_model_document(seed))?
-        .libraries(&both)?
+        .libraries(libraries)?
         .variant::<shapes::OrderModelFlattened>("flatten")?
         .variant_of::<Tagged>("internally-tagged")?
         .variant_of::<Adjacent>("adjacently-tagged")?
@@ -439,10 +464,14 @@ pub fn order_model(seed: u64) -> Result<VariantsSubject<OrderModel>, Error> {
         .variant_of::<DateString>("datetime-string")?
         .variant_of::<DateCow>("datetime-cow")?
         .borrowing()
-        // serde_json's RawValue works only through serde_json's own deserializer (sonic-rs has
-        // its own lazy values; simd-json none): absent for the others.
+        // serde_json's RawValue works only through serde_json's own deserializer, sonic-rs's
+        // LazyValue only through sonic-rs's; simd-json's serde path has neither: each is
+        // absent where it does not work.
         .variant_of::<Raw>("raw-value")?
         .on(&[Library::SerdeJson])?
+        .variant_of::<Lazy>("lazy-value")?
+        .on(&[Library::SonicRs])?
+        .borrowing()
         .variant_of::<Ignored>("ignored-any")?
         .leaving_out(&["/shipping_address"])?
         .variant::<shapes::OrderModelStrict>("deny-unknown-fields")?
@@ -483,7 +512,9 @@ mod tests {
             "borrowed-str",
         ] {
             expected.push(format!("{v}/serde_json"));
-            if v != "raw-value" {
+            if v == "raw-value" {
+                expected.push("lazy-value/sonic-rs".to_string());
+            } else {
                 expected.push(format!("{v}/sonic-rs"));
             }
         }
@@ -501,7 +532,9 @@ mod tests {
                 "{}",
                 s.name()
             );
-            let borrowed = s.name().starts_with("borrowed-str") || s.name().starts_with("datetime-cow");
+            let borrowed = ["borrowed-str/", "datetime-cow/", "lazy-value/"]
+                .iter()
+                .any(|p| s.name().starts_with(p));
             let contract = if borrowed { Contract::BorrowedValue } else { Contract::TypedValue };
             assert_eq!(s.contract(), contract, "{}", s.name());
         }
@@ -509,6 +542,22 @@ mod tests {
         let own = subject.params()["own_payload_bytes"]["adjacently-tagged"].as_u64().unwrap();
         assert_eq!(own, shapes::adjacent_document(DEFAULT_SEED).len() as u64);
         assert!(own > subject.sample().len() as u64);
+    }
+
+    #[test]
+    fn simd_json_s_serde_path_reads_every_variant_but_the_other_libraries_raw_values() {
+        let subject = order_model_on(DEFAULT_SEED, &[Library::SimdJson]).unwrap();
+        let reference = subject.reference(Direction::Deserialize).unwrap();
+        let mut strategies = subject.strategies(Direction::Deserialize);
+        let simd: Vec<String> = strategies
+            .iter()
+            .map(|s| s.name().to_string())
+            .filter(|n| n.ends_with("/simd-json"))
+            .collect();
+        assert_eq!(simd.len(), 11, "{simd:?}");
+        for s in &mut strategies {
+            s.verify(Some(&reference)).unwrap_or_else(|e| panic!("{}: {e}", s.name()));
+        }
     }
 
     /// Reads the plain model but reports a priority one too high.
