@@ -149,15 +149,16 @@ macro_rules! event_enum {
 }
 
 event_enum!(
-    /// `#[serde(tag = "type")]`: reads the document as it is; serde buffers each event (its
-    /// internal `Content`) until it has seen the tag.
+    /// `#[serde(tag = "type")]`: reads the document as it is; serde buffers each event whole
+    /// (its internal `Content`), picks out the tag, then reads the kind from the buffer.
     #[serde(tag = "type")]
     TaggedEvent
 );
 
 event_enum!(
-    /// `#[serde(tag = "type", content = "content")]`: needs the `{"type": .., "content": {..}}`
-    /// layout, so its row reads its own rendering of the same values.
+    /// `#[serde(tag = "type", content = "content")]`: with the tag first, serde reads the content
+    /// straight into the kind; needs the `{"type": .., "content": {..}}` layout, so its row
+    /// reads its own rendering of the same values.
     #[serde(tag = "type", content = "content")]
     AdjacentEvent
 );
