@@ -100,7 +100,7 @@ fn unknown_choices_are_usage_errors_listing_the_valid_ones() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "possible values: data, order, order-large, item, items48, all",
+            "possible values: data, order, order-large, item, items48, order-model, all",
         ));
     jsoncost()
         .args(["micro", "--format", "xml"])
@@ -331,4 +331,38 @@ fn an_out_that_is_a_directory_fails_before_measuring() {
             "cannot write results to {}: it is a directory; give a file path",
             dir.path().display()
         )));
+}
+
+#[test]
+fn the_model_variants_table_gates_and_times_every_variant() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    jsoncost()
+        .args(["micro", "--quick", "--shape", "order-model", "--format", "json", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    let file: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let tables = file["experiments"].as_array().unwrap();
+    assert_eq!(tables.len(), 1, "one table, deserialize only");
+    let t = &tables[0];
+    assert_eq!(t["table"], "order-model/variants");
+    assert_eq!(t["params"]["shape"], "order-model");
+    let rows = t["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 24);
+    for row in rows {
+        let method = row["method"].as_str().unwrap();
+        assert_eq!(row["status"], "ok", "{row}");
+        assert!(row["mean_ns"].as_f64().unwrap() > 0.0, "{method}");
+        let borrowed = ["borrowed-str/", "datetime-cow/", "lazy-value/"]
+            .iter()
+            .any(|p| method.starts_with(p));
+        assert_eq!(row["contract"], if borrowed { "borrowed_value" } else { "typed_value" }, "{method}");
+        assert_eq!(row["baseline"], method == "plain/serde_json", "{method}");
+    }
+    assert!(rows.iter().any(|r| r["method"] == "raw-value/serde_json"));
+    assert!(
+        !rows.iter().any(|r| r["method"] == "raw-value/sonic-rs"),
+        "RawValue is serde_json's alone"
+    );
 }

@@ -54,6 +54,35 @@ impl Canonical {
     }
 }
 
+impl Canonical {
+    /// The outcome without the values at `pointers` (a full value's; a projection's fields
+    /// with those pointers), for a model that does not keep them.
+    pub fn leaving_out(self, pointers: &[String]) -> Canonical {
+        match self {
+            Canonical::Full(mut v) => {
+                for p in pointers {
+                    remove_pointer(&mut v, p);
+                }
+                Canonical::Full(v)
+            }
+            Canonical::Projection(fields) => Canonical::Projection(fields.into_iter().filter(|(p, _)| !pointers.contains(p)).collect()),
+        }
+    }
+}
+
+/// Removes the object member at JSON pointer `pointer` (RFC 6901) from `v`; false when there
+/// is none (an array element is not removed: it would renumber its siblings).
+pub fn remove_pointer(v: &mut Value, pointer: &str) -> bool {
+    let Some((parent, last)) = pointer.rsplit_once('/') else {
+        return false;
+    };
+    let key = last.replace("~1", "/").replace("~0", "~");
+    match v.pointer_mut(parent) {
+        Some(Value::Object(m)) => m.remove(&key).is_some(),
+        _ => false,
+    }
+}
+
 fn short(v: &Value) -> String {
     let s = v.to_string();
     if s.chars().count() > 60 {

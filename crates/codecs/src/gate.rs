@@ -48,6 +48,17 @@ impl Reference {
         &self.value
     }
 
+    /// The reference without the values at `pointers` (what a model does not keep, e.g. an
+    /// `IgnoredAny` field); an error names a pointer the reference does not have.
+    pub fn leaving_out(mut self, pointers: &[String]) -> Result<Reference, String> {
+        for p in pointers {
+            if !crate::canonical::remove_pointer(&mut self.value, p) {
+                return Err(format!("at {p}: the reference has no such field to leave out"));
+            }
+        }
+        Ok(self)
+    }
+
     /// The reference as a type `T` sees it: what `T` leaves out (fields it does not declare) or
     /// re-renders (a timestamp's format) is left out or re-rendered here too, so a strategy
     /// decoding into `T` is compared with what `T` can hold. The exact numbers are kept: the
@@ -159,6 +170,21 @@ fn explained(name: &str, mut fidelity: Fidelity) -> Fidelity {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_a_model_does_not_keep_is_left_out_of_both_sides() {
+        let r = Reference::from_json(br#"{"a": {"b/c": 1, "d": 2}, "e": [1]}"#).unwrap();
+        let left = r.clone().leaving_out(&["/a/b~1c".to_string()]).unwrap();
+        assert_eq!(left.value(), &serde_json::json!({"a": {"d": 2}, "e": [1]}));
+        assert_eq!(
+            r.clone().leaving_out(&["/x".to_string()]).unwrap_err(),
+            "at /x: the reference has no such field to leave out"
+        );
+        // An array element is not removed (it would renumber the rest).
+        assert!(r.clone().leaving_out(&["/e/0".to_string()]).is_err());
+        let out = Canonical::Full(serde_json::json!({"a": {"b/c": 9, "d": 2}, "e": [1]})).leaving_out(&["/a/b~1c".to_string()]);
+        assert_eq!(out.compare_with(left.value()).map(|f| f.numbers), Ok(2));
+    }
 
     #[test]
     fn the_cause_is_named_for_serde_json_floats_only() {

@@ -64,9 +64,28 @@ impl<F: FnMut(Slot<'_>) -> Result<(), String>> Strategy for OpStrategy<F> {
 
 /// A strategy decoding into `T`, gated against the reference viewed through `T`
 /// ([`gate::Reference::through`]).
-struct Through<'a, T> {
+pub struct Through<'a, T> {
     inner: BoxedStrategy<'a>,
+    /// JSON pointers the decoded model does not keep (an `IgnoredAny` field): left out of both
+    /// the output and the reference before they are compared.
+    left_out: Vec<String>,
     of: PhantomData<fn() -> T>,
+}
+
+impl<'a, T: Serialize + DeserializeOwned + 'a> Through<'a, T> {
+    /// `inner`, whose output is a `T`, gated on what `T` sees of the reference.
+    pub fn boxed(inner: BoxedStrategy<'a>) -> BoxedStrategy<'a> {
+        Self::leaving_out(inner, Vec::new())
+    }
+
+    /// As [`Through::boxed`], the values at `left_out` compared on neither side.
+    pub fn leaving_out(inner: BoxedStrategy<'a>, left_out: Vec<String>) -> BoxedStrategy<'a> {
+        Box::new(Through::<T> {
+            inner,
+            left_out,
+            of: PhantomData,
+        })
+    }
 }
 
 impl<T: serde::Serialize + DeserializeOwned> Strategy for Through<'_, T> {
@@ -85,8 +104,11 @@ impl<T: serde::Serialize + DeserializeOwned> Strategy for Through<'_, T> {
     fn verify(&mut self, reference: Option<&gate::Reference>) -> Result<jsoncost_engine::Fidelity, RunFailure> {
         match reference {
             Some(r) => {
-                let seen = r.through::<T>().map_err(RunFailure::row)?;
-                let out = self.inner.check()?;
+                let seen = r
+                    .through::<T>()
+                    .and_then(|r| r.leaving_out(&self.left_out))
+                    .map_err(RunFailure::row)?;
+                let out = self.inner.check()?.leaving_out(&self.left_out);
                 match gate::judge(self.inner.name(), &out, &seen) {
                     gate::Verdict::Pass(fidelity) => Ok(fidelity),
                     gate::Verdict::Fail(message) => Err(RunFailure::row(message)),
@@ -228,7 +250,7 @@ pub fn deserialize_strategies<'a, T: Serialize + DeserializeOwned + 'a>(input: &
     // while a DOM or the raw bytes are checked against all of it.
     v.into_iter()
         .map(|s| match s.contract() {
-            Contract::TypedValue | Contract::BorrowedValue => Box::new(Through::<T> { inner: s, of: PhantomData }) as BoxedStrategy<'a>,
+            Contract::TypedValue | Contract::BorrowedValue => Through::<T>::boxed(s),
             _ => s,
         })
         .collect()

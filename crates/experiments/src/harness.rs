@@ -16,6 +16,7 @@ use crate::store::{StoreOptions, TypedReads};
 use crate::stream::Runs;
 use crate::stream::array::{self, ArrayOptions, TypedElements};
 use crate::types::{Sample, Subject, TypedSubject};
+use crate::variants::{VariantStudy, VariantsSubject};
 use crate::{Cancel, Error, Filter, Runner};
 use jsoncost_stores::Existing;
 
@@ -167,7 +168,30 @@ impl Study {
         self
     }
 
-    fn add(mut self, subject: Result<Box<dyn Subject>, Error>) -> Study {
+    /// Registers a group of model variants of `P` over one sample (bytes, or
+    /// [`Sample::file`]): the table `name/variants`, rows `<variant>/<library>`, baseline
+    /// `plain/serde_json` (the sample decoded as `P`). Each variant is gated, untimed, by its
+    /// conversion to `P` against the exact reference as `P` sees it:
+    ///
+    /// ```no_run
+    /// # use serde::Deserialize;
+    /// #[derive(serde::Serialize, Deserialize)]
+    /// struct Plain { id: u64, kind: String }
+    /// #[derive(Deserialize)]
+    /// struct Boxed { id: u64, kind: Box<str> }
+    /// impl From<Boxed> for Plain {
+    ///     fn from(b: Boxed) -> Plain { Plain { id: b.id, kind: b.kind.into() } }
+    /// }
+    /// jsoncost::Study::from_args()
+    ///     .variants::<Plain>("my-model", br#"{"id": 1, "kind": "a"}"#)
+    ///     .variant::<Boxed>("box-str")
+    ///     .run();
+    /// ```
+    pub fn variants<P: Serialize + DeserializeOwned + 'static>(self, name: &str, sample: impl Into<Sample>) -> VariantStudy<P> {
+        VariantStudy::new(self, VariantsSubject::new(name, sample))
+    }
+
+    pub(crate) fn add(mut self, subject: Result<Box<dyn Subject>, Error>) -> Study {
         match subject {
             Ok(s) => self.subjects.push(s),
             Err(e) => {
@@ -198,7 +222,7 @@ impl Study {
         }
         if self.subjects.is_empty() && self.streams.is_empty() && self.stores.is_empty() {
             return Err(Error::usage(
-                "no type registered: call .typed::<T>(name, sample) or .stream::<E>(name, file, pointer) before .run()",
+                "no type registered: call .typed::<T>(name, sample), .variants::<P>(name, sample) or .stream::<E>(name, file, pointer) before .run()",
             ));
         }
         let filter = Filter::new("--filter", args.filter.as_deref())?;
@@ -346,6 +370,11 @@ impl<T: Serialize + DeserializeOwned + 'static> TypeStudy<T> {
     /// See [`Study::stream`].
     pub fn stream<E: Serialize + DeserializeOwned + 'static>(self, name: &str, file: impl Into<PathBuf>, pointer: &str) -> Study {
         self.done().stream::<E>(name, file, pointer)
+    }
+
+    /// See [`Study::variants`].
+    pub fn variants<P: Serialize + DeserializeOwned + 'static>(self, name: &str, sample: impl Into<Sample>) -> VariantStudy<P> {
+        self.done().variants::<P>(name, sample)
     }
 
     /// See [`Study::store`].

@@ -77,6 +77,7 @@ pub mod store;
 pub mod stream;
 pub mod summary;
 pub mod types;
+pub mod variants;
 
 pub use cancel::Cancel;
 pub use error::{Error, Result};
@@ -85,9 +86,11 @@ pub use harness::{Args, Study, TypeStudy};
 pub use runner::{AllFailed, Ran, Runner, Stop, Table};
 pub use sink::{Event, Recorder, Sink};
 pub use types::{Sample, Subject, TypedSubject};
+pub use variants::{Variant, VariantStudy, VariantsSubject};
 
 pub use jsoncost_codecs::{BoxedStrategy, Canonical, Direction, RunFailure, Strategy, TypeOptions, ZeroCopy};
 pub use jsoncost_engine::alloc::CountingAllocator;
 pub use jsoncost_engine::{Config, Experiment, ExperimentKind, Results, Row};
 pub use jsoncost_report::Format;
 pub use jsoncost_stores::Existing;
+pub use jsoncost_stream::Library;

@@ -68,6 +68,7 @@ pub fn builtin(shape: ShapeName, seed: u64) -> Result<Box<dyn Subject>, Error> {
                 .jiter_iterator()
                 .lazy(&["/0/id", "/0/price", "/47/id"])?,
         ),
+        ShapeName::OrderModel => Box::new(crate::variants::order_model(seed)?),
         ShapeName::Telemetry => return Err(Error::usage("telemetry is the stream experiment's shape, not a micro one")),
     })
 }

@@ -25,7 +25,7 @@ impl Sample {
         Sample::File(path.into())
     }
 
-    fn read(self, name: &str) -> Result<Vec<u8>, Error> {
+    pub(crate) fn read(self, name: &str) -> Result<Vec<u8>, Error> {
         match self {
             Sample::Bytes(b) => Ok(b),
             Sample::File(p) => read_file(&p).map_err(|e| Error::usage(format!("the sample of {name}: {e}"))),
@@ -74,6 +74,14 @@ pub trait Subject {
         params
     }
     fn sample(&self) -> &[u8];
+    /// The directions it has tables for (both, unless it only decodes: model variants).
+    fn directions(&self) -> &'static [Direction] {
+        &[Direction::Deserialize, Direction::Serialize]
+    }
+    /// One direction's table name, e.g. `my-order/deserialize`.
+    fn table(&self, direction: Direction) -> String {
+        format!("{}/{}", self.name(), direction.as_str())
+    }
     /// The exact value one direction's strategies are checked against: the sample's exact
     /// parse (deserialize), or the value being written (serialize).
     fn reference(&self, direction: Direction) -> Result<Reference, String> {
@@ -247,7 +255,7 @@ impl<T: Serialize + DeserializeOwned> Subject for TypedSubject<T> {
 fn plans(subjects: &[Box<dyn Subject>]) -> Vec<(&dyn Subject, Direction)> {
     subjects
         .iter()
-        .flat_map(|s| [Direction::Deserialize, Direction::Serialize].map(|d| (s.as_ref(), d)))
+        .flat_map(|s| s.directions().iter().map(|d| (s.as_ref(), *d)))
         .collect()
 }
 
@@ -267,7 +275,7 @@ pub fn measure(subjects: &[Box<dyn Subject>], runner: &mut Runner<'_>) -> Result
         if runner.is_cancelled() {
             return Err(Error::Interrupted);
         }
-        let name = format!("{}/{}", s.name(), d.as_str());
+        let name = s.table(d);
         let reference = s.reference(d).map_err(|e| Error::usage(format!("{name}: {e}")))?;
         let table = Table::new(ExperimentKind::Micro, name, s.params(), reference, s.strategies(d));
         runner.run(table).map_err(Error::from)?;

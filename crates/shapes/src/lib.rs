@@ -5,6 +5,7 @@ pub mod derived;
 pub mod generate;
 pub mod models;
 pub mod timestamp;
+pub mod variants;
 
 pub use generate::{Generator, order_id, write_telemetry};
 pub use models::*;
@@ -28,16 +29,19 @@ pub enum ShapeName {
     Item,
     Items48,
     Telemetry,
+    /// The `order` document plus a polymorphic `events` array: the model-variants table.
+    OrderModel,
 }
 
 impl ShapeName {
     /// Every shape the micro experiment knows (telemetry belongs to the stream experiment).
-    pub const MICRO: [ShapeName; 5] = [
+    pub const MICRO: [ShapeName; 6] = [
         ShapeName::Data,
         ShapeName::Order,
         ShapeName::OrderLarge,
         ShapeName::Item,
         ShapeName::Items48,
+        ShapeName::OrderModel,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -48,6 +52,7 @@ impl ShapeName {
             ShapeName::Item => "item",
             ShapeName::Items48 => "items48",
             ShapeName::Telemetry => "telemetry",
+            ShapeName::OrderModel => "order-model",
         }
     }
 }
@@ -59,7 +64,7 @@ impl fmt::Display for ShapeName {
 }
 
 #[derive(Debug, thiserror::Error)]
-#[error("unknown shape {0:?}; valid shapes: data, order, order-large, item, items48, telemetry")]
+#[error("unknown shape {0:?}; valid shapes: data, order, order-large, item, items48, telemetry, order-model")]
 pub struct UnknownShape(pub String);
 
 impl FromStr for ShapeName {
@@ -72,6 +77,7 @@ impl FromStr for ShapeName {
             "item" => ShapeName::Item,
             "items48" => ShapeName::Items48,
             "telemetry" => ShapeName::Telemetry,
+            "order-model" => ShapeName::OrderModel,
             other => return Err(UnknownShape(other.to_string())),
         })
     }

@@ -3,6 +3,8 @@
 //! renamed field; and a deterministic sample of them (serialized by serde_json, so the sample is
 //! exactly what the types write).
 
+pub mod variants;
+
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};

@@ -218,3 +218,69 @@ fn a_type_that_declares_only_some_fields_is_checked_on_those() {
         assert!(row.is_ok(), "{method}: {:?}", row.error_message);
     }
 }
+
+/// Keeps the shipment's parcels but reports one fewer: a variant that loses a value.
+struct LosesAParcel;
+
+impl jsoncost::Variant<Shipment> for LosesAParcel {
+    type Decoded<'de> = Shipment;
+    fn to_plain(mut s: Shipment) -> Result<Shipment, String> {
+        s.parcels.pop();
+        Ok(s)
+    }
+}
+
+#[test]
+fn a_group_of_model_variants_is_gated_and_measured() {
+    use own_types::variants::{ShipmentLean, TextDates};
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("results.json");
+    let sample = serde_json::to_vec(&shipment(2)).unwrap();
+    let results = jsoncost::Study::with_args(
+        ["--quick", "--format", "json", "--out"]
+            .map(String::from)
+            .into_iter()
+            .chain([out.display().to_string()]),
+    )
+    .variants::<Shipment>("shipment-model", sample)
+    .libraries(&[jsoncost::Library::SerdeJson, jsoncost::Library::SonicRs])
+    .variant::<ShipmentLean>("ignored-parcels")
+    .leaving_out(&["/parcels"])
+    .variant_of::<TextDates>("datetime-string")
+    .variant_of::<LosesAParcel>("loses-a-parcel")
+    .on(&[jsoncost::Library::SerdeJson])
+    .measure()
+    .unwrap();
+    assert_eq!(results.experiments.len(), 1);
+    let table = &results.experiments[0];
+    assert_eq!(table.table, "shipment-model/variants");
+    let mut methods: Vec<&str> = table.rows.iter().map(|r| r.method.as_str()).collect();
+    methods.sort();
+    assert_eq!(
+        methods,
+        [
+            "datetime-string/serde_json",
+            "datetime-string/sonic-rs",
+            "ignored-parcels/serde_json",
+            "ignored-parcels/sonic-rs",
+            "loses-a-parcel/serde_json",
+            "plain/serde_json",
+            "plain/sonic-rs",
+        ]
+    );
+    for r in &table.rows {
+        if r.method == "loses-a-parcel/serde_json" {
+            assert!(!r.is_ok());
+            // shipment(2) has 1 + 2 % 3 = 3 parcels.
+            assert_eq!(
+                r.error_message.as_deref(),
+                Some("output differs from the exact reference at /parcels: expected 3 elements, got 2")
+            );
+            assert_eq!(r.mean_ns, None, "a failed variant is never timed");
+        } else {
+            assert!(r.is_ok(), "{}: {:?}", r.method, r.error_message);
+            assert!(r.mean_ns.is_some_and(|m| m > 0.0), "{}: no time", r.method);
+        }
+    }
+    assert!(table.rows.iter().any(|r| r.baseline && r.method == "plain/serde_json"));
+}

@@ -19,13 +19,15 @@ pub enum ShapeArg {
     OrderLarge,
     Item,
     Items48,
+    /// The `order` document plus polymorphic events, through model variants (`order-model/variants`).
+    OrderModel,
     All,
 }
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct MicroArgs {
     /// Shapes to measure (comma-separated or repeated).
-    #[arg(long, value_enum, value_delimiter = ',', default_values = ["data", "order"], conflicts_with = "payload")]
+    #[arg(long, value_enum, value_delimiter = ',', default_values = ["data", "order", "order-model"], conflicts_with = "payload")]
     pub shape: Vec<ShapeArg>,
     /// Measure any JSON document instead of a shape (the strategies that need no Rust type).
     #[arg(long, value_name = "FILE")]
@@ -54,6 +56,7 @@ impl MicroArgs {
                 ShapeArg::OrderLarge => &[ShapeName::OrderLarge],
                 ShapeArg::Item => &[ShapeName::Item],
                 ShapeArg::Items48 => &[ShapeName::Items48],
+                ShapeArg::OrderModel => &[ShapeName::OrderModel],
                 ShapeArg::All => &ShapeName::MICRO,
             };
             for n in names {
