@@ -289,6 +289,9 @@ pub enum Contract {
     Discarded,
     /// Someone else's endpoint (`http --target`): what it does is not known.
     Opaque,
+    /// The same values read through another model of the caller's type (a flattened struct, a
+    /// tagged enum, an unparsed date-time ...): a change to the type, never a drop-in swap.
+    OtherModel,
 }
 
 impl Contract {
@@ -307,6 +310,7 @@ impl Contract {
             Contract::Passthrough => "the stored bytes sent unparsed",
             Contract::Discarded => "the bytes discarded",
             Contract::Opaque => "what this endpoint does",
+            Contract::OtherModel => "the values through another model of your type",
         }
     }
 }

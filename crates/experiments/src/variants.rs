@@ -128,7 +128,10 @@ impl<P: Serialize + DeserializeOwned + 'static> VariantsSubject<P> {
             rows: Vec::new(),
             of: PhantomData,
         };
-        group.variant_of::<Owned<P>>("plain")
+        let mut group = group.variant_of::<Owned<P>>("plain")?;
+        // The baseline is the type itself; every other variant changes the type.
+        group.last().contract = Contract::TypedValue;
+        Ok(group)
     }
 
     /// The libraries of every variant without its own ([`on`](Self::on)).
@@ -158,7 +161,7 @@ impl<P: Serialize + DeserializeOwned + 'static> VariantsSubject<P> {
             libraries: None,
             input: None,
             left_out: Vec::new(),
-            contract: Contract::TypedValue,
+            contract: Contract::OtherModel,
             build: variant_strategy::<P, M>,
         });
         Ok(self)
@@ -535,7 +538,13 @@ mod tests {
             let borrowed = ["borrowed-str/", "datetime-cow/", "lazy-value/"]
                 .iter()
                 .any(|p| s.name().starts_with(p));
-            let contract = if borrowed { Contract::BorrowedValue } else { Contract::TypedValue };
+            let contract = if borrowed {
+                Contract::BorrowedValue
+            } else if s.name().starts_with("plain/") {
+                Contract::TypedValue
+            } else {
+                Contract::OtherModel
+            };
             assert_eq!(s.contract(), contract, "{}", s.name());
         }
         // The adjacently tagged rows read their own rendering, and the params say its size.

@@ -369,3 +369,25 @@ fn the_rate_a_user_sets_is_read_from_the_results_and_the_core_share_is_exact() {
     results.rates.bodies_per_s = 200.0;
     assert!(only(&results).text.contains("at 200 bodies/s (your --advice-rate): saves 20 cores"));
 }
+
+#[test]
+fn a_variants_table_recommends_only_the_plain_model_and_lists_model_changes_apart() {
+    use Contract::*;
+    let results = table(vec![
+        with_contract(row("plain/serde_json", 10_000.0, 100.0, 9_000.0), TypedValue),
+        with_contract(row("deny-unknown-fields/sonic-rs", 5_000.0, 100.0, 9_000.0), OtherModel),
+        with_contract(row("plain/sonic-rs", 6_000.0, 100.0, 9_000.0), TypedValue),
+        with_contract(row("flatten/serde_json", 12_000.0, 100.0, 12_000.0), OtherModel),
+    ]);
+    let a = only(&results);
+    assert_eq!(a.candidate.as_deref(), Some("plain/sonic-rs"));
+    let alternatives: Vec<(Contract, &str)> = a.alternatives.iter().map(|x| (x.contract, x.method.as_str())).collect();
+    assert_eq!(alternatives, vec![(OtherModel, "deny-unknown-fields/sonic-rs")]);
+    assert!(
+        a.alternatives[0]
+            .text
+            .starts_with("If you only need the values through another model of your type: deny-unknown-fields/sonic-rs — "),
+        "{}",
+        a.alternatives[0].text
+    );
+}
