@@ -93,7 +93,7 @@ impl RunArgs {
 }
 
 /// The engine settings that fit the whole study in about three minutes on two cores: micro's
-/// four tables of 14-28 strategies get a short per-strategy budget in 10 ms iterations (more
+/// five tables of 14-28 strategies get a short per-strategy budget in 10 ms iterations (more
 /// rounds, so the pairing sees the machine's slow phases from both sides), the store table the
 /// standalone budget in 25 ms iterations.
 fn run_config(quick: bool, experiment: ExperimentName) -> Config {
@@ -106,7 +106,7 @@ fn run_config(quick: bool, experiment: ExperimentName) -> Config {
     match experiment {
         ExperimentName::Micro => Config {
             iteration_time: Duration::from_millis(10),
-            budget: Duration::from_millis(500),
+            budget: Duration::from_millis(400),
             ..Config::full()
         },
         _ => Config {
@@ -160,6 +160,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
         if interrupt::interrupted() {
             break;
         }
+        let experiment_started = Instant::now();
         let result = match experiment {
             ExperimentName::Micro => experiments::micro::run(&args.micro, &config(experiment), &mut session, &progress),
             ExperimentName::Store => {
@@ -196,6 +197,11 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
             }
             first_error.get_or_insert(e);
         }
+        progress.note(&format!(
+            "{}: {:.0} s",
+            experiment.kind(),
+            experiment_started.elapsed().as_secs_f64()
+        ));
     }
     progress.finish();
     session.finish()?;
