@@ -49,9 +49,12 @@ impl StreamArgs {
             pointer: self.pointer.clone(),
             chunk_kib: self.chunk_kib,
             max_element_bytes: self.max_element_bytes,
-            runs: Runs {
-                min: self.runs,
-                max: self.max_runs.unwrap_or(self.runs * 2).max(self.runs),
+            runs: match self.max_runs {
+                Some(max) => Runs {
+                    min: self.runs,
+                    max: max.max(self.runs),
+                },
+                None => Runs::at_least(self.runs),
             },
             quick,
         }
