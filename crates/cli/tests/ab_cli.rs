@@ -1,6 +1,8 @@
 //! `jsoncost ab` with two tiny fake programs: shell scripts that write a fixed results.json per
-//! call (the n-th call of a side writes its n-th file), so the test controls every round's
-//! figures, drift included. Exit codes and the flagged row are exact; nothing is timed.
+//! call (the n-th call of a side writes its n-th file), so the test controls every run's
+//! figures, drift included; they never join the lockstep, so they pair once per run. Exit codes
+//! and the flagged row are exact; nothing is timed. Then two real jsoncost programs in
+//! lockstep: the turns and the round counts are exact.
 
 #![cfg(unix)]
 
@@ -75,7 +77,7 @@ fn program(dir: &Path, name: &str, slow: f64, wobble: bool, exit: Option<i32>) -
 
 fn ab(base: &Path, new: &Path, extra: &[&str]) -> assert_cmd::assert::Assert {
     jsoncost()
-        .args(["ab", "--rounds", "6", "--threshold", "5%", "--base"])
+        .args(["ab", "--runs", "6", "--threshold", "5%", "--base"])
         .arg(base)
         .arg("--new")
         .arg(new)
@@ -91,7 +93,7 @@ fn the_same_build_under_drift_passes_and_both_programs_get_the_same_arguments() 
     let new = program(dir.path(), "new", 1.0, true, None);
     ab(&base, &new, &[])
         .code(0)
-        .stdout(predicate::str::contains("No regression (paired over 6 ABBA rounds"));
+        .stdout(predicate::str::contains("No regression (paired over 6 ABBA runs"));
     let args = std::fs::read_to_string(dir.path().join("base/args")).unwrap();
     let lines: Vec<&str> = args.lines().collect();
     assert_eq!(lines.len(), 6);
@@ -157,7 +159,7 @@ fn a_program_that_refuses_its_arguments_is_bad_input_and_one_that_cannot_start_i
     let broken = program(dir.path(), "other", 1.0, false, Some(7));
     ab(&base, &broken, &[])
         .code(3)
-        .stderr(predicate::str::contains("exited 7 in round 1"));
+        .stderr(predicate::str::contains("exited 7 in run 1"));
     ab(&base, &dir.path().join("missing"), &[])
         .code(3)
         .stderr(predicate::str::contains("cannot be started"));
@@ -166,4 +168,54 @@ fn a_program_that_refuses_its_arguments_is_bad_input_and_one_that_cannot_start_i
         .assert()
         .code(2)
         .stderr(predicate::str::contains("--out is set by ab itself"));
+}
+
+#[test]
+fn two_jsoncost_programs_take_turns_abba_and_their_rows_pair_round_by_round() {
+    let dir = tempfile::tempdir().unwrap();
+    let keep = dir.path().join("keep");
+    let bin = assert_cmd::cargo::cargo_bin("jsoncost");
+    let out = jsoncost()
+        .timeout(std::time::Duration::from_secs(240))
+        .args(["ab", "--rounds", "4", "--threshold", "50%", "--keep"])
+        .arg(&keep)
+        .arg("--base")
+        .arg(&bin)
+        .arg("--new")
+        .arg(&bin)
+        .args(["--", "micro", "--quick", "--shape", "data", "--filter", "typed/serde_json*"])
+        .assert()
+        .code(0);
+    let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    // Pinned by default to the last CPU ab may run on.
+    assert!(
+        stdout.contains("No regression (in lockstep on CPU ") && stdout.contains(", paired round by round over 1 run(s)"),
+        "{stdout}"
+    );
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(!stderr.contains("did not join"), "{stderr}");
+    // Every interleaved row ran exactly the conductor's 4 rounds, in both programs.
+    for side in ["base", "new"] {
+        let r: Results = serde_json::from_slice(&std::fs::read(keep.join(format!("run-001/{}.json", &side[..1]))).unwrap()).unwrap();
+        let rows: Vec<&Row> = r.experiments.iter().flat_map(|e| &e.rows).filter(|r| r.is_ok()).collect();
+        assert!(!rows.is_empty());
+        for row in rows {
+            assert_eq!(row.rounds_ns.len(), 4, "{side} {}", row.method);
+        }
+    }
+    // The grants: pairs in ABBA order, each side asking the same sequence, every round's ask
+    // answered go for rounds 0-3 and end at round 4.
+    let log = std::fs::read_to_string(keep.join("run-001/lockstep.log")).unwrap();
+    let lines: Vec<(&str, &str)> = log.lines().map(|l| l.split_once(' ').unwrap()).collect();
+    assert!(lines.len() >= 10 && lines.len().is_multiple_of(2), "{log}");
+    for (k, pair) in lines.chunks(2).enumerate() {
+        let expected = if k % 2 == 0 { ["base", "new"] } else { ["new", "base"] };
+        assert_eq!([pair[0].0, pair[1].0], expected, "pair {k}: {log}");
+        assert_eq!(pair[0].1, pair[1].1, "pair {k}: {log}");
+    }
+    let ends = lines.iter().filter(|(_, what)| what.ends_with("end")).count();
+    let tables = lines.iter().filter(|(_, what)| *what == "round 0 go").count();
+    assert_eq!(ends, tables, "{log}");
+    assert!(lines.iter().all(|(_, what)| !what.starts_with("round 5")), "{log}");
+    assert!(lines.iter().any(|(_, what)| *what == "round 4 end"), "{log}");
 }

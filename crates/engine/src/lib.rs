@@ -2,6 +2,7 @@
 //! allocations, summarises samples, and holds the result model every experiment fills.
 
 pub mod alloc;
+pub mod lockstep;
 pub mod machine;
 pub mod model;
 pub mod paired;

@@ -345,6 +345,7 @@ pub fn try_measure_staged_with<R, E>(
     clock: &dyn Clock,
     mut op: impl FnMut(Stage) -> Result<R, E>,
 ) -> Result<Measurement, E> {
+    crate::lockstep::turn();
     let ops = pilot(config, clock, &mut op)?;
     for _ in 0..config.warmup_iterations {
         time_iteration(clock, ops, &mut || op(Stage::Warmup))?;
@@ -352,6 +353,7 @@ pub fn try_measure_staged_with<R, E>(
     let mut all = Vec::new();
     let started = clock.now();
     loop {
+        crate::lockstep::turn();
         let t = time_iteration(clock, ops, &mut || op(Stage::Actual))?;
         all.push(t.as_nanos() as f64 / ops as f64);
         let n = all.len() as u32;
@@ -408,8 +410,9 @@ pub struct Interleaved<E> {
 /// order on every machine). The rounds stop at `max_iterations`, or after `min_iterations`
 /// once every strategy's Error/Mean is under `max_relative_error`, or every strategy's paired
 /// ratio to the first is known that well, or the budget (the per-benchmark budget times the
-/// strategies: a sequential table's worst case) is spent. Then each strategy's untimed
-/// Allocation pass, one after another.
+/// strategies: a sequential table's worst case) is spent. In a [`crate::lockstep`] (under
+/// `jsoncost ab`) the conductor's round count replaces those rules and every timed iteration
+/// waits for its turn. Then each strategy's untimed Allocation pass, one after another.
 pub fn measure_interleaved<L: Lineup>(config: &Config, lineup: &mut L) -> Interleaved<L::Error> {
     measure_interleaved_with(config, &SystemClock::default(), lineup)
 }
@@ -423,6 +426,8 @@ pub fn measure_interleaved_with<L: Lineup>(config: &Config, clock: &dyn Clock, l
         stopped: None,
     };
     let mut ops = Vec::with_capacity(n);
+    // The pilots choose every iteration's operation count: taken alone, in a turn of their own.
+    crate::lockstep::turn();
     for i in 0..n {
         match pilot(config, clock, &mut |stage| lineup.op(i, stage)) {
             Ok(k) => ops.push(k),
@@ -446,11 +451,20 @@ pub fn measure_interleaved_with<L: Lineup>(config: &Config, clock: &dyn Clock, l
     let started = clock.now();
     'rounds: loop {
         let round = out.orders.len() as u64;
+        // Under `jsoncost ab` the conductor fixes the round count, so both builds' rows pair
+        // round by round; its own stop rules below then do not apply.
+        let conducted = crate::lockstep::round(round);
+        if conducted == Some(false) {
+            break;
+        }
         let mut order: Vec<usize> = (0..n).collect();
         order.shuffle(&mut rng);
         let mut this_round = vec![0.0; n];
-        for &i in &order {
+        for (j, &i) in order.iter().enumerate() {
             lineup.begin_round(i, round);
+            if j > 0 {
+                crate::lockstep::turn();
+            }
             match time_iteration(clock, ops[i], &mut || lineup.op(i, Stage::Actual)) {
                 Ok(t) => this_round[i] = t.as_nanos() as f64 / ops[i] as f64,
                 Err(e) => {
@@ -465,7 +479,13 @@ pub fn measure_interleaved_with<L: Lineup>(config: &Config, clock: &dyn Clock, l
         }
         out.orders.push(order);
         let done = out.orders.len() as u32;
-        if done >= config.max_iterations || (done >= 2 && lineup.should_stop()) {
+        if done >= 2 && lineup.should_stop() {
+            break;
+        }
+        if conducted.is_some() {
+            continue;
+        }
+        if done >= config.max_iterations {
             break;
         }
         if done >= config.min_iterations

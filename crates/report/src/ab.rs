@@ -1,18 +1,26 @@
-//! `ab`: a paired A/B comparison of two builds from alternating rounds. Each round ran both
-//! programs one right after the other (ABBA order over rounds, same seed and payloads), so the
-//! machine's state of that moment lands on both; rows are compared from their per-round ratios
-//! `new / base`, not from two runs minutes apart.
+//! `ab`: a paired A/B comparison of two builds. Both programs run at once in lockstep
+//! (`engine::lockstep`): only one works at any moment, they take turns before every timed
+//! iteration (ABBA), with the same seed and payloads, and the conductor fixes every
+//! interleaved table's round count. An interleaved row then pairs round by round: base's
+//! iteration and new's are milliseconds apart, so the machine's state of that moment lands on
+//! both. Rows measured one strategy after another (and programs that did not join the
+//! lockstep) pair once per run, by their means, over `--runs` runs in ABBA order.
 //!
-//! Per row: the ratio is the geometric mean of the per-round ratios with the paired Student-t
-//! 99% interval of the mean log ratio (`engine::paired::log_ratio`), plus Wilcoxon's
-//! signed-rank p of the log ratios (a check that assumes no normality). The gate:
-//! - **slower** (a regression): the whole interval lies above 1 (the slowdown is real) and the
-//!   ratio is at least `1 + threshold / 2` (nearer to the threshold's change than to none);
-//! - **faster**: the interval lies below 1 and the ratio is at most `1 − threshold / 2`;
-//! - **small change**: real (the interval excludes 1) but under half the threshold;
-//! - **no change**: the interval holds 1.
+//! Per row: the ratio is the geometric mean of the paired ratios `new / base` with the paired
+//! Student-t 99% interval of the mean log ratio (`engine::paired::log_ratio`), plus Wilcoxon's
+//! signed-rank p of the log ratios (a check that assumes no normality). The gate, with `m`
+//! half the threshold (the margin):
+//! - **slower** (a regression): the whole interval lies above `1 + m`: new is slower, for sure,
+//!   by more than half the threshold, so a change of the threshold's size is caught once the
+//!   interval is narrower than `m` each way, and a real but smaller one (another code layout
+//!   moves some rows by 2–3%) is not;
+//! - **faster**: the interval lies below `1 − m`;
+//! - **small change**: real (the interval excludes 1) and the ratio within `1 ± m`;
+//! - **no change**: the interval holds 1 and the ratio is within `1 ± m`;
+//! - **inconclusive**: the ratio is beyond `1 ± m` but its interval reaches inside the margin:
+//!   more rounds would tell. It does not fail the gate; the summary names it.
 //!
-//! Allocation is deterministic: growth of the mean per-round allocation beyond `compare`'s
+//! Allocation is deterministic: growth of the mean per-run allocation beyond `compare`'s
 //! tolerance fails the gate as in `compare`.
 
 use std::fmt;
@@ -26,11 +34,25 @@ use crate::compare::{ALLOCATION_TOLERANCE_BYTES, HTTP_ALLOCATION_TOLERANCE, NotC
 use crate::verdicts::Verdicts;
 use crate::{Format, json, units};
 
-/// The two results files of one round, whichever ran first.
+/// The two results files of one run of both programs.
 #[derive(Debug, Clone)]
-pub struct Round {
+pub struct Run {
     pub base: Results,
     pub new: Results,
+    /// Both programs ran in lockstep (`engine::lockstep`): an interleaved row's rounds pair
+    /// one by one (`Row::rounds_ns`). Otherwise each row pairs once, by its means.
+    pub lockstep: bool,
+}
+
+/// The pairs `(base, new)` of a row in one run: its rounds in lockstep (as many as both have),
+/// else its means.
+fn pairs_of(run: &Run, b: &Row, n: &Row, bm: f64, nm: f64) -> Vec<(f64, f64)> {
+    let common = b.rounds_ns.len().min(n.rounds_ns.len());
+    if run.lockstep && common >= 2 {
+        b.rounds_ns.iter().zip(&n.rounds_ns).map(|(x, y)| (*x, *y)).collect()
+    } else {
+        vec![(bm, nm)]
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -42,6 +64,8 @@ pub enum AbVerdict {
     SmallChange,
     /// The interval holds 1.
     NoChange,
+    /// The ratio is beyond half the threshold, but its interval is not.
+    Inconclusive,
 }
 
 impl fmt::Display for AbVerdict {
@@ -51,20 +75,21 @@ impl fmt::Display for AbVerdict {
             AbVerdict::Faster => "faster",
             AbVerdict::SmallChange => "small change",
             AbVerdict::NoChange => "no change",
+            AbVerdict::Inconclusive => "inconclusive",
         })
     }
 }
 
-/// One row timed in both programs in at least two rounds.
+/// One row timed in both programs, with at least two pairs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AbRow {
     pub experiment: ExperimentKind,
     pub table: String,
     pub method: String,
-    /// Mean over the rounds of each side's mean time, ns.
+    /// Mean of each side's times over the pairs, ns.
     pub base_mean_ns: f64,
     pub new_mean_ns: f64,
-    /// `new / base` per round, paired: estimate and 99% interval, and the pairs it used.
+    /// `new / base` per pair: estimate and 99% interval, and the pairs it used.
     pub ratio: Interval,
     /// Wilcoxon signed-rank two-sided p of the per-round log ratios.
     pub signed_rank_p: Option<f64>,
@@ -84,7 +109,12 @@ impl AbRow {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AbComparison {
     pub threshold: f64,
-    pub rounds: usize,
+    /// Runs of both programs.
+    pub runs: usize,
+    /// Every run was in lockstep (interleaved rows paired round by round).
+    pub lockstep: bool,
+    /// The CPU both programs were pinned to.
+    pub cpu: Option<usize>,
     pub rows: Vec<AbRow>,
     pub not_compared: Vec<NotCompared>,
     /// Rows ok in base that failed or are missing in new in some round are accepted.
@@ -92,6 +122,12 @@ pub struct AbComparison {
 }
 
 impl AbComparison {
+    /// Says which CPU both programs were pinned to.
+    pub fn on_cpu(mut self, cpu: Option<usize>) -> Self {
+        self.cpu = cpu;
+        self
+    }
+
     /// Accepts (or not) rows ok in base that failed or are missing in new, as `compare` does.
     pub fn allowing_missing(mut self, allow: bool) -> Self {
         self.allow_missing = allow;
@@ -116,20 +152,17 @@ impl AbComparison {
 
 /// The verdict of a paired ratio at `threshold` (a fraction).
 pub fn verdict(ratio: &Interval, threshold: f64) -> AbVerdict {
-    if ratio.low > 1.0 {
-        if ratio.estimate >= 1.0 + threshold / 2.0 {
-            AbVerdict::Slower
-        } else {
-            AbVerdict::SmallChange
-        }
-    } else if ratio.high < 1.0 {
-        if ratio.estimate <= 1.0 - threshold / 2.0 {
-            AbVerdict::Faster
-        } else {
-            AbVerdict::SmallChange
-        }
-    } else {
+    let margin = threshold / 2.0;
+    if ratio.low > 1.0 + margin {
+        AbVerdict::Slower
+    } else if ratio.high < 1.0 - margin {
+        AbVerdict::Faster
+    } else if (ratio.estimate - 1.0).abs() >= margin {
+        AbVerdict::Inconclusive
+    } else if ratio.contains(1.0) {
         AbVerdict::NoChange
+    } else {
+        AbVerdict::SmallChange
     }
 }
 
@@ -147,17 +180,19 @@ fn mean(xs: &[f64]) -> f64 {
     xs.iter().sum::<f64>() / xs.len() as f64
 }
 
-/// Decides every row of the rounds' base files (rows only the new program has are listed as
+/// Decides every row of the runs' base files (rows only the new program has are listed as
 /// not compared). `threshold` is a fraction (0.05 for 5%).
-pub fn ab(rounds: &[Round], threshold: f64) -> AbComparison {
+pub fn ab(runs: &[Run], threshold: f64) -> AbComparison {
     let mut out = AbComparison {
         threshold,
-        rounds: rounds.len(),
+        runs: runs.len(),
+        lockstep: !runs.is_empty() && runs.iter().all(|r| r.lockstep),
+        cpu: None,
         rows: Vec::new(),
         not_compared: Vec::new(),
         allow_missing: false,
     };
-    let Some(first) = rounds.first() else { return out };
+    let Some(first) = runs.first() else { return out };
     let skip = |kind: ExperimentKind, table: &str, method: Option<&str>, reason: Reason, lost: usize| NotCompared {
         experiment: kind,
         table: table.to_string(),
@@ -167,7 +202,7 @@ pub fn ab(rounds: &[Round], threshold: f64) -> AbComparison {
     };
     for exp in &first.base.experiments {
         let (kind, table) = (exp.experiment, exp.table.as_str());
-        let params_differ = rounds.iter().find_map(|r| {
+        let params_differ = runs.iter().find_map(|r| {
             let b = r.base.experiments.iter().find(|e| e.experiment == kind && e.table == table)?;
             let n = r.new.experiments.iter().find(|e| e.experiment == kind && e.table == table)?;
             let p = |e: &jsoncost_engine::Experiment| serde_json::Value::Object(e.params.clone()).to_string();
@@ -183,7 +218,7 @@ pub fn ab(rounds: &[Round], threshold: f64) -> AbComparison {
             let mut first_reason = None;
             // A round in which the row was ok in base and failed or is missing in new.
             let mut lost = None;
-            for r in rounds {
+            for r in runs {
                 let pair = (find_row(&r.base, kind, table, method), find_row(&r.new, kind, table, method));
                 let reason = match pair {
                     (Some(_), None) => Some(Reason::OnlyInBase),
@@ -193,8 +228,10 @@ pub fn ab(rounds: &[Round], threshold: f64) -> AbComparison {
                     }),
                     (Some(b), Some(n)) => match (b.is_ok(), n.is_ok(), b.mean_ns, n.mean_ns) {
                         (true, true, Some(bm), Some(nm)) if bm > 0.0 && nm > 0.0 => {
-                            base_ns.push(bm);
-                            new_ns.push(nm);
+                            for (x, y) in pairs_of(r, b, n, bm, nm) {
+                                base_ns.push(x);
+                                new_ns.push(y);
+                            }
                             base_alloc.extend(b.allocated_bytes);
                             new_alloc.extend(n.allocated_bytes);
                             None
@@ -226,7 +263,7 @@ pub fn ab(rounds: &[Round], threshold: f64) -> AbComparison {
                 continue;
             }
             let Some(ratio) = paired::log_ratio(&base_ns, &new_ns, PAIRED_CONFIDENCE) else {
-                let reason = first_reason.unwrap_or(Reason::NoTiming { side: Side::Both });
+                let reason = first_reason.unwrap_or(Reason::TooFewPairs { pairs: base_ns.len() });
                 out.not_compared.push(skip(kind, table, Some(method), reason, 0));
                 continue;
             };
@@ -325,21 +362,39 @@ impl AbComparison {
     /// One sentence: the gate's outcome, its rule and what was compared.
     pub fn summary(&self) -> String {
         let count = |v| self.rows.iter().filter(|r| r.verdict == v).count();
+        let pinned = self.cpu.map(|c| format!(" on CPU {c}")).unwrap_or_default();
+        let pairing = if self.lockstep {
+            format!(
+                "in lockstep{pinned}, paired round by round over {} run(s) of both programs",
+                self.runs
+            )
+        } else {
+            format!("paired over {} ABBA runs{pinned}", self.runs)
+        };
         let settings = format!(
-            "paired over {} ABBA rounds, threshold {}: a row fails when the 99% interval of new/base lies above 1 and the ratio is at least 1 + {}",
-            self.rounds,
+            "{pairing}, threshold {}: a row fails when the 99% interval of new/base lies above 1 + {}",
             units::percent(self.threshold),
             units::percent(self.threshold / 2.0)
         );
-        let tally = format!(
-            "{} compared: {} slower, {} faster, {} small change, {} no change; {} not compared",
+        let mut tally = format!(
+            "{} compared: {} slower, {} faster, {} small change, {} no change, {} inconclusive; {} not compared",
             self.rows.len(),
             count(AbVerdict::Slower),
             count(AbVerdict::Faster),
             count(AbVerdict::SmallChange),
             count(AbVerdict::NoChange),
+            count(AbVerdict::Inconclusive),
             self.not_compared.len()
         );
+        let unclear: Vec<String> = self
+            .rows
+            .iter()
+            .filter(|r| r.verdict == AbVerdict::Inconclusive)
+            .map(|r| format!("{} {} {}", r.experiment, r.table, r.method))
+            .collect();
+        if !unclear.is_empty() {
+            tally = format!("{tally}; inconclusive (give more --rounds): {}", unclear.join("; "));
+        }
         let mut regressions: Vec<String> = self
             .regressions()
             .map(|r| format!("{} {} {} ({})", r.experiment, r.table, r.method, gate(r)))
@@ -485,17 +540,18 @@ mod tests {
         }
     }
 
-    /// Rounds in which the machine drifts by up to ±15% between rounds, alike for both sides
-    /// of a round; `slow` is new's extra cost on row "b".
-    fn rounds(slow: f64) -> Vec<Round> {
+    /// Runs (not in lockstep) between which the machine drifts by up to ±15%, alike for both
+    /// sides of a run; `slow` is new's extra cost on row "b".
+    fn rounds(slow: f64) -> Vec<Run> {
         let drift = [1.0, 1.15, 0.9, 1.05, 0.95, 1.1, 0.85, 1.0, 1.12, 0.93];
         let wobble = [1.0, 1.004, 0.997, 1.002, 0.999, 1.003, 0.998, 1.001, 0.996, 1.0];
         drift
             .iter()
             .zip(wobble)
-            .map(|(d, w)| Round {
+            .map(|(d, w)| Run {
                 base: results(&[("a", 100.0 * d), ("b", 200.0 * d)]),
                 new: results(&[("a", 100.0 * d * w), ("b", 200.0 * d * w * slow)]),
+                lockstep: false,
             })
             .collect()
     }
@@ -519,7 +575,7 @@ mod tests {
     fn the_same_build_under_the_same_drift_passes() {
         let c = ab(&rounds(1.0), 0.05);
         assert!(!c.has_regression(), "{}", c.summary());
-        assert!(c.summary().starts_with("No regression (paired over 10 ABBA rounds, threshold 5.0%"));
+        assert!(c.summary().starts_with("No regression (paired over 10 ABBA runs, threshold 5.0%"));
     }
 
     #[test]
@@ -530,10 +586,71 @@ mod tests {
             high,
             n: 10,
         };
-        assert_eq!(verdict(&i(1.03, 1.01, 1.05), 0.05), AbVerdict::Slower);
+        assert_eq!(verdict(&i(1.05, 1.03, 1.07), 0.05), AbVerdict::Slower);
+        assert_eq!(verdict(&i(1.03, 1.01, 1.05), 0.05), AbVerdict::Inconclusive);
         assert_eq!(verdict(&i(1.02, 1.01, 1.03), 0.05), AbVerdict::SmallChange);
-        assert_eq!(verdict(&i(1.06, 0.99, 1.13), 0.05), AbVerdict::NoChange);
-        assert_eq!(verdict(&i(0.97, 0.95, 0.99), 0.05), AbVerdict::Faster);
+        assert_eq!(verdict(&i(1.06, 0.99, 1.13), 0.05), AbVerdict::Inconclusive);
+        assert_eq!(verdict(&i(1.01, 0.99, 1.03), 0.05), AbVerdict::NoChange);
+        assert_eq!(verdict(&i(0.95, 0.93, 0.97), 0.05), AbVerdict::Faster);
+        assert_eq!(verdict(&i(0.97, 0.95, 0.99), 0.05), AbVerdict::Inconclusive);
+    }
+
+    /// One lockstep run of 30 rounds in which the machine switches between two speeds 1.8×
+    /// apart every few rounds (alike for both sides of a round), with a ±0.5% wobble of new's
+    /// own; row "b" of new costs `slow` times more; row "seq" was timed sequentially.
+    fn lockstep_run(slow: f64) -> Run {
+        let speed = |k: usize| if (k / 4) % 2 == 1 { 1.8 } else { 1.0 };
+        let wobble = |k: usize| 1.0 + 0.005 * ((k * 7 % 5) as f64 - 2.0) / 2.0;
+        let side = |new: bool| {
+            let mut r = results(&[("a", 100.0), ("b", 200.0), ("seq", 300.0)]);
+            for (row, cost) in r.experiments[0].rows.iter_mut().zip([100.0, 200.0, 0.0]) {
+                if cost == 0.0 {
+                    continue;
+                }
+                row.rounds_ns = (0..30)
+                    .map(|k| {
+                        let own = if new {
+                            wobble(k) * if row.method == "b" { slow } else { 1.0 }
+                        } else {
+                            1.0
+                        };
+                        cost * speed(k) * own
+                    })
+                    .collect();
+                row.mean_ns = Some(mean(&row.rounds_ns));
+            }
+            r
+        };
+        Run {
+            base: side(false),
+            new: side(true),
+            lockstep: true,
+        }
+    }
+
+    #[test]
+    fn in_lockstep_rows_pair_round_by_round_through_speed_switches() {
+        let c = ab(&[lockstep_run(1.05)], 0.05);
+        assert!(c.lockstep);
+        let flagged: Vec<&str> = c.regressions().map(|r| r.method.as_str()).collect();
+        assert_eq!(flagged, ["b"], "{}", c.summary());
+        let b = c.rows.iter().find(|r| r.method == "b").unwrap();
+        assert_eq!(b.ratio.n, 30);
+        assert!((b.ratio.estimate - 1.05).abs() < 0.003, "{:?}", b.ratio);
+        let same = ab(&[lockstep_run(1.0)], 0.05);
+        assert!(!same.has_regression(), "{}", same.summary());
+        assert!(
+            same.summary()
+                .starts_with("No regression (in lockstep, paired round by round over 1 run(s)")
+        );
+        // The sequential row has one pair per run: not compared, and it says what to do.
+        let seq = same.not_compared.iter().find(|n| n.method.as_deref() == Some("seq")).unwrap();
+        assert_eq!(seq.reason, Reason::TooFewPairs { pairs: 1 });
+        assert!(seq.reason.to_string().contains("--runs 5"));
+        // Without the lockstep the same files pair only by their means: one pair.
+        let mut unpaired = lockstep_run(1.05);
+        unpaired.lockstep = false;
+        assert!(ab(&[unpaired], 0.05).rows.is_empty());
     }
 
     #[test]

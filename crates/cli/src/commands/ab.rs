@@ -1,17 +1,23 @@
 //! `jsoncost ab --base CMD --new CMD -- EXPERIMENT ARGS`: a paired A/B of two builds. The two
 //! programs (two jsoncost binaries, or two `cargo bench` harness binaries of the user's own
-//! types) run alternately in short rounds, ABBA (round 1 base then new, round 2 new then base,
-//! ...), with the same arguments, so the same seed and payloads; each run writes its results
-//! with `--format json --out FILE`, and every row is decided from its per-round ratios
-//! (`jsoncost_report::ab`). Exit codes as `compare`: 0 no regression, 1 regression, 2 bad
-//! input (also a program that exits 2), 3 environment (a program that cannot start, fails
-//! otherwise, or writes no results), 130 interrupted.
+//! types) run at once in lockstep (`conductor`, `engine::lockstep`): only one works at a time,
+//! they take turns before every timed iteration, and every interleaved table runs `--rounds`
+//! rounds in both, so its rows pair round by round. Both get the same arguments, so the same
+//! seed and payloads; each writes its results with `--format json --out FILE`, and every row
+//! is decided from its paired ratios (`jsoncost_report::ab`). Exit codes as `compare`: 0 no
+//! regression, 1 regression, 2 bad input (also a program that exits 2), 3 environment (a
+//! program that cannot start, fails otherwise, or writes no results), 130 interrupted.
 
+mod conductor;
+
+use std::os::unix::net::UnixListener;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 
 use anyhow::{Context, anyhow};
-use jsoncost_report::ab::{self, Round};
+use jsoncost_engine::lockstep;
+use jsoncost_report::ab::{self, Run};
 use jsoncost_report::files;
 
 use super::compare::parse_threshold;
@@ -28,9 +34,23 @@ pub struct AbArgs {
     /// The new program, as --base.
     #[arg(long, value_name = "CMD")]
     pub new: String,
-    /// Rounds; each runs both programs once. Even counts balance the order (ABBA).
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(2..=1000))]
-    pub rounds: u32,
+    /// Rounds of every interleaved table, in both programs (each round: one timed iteration
+    /// of every strategy, base's and new's in turn); each round is one pair.
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(2..=10_000))]
+    pub rounds: u64,
+    /// Runs of both programs, in lockstep; odd runs start with base, even ones with new. A
+    /// table measured one strategy after another (stream, http, `--schedule sequential`)
+    /// pairs once per run, so it needs 5 or more.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub runs: u32,
+    /// The CPU both programs are pinned to, or `none` (the OS places them). Default: the last
+    /// CPU ab may run on. Only one of them works at a time, so they lose nothing by sharing it,
+    /// and both sides of a pair then run on one core: on a VM each virtual CPU has its own
+    /// speed of the moment (measured here: one 1.5× slower than the other for seconds), which
+    /// would otherwise land on one side of the pair only. An http experiment's server and
+    /// load generator then share that CPU too.
+    #[arg(long, value_name = "N|none", default_value = "auto", value_parser = parse_cpu)]
+    pub cpu: CpuChoice,
     /// Smallest time change to detect, e.g. 5% or 0.05: a row fails when it is slower for sure
     /// and by at least half of this.
     #[arg(long, default_value = "5%", value_parser = parse_threshold)]
@@ -41,13 +61,90 @@ pub struct AbArgs {
     /// What stdout carries (markdown suits PR comments).
     #[arg(long, value_enum, default_value_t = FormatArg::Table)]
     pub format: FormatArg,
-    /// Keep every round's results files in this directory (default: a temporary one, removed).
+    /// Keep every run's files in this directory: `run-001/b.json` and `n.json` (base's and
+    /// new's results), their `.stderr` and `.stdout`, and `lockstep.log` (every turn given).
+    /// Default: a temporary directory, removed.
     #[arg(long, value_name = "DIR")]
     pub keep: Option<PathBuf>,
     /// The experiment and its flags, given to both programs, e.g. `micro --quick --shape data`
     /// (jsoncost) or `--bench --quick` (a harness). `--format json --out FILE` is added.
     #[arg(last = true, value_name = "EXPERIMENT ARGS")]
     pub args: Vec<String>,
+}
+
+/// `--cpu`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CpuChoice {
+    Auto,
+    Unpinned,
+    Cpu(usize),
+}
+
+fn parse_cpu(text: &str) -> Result<CpuChoice, String> {
+    match text {
+        "auto" => Ok(CpuChoice::Auto),
+        "none" => Ok(CpuChoice::Unpinned),
+        n => n
+            .parse()
+            .map(CpuChoice::Cpu)
+            .map_err(|_| format!("{n:?} is not a CPU number or `none`")),
+    }
+}
+
+/// The CPUs this process may run on (its affinity mask).
+fn allowed_cpus() -> std::io::Result<Vec<usize>> {
+    // SAFETY: a zeroed cpu_set_t is a valid empty set, filled by the call.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    if unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok((0..libc::CPU_SETSIZE as usize)
+        .filter(|&c| unsafe { libc::CPU_ISSET(c, &set) })
+        .collect())
+}
+
+impl CpuChoice {
+    /// The CPU to pin both programs to; an error names the CPUs there are.
+    fn resolve(self) -> anyhow::Result<Option<usize>> {
+        if self == CpuChoice::Unpinned {
+            return Ok(None);
+        }
+        let allowed = allowed_cpus()
+            .context("cannot read this process's CPU affinity")
+            .map_err(environment)?;
+        match self {
+            CpuChoice::Cpu(c) if !allowed.contains(&c) => Err(usage(anyhow!(
+                "--cpu {c}: this process may run on CPUs {}",
+                allowed.iter().map(usize::to_string).collect::<Vec<_>>().join(",")
+            ))),
+            CpuChoice::Cpu(c) => Ok(Some(c)),
+            _ => Ok(allowed.last().copied()),
+        }
+    }
+}
+
+/// Prepares the child between fork and exec (only async-signal-safe system calls): turns off
+/// address-space randomisation for it, as `setarch -R` does, so two runs of one binary get
+/// one memory layout (measured: with it, rows of the same build differed by up to 1.7% per
+/// process; without, by up to 1.4% over 300 rounds), and pins it to `cpu`. Randomisation
+/// stays on where the kernel refuses (a seccomp profile): more noise, not a wrong figure.
+fn prepare_child(cpu: Option<usize>) -> std::io::Result<()> {
+    // SAFETY: personality(0xffffffff) only reads the persona; setting it changes this
+    // process's next exec.
+    unsafe {
+        let current = libc::personality(0xffff_ffff);
+        if current != -1 {
+            libc::personality((current as libc::c_ulong) | libc::ADDR_NO_RANDOMIZE as libc::c_ulong);
+        }
+    }
+    let Some(cpu) = cpu else { return Ok(()) };
+    // SAFETY: as in `allowed_cpus`; CPU_SET writes inside the set for cpu < CPU_SETSIZE.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    unsafe { libc::CPU_SET(cpu, &mut set) };
+    if unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// A program to run: its path and leading arguments.
@@ -67,29 +164,47 @@ impl Program {
         Ok(Program { words })
     }
 
-    /// Runs the program once with `args`, its results written to `out`.
-    fn run(&self, side: &str, round: u32, args: &[String], out: &Path) -> anyhow::Result<jsoncost_engine::Results> {
+    /// Starts the program with `args`, its results going to `out`, its output to files beside
+    /// it, and the lockstep socket `socket` named in its environment.
+    fn spawn(&self, side: &str, args: &[String], out: &Path, socket: &Path, cpu: Option<usize>) -> anyhow::Result<Child> {
         let shown = self.words.join(" ");
-        let output = Command::new(&self.words[0])
+        let log = |ext: &str| -> anyhow::Result<std::fs::File> {
+            let path = out.with_extension(ext);
+            std::fs::File::create(&path)
+                .with_context(|| format!("cannot create {}", path.display()))
+                .map_err(environment)
+        };
+        let mut command = Command::new(&self.words[0]);
+        // SAFETY: `prepare_child` makes system calls only and touches nothing shared.
+        unsafe { command.pre_exec(move || prepare_child(cpu)) };
+        command
             .args(&self.words[1..])
             .args(args)
             .args(["--format", "json", "--out"])
             .arg(out)
+            .env(lockstep::ENV, socket)
             .stdin(Stdio::null())
-            .output()
+            .stdout(log("stdout")?)
+            .stderr(log("stderr")?)
+            .spawn()
             .with_context(|| format!("{side} program {shown:?} cannot be started"))
-            .map_err(environment)?;
+            .map_err(environment)
+    }
+
+    /// What the program's run came to: its results, or the error its exit code stands for.
+    fn finish(&self, side: &str, run: u32, status: ExitStatus, out: &Path) -> anyhow::Result<jsoncost_engine::Results> {
+        let shown = self.words.join(" ");
         let tail = || {
-            let text = String::from_utf8_lossy(&output.stderr);
+            let text = std::fs::read_to_string(out.with_extension("stderr")).unwrap_or_default();
             let lines: Vec<&str> = text.lines().rev().take(5).collect();
             lines.into_iter().rev().collect::<Vec<_>>().join("\n")
         };
-        match output.status.code() {
+        match status.code() {
             Some(0) => {}
             Some(130) => {
                 return Err(Failure {
                     code: ExitCode::Interrupted,
-                    error: anyhow!("{side} program was interrupted in round {round}"),
+                    error: anyhow!("{side} program was interrupted in run {run}"),
                 }
                 .into());
             }
@@ -101,7 +216,7 @@ impl Program {
             }
             code => {
                 let how = code.map_or("was killed by a signal".to_string(), |c| format!("exited {c}"));
-                return Err(environment(anyhow!("{side} program {shown:?} {how} in round {round}:\n{}", tail())));
+                return Err(environment(anyhow!("{side} program {shown:?} {how} in run {run}:\n{}", tail())));
             }
         }
         files::load(out)
@@ -110,7 +225,7 @@ impl Program {
     }
 }
 
-/// Removes the temporary round directory when `ab` ends, however it ends.
+/// Removes the temporary run directory when `ab` ends, however it ends.
 struct Scratch(Option<PathBuf>);
 
 impl Drop for Scratch {
@@ -121,6 +236,86 @@ impl Drop for Scratch {
     }
 }
 
+/// Run `k` of both programs in lockstep: their results, and whether both joined it.
+fn run_both(args: &AbArgs, programs: [&Program; 2], dir: &Path, k: u32, cpu: Option<usize>) -> anyhow::Result<Run> {
+    // One directory per run, the sides' files named alike and of one length (`b.json`,
+    // `n.json`): a program's arguments and environment sit on its stack, so paths of other
+    // lengths would move its stack's alignment between the two sides.
+    let run_dir = dir.join(format!("run-{k:03}"));
+    std::fs::create_dir_all(&run_dir)
+        .with_context(|| format!("cannot create {}", run_dir.display()))
+        .map_err(environment)?;
+    let file = |side: &str, ext: &str| run_dir.join(format!("{}.{ext}", &side[..1]));
+    let mut listeners = Vec::new();
+    for side in conductor::SIDES {
+        let socket = file(side, "sock");
+        let listener = conductor::listen(&socket)
+            .with_context(|| format!("cannot listen on {}", socket.display()))
+            .map_err(environment)?;
+        listeners.push((listener, socket));
+    }
+    let base = programs[0].spawn("base", &args.args, &file("base", "json"), &listeners[0].1, cpu)?;
+    let new = match programs[1].spawn("new", &args.args, &file("new", "json"), &listeners[1].1, cpu) {
+        Ok(child) => child,
+        Err(e) => {
+            let mut base = base;
+            let _ = base.kill();
+            let _ = base.wait();
+            return Err(e);
+        }
+    };
+    let listeners: [(UnixListener, PathBuf); 2] = listeners.try_into().map_err(|_| anyhow!("two sides"))?;
+    // Odd runs lead with base, even runs with new (ABBA over runs too).
+    let first = usize::from(k.is_multiple_of(2));
+    let conducted = conductor::conduct([base, new], listeners, args.rounds, first, interrupt::interrupted)
+        .context("conducting the two programs")
+        .map_err(environment)?;
+    if args.keep.is_some() {
+        let log: String = conducted
+            .log
+            .iter()
+            .map(|(side, ask, grant)| format!("{} {} {}", conductor::SIDES[*side], ask.line().trim_end(), grant.line()))
+            .collect();
+        let path = run_dir.join("lockstep.log");
+        std::fs::write(&path, log)
+            .with_context(|| format!("cannot write {}", path.display()))
+            .map_err(environment)?;
+    }
+    // A side that exited with an error names it; one killed by a signal (as the conductor
+    // kills the other side of a failure) only echoes it, and a success has none.
+    let mut order = [0, 1];
+    order.sort_by_key(|&side| match conducted.status[side].code() {
+        Some(0) => 2,
+        Some(_) => 0,
+        None => 1,
+    });
+    let mut results: [Option<jsoncost_engine::Results>; 2] = [None, None];
+    for side in order {
+        results[side] = Some(programs[side].finish(
+            conductor::SIDES[side],
+            k,
+            conducted.status[side],
+            &file(conductor::SIDES[side], "json"),
+        )?);
+    }
+    for side in 0..2 {
+        if !conducted.joined[side] {
+            eprintln!(
+                "ab: warning: the {} program did not join the lockstep (a build without it?): it ran alone, and its rows pair once per run",
+                conductor::SIDES[side]
+            );
+        }
+    }
+    let [Some(base), Some(new)] = results else {
+        unreachable!("both sides were read")
+    };
+    Ok(Run {
+        base,
+        new,
+        lockstep: conducted.joined.iter().all(|j| *j),
+    })
+}
+
 pub fn run(args: &AbArgs) -> anyhow::Result<()> {
     let base = Program::parse("--base", &args.base)?;
     let new = Program::parse("--new", &args.new)?;
@@ -129,6 +324,7 @@ pub fn run(args: &AbArgs) -> anyhow::Result<()> {
             "{bad} is set by ab itself (each run writes JSON results to its own file)"
         )));
     }
+    let cpu = args.cpu.resolve()?;
     let (dir, _scratch) = match &args.keep {
         Some(dir) => (dir.clone(), Scratch(None)),
         None => {
@@ -139,28 +335,23 @@ pub fn run(args: &AbArgs) -> anyhow::Result<()> {
     std::fs::create_dir_all(&dir)
         .with_context(|| format!("cannot create {}", dir.display()))
         .map_err(environment)?;
-    let mut rounds = Vec::new();
-    for k in 1..=args.rounds {
+    let mut runs = Vec::new();
+    for k in 1..=args.runs {
         if interrupt::interrupted() {
             return Err(Failure {
                 code: ExitCode::Interrupted,
-                error: anyhow!("interrupted after {} rounds", k - 1),
+                error: anyhow!("interrupted after {} runs", k - 1),
             }
             .into());
         }
-        eprintln!("ab: round {k}/{}", args.rounds);
-        let run = |p: &Program, side: &str| p.run(side, k, &args.args, &dir.join(format!("round-{k:03}-{side}.json")));
-        // ABBA: odd rounds base first, even rounds new first.
-        let (b, n) = if k % 2 == 1 {
-            let b = run(&base, "base")?;
-            (b, run(&new, "new")?)
-        } else {
-            let n = run(&new, "new")?;
-            (run(&base, "base")?, n)
-        };
-        rounds.push(Round { base: b, new: n });
+        let on = cpu.map(|c| format!(" on CPU {c}")).unwrap_or_default();
+        eprintln!(
+            "ab: run {k}/{}: base and new in lockstep{on}, {} rounds per interleaved table",
+            args.runs, args.rounds
+        );
+        runs.push(run_both(args, [&base, &new], &dir, k, cpu)?);
     }
-    let comparison = ab::ab(&rounds, args.threshold).allowing_missing(args.allow_missing);
+    let comparison = ab::ab(&runs, args.threshold).allowing_missing(args.allow_missing).on_cpu(cpu);
     println!("{}", comparison.render(args.format.into()));
     if comparison.rows.is_empty() {
         return Err(usage(anyhow!(
@@ -187,6 +378,13 @@ mod tests {
             Program::parse("--base", "'./old build/jsoncost' --quiet").unwrap().words,
             ["./old build/jsoncost", "--quiet"]
         );
+        assert_eq!(parse_cpu("none"), Ok(CpuChoice::Unpinned));
+        assert_eq!(parse_cpu("3"), Ok(CpuChoice::Cpu(3)));
+        assert!(parse_cpu("x").unwrap_err().contains("not a CPU number"));
+        let e = CpuChoice::Cpu(100_000).resolve().unwrap_err();
+        assert_eq!(crate::failure::exit_code_of(&e), 2);
+        let last = *allowed_cpus().unwrap().last().unwrap();
+        assert_eq!(CpuChoice::Auto.resolve().unwrap(), Some(last));
         let e = Program::parse("--new", "  ").unwrap_err();
         assert_eq!(crate::failure::exit_code_of(&e), 2);
         assert_eq!(crate::failure::exit_code_of(&Program::parse("--new", "'x").unwrap_err()), 2);

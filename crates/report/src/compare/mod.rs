@@ -135,6 +135,10 @@ pub enum Reason {
     NoTiming {
         side: Side,
     },
+    /// `ab`: fewer than two pairs (a row timed one strategy after another pairs once per run).
+    TooFewPairs {
+        pairs: usize,
+    },
 }
 
 impl fmt::Display for Reason {
@@ -146,6 +150,10 @@ impl fmt::Display for Reason {
             Reason::Failed { side: Side::Both, message } => write!(f, "failed in both: {message}"),
             Reason::Failed { side, message } => write!(f, "failed in {side}: {message}"),
             Reason::NoTiming { side } => write!(f, "no mean time in {side}"),
+            Reason::TooFewPairs { pairs } => write!(
+                f,
+                "{pairs} pair only: a table measured one strategy after another pairs once per run (give ab --runs 5 or more)"
+            ),
         }
     }
 }
