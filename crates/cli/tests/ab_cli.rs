@@ -219,3 +219,61 @@ fn two_jsoncost_programs_take_turns_abba_and_their_rows_pair_round_by_round() {
     assert!(lines.iter().all(|(_, what)| !what.starts_with("round 5")), "{log}");
     assert!(lines.iter().any(|(_, what)| *what == "round 4 end"), "{log}");
 }
+
+/// A child process killed on drop, so a failing test leaves no run behind.
+struct Running(std::process::Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
+#[test]
+fn ctrl_c_to_ab_alone_stops_both_programs_in_lockstep_with_exit_130() {
+    let dir = tempfile::tempdir().unwrap();
+    let keep = dir.path().join("keep");
+    let bin = assert_cmd::cargo::cargo_bin("jsoncost");
+    // Far more rounds than can finish before the signal.
+    let mut ab = Running(
+        std::process::Command::new(&bin)
+            .args(["ab", "--rounds", "10000", "--keep"])
+            .arg(&keep)
+            .arg("--base")
+            .arg(&bin)
+            .arg("--new")
+            .arg(&bin)
+            .args(["--", "micro", "--quick", "--shape", "data", "--filter", "typed/serde_json*"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    // Waits (bounded) until both programs have started, then a little into their turns.
+    let started = std::time::Instant::now();
+    while started.elapsed() < std::time::Duration::from_secs(60)
+        && !["b", "n"]
+            .iter()
+            .all(|side| std::fs::read_to_string(keep.join(format!("run-001/{side}.stderr"))).is_ok_and(|t| t.contains("quick run")))
+    {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // Only ab gets the signal (not its process group): it must pass it on.
+    assert_eq!(unsafe { libc::kill(ab.0.id() as libc::pid_t, libc::SIGINT) }, 0);
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = ab.0.try_wait().unwrap() {
+            break s;
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(60), "ab did not stop");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(ab.0.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted"), "{stderr}");
+}

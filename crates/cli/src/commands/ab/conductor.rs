@@ -114,6 +114,7 @@ pub fn conduct(
     let mut members: [Member; 2] = Default::default();
     let mut holder: Option<usize> = None;
     let mut log = Vec::new();
+    let mut released = false;
     loop {
         match rx.recv_timeout(Duration::from_millis(20)) {
             Ok(Event::Joined(side, w)) => {
@@ -156,7 +157,21 @@ pub fn conduct(
             break;
         }
         if interrupted() {
-            // The programs got the same signal: wait for them to stop and report their codes.
+            if !released {
+                // Passes the signal on (a terminal sends it to the group anyway) and lets go of
+                // both programs: a closed socket ends their lockstep, so one waiting for its
+                // turn goes on alone, sees the signal and stops. Their codes are then reported.
+                released = true;
+                for (child, m) in children.iter().zip(&mut members) {
+                    if m.status.is_none() {
+                        // SAFETY: kill(2) on our own child's pid, which it still is (not reaped).
+                        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+                    }
+                    if let Some(w) = m.writer.take() {
+                        let _ = w.shutdown(std::net::Shutdown::Both);
+                    }
+                }
+            }
             continue;
         }
         let waiting = |m: &Member| m.waiting.is_some() && m.status.is_none();
