@@ -37,6 +37,8 @@ pub(crate) fn run_batch(
         let mut process = Command::new(&child.program)
             .args(&child.args)
             .args(request.to_args(from))
+            // Under `jsoncost ab` the lockstep is this process's, not its children's.
+            .env_remove(jsoncost_engine::lockstep::ENV)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -75,6 +75,9 @@ fn serve(side: usize, listener: UnixListener, events: mpsc::Sender<Event>) {
         let _ = events.send(Event::Left(side));
         return;
     };
+    // One member per side: a later connection (a child process that inherited the variable)
+    // is refused at once rather than left waiting for a turn that never comes.
+    drop(listener);
     let Ok(writer) = stream.try_clone() else {
         let _ = events.send(Event::Left(side));
         return;
