@@ -227,4 +227,21 @@ mod tests {
         assert_eq!(abba_next([0, 0], 1), 1);
         assert_eq!(abba_next([5, 3], 0), 1);
     }
+
+    #[test]
+    fn a_side_takes_one_member_and_a_later_connection_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("b.sock");
+        let listener = listen(&path).unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || serve(0, listener, tx));
+        let mut first = UnixStream::connect(&path).unwrap();
+        assert!(matches!(rx.recv_timeout(Duration::from_secs(10)), Ok(Event::Joined(0, _))));
+        first.write_all(Ask::Round(2).line().as_bytes()).unwrap();
+        assert!(matches!(rx.recv_timeout(Duration::from_secs(10)), Ok(Event::Asked(0, Ask::Round(2)))));
+        let e = UnixStream::connect(&path).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::ConnectionRefused, "{e}");
+        drop(first);
+        assert!(matches!(rx.recv_timeout(Duration::from_secs(10)), Ok(Event::Left(0))));
+    }
 }
