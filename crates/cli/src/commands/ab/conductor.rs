@@ -238,7 +238,10 @@ mod tests {
         let mut first = UnixStream::connect(&path).unwrap();
         assert!(matches!(rx.recv_timeout(Duration::from_secs(10)), Ok(Event::Joined(0, _))));
         first.write_all(Ask::Round(2).line().as_bytes()).unwrap();
-        assert!(matches!(rx.recv_timeout(Duration::from_secs(10)), Ok(Event::Asked(0, Ask::Round(2)))));
+        assert!(matches!(
+            rx.recv_timeout(Duration::from_secs(10)),
+            Ok(Event::Asked(0, Ask::Round(2)))
+        ));
         let e = UnixStream::connect(&path).unwrap_err();
         assert_eq!(e.kind(), std::io::ErrorKind::ConnectionRefused, "{e}");
         drop(first);
