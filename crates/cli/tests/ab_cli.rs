@@ -189,7 +189,7 @@ fn two_jsoncost_programs_take_turns_abba_and_their_rows_pair_round_by_round() {
     let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     // Pinned by default to the last CPU ab may run on.
     assert!(
-        stdout.contains("No regression (in lockstep on CPU ") && stdout.contains(", paired round by round over 1 run(s)"),
+        stdout.contains("No regression (in lockstep on CPU ") && stdout.contains(", paired round by round over 1 run of both programs"),
         "{stdout}"
     );
     let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
@@ -218,6 +218,31 @@ fn two_jsoncost_programs_take_turns_abba_and_their_rows_pair_round_by_round() {
     assert_eq!(ends, tables, "{log}");
     assert!(lines.iter().all(|(_, what)| !what.starts_with("round 5")), "{log}");
     assert!(lines.iter().any(|(_, what)| *what == "round 4 end"), "{log}");
+}
+
+#[test]
+fn a_program_that_never_joins_runs_alone_and_its_rows_pair_once_per_run() {
+    // The script (a build without the lockstep) finishes first while the real program waits
+    // for its first turn; the run is not a lockstep run, whatever the order of events.
+    let dir = tempfile::tempdir().unwrap();
+    let script = program(dir.path(), "base", 1.0, false, None);
+    let bin = assert_cmd::cargo::cargo_bin("jsoncost");
+    let out = jsoncost()
+        .timeout(std::time::Duration::from_secs(240))
+        .args(["ab", "--rounds", "3", "--base"])
+        .arg(&script)
+        .arg("--new")
+        .arg(&bin)
+        .args(["--", "micro", "--quick", "--shape", "data", "--filter", "typed/serde_json"])
+        .assert();
+    let output = out.get_output();
+    let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert!(stderr.contains("the base program did not join the lockstep"), "{stderr}");
+    assert!(!stderr.contains("the new program did not join"), "{stderr}");
+    assert!(
+        !stdout.contains("in lockstep") && !stderr.contains("in lockstep,"),
+        "{stdout}{stderr}"
+    );
 }
 
 /// A child process killed on drop, so a failing test leaves no run behind.

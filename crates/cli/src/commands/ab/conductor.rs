@@ -120,6 +120,8 @@ pub fn conduct(
     let mut released = false;
     loop {
         match rx.recv_timeout(Duration::from_millis(20)) {
+            // After its exit a side's "join" is only our own wake-up call to its accept().
+            Ok(Event::Joined(side, _)) if members[side].status.is_some() => {}
             Ok(Event::Joined(side, w)) => {
                 members[side].writer = Some(w);
                 members[side].joined = true;
