@@ -6,7 +6,10 @@
 
 #![cfg(unix)]
 
+mod common;
+
 use assert_cmd::Command;
+use common::{Killed, wait_bounded};
 use jsoncost_engine::{Experiment, ExperimentKind, Machine, Results, Row, SCHEMA_VERSION};
 use predicates::prelude::*;
 use std::os::unix::fs::PermissionsExt;
@@ -174,16 +177,9 @@ fn a_program_that_refuses_its_arguments_is_bad_input_and_one_that_cannot_start_i
 fn two_jsoncost_programs_take_turns_abba_and_their_rows_pair_round_by_round() {
     let dir = tempfile::tempdir().unwrap();
     let keep = dir.path().join("keep");
-    let bin = assert_cmd::cargo::cargo_bin("jsoncost");
-    let out = jsoncost()
+    let out = Command::from_std(ab_in_lockstep(4, &keep, &["--threshold", "50%"]))
+        .env("NO_COLOR", "1")
         .timeout(std::time::Duration::from_secs(240))
-        .args(["ab", "--rounds", "4", "--threshold", "50%", "--keep"])
-        .arg(&keep)
-        .arg("--base")
-        .arg(&bin)
-        .arg("--new")
-        .arg(&bin)
-        .args(["--", "micro", "--quick", "--shape", "data", "--filter", "typed/serde_json*"])
         .assert()
         .code(0);
     let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
@@ -245,33 +241,29 @@ fn a_program_that_never_joins_runs_alone_and_its_rows_pair_once_per_run() {
     );
 }
 
-/// A child process killed on drop, so a failing test leaves no run behind.
-struct Running(std::process::Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        if let Ok(None) = self.0.try_wait() {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
+/// `jsoncost ab` of the jsoncost under test against itself, in lockstep, for `rounds` rounds
+/// of the micro serde_json rows, keeping its files in `keep`.
+fn ab_in_lockstep(rounds: u32, keep: &Path, extra: &[&str]) -> std::process::Command {
+    let bin = assert_cmd::cargo::cargo_bin("jsoncost");
+    let mut c = std::process::Command::new(&bin);
+    c.args(["ab", "--rounds", &rounds.to_string(), "--keep"])
+        .arg(keep)
+        .args(extra)
+        .arg("--base")
+        .arg(&bin)
+        .arg("--new")
+        .arg(&bin)
+        .args(["--", "micro", "--quick", "--shape", "data", "--filter", "typed/serde_json*"]);
+    c
 }
 
 #[test]
 fn ctrl_c_to_ab_alone_stops_both_programs_in_lockstep_with_exit_130() {
     let dir = tempfile::tempdir().unwrap();
     let keep = dir.path().join("keep");
-    let bin = assert_cmd::cargo::cargo_bin("jsoncost");
     // Far more rounds than can finish before the signal.
-    let mut ab = Running(
-        std::process::Command::new(&bin)
-            .args(["ab", "--rounds", "10000", "--keep"])
-            .arg(&keep)
-            .arg("--base")
-            .arg(&bin)
-            .arg("--new")
-            .arg(&bin)
-            .args(["--", "micro", "--quick", "--shape", "data", "--filter", "typed/serde_json*"])
+    let mut ab = Killed(
+        ab_in_lockstep(10_000, &keep, &[])
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::piped())
             .spawn()
@@ -288,15 +280,8 @@ fn ctrl_c_to_ab_alone_stops_both_programs_in_lockstep_with_exit_130() {
     }
     std::thread::sleep(std::time::Duration::from_millis(1500));
     // Only ab gets the signal (not its process group): it must pass it on.
-    assert_eq!(unsafe { libc::kill(ab.0.id() as libc::pid_t, libc::SIGINT) }, 0);
-    let started = std::time::Instant::now();
-    let status = loop {
-        if let Some(s) = ab.0.try_wait().unwrap() {
-            break s;
-        }
-        assert!(started.elapsed() < std::time::Duration::from_secs(60), "ab did not stop");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    };
+    ab.signal(libc::SIGINT);
+    let status = wait_bounded(&mut ab.0, std::time::Duration::from_secs(60));
     let mut stderr = String::new();
     std::io::Read::read_to_string(ab.0.stderr.as_mut().unwrap(), &mut stderr).unwrap();
     assert_eq!(status.code(), Some(130), "{stderr}");

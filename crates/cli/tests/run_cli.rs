@@ -1,7 +1,10 @@
 //! `jsoncost run` as a user runs it: the files a run writes, named baselines and compare,
 //! unwritable outputs, empty selections, and Ctrl-C writing what was measured.
 
+mod common;
+
 use assert_cmd::Command;
+use common::Killed;
 use jsoncost_engine::Results;
 use predicates::prelude::*;
 use std::io::{BufRead, BufReader};
@@ -248,18 +251,6 @@ fn only_and_skip_leaving_nothing_is_a_usage_error() {
     assert!(names_in(dir.path()).is_empty(), "{:?}", names_in(dir.path()));
 }
 
-/// A child process killed on drop, so a failing test leaves no run behind.
-struct Running(std::process::Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        if let Ok(None) = self.0.try_wait() {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-}
-
 #[test]
 fn ctrl_c_during_run_writes_what_was_measured() {
     interrupt_run_writes_what_was_measured(libc::SIGINT);
@@ -275,7 +266,7 @@ fn interrupt_run_writes_what_was_measured(signal: libc::c_int) {
     let out: PathBuf = dir.path().join("out");
     let stderr_path = dir.path().join("stderr.txt");
     // Not quick: four tables of three strategies take well over ten seconds.
-    let mut child = Running(
+    let mut child = Killed(
         std::process::Command::new(assert_cmd::cargo::cargo_bin("jsoncost"))
             .current_dir(dir.path())
             .env("NO_COLOR", "1")
@@ -399,7 +390,7 @@ fn an_interrupted_run_exits_130_even_after_a_store_failed() {
         std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
     );
     // The store fails at once; the stream experiment after it runs long enough to be stopped.
-    let mut child = Running(
+    let mut child = Killed(
         std::process::Command::new(assert_cmd::cargo::cargo_bin("jsoncost"))
             .current_dir(dir.path())
             .env("NO_COLOR", "1")

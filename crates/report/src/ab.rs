@@ -273,17 +273,14 @@ pub fn ab(runs: &[Run], threshold: f64) -> AbComparison {
             // randomisation; physical page placement is the likely cause and nothing a program
             // controls). One run's rounds cannot show that variation.
             let between_runs = run_ratios.len() >= 2 && run_ratios.len() == runs.len();
-            let (pair_base, pair_new) = if between_runs {
-                (vec![1.0; run_ratios.len()], run_ratios)
-            } else {
-                (base_ns.clone(), new_ns.clone())
-            };
-            let Some(ratio) = paired::log_ratio(&pair_base, &pair_new, PAIRED_CONFIDENCE) else {
+            let ones = vec![1.0; if between_runs { run_ratios.len() } else { 0 }];
+            let (pair_base, pair_new): (&[f64], &[f64]) = if between_runs { (&ones, &run_ratios) } else { (&base_ns, &new_ns) };
+            let Some(ratio) = paired::log_ratio(pair_base, pair_new, PAIRED_CONFIDENCE) else {
                 let reason = first_reason.unwrap_or(Reason::TooFewPairs { pairs: base_ns.len() });
                 out.not_compared.push(skip(kind, table, Some(method), reason, 0));
                 continue;
             };
-            let logs = paired::log_ratios(&pair_base, &pair_new).unwrap_or_default();
+            let logs = paired::log_ratios(pair_base, pair_new).unwrap_or_default();
             let (base_allocated_bytes, new_allocated_bytes) = (
                 (!base_alloc.is_empty()).then(|| mean(&base_alloc)),
                 (!new_alloc.is_empty()).then(|| mean(&new_alloc)),
