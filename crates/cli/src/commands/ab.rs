@@ -225,30 +225,35 @@ impl Program {
     }
 }
 
-/// Removes the temporary run directory when `ab` ends, however it ends.
-struct Scratch(Option<PathBuf>);
+/// Removes the temporary directory (the sockets, and the runs' files unless `--keep`) when
+/// `ab` ends, however it ends.
+struct Scratch(PathBuf);
 
 impl Drop for Scratch {
     fn drop(&mut self) {
-        if let Some(dir) = &self.0 {
-            let _ = std::fs::remove_dir_all(dir);
-        }
+        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 
+/// Where a run's sockets and its files (results, output, the turn log) go.
+struct Dirs {
+    sockets: PathBuf,
+    files: PathBuf,
+}
+
 /// Run `k` of both programs in lockstep: their results, and whether both joined it.
-fn run_both(args: &AbArgs, programs: [&Program; 2], dir: &Path, k: u32, cpu: Option<usize>) -> anyhow::Result<Run> {
+fn run_both(args: &AbArgs, programs: [&Program; 2], dirs: &Dirs, k: u32, cpu: Option<usize>) -> anyhow::Result<Run> {
     // One directory per run, the sides' files named alike and of one length (`b.json`,
     // `n.json`): a program's arguments and environment sit on its stack, so paths of other
     // lengths would move its stack's alignment between the two sides.
-    let run_dir = dir.join(format!("run-{k:03}"));
+    let run_dir = dirs.files.join(format!("run-{k:03}"));
     std::fs::create_dir_all(&run_dir)
         .with_context(|| format!("cannot create {}", run_dir.display()))
         .map_err(environment)?;
     let file = |side: &str, ext: &str| run_dir.join(format!("{}.{ext}", &side[..1]));
     let mut listeners = Vec::new();
     for side in conductor::SIDES {
-        let socket = file(side, "sock");
+        let socket = dirs.sockets.join(format!("run-{k:03}-{}.sock", &side[..1]));
         let listener = conductor::listen(&socket)
             .with_context(|| format!("cannot listen on {}", socket.display()))
             .map_err(environment)?;
@@ -325,16 +330,18 @@ pub fn run(args: &AbArgs) -> anyhow::Result<()> {
         )));
     }
     let cpu = args.cpu.resolve()?;
-    let (dir, _scratch) = match &args.keep {
-        Some(dir) => (dir.clone(), Scratch(None)),
-        None => {
-            let dir = std::env::temp_dir().join(format!("jsoncost-ab-{}", std::process::id()));
-            (dir.clone(), Scratch(Some(dir)))
-        }
+    // The sockets always live in the temporary directory: a Unix socket's path is limited to
+    // 107 bytes, which a deep `--keep` directory would exceed.
+    let scratch = Scratch(std::env::temp_dir().join(format!("jsoncost-ab-{}", std::process::id())));
+    let dirs = Dirs {
+        sockets: scratch.0.clone(),
+        files: args.keep.clone().unwrap_or_else(|| scratch.0.clone()),
     };
-    std::fs::create_dir_all(&dir)
-        .with_context(|| format!("cannot create {}", dir.display()))
-        .map_err(environment)?;
+    for dir in [&dirs.sockets, &dirs.files] {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create {}", dir.display()))
+            .map_err(environment)?;
+    }
     let mut runs = Vec::new();
     for k in 1..=args.runs {
         if interrupt::interrupted() {
@@ -349,7 +356,7 @@ pub fn run(args: &AbArgs) -> anyhow::Result<()> {
             "ab: run {k}/{}: base and new in lockstep{on}, {} rounds per interleaved table",
             args.runs, args.rounds
         );
-        runs.push(run_both(args, [&base, &new], &dir, k, cpu)?);
+        runs.push(run_both(args, [&base, &new], &dirs, k, cpu)?);
     }
     let comparison = ab::ab(&runs, args.threshold).allowing_missing(args.allow_missing).on_cpu(cpu);
     println!("{}", comparison.render(args.format.into()));
