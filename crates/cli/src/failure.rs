@@ -50,7 +50,7 @@ pub fn environment(error: impl Into<anyhow::Error>) -> anyhow::Error {
 /// A library error, with its exit code.
 pub fn library(error: jsoncost::Error) -> anyhow::Error {
     let code = match error {
-        jsoncost::Error::Usage(_) => ExitCode::Usage,
+        jsoncost::Error::Usage(_) | jsoncost::Error::NoMatch(_) => ExitCode::Usage,
         jsoncost::Error::Environment(_) => ExitCode::Environment,
         jsoncost::Error::Interrupted => ExitCode::Interrupted,
     };

@@ -27,25 +27,7 @@ pub struct OutputArgs {
     pub advice_rate: Option<f64>,
 }
 
-/// A rate: a finite number above zero.
-pub fn parse_rate(text: &str) -> Result<f64, String> {
-    match text.trim().replace('_', "").parse::<f64>() {
-        Ok(r) if r.is_finite() && r > 0.0 => Ok(r),
-        _ => Err(format!("{text:?} is not a rate: give a number of operations per second above 0")),
-    }
-}
-
-/// `EXPERIMENT=PER_S` (`jsoncost run --advice-rate store=500`).
-pub fn parse_experiment_rate(text: &str) -> Result<(ExperimentKind, f64), String> {
-    let (kind, rate) = text
-        .split_once('=')
-        .ok_or_else(|| format!("{text:?}: give EXPERIMENT=PER_S, e.g. store=500"))?;
-    let kind = ExperimentKind::ALL
-        .into_iter()
-        .find(|k| k.as_str() == kind.trim())
-        .ok_or_else(|| format!("{text:?}: unknown experiment {kind:?}; valid: micro, store, stream, http"))?;
-    Ok((kind, parse_rate(rate)?))
-}
+pub use jsoncost_engine::{parse_experiment_rate, parse_rate};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum FormatArg {

@@ -15,8 +15,7 @@ pub use {miniserde, nanoserde, simd_json_derive};
 use crate::typed::{OpStrategy, emit, emit_bytes, msg};
 use crate::{BoxedStrategy, Contract};
 
-/// Deserialize strategies of a type's own derive, erased like [`crate::BorrowedStrategies`].
-pub type DerivedDeserialize = for<'a> fn(&'a [u8]) -> Vec<BoxedStrategy<'a>>;
+pub use crate::shape_model::DerivedDeserialize;
 
 /// `typed/simd-json-derive` (a fresh input copy and buffers each time) and
 /// `typed-reuse/simd-json-derive` (the copy and simd-json's buffers reused, its documented fast

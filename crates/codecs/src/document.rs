@@ -17,6 +17,7 @@ pub fn deserialize_strategies<'a>(input: &'a [u8], fields: &[String]) -> Vec<Box
 /// Each library's DOM parse (simd-json's owned and borrowed trees), the input copy included.
 pub(crate) fn dom_strategies(input: &[u8]) -> Vec<BoxedStrategy<'_>> {
     let n = Some(input.len() as u64);
+    #[cfg_attr(not(feature = "more-libraries"), allow(unused_mut))]
     let mut v = vec![
         OpStrategy::boxed("dom/serde_json", Contract::Dom, n, move |s| {
             emit(s, &serde_json::from_slice::<serde_json::Value>(input).map_err(msg)?)
@@ -33,6 +34,7 @@ pub(crate) fn dom_strategies(input: &[u8]) -> Vec<BoxedStrategy<'_>> {
             emit(s, &simd_json::borrowed::to_value(&mut buf).map_err(msg)?)
         }),
     ];
+    #[cfg(feature = "more-libraries")]
     v.extend(crate::others::dom_strategies(input));
     v
 }
@@ -54,6 +56,7 @@ pub fn serialize_strategies<'a>(input: &[u8]) -> Result<Vec<BoxedStrategy<'a>>, 
     let sonic_dom: sonic_rs::Value = sonic_rs::from_slice(input).map_err(msg)?;
     let simd_dom = simd_json::owned::to_value(&mut input.to_vec()).map_err(msg)?;
     let n = Some(serde_json::to_vec(&serde_dom).map_err(msg)?.len() as u64);
+    #[cfg_attr(not(feature = "more-libraries"), allow(unused_mut))]
     let mut v = vec![
         OpStrategy::boxed("dom/serde_json", Contract::BytesFromDom, n, move |s| {
             emit_bytes(s, &serde_json::to_vec(&serde_dom).map_err(msg)?)
@@ -66,6 +69,7 @@ pub fn serialize_strategies<'a>(input: &[u8]) -> Result<Vec<BoxedStrategy<'a>>, 
             emit_bytes(s, simd_dom.encode().as_bytes())
         }),
     ];
+    #[cfg(feature = "more-libraries")]
     v.extend(crate::others::serialize_dom_strategies(input)?);
     Ok(v)
 }

@@ -13,21 +13,58 @@ use time::OffsetDateTime;
 use crate::typed::{OpStrategy, emit, msg};
 use crate::{BoxedStrategy, Contract};
 
-/// A type decoded from jiter's pull parser.
+/// A type decoded from jiter's pull parser (the built-in shapes' decoders).
 pub trait FromJiter: Sized {
+    /// Reads one value at the parser's position.
     fn from_jiter(j: &mut Jiter<'_>) -> Result<Self, String>;
 }
 
-/// `iterator/jiter` for a type with a hand decoder: one pass, the whole input (trailing
+/// A hand decoder of `T` over jiter's pull parser, implemented by any type: usually a marker
+/// local to a bench, so a type defined in another crate can be given one (the orphan rule
+/// forbids implementing a foreign trait for a foreign type there):
+///
+/// ```
+/// # #[derive(serde::Serialize)] struct Event { id: u64 }
+/// struct EventDecoder; // local to the bench
+/// impl jsoncost_codecs::jiter_decode::JiterDecoder<Event> for EventDecoder {
+///     fn decode(j: &mut jiter::Jiter<'_>) -> Result<Event, String> {
+///         let mut id = None;
+///         let mut key = j.next_object().map_err(|e| e.to_string())?;
+///         while let Some(k) = key {
+///             match k {
+///                 "id" => id = Some(j.next_int().map_err(|e| e.to_string())?),
+///                 _ => j.next_skip().map_err(|e| e.to_string())?,
+///             }
+///             key = j.next_key().map_err(|e| e.to_string())?;
+///         }
+///         match id {
+///             Some(jiter::NumberInt::Int(i)) => Ok(Event { id: i as u64 }),
+///             _ => Err("missing or bad id".into()),
+///         }
+///     }
+/// }
+/// ```
+pub trait JiterDecoder<T> {
+    /// Reads one `T` at the parser's position.
+    fn decode(j: &mut Jiter<'_>) -> Result<T, String>;
+}
+
+impl<T: FromJiter> JiterDecoder<T> for T {
+    fn decode(j: &mut Jiter<'_>) -> Result<T, String> {
+        T::from_jiter(j)
+    }
+}
+
+/// `iterator/jiter` for a type with a hand decoder `D`: one pass, the whole input (trailing
 /// bytes are an error, as with every other parser here).
-pub fn strategies<T: FromJiter + Serialize>(input: &[u8]) -> Vec<BoxedStrategy<'_>> {
+pub fn strategies<T: Serialize, D: JiterDecoder<T>>(input: &[u8]) -> Vec<BoxedStrategy<'_>> {
     vec![OpStrategy::boxed(
         "iterator/jiter",
         Contract::TypedValue,
         Some(input.len() as u64),
         move |s| {
             let mut j = Jiter::new(input);
-            let v = T::from_jiter(&mut j)?;
+            let v = D::decode(&mut j)?;
             j.finish().map_err(msg)?;
             emit(s, &v)
         },

@@ -10,18 +10,21 @@
 //! (the common form outputs are compared in), [`exact`] (the reference parser), [`gate`].
 
 pub mod canonical;
+#[cfg(feature = "more-libraries")]
 pub mod derived;
 pub mod document;
 pub mod exact;
 pub mod gate;
+#[cfg(feature = "more-libraries")]
 pub mod jiter_decode;
+#[cfg(feature = "more-libraries")]
 pub mod others;
 pub mod shape_model;
 pub mod typed;
 
 pub use canonical::Canonical;
 pub use jsoncost_engine::Contract;
-pub use shape_model::{TypeOptions, ZeroCopy};
+pub use shape_model::{BorrowedForm, DerivedDeserialize, TypeOptions};
 
 /// Serialize or deserialize: one table each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Number, Value};
 
 use crate::typed::{OpStrategy, Slot, emit, emit_bytes, msg};
-use crate::{BoxedStrategy, Canonical, Contract, ZeroCopy};
+use crate::{BorrowedForm, BoxedStrategy, Canonical, Contract};
 
 /// jiter's DOM as a `serde_json::Value`, for the gate only (untimed): `JsonValue` has no
 /// `Serialize`, and nothing else turns it into the canonical form. A repeated key keeps its
@@ -103,8 +103,8 @@ pub fn typed_strategies<T: Serialize + DeserializeOwned>(input: &[u8]) -> Vec<Bo
 }
 
 /// `borrowed/jiter`: the zero-copy form through jiter's serde deserializer.
-pub fn borrowed_strategy<T: ZeroCopy>(input: &[u8]) -> BoxedStrategy<'_> {
+pub fn borrowed_strategy<T, F: BorrowedForm<T>>(input: &[u8]) -> BoxedStrategy<'_> {
     OpStrategy::boxed("borrowed/jiter", Contract::BorrowedValue, Some(input.len() as u64), move |s| {
-        emit(s, &jiter::serde::from_slice::<T::Borrowed<'_>>(input).map_err(msg)?)
+        emit(s, &jiter::serde::from_slice::<F::Of<'_>>(input).map_err(msg)?)
     })
 }

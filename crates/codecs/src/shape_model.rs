@@ -7,30 +7,50 @@ use serde::{Deserialize, Serialize};
 
 use crate::BoxedStrategy;
 
-/// A type with a zero-copy form: the same document with strings borrowed from the input, e.g.
-/// `impl ZeroCopy for Order { type Borrowed<'a> = OrderRef<'a>; }`.
-pub trait ZeroCopy {
-    type Borrowed<'a>: Deserialize<'a> + Serialize;
+/// The zero-copy (borrowed) form of `T`: the same document with strings borrowed from the
+/// input. Implemented by any type, usually a marker local to a bench, so a type defined in
+/// another crate (a user's `src/`, where jsoncost is only a dev-dependency) can be given one
+/// without the orphan rule in the way:
+///
+/// ```
+/// # #[derive(serde::Serialize, serde::Deserialize)] struct Event<S = String> { id: u64, name: S }
+/// struct EventRef; // local to the bench
+/// impl jsoncost_codecs::BorrowedForm<Event> for EventRef {
+///     type Of<'a> = Event<&'a str>;
+/// }
+/// ```
+///
+/// `Of<'a>` must decode the documents `T` decodes and serialize to what `T` serializes to (the
+/// gate checks it). A `&str` field fails on a string with escapes (`\n`, `\u00e9`): serde can
+/// only borrow what needs no unescaping; `Cow<'a, str>` takes both but borrows only with
+/// `#[serde(borrow)]`.
+pub trait BorrowedForm<T> {
+    /// The borrowed type, e.g. `Event<&'a str>` or `EventRef<'a>`.
+    type Of<'a>: Deserialize<'a> + Serialize;
 }
 
-impl ZeroCopy for Data {
-    type Borrowed<'a> = Data<&'a str>;
+impl BorrowedForm<Data> for Data {
+    type Of<'a> = Data<&'a str>;
 }
 
-impl ZeroCopy for Order {
-    type Borrowed<'a> = Order<&'a str>;
+impl BorrowedForm<Order> for Order {
+    type Of<'a> = Order<&'a str>;
 }
 
-impl ZeroCopy for Item {
-    type Borrowed<'a> = Item<&'a str>;
+impl BorrowedForm<Item> for Item {
+    type Of<'a> = Item<&'a str>;
 }
 
-impl ZeroCopy for Items48 {
-    type Borrowed<'a> = Items48<&'a str>;
+impl BorrowedForm<Items48> for Items48 {
+    type Of<'a> = Items48<&'a str>;
 }
 
-/// Builds the `borrowed/*` strategies over an input (a [`ZeroCopy`] type's, erased).
+/// Builds the `borrowed/*` strategies over an input (a [`BorrowedForm`]'s, erased).
 pub type BorrowedStrategies = for<'a> fn(&'a [u8]) -> Vec<BoxedStrategy<'a>>;
+
+/// Deserialize strategies of a type's own derive (simd-json-derive, nanoserde, miniserde) or
+/// hand decoder (jiter's iterator), erased like [`BorrowedStrategies`].
+pub type DerivedDeserialize = for<'a> fn(&'a [u8]) -> Vec<BoxedStrategy<'a>>;
 
 /// The optional parts of a type's deserialize table.
 #[derive(Clone, Default)]
@@ -42,13 +62,13 @@ pub struct TypeOptions {
     pub lazy_fields: Vec<String>,
     /// The deserialize strategies of libraries whose own derive the type has
     /// ([`crate::derived`]: simd-json-derive, nanoserde, miniserde).
-    pub derived: Vec<crate::derived::DerivedDeserialize>,
+    pub derived: Vec<DerivedDeserialize>,
 }
 
 impl TypeOptions {
-    /// Adds the `borrowed/*` strategies of `T`'s zero-copy form.
-    pub fn borrowed<T: ZeroCopy>(mut self) -> Self {
-        self.borrowed = Some(crate::typed::borrowed_strategies::<T>);
+    /// Adds the `borrowed/*` strategies of `T`'s zero-copy form `F`.
+    pub fn borrowed<T, F: BorrowedForm<T>>(mut self) -> Self {
+        self.borrowed = Some(crate::typed::borrowed_strategies::<T, F>);
         self
     }
 

@@ -1,5 +1,5 @@
 //! Strategies over any serde type: what a service does with a known payload. Every strategy here
-//! needs only `Serialize + DeserializeOwned`; `borrowed/*` needs a zero-copy form ([`ZeroCopy`])
+//! needs only `Serialize + DeserializeOwned`; `borrowed/*` needs a zero-copy form ([`BorrowedForm`])
 //! and `lazy/sonic-rs` a few JSON pointers, both given through [`TypeOptions`].
 //!
 //! Every strategy is written the way a user would write it with that library's public API;
@@ -15,7 +15,7 @@ use serde::de::DeserializeOwned;
 use std::marker::PhantomData;
 
 use crate::gate;
-use crate::{BoxedStrategy, Canonical, Contract, RunFailure, Strategy, TypeOptions, ZeroCopy, document};
+use crate::{BorrowedForm, BoxedStrategy, Canonical, Contract, RunFailure, Strategy, TypeOptions, document};
 
 /// The outcome slot: `None` when timing, `Some` when the gate wants the canonical output.
 pub type Slot<'s> = Option<&'s mut Option<Canonical>>;
@@ -223,6 +223,7 @@ pub fn deserialize_strategies<'a, T: Serialize + DeserializeOwned + 'a>(input: &
     for derived in &options.derived {
         v.extend(derived(input));
     }
+    #[cfg(feature = "more-libraries")]
     v.extend(crate::others::typed_strategies::<T>(input));
     if let Some(borrowed) = options.borrowed {
         v.extend(borrowed(input));
@@ -257,21 +258,24 @@ pub fn deserialize_strategies<'a, T: Serialize + DeserializeOwned + 'a>(input: &
 }
 
 /// `borrowed/*` for `T`'s zero-copy form, with every library that deserializes borrowed data.
-pub fn borrowed_strategies<T: ZeroCopy>(input: &[u8]) -> Vec<BoxedStrategy<'_>> {
+pub fn borrowed_strategies<T, F: BorrowedForm<T>>(input: &[u8]) -> Vec<BoxedStrategy<'_>> {
     let n = Some(input.len() as u64);
-    vec![
+    #[cfg_attr(not(feature = "more-libraries"), allow(unused_mut))]
+    let mut v = vec![
         OpStrategy::boxed("borrowed/serde_json", Contract::BorrowedValue, n, move |s| {
-            emit(s, &serde_json::from_slice::<T::Borrowed<'_>>(input).map_err(msg)?)
+            emit(s, &serde_json::from_slice::<F::Of<'_>>(input).map_err(msg)?)
         }),
         OpStrategy::boxed("borrowed/sonic-rs", Contract::BorrowedValue, n, move |s| {
-            emit(s, &sonic_rs::from_slice::<T::Borrowed<'_>>(input).map_err(msg)?)
+            emit(s, &sonic_rs::from_slice::<F::Of<'_>>(input).map_err(msg)?)
         }),
         OpStrategy::boxed("borrowed/simd-json", Contract::BorrowedValue, n, move |s| {
             let mut buf = input.to_vec();
-            emit(s, &simd_json::serde::from_slice::<T::Borrowed<'_>>(&mut buf).map_err(msg)?)
+            emit(s, &simd_json::serde::from_slice::<F::Of<'_>>(&mut buf).map_err(msg)?)
         }),
-        crate::others::borrowed_strategy::<T>(input),
-    ]
+    ];
+    #[cfg(feature = "more-libraries")]
+    v.push(crate::others::borrowed_strategy::<T, F>(input));
+    v
 }
 
 /// `lazy/sonic-rs`: the projection of `fields` (JSON pointers) in one pass.

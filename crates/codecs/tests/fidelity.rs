@@ -4,7 +4,7 @@
 
 use jsoncost_codecs::gate::{Reference, Verdict, verify, verify_streamed};
 use jsoncost_codecs::typed::{self, OpStrategy};
-use jsoncost_codecs::{BoxedStrategy, Contract, TypeOptions, ZeroCopy, document, exact};
+use jsoncost_codecs::{BorrowedForm, BoxedStrategy, Contract, TypeOptions, document, exact};
 use jsoncost_engine::Fidelity;
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -187,8 +187,8 @@ struct Point<S = String> {
     id: u64,
 }
 
-impl ZeroCopy for Point {
-    type Borrowed<'a> = Point<&'a str>;
+impl BorrowedForm<Point> for Point {
+    type Of<'a> = Point<&'a str>;
 }
 
 #[test]
@@ -200,7 +200,10 @@ fn typed_tables_time_every_library_and_count_serde_json_s_inexact_floats() {
     let reference = Reference::from_json(doc.as_bytes()).unwrap();
     let got = verdicts(
         &reference,
-        typed::deserialize_strategies::<Point>(doc.as_bytes(), &TypeOptions::default().borrowed::<Point>().lazy(&["/lat", "/name"])),
+        typed::deserialize_strategies::<Point>(
+            doc.as_bytes(),
+            &TypeOptions::default().borrowed::<Point, Point>().lazy(&["/lat", "/name"]),
+        ),
     );
     for (name, verdict) in &got {
         let library = name.rsplit('/').next().unwrap();

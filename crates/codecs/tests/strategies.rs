@@ -3,7 +3,7 @@
 use jsoncost_codecs::gate::{Reference, Verdict, verify};
 use jsoncost_codecs::jiter_decode::{self, FromJiter};
 use jsoncost_codecs::typed::OpStrategy;
-use jsoncost_codecs::{BoxedStrategy, Contract, TypeOptions, ZeroCopy, document, typed};
+use jsoncost_codecs::{BorrowedForm, BoxedStrategy, Contract, TypeOptions, document, typed};
 use jsoncost_shapes::*;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -21,11 +21,11 @@ fn all_pass(reference: &Reference, mut strategies: Vec<BoxedStrategy<'_>>) -> Ve
     names
 }
 
-fn round_trip<T: Serialize + DeserializeOwned + ZeroCopy + FromJiter>(value: T, lazy: &[&str]) {
+fn round_trip<T: Serialize + DeserializeOwned + BorrowedForm<T> + FromJiter>(value: T, lazy: &[&str]) {
     let bytes = serde_json::to_vec(&value).unwrap();
     let reference = Reference::from_json(&bytes).unwrap();
-    let mut options = TypeOptions::default().borrowed::<T>().lazy(lazy);
-    options.derived.push(jiter_decode::strategies::<T>);
+    let mut options = TypeOptions::default().borrowed::<T, T>().lazy(lazy);
+    options.derived.push(jiter_decode::strategies::<T, T>);
     let names = all_pass(&reference, typed::deserialize_strategies::<T>(&bytes, &options));
     assert_eq!(names[0], "typed/serde_json");
     assert_eq!(names.len(), 24);
@@ -115,7 +115,7 @@ fn the_jiter_decoders_skip_unknown_keys_and_name_a_missing_field() {
         "missing field `Name`"
     );
     let trailing = [&text[..], b" x"].concat();
-    let mut s = jiter_decode::strategies::<Data>(&trailing);
+    let mut s = jiter_decode::strategies::<Data, Data>(&trailing);
     let e = s[0].check().unwrap_err().message;
     assert!(e.contains("trailing characters"), "{e}");
 }

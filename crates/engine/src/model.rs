@@ -83,6 +83,31 @@ impl Rates {
     }
 }
 
+/// A rate: a finite number above zero (`--advice-rate PER_S`; `_` separators allowed).
+pub fn parse_rate(text: &str) -> Result<f64, String> {
+    match text.trim().replace('_', "").parse::<f64>() {
+        Ok(r) if r.is_finite() && r > 0.0 => Ok(r),
+        _ => Err(format!("{text:?} is not a rate: give a number of operations per second above 0")),
+    }
+}
+
+/// `EXPERIMENT=PER_S` (`--advice-rate store=500`): an experiment that has a rate, and the rate.
+pub fn parse_experiment_rate(text: &str) -> Result<(ExperimentKind, f64), String> {
+    let (kind, rate) = text
+        .split_once('=')
+        .ok_or_else(|| format!("{text:?}: give EXPERIMENT=PER_S, e.g. store=500"))?;
+    let kind = [
+        ExperimentKind::Micro,
+        ExperimentKind::Store,
+        ExperimentKind::Stream,
+        ExperimentKind::Http,
+    ]
+    .into_iter()
+    .find(|k| k.as_str() == kind.trim())
+    .ok_or_else(|| format!("{text:?}: unknown experiment {kind:?}; valid: micro, store, stream, http"))?;
+    Ok((kind, parse_rate(rate)?))
+}
+
 /// The machine and build that measured.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Machine {

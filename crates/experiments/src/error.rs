@@ -7,6 +7,11 @@ pub enum Error {
     /// Bad input or usage: a filter matching nothing, a sample that is not the type (exit 2).
     #[error("{0}")]
     Usage(String),
+    /// A filter (`--filter GLOB`) matching none of a table's strategies (exit 2). Typed, so a
+    /// study of several tables can skip such a table and name it, and fail only when nothing
+    /// anywhere matches.
+    #[error("{0}")]
+    NoMatch(NoMatch),
     /// The environment: a store or server unreachable or gone, I/O (exit 3).
     #[error("{0}")]
     Environment(String),
@@ -24,16 +29,50 @@ impl Error {
         Error::Environment(message.into())
     }
 
+    /// The same error, its message prefixed with where it happened (`what: message`).
+    pub fn context(self, what: &str) -> Error {
+        match self {
+            Error::Usage(m) => Error::Usage(format!("{what}: {m}")),
+            Error::NoMatch(n) => Error::Usage(format!("{what}: {n}")),
+            Error::Environment(m) => Error::Environment(format!("{what}: {m}")),
+            Error::Interrupted => Error::Interrupted,
+        }
+    }
+
     /// The process exit code for this error.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Usage(_) => 2,
+            Error::Usage(_) | Error::NoMatch(_) => 2,
             Error::Environment(_) => 3,
             Error::Interrupted => 130,
         }
     }
 }
 
+/// A filter that matches none of `strategies`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoMatch {
+    /// The flag it was given with, e.g. `--filter`.
+    pub flag: String,
+    /// The glob.
+    pub pattern: String,
+    /// Every strategy the table has, sorted, without repeats.
+    pub strategies: Vec<String>,
+}
+
+impl std::fmt::Display for NoMatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} {:?} matches no strategy; the strategies are: {}",
+            self.flag,
+            self.pattern,
+            self.strategies.join(", ")
+        )
+    }
+}
+
+/// Results of this crate's fallible calls.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Why a table stopped early, as the error its experiment returns.
@@ -48,6 +87,7 @@ impl From<crate::Stop> for Error {
 }
 
 /// An error and its sources, as one line ("what: why: why").
+#[cfg_attr(not(any(feature = "store", feature = "http")), allow(dead_code))]
 pub(crate) fn chain(e: &dyn std::error::Error) -> String {
     let mut out = e.to_string();
     let mut source = e.source();

@@ -3,6 +3,7 @@
 use globset::GlobMatcher;
 
 use crate::Error;
+use crate::error::NoMatch;
 
 /// A `--filter GLOB`; the empty filter matches everything.
 #[derive(Clone, Default)]
@@ -50,12 +51,11 @@ impl Filter {
         }
         all.sort();
         all.dedup();
-        Err(Error::usage(format!(
-            "{} {:?} matches no strategy; the strategies are: {}",
-            g.flag,
-            g.pattern,
-            all.join(", ")
-        )))
+        Err(Error::NoMatch(NoMatch {
+            flag: g.flag.clone(),
+            pattern: g.pattern.clone(),
+            strategies: all.into_iter().map(String::from).collect(),
+        }))
     }
 }
 
@@ -67,10 +67,13 @@ mod tests {
     fn a_filter_matching_nothing_names_its_flag_and_the_strategies() {
         let f = Filter::new("--filter", Some("typed/*")).unwrap();
         assert!(f.matches("typed/serde_json") && !f.matches("dom/serde_json"));
+        let e = f.check_matches_any(["dom/b", "dom/a", "dom/a"]).unwrap_err();
         assert_eq!(
-            f.check_matches_any(["dom/b", "dom/a", "dom/a"]).unwrap_err(),
-            Error::usage("--filter \"typed/*\" matches no strategy; the strategies are: dom/a, dom/b")
+            e.to_string(),
+            "--filter \"typed/*\" matches no strategy; the strategies are: dom/a, dom/b"
         );
+        assert_eq!(e.exit_code(), 2);
+        assert!(matches!(e, Error::NoMatch(NoMatch { ref strategies, .. }) if strategies == &["dom/a", "dom/b"]));
         assert!(
             Filter::new("--store-filter", Some("["))
                 .unwrap_err()

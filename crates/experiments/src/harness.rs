@@ -1,55 +1,103 @@
 //! The `cargo bench` harness for a user's own types (`harness = false`, as divan and
 //! criterion): [`Study`] parses the same flags as the CLI, registers types, measures them
-//! through the one Runner and writes what the CLI writes.
+//! through the one Runner and writes what the CLI writes. Run by `cargo bench` (which passes
+//! `--bench`) it measures; run without `--bench` (`cargo test --benches`) it is a test: each
+//! strategy once through the correctness gate, untimed.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use jsoncost_codecs::ZeroCopy;
-use jsoncost_engine::{Config, Results, Schedule, alloc};
+use jsoncost_codecs::BorrowedForm;
+use jsoncost_engine::{Config, ExperimentKind, Results, Row, Schedule, alloc};
 use jsoncost_report::Format;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::output::{Output, baselines, timestamp_dir};
+use crate::output::{Output, baselines, new_results, timestamp_dir};
+#[cfg(feature = "store")]
 use crate::store::{StoreOptions, TypedReads};
+#[cfg(feature = "stream")]
 use crate::stream::Runs;
+#[cfg(feature = "stream")]
 use crate::stream::array::{self, ArrayOptions, TypedElements};
 use crate::types::{Sample, Subject, TypedSubject};
 use crate::variants::{VariantStudy, VariantsSubject};
-use crate::{Cancel, Error, Filter, Runner};
+use crate::{Cancel, Error, Filter, Mode, NoMatch, Runner, Sink};
+#[cfg(feature = "store")]
 use jsoncost_stores::Existing;
 
-/// The harness's flags: `--quick`, `--filter GLOB`, `--format table|markdown|json|csv`,
-/// `--out FILE`, `--save-baseline NAME`, `--schedule interleaved|sequential`; `--bench` (which
-/// cargo passes) is accepted.
+/// The harness's flags, as the CLI's: `--quick`, `--filter GLOB` (or the glob alone),
+/// `--format table|markdown|json|csv`, `--out FILE`, `--save-baseline NAME`, `--schedule
+/// interleaved|sequential`, `--advice-rate [EXPERIMENT=]PER_S`, `--list`, `--help`; `--bench`
+/// (which `cargo bench` passes) measures, its absence is test mode.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Args {
+    /// Fewer, shorter iterations.
     pub quick: bool,
+    /// Only the strategies whose `style/library` name matches this glob.
     pub filter: Option<String>,
+    /// What stdout carries (default: tables as they finish, then the advice).
     pub format: Option<Format>,
+    /// Where results.json goes (the HTML report beside it).
     pub out: Option<PathBuf>,
+    /// Also keep the results as `jsoncost-results/baselines/NAME.json`.
     pub save_baseline: Option<String>,
     /// How a table's strategies share the time (default: interleaved rounds).
     pub schedule: Option<Schedule>,
+    /// The rates the advice states per-second figures at: `(experiment, per second)`; a bare
+    /// `--advice-rate PER_S` sets every experiment's.
+    pub rates: Vec<(Option<ExperimentKind>, f64)>,
+    /// `--bench`: measure. Without it, each strategy once through the gate (test mode).
+    pub bench: bool,
+    /// `--list`: print each table's strategies (`table strategy` a line) and exit.
+    pub list: bool,
+    /// `--help`: print the usage and exit 0.
+    pub help: bool,
 }
 
-const USAGE: &str = "usage: cargo bench --bench NAME -- [--quick] [--filter GLOB] [--format table|markdown|json|csv] [--out FILE] [--save-baseline NAME] [--schedule interleaved|sequential]";
+/// What `--help` prints.
+pub const USAGE: &str = "\
+Measures what JSON costs for this crate's own types (jsoncost's cargo bench harness).
+
+usage: cargo bench --bench NAME -- [OPTIONS] [FILTER]
+       cargo test --bench NAME          (test mode: each strategy once through the gate)
+
+options:
+  --quick                   fewer, shorter iterations (rough figures, seconds not minutes)
+  --filter GLOB, FILTER     only the strategies whose style/library name matches, e.g. 'typed/*';
+                            a table with no match is skipped and named
+  --format FORMAT           stdout: table (default), markdown, json or csv
+  --out FILE                results.json here and the HTML report beside it (FILE.html);
+                            default: jsoncost-results/<timestamp>/
+  --save-baseline NAME      also keep the results as jsoncost-results/baselines/NAME.json
+                            (then: jsoncost compare NAME1 NAME2)
+  --schedule SCHEDULE       interleaved (default: rounds, paired ratios) or sequential
+  --advice-rate [EXPERIMENT=]PER_S
+                            the rate advice states per-second figures at (repeatable);
+                            EXPERIMENT is micro, store, stream or http, none: all of them
+  --list                    print 'table strategy' for every strategy and exit
+  --bench                   measure (cargo bench passes it); without it: test mode
+  -h, --help                print this and exit";
 
 impl Args {
-    /// Parses flags (without the program name). Hand-parsed with lexopt: five flags do not
-    /// need clap, and a user's bench should not compile it.
+    /// Parses flags (without the program name). Hand-parsed with lexopt: a user's bench should
+    /// not compile clap for a dozen flags.
     pub fn parse<I: IntoIterator<Item = OsString>>(args: I) -> Result<Args, Error> {
         use lexopt::prelude::*;
-        let usage = |e: lexopt::Error| Error::usage(format!("{e}\n{USAGE}"));
+        let usage = |e: lexopt::Error| {
+            Error::usage(format!(
+                "{e}\nusage: cargo bench --bench NAME -- [OPTIONS] [FILTER]; --help lists the options"
+            ))
+        };
         let mut parser = lexopt::Parser::from_args(args);
         let mut a = Args::default();
         while let Some(arg) = parser.next().map_err(usage)? {
             match arg {
                 Long("quick") => a.quick = true,
-                // cargo bench passes --bench; libtest-style harnesses accept it the same way.
-                Long("bench") => {}
-                Long("filter") => a.filter = Some(parser.value().map_err(usage)?.string().map_err(usage)?),
+                Long("bench") => a.bench = true,
+                Long("list") => a.list = true,
+                Long("filter") => a.set_filter(parser.value().map_err(usage)?.string().map_err(usage)?)?,
+                Value(glob) => a.set_filter(glob.string().map_err(usage)?)?,
                 Long("format") => {
                     let v = parser.value().map_err(usage)?.string().map_err(usage)?;
                     a.format = Some(v.parse().map_err(|e| Error::usage(format!("--format: {e}")))?);
@@ -64,11 +112,47 @@ impl Args {
                     let v = parser.value().map_err(usage)?.string().map_err(usage)?;
                     a.schedule = Some(v.parse().map_err(|e| Error::usage(format!("--schedule: {e}")))?);
                 }
-                Long("help") | Short('h') => return Err(Error::usage(USAGE)),
+                Long("advice-rate") => {
+                    let v = parser.value().map_err(usage)?.string().map_err(usage)?;
+                    let rate = match v.split_once('=') {
+                        Some(_) => jsoncost_engine::parse_experiment_rate(&v).map(|(k, r)| (Some(k), r)),
+                        None => jsoncost_engine::parse_rate(&v).map(|r| (None, r)),
+                    };
+                    a.rates.push(rate.map_err(|e| Error::usage(format!("--advice-rate: {e}")))?);
+                }
+                // What `cargo test -- ...` hands every test binary, benches included.
+                Long("nocapture" | "show-output" | "exact" | "include-ignored" | "ignored" | "quiet") | Short('q') => {}
+                Long("test-threads") => {
+                    parser.value().map_err(usage)?;
+                }
+                Long("help") | Short('h') => a.help = true,
                 other => return Err(usage(other.unexpected())),
             }
         }
         Ok(a)
+    }
+
+    fn set_filter(&mut self, glob: String) -> Result<(), Error> {
+        match &self.filter {
+            Some(first) if *first != glob => Err(Error::usage(format!(
+                "two filters, {first:?} and {glob:?}: give one glob (e.g. '{{typed,dom}}/*' for both)"
+            ))),
+            _ => {
+                self.filter = Some(glob);
+                Ok(())
+            }
+        }
+    }
+
+    /// What the Runner does with each table.
+    fn mode(&self) -> Mode {
+        if self.list {
+            Mode::List
+        } else if self.bench {
+            Mode::Measure
+        } else {
+            Mode::Gate
+        }
     }
 }
 
@@ -78,7 +162,7 @@ impl Args {
 /// # #[derive(serde::Serialize, serde::Deserialize)] struct MyOrder { id: u64 }
 /// fn main() {
 ///     jsoncost::Study::from_args()
-///         .typed::<MyOrder>("my-order", br#"{"id": 1}"#)
+///         .typed::<MyOrder>("my-order", jsoncost::Sample::json(r#"{"id": 1}"#))
 ///         .lazy(&["/id"])
 ///         .run();
 /// }
@@ -87,12 +171,76 @@ pub struct Study {
     args: Result<Args, Error>,
     subjects: Vec<Box<dyn Subject>>,
     /// Bodies streamed with a user's element type (`stream`).
+    #[cfg(feature = "stream")]
     streams: Vec<(String, ArrayOptions, TypedElements)>,
     /// The user's own documents read from their store as their type (`store`).
+    #[cfg(feature = "store")]
     stores: Vec<(String, StoreOptions, TypedReads)>,
     /// The first registration error, reported by `run` (exit 2).
     error: Option<Error>,
     cancel: Cancel,
+}
+
+/// One registered table kind's part of a study, as [`Study::measure`] runs them: each on its
+/// own, so a table that cannot be measured stops only itself.
+enum Unit<'s> {
+    Types(&'s Box<dyn Subject>),
+    #[cfg(feature = "stream")]
+    Stream(&'s (String, ArrayOptions, TypedElements)),
+    #[cfg(feature = "store")]
+    Store(&'s (String, StoreOptions, TypedReads)),
+}
+
+impl Unit<'_> {
+    /// The tables it measures, for messages.
+    fn label(&self) -> String {
+        match self {
+            Unit::Types(s) => s.directions().iter().map(|d| s.table(*d)).collect::<Vec<_>>().join(" and "),
+            #[cfg(feature = "stream")]
+            Unit::Stream((name, ..)) => format!("stream {name}"),
+            #[cfg(feature = "store")]
+            Unit::Store((name, ..)) => format!("store {name}"),
+        }
+    }
+
+    fn kind(&self) -> ExperimentKind {
+        match self {
+            Unit::Types(_) => ExperimentKind::Micro,
+            #[cfg(feature = "stream")]
+            Unit::Stream(_) => ExperimentKind::Stream,
+            #[cfg(feature = "store")]
+            Unit::Store(_) => ExperimentKind::Store,
+        }
+    }
+
+    fn run(&self, quick: bool, runner: &mut Runner<'_>) -> Result<(), Error> {
+        let _ = quick;
+        match self {
+            Unit::Types(s) => crate::types::measure(std::slice::from_ref(s), runner),
+            #[cfg(feature = "stream")]
+            Unit::Stream((name, options, typed)) => {
+                let options = ArrayOptions { quick, ..options.clone() };
+                array::run_with(&options, name, Some(typed), runner).map(|_| ())
+            }
+            #[cfg(feature = "store")]
+            Unit::Store((name, options, typed)) => match &options.existing {
+                Some(at) => crate::store::run_existing(options, at, Some(name), Some(typed), runner).map(|_| ()),
+                None => Ok(()),
+            },
+        }
+    }
+}
+
+/// What the units of a study came to.
+#[derive(Default)]
+struct Outcome {
+    /// Some table was measured (or gated, or listed).
+    any_ran: bool,
+    /// Units none of whose strategies the filter matched: label and the filter's verdict.
+    skipped: Vec<(String, NoMatch)>,
+    /// Units that could not be measured: label, kind and why.
+    failed: Vec<(String, ExperimentKind, Error)>,
+    interrupted: bool,
 }
 
 impl Study {
@@ -110,7 +258,9 @@ impl Study {
         Study {
             args: Args::parse(args.into_iter().map(Into::into)),
             subjects: Vec::new(),
+            #[cfg(feature = "stream")]
             streams: Vec::new(),
+            #[cfg(feature = "store")]
             stores: Vec::new(),
             error: None,
             cancel: Cancel::never(),
@@ -123,9 +273,11 @@ impl Study {
         self
     }
 
-    /// Registers `T` with a sample document (bytes, or [`Sample::file`]): its deserialize and
-    /// serialize tables, named `name/deserialize` and `name/serialize`, with every strategy
-    /// that applies to any serde type.
+    /// Registers `T` with a sample document ([`Sample::json`], [`Sample::file`], or bytes):
+    /// its deserialize and serialize tables, named `name/deserialize` and `name/serialize`,
+    /// with every strategy that applies to any serde type. The returned [`TypeStudy`] adds the
+    /// optional ones (`.borrowed_as::<F>()`, `.lazy(..)`) and goes back to the study with
+    /// `.into_study()` or on to the next registration.
     pub fn typed<T: Serialize + DeserializeOwned + 'static>(self, name: &str, sample: impl Into<Sample>) -> TypeStudy<T> {
         let subject = TypedSubject::<T>::new(name, sample);
         TypeStudy { study: self, subject }
@@ -134,7 +286,8 @@ impl Study {
     /// Registers a body to stream: the array at `pointer` (RFC 6901, `""` for a top-level array)
     /// of the JSON document in `file`, read again by every whole run. Its table, named `name`, has
     /// the stream experiment's DOM and skipping rows and `incremental-typed/<lib>` for `E`,
-    /// every row gated element by element against the exact reference.
+    /// every row gated element by element against the exact reference. (Cargo feature `stream`.)
+    #[cfg(feature = "stream")]
     pub fn stream<E: Serialize + DeserializeOwned + 'static>(mut self, name: &str, file: impl Into<PathBuf>, pointer: &str) -> Study {
         let options = ArrayOptions {
             file: file.into(),
@@ -152,7 +305,9 @@ impl Study {
     /// where they are): read by id, up to 10,000 of them, as `T` through each library
     /// (`typed/<lib>`, `typed/serde_json` the baseline) and the strategies that need no type,
     /// every row gated against the exact parse of the first document. The table is
-    /// `<store kind>/<name>`.
+    /// `<store kind>/<name>`. (Cargo feature of the store's client: `redb`, `sqlite`, `redis`
+    /// or `postgres`.)
+    #[cfg(feature = "store")]
     pub fn store<T: Serialize + DeserializeOwned + 'static>(mut self, name: &str, url: &str, at: Existing) -> Study {
         let options = StoreOptions {
             url: Some(url.to_string()),
@@ -183,7 +338,7 @@ impl Study {
     ///     fn from(b: Boxed) -> Plain { Plain { id: b.id, kind: b.kind.into() } }
     /// }
     /// jsoncost::Study::from_args()
-    ///     .variants::<Plain>("my-model", br#"{"id": 1, "kind": "a"}"#)
+    ///     .variants::<Plain>("my-model", jsoncost::Sample::json(r#"{"id": 1, "kind": "a"}"#))
     ///     .variant::<Boxed>("box-str")
     ///     .run();
     /// ```
@@ -202,7 +357,7 @@ impl Study {
     }
 
     /// Measures, prints and writes; exits the process with the CLI's exit codes (0 ok, 2 bad
-    /// input, 3 environment, 130 interrupted).
+    /// input, 3 environment, 130 interrupted). `--help` and `--list` print and exit 0.
     pub fn run(self) -> ! {
         let code = match self.measure() {
             Ok(_) => 0,
@@ -214,18 +369,101 @@ impl Study {
         std::process::exit(code)
     }
 
+    fn units(&self) -> Vec<Unit<'_>> {
+        #[cfg_attr(not(any(feature = "stream", feature = "store")), allow(unused_mut))]
+        let mut units: Vec<Unit<'_>> = self.subjects.iter().map(Unit::Types).collect();
+        #[cfg(feature = "stream")]
+        units.extend(self.streams.iter().map(Unit::Stream));
+        #[cfg(feature = "store")]
+        units.extend(self.stores.iter().map(Unit::Store));
+        units
+    }
+
+    /// Each unit through `runner`, on its own: a unit that fails is kept with why and the
+    /// others still run; cancellation stops them all.
+    fn run_units(&self, quick: bool, runner: &mut Runner<'_>) -> Outcome {
+        let mut outcome = Outcome::default();
+        for unit in self.units() {
+            if runner.is_cancelled() {
+                outcome.interrupted = true;
+                break;
+            }
+            match unit.run(quick, runner) {
+                Ok(()) => outcome.any_ran = true,
+                Err(Error::NoMatch(n)) => outcome.skipped.push((unit.label(), n)),
+                Err(Error::Interrupted) => {
+                    outcome.interrupted = true;
+                    break;
+                }
+                Err(e) => {
+                    outcome.any_ran = true;
+                    runner.sink().note(&format!("error: {}: {e}", unit.label()));
+                    outcome.failed.push((unit.label(), unit.kind(), e));
+                }
+            }
+        }
+        outcome
+    }
+
     /// Measures, prints and writes, and returns the results instead of exiting.
     pub fn measure(mut self) -> Result<Results, Error> {
-        let args = self.args?;
+        let args = self.args.clone()?;
+        if args.help {
+            println!("{USAGE}");
+            return Ok(new_results(args.quick));
+        }
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        if self.subjects.is_empty() && self.streams.is_empty() && self.stores.is_empty() {
+        if self.units().is_empty() {
             return Err(Error::usage(
-                "no type registered: call .typed::<T>(name, sample), .variants::<P>(name, sample) or .stream::<E>(name, file, pointer) before .run()",
+                "no type registered: call .typed::<T>(name, sample), .variants::<P>(name, sample), .stream::<E>(..) or .store::<T>(..) before .run()",
             ));
         }
         let filter = Filter::new("--filter", args.filter.as_deref())?;
+        match args.mode() {
+            Mode::List => self.list(&args, filter),
+            Mode::Gate => self.test(&args, filter),
+            Mode::Measure => self.bench(&args, filter),
+        }
+    }
+
+    /// `--list`: every table's strategies the filter lets through, `table strategy` a line.
+    fn list(&self, args: &Args, filter: Filter) -> Result<Results, Error> {
+        let mut sink = Lines::default();
+        let outcome = {
+            let mut runner = Runner::new(Config::quick(), filter, self.cancel.clone(), &mut sink).with_mode(Mode::List);
+            self.run_units(args.quick, &mut runner)
+        };
+        print_lines(&sink.lines)?;
+        outcome.end(false)?;
+        Ok(new_results(args.quick))
+    }
+
+    /// Test mode: each strategy once through the gate, untimed; exit 2 when one fails.
+    fn test(&self, args: &Args, filter: Filter) -> Result<Results, Error> {
+        let mut sink = GateReport::default();
+        let outcome = {
+            let mut runner = Runner::new(Config::quick(), filter, self.cancel.clone(), &mut sink).with_mode(Mode::Gate);
+            self.run_units(args.quick, &mut runner)
+        };
+        let mut results = new_results(args.quick);
+        results.experiments = sink.tables;
+        println!("jsoncost: {} passed, {} failed", sink.passed, sink.failed.len());
+        // A filter that matches nothing tests nothing, as libtest's does: not an error here.
+        outcome.end(true)?;
+        if let Some(first) = sink.failed.first() {
+            return Err(Error::usage(format!(
+                "{} of {} strategies failed the correctness gate (first: {first}); see above",
+                sink.failed.len(),
+                sink.failed.len() + sink.passed
+            )));
+        }
+        Ok(results)
+    }
+
+    /// `--bench`: measure, print and write.
+    fn bench(&self, args: &Args, filter: Filter) -> Result<Results, Error> {
         let (results_path, report_dir) = match &args.out {
             Some(p) => (p.clone(), None),
             None => {
@@ -236,6 +474,12 @@ impl Study {
         };
         let baseline = args.save_baseline.as_deref().map(baselines::prepare).transpose()?;
         let mut output = Output::new(args.format.unwrap_or(Format::Table), args.quick, Some(results_path.clone()))?;
+        for &(kind, per_s) in &args.rates {
+            match kind {
+                Some(kind) => output.results.rates.set(kind, per_s),
+                None => ExperimentKind::ALL.into_iter().for_each(|k| output.results.rates.set(k, per_s)),
+            }
+        }
         if args.quick {
             eprintln!("quick run: fewer, shorter iterations; figures are rough");
         }
@@ -249,31 +493,19 @@ impl Study {
         if let Some(schedule) = args.schedule {
             config.schedule = schedule;
         }
-        let measured = {
+        let outcome = {
             let mut runner = Runner::new(config, filter, self.cancel.clone(), &mut output);
-            crate::types::measure(&self.subjects, &mut runner).and_then(|()| {
-                for (name, options, typed) in &self.streams {
-                    let options = ArrayOptions {
-                        quick: args.quick,
-                        ..options.clone()
-                    };
-                    array::run_with(&options, name, Some(typed), &mut runner)?;
-                }
-                for (name, options, typed) in &self.stores {
-                    if let Some(at) = &options.existing {
-                        crate::store::run_existing(options, at, Some(name), Some(typed), &mut runner)?;
-                    }
-                }
-                Ok(())
-            })
+            self.run_units(args.quick, &mut runner)
         };
-        // Bad input met before anything was measured (a filter matching nothing): no files.
-        if let Err(e @ Error::Usage(_)) = &measured
-            && output.results.experiments.is_empty()
-        {
-            return Err(e.clone());
+        // Nothing measured because the filter matched nothing anywhere: bad input, no files.
+        if !outcome.any_ran && !outcome.interrupted && outcome.failed.is_empty() {
+            return outcome.end(false).map(|()| output.results);
         }
-        output.finish(self.cancel.is_cancelled())?;
+        for (label, kind, e) in &outcome.failed {
+            output.record_error(*kind, format!("{label}: {e}"));
+        }
+        let interrupted = outcome.interrupted || self.cancel.is_cancelled();
+        output.finish(interrupted)?;
         let html = match &report_dir {
             Some(dir) => {
                 output.write_reports(dir)?;
@@ -287,29 +519,141 @@ impl Study {
         };
         if let Some(path) = &baseline {
             output.write_results(path)?;
-            eprintln!("baseline {:?} saved to {}", args.save_baseline.unwrap_or_default(), path.display());
+            eprintln!(
+                "baseline {:?} saved to {}",
+                args.save_baseline.clone().unwrap_or_default(),
+                path.display()
+            );
         }
         eprintln!("report: {}", html.display());
-        measured?;
+        outcome.end(false)?;
         output.outcome()?;
         Ok(output.results)
     }
 }
 
-/// A type being registered: `.borrowed()` and `.lazy(..)` add its optional strategies; then
-/// register another type or run.
+impl Outcome {
+    /// The study's error, once everything measured is written: interrupted (130); the first
+    /// unit that could not be measured, naming every one (its exit code); a filter that matched
+    /// nothing in any table (exit 2, listing every table's strategies), unless `lenient`. Tables
+    /// the filter skipped while others ran are named on stderr.
+    fn end(&self, lenient: bool) -> Result<(), Error> {
+        if self.interrupted {
+            return Err(Error::Interrupted);
+        }
+        if !self.any_ran && !self.skipped.is_empty() && !lenient {
+            let (_, first) = &self.skipped[0];
+            let tables: Vec<String> = self
+                .skipped
+                .iter()
+                .map(|(label, n)| format!("{label}: {}", n.strategies.join(", ")))
+                .collect();
+            return Err(Error::usage(format!(
+                "{} {:?} matches no strategy in any table; the strategies are:\n  {}",
+                first.flag,
+                first.pattern,
+                tables.join("\n  ")
+            )));
+        }
+        for (label, n) in &self.skipped {
+            eprintln!("skipped {label}: {} {:?} matches none of its strategies", n.flag, n.pattern);
+        }
+        match self.failed.as_slice() {
+            [] => Ok(()),
+            [(label, _, e)] => Err(e.clone().context(label)),
+            [(label, _, e), rest @ ..] => {
+                let others: Vec<&str> = rest.iter().map(|(l, _, _)| l.as_str()).collect();
+                Err(e
+                    .clone()
+                    .context(&format!("{label} (and {} not measured either)", others.join(", "))))
+            }
+        }
+    }
+}
+
+/// `--list`'s lines as the Runner names them.
+#[derive(Default)]
+struct Lines {
+    lines: Vec<String>,
+}
+
+impl Sink for Lines {
+    fn table_done(&mut self, _table: jsoncost_engine::Experiment) {}
+    fn listed(&mut self, table: &str, method: &str) {
+        self.lines.push(format!("{table} {method}"));
+    }
+    fn note(&mut self, line: &str) {
+        eprintln!("{line}");
+    }
+}
+
+fn print_lines(lines: &[String]) -> Result<(), Error> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    for line in lines {
+        if let Err(e) = writeln!(out, "{line}") {
+            return match e.kind() {
+                std::io::ErrorKind::BrokenPipe => Ok(()),
+                _ => Err(Error::environment(format!("writing to stdout: {e}"))),
+            };
+        }
+    }
+    Ok(())
+}
+
+/// Test mode's report: a line per strategy as libtest prints one per test.
+#[derive(Default)]
+struct GateReport {
+    passed: usize,
+    /// `table strategy` of each failure.
+    failed: Vec<String>,
+    tables: Vec<jsoncost_engine::Experiment>,
+}
+
+impl Sink for GateReport {
+    fn strategy_done(&mut self, table: &str, row: &Row) {
+        if row.is_ok() {
+            self.passed += 1;
+            println!("gate {table} {} ... ok", row.method);
+        } else {
+            self.failed.push(format!("{table} {}", row.method));
+            let why = row.error_message.as_deref().unwrap_or("failed");
+            println!("gate {table} {} ... FAILED\n    {}", row.method, why.replace('\n', "\n    "));
+        }
+    }
+    fn table_done(&mut self, table: jsoncost_engine::Experiment) {
+        self.tables.push(table);
+    }
+    fn note(&mut self, line: &str) {
+        eprintln!("{line}");
+    }
+}
+
+/// A type being registered: `.borrowed_as::<F>()` and `.lazy(..)` add its optional
+/// strategies; then register another type, run, or go back to the [`Study`] with
+/// `.into_study()` (to register under a condition).
 pub struct TypeStudy<T> {
     study: Study,
     subject: Result<TypedSubject<T>, Error>,
 }
 
 impl<T: Serialize + DeserializeOwned + 'static> TypeStudy<T> {
-    /// Adds `borrowed/*` for `T`'s zero-copy form ([`ZeroCopy`]).
-    pub fn borrowed(mut self) -> Self
-    where
-        T: ZeroCopy,
-    {
-        self.subject = self.subject.map(TypedSubject::borrowed);
+    /// Adds `borrowed/*`: `T`'s zero-copy form `F`, a [`BorrowedForm<T>`] (usually a marker
+    /// type local to the bench, so `T` may live in another crate):
+    ///
+    /// ```no_run
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Event<S = String> { id: u64, name: S }
+    /// struct EventRef;
+    /// impl jsoncost::BorrowedForm<Event> for EventRef {
+    ///     type Of<'a> = Event<&'a str>;
+    /// }
+    /// jsoncost::Study::from_args()
+    ///     .typed::<Event>("event", jsoncost::Sample::json(r#"{"id": 1, "name": "a"}"#))
+    ///     .borrowed_as::<EventRef>()
+    ///     .run();
+    /// ```
+    pub fn borrowed_as<F: BorrowedForm<T>>(mut self) -> Self {
+        self.subject = self.subject.map(TypedSubject::borrowed_as::<F>);
         self
     }
 
@@ -321,7 +665,9 @@ impl<T: Serialize + DeserializeOwned + 'static> TypeStudy<T> {
     }
 
     /// Adds `typed/simd-json-derive` and its reuse and writer forms: `T` also derives
-    /// `simd_json_derive::{Serialize, Deserialize}` (the workspace's pinned version).
+    /// `simd_json_derive::{Serialize, Deserialize}` (the pinned version:
+    /// `jsoncost::derived::simd_json_derive`). Cargo feature `more-libraries`.
+    #[cfg(feature = "more-libraries")]
     pub fn simd_json_derive(mut self) -> Self
     where
         T: for<'i> jsoncost_codecs::derived::simd_json_derive::Deserialize<'i> + jsoncost_codecs::derived::simd_json_derive::Serialize,
@@ -330,17 +676,18 @@ impl<T: Serialize + DeserializeOwned + 'static> TypeStudy<T> {
         self
     }
 
-    /// Adds `iterator/jiter`: `T`'s own decoder over jiter's pull parser (implement
-    /// `jsoncost_codecs::jiter_decode::FromJiter`).
-    pub fn jiter_iterator(mut self) -> Self
-    where
-        T: jsoncost_codecs::jiter_decode::FromJiter,
-    {
-        self.subject = self.subject.map(TypedSubject::jiter_iterator);
+    /// Adds `iterator/jiter`: `T` decoded by `D`, a hand decoder over jiter's pull parser
+    /// ([`jsoncost_codecs::jiter_decode::JiterDecoder`], usually a marker type local to the
+    /// bench). Cargo feature `more-libraries`.
+    #[cfg(feature = "more-libraries")]
+    pub fn jiter_iterator_with<D: jsoncost_codecs::jiter_decode::JiterDecoder<T>>(mut self) -> Self {
+        self.subject = self.subject.map(TypedSubject::jiter_iterator_with::<D>);
         self
     }
 
-    /// Adds `typed/nanoserde`: `T` also derives `nanoserde::{DeJson, SerJson}`.
+    /// Adds `typed/nanoserde`: `T` also derives `nanoserde::{DeJson, SerJson}`. Cargo feature
+    /// `more-libraries`.
+    #[cfg(feature = "more-libraries")]
     pub fn nanoserde(mut self) -> Self
     where
         T: jsoncost_codecs::derived::nanoserde::DeJson + jsoncost_codecs::derived::nanoserde::SerJson,
@@ -349,7 +696,9 @@ impl<T: Serialize + DeserializeOwned + 'static> TypeStudy<T> {
         self
     }
 
-    /// Adds `typed/miniserde`: `T` also derives `miniserde::{Deserialize, Serialize}`.
+    /// Adds `typed/miniserde`: `T` also derives `miniserde::{Deserialize, Serialize}`. Cargo
+    /// feature `more-libraries`.
+    #[cfg(feature = "more-libraries")]
     pub fn miniserde(mut self) -> Self
     where
         T: jsoncost_codecs::derived::miniserde::Deserialize + jsoncost_codecs::derived::miniserde::Serialize,
@@ -358,43 +707,56 @@ impl<T: Serialize + DeserializeOwned + 'static> TypeStudy<T> {
         self
     }
 
-    fn done(self) -> Study {
+    /// Back to the study, this type registered: for registrations under a condition.
+    ///
+    /// ```no_run
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct A { id: u64 }
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct B { id: u64 }
+    /// let mut study = jsoncost::Study::from_args().typed::<A>("a", jsoncost::Sample::json(r#"{"id": 1}"#)).into_study();
+    /// if std::env::var_os("WITH_B").is_some() {
+    ///     study = study.typed::<B>("b", jsoncost::Sample::json(r#"{"id": 2}"#)).into_study();
+    /// }
+    /// study.run();
+    /// ```
+    pub fn into_study(self) -> Study {
         self.study.add(self.subject.map(|s| Box::new(s) as Box<dyn Subject>))
     }
 
     /// Registers another type.
     pub fn typed<U: Serialize + DeserializeOwned + 'static>(self, name: &str, sample: impl Into<Sample>) -> TypeStudy<U> {
-        self.done().typed::<U>(name, sample)
+        self.into_study().typed::<U>(name, sample)
     }
 
     /// See [`Study::stream`].
+    #[cfg(feature = "stream")]
     pub fn stream<E: Serialize + DeserializeOwned + 'static>(self, name: &str, file: impl Into<PathBuf>, pointer: &str) -> Study {
-        self.done().stream::<E>(name, file, pointer)
+        self.into_study().stream::<E>(name, file, pointer)
     }
 
     /// See [`Study::variants`].
     pub fn variants<P: Serialize + DeserializeOwned + 'static>(self, name: &str, sample: impl Into<Sample>) -> VariantStudy<P> {
-        self.done().variants::<P>(name, sample)
+        self.into_study().variants::<P>(name, sample)
     }
 
     /// See [`Study::store`].
+    #[cfg(feature = "store")]
     pub fn store<U: Serialize + DeserializeOwned + 'static>(self, name: &str, url: &str, at: Existing) -> Study {
-        self.done().store::<U>(name, url, at)
+        self.into_study().store::<U>(name, url, at)
     }
 
     /// See [`Study::cancel`].
     pub fn cancel(self, cancel: Cancel) -> Study {
-        self.done().cancel(cancel)
+        self.into_study().cancel(cancel)
     }
 
     /// See [`Study::run`].
     pub fn run(self) -> ! {
-        self.done().run()
+        self.into_study().run()
     }
 
     /// See [`Study::measure`].
     pub fn measure(self) -> Result<Results, Error> {
-        self.done().measure()
+        self.into_study().measure()
     }
 }
 
@@ -432,9 +794,36 @@ mod tests {
                 out: Some("r.json".into()),
                 save_baseline: Some("main".into()),
                 schedule: Some(Schedule::Sequential),
+                bench: true,
+                ..Args::default()
             }
         );
-        assert_eq!(parse(&["--bench"]).unwrap(), Args::default());
+        assert_eq!(parse(&[]).unwrap().mode(), Mode::Gate);
+        assert_eq!(parse(&["--bench"]).unwrap().mode(), Mode::Measure);
+        assert_eq!(parse(&["--bench", "--list"]).unwrap().mode(), Mode::List);
+    }
+
+    #[test]
+    fn help_list_rates_and_a_bare_glob_parse_as_the_cli_s() {
+        assert!(parse(&["--help"]).unwrap().help);
+        assert!(parse(&["-h"]).unwrap().help);
+        assert_eq!(parse(&["--bench", "typed/*"]).unwrap().filter.as_deref(), Some("typed/*"));
+        assert_eq!(
+            parse(&["a/*", "--filter", "b/*"]).unwrap_err().to_string(),
+            "two filters, \"a/*\" and \"b/*\": give one glob (e.g. '{typed,dom}/*' for both)"
+        );
+        let a = parse(&["--advice-rate", "50", "--advice-rate", "store=1_000"]).unwrap();
+        assert_eq!(a.rates, vec![(None, 50.0), (Some(ExperimentKind::Store), 1000.0)]);
+        assert_eq!(
+            parse(&["--advice-rate", "disk=5"]).unwrap_err().to_string(),
+            "--advice-rate: \"disk=5\": unknown experiment \"disk\"; valid: micro, store, stream, http"
+        );
+        assert_eq!(
+            parse(&["--advice-rate", "0"]).unwrap_err().to_string(),
+            "--advice-rate: \"0\" is not a rate: give a number of operations per second above 0"
+        );
+        // What `cargo test -- --nocapture` hands every test binary.
+        assert_eq!(parse(&["--nocapture", "--test-threads", "1"]).unwrap(), Args::default());
     }
 
     #[test]
@@ -442,6 +831,7 @@ mod tests {
         let e = parse(&["--quik"]).unwrap_err();
         assert_eq!(e.exit_code(), 2);
         assert!(e.to_string().starts_with("invalid option '--quik'\nusage: "), "{e}");
+        assert!(e.to_string().ends_with("--help lists the options"), "{e}");
         assert_eq!(
             parse(&["--format", "html"]).unwrap_err().to_string(),
             "--format: unknown format `html`; valid formats: table, markdown, json, csv"

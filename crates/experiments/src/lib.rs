@@ -5,7 +5,7 @@
 //!
 //! # Measure your own types
 //!
-//! In `Cargo.toml`:
+//! Your types stay in your crate's `src/`; jsoncost is a dev-dependency. In `Cargo.toml`:
 //!
 //! ```toml
 //! [dev-dependencies]
@@ -16,7 +16,7 @@
 //! harness = false
 //! ```
 //!
-//! In `benches/json.rs`:
+//! In `benches/json.rs` (here with the type inline; in your crate it is `use my_crate::Order`):
 //!
 //! ```
 //! # // The doctest runs this example for real, quickly: `from_args` here gives the flags
@@ -45,52 +45,68 @@
 //!     total: f64,
 //! }
 //!
-//! // Optional: the zero-copy form, for the borrowed/* strategies.
-//! impl jsoncost::ZeroCopy for Order {
-//!     type Borrowed<'a> = Order<&'a str>;
+//! // Optional: the zero-copy form, for the borrowed/* strategies (a marker of the bench's own,
+//! // so `Order` may live in another crate).
+//! struct OrderRef;
+//! impl jsoncost::BorrowedForm<Order> for OrderRef {
+//!     type Of<'a> = Order<&'a str>;
 //! }
 //!
 //! fn main() {
 //!     jsoncost::Study::from_args()
-//!         .typed::<Order>("order", br#"{"id": 7, "customer": "Ada", "total": 12.5}"#)
-//!         .borrowed()
+//!         .typed::<Order>("order", jsoncost::Sample::json(r#"{"id": 7, "customer": "Ada", "total": 12.5}"#))
+//!         .borrowed_as::<OrderRef>()
 //!         .lazy(&["/id", "/total"])
 //!         .run();
 //! }
 //! ```
 //!
 //! Then `cargo bench --bench json` (flags after `--`: `--quick`, `--filter GLOB`,
-//! `--format table|markdown|json|csv`, `--out FILE`, `--save-baseline NAME`, `--schedule interleaved|sequential`).
+//! `--format table|markdown|json|csv`, `--out FILE`, `--save-baseline NAME`, `--schedule
+//! interleaved|sequential`, `--advice-rate [EXPERIMENT=]PER_S`, `--list`, `--help`), or `cargo
+//! test --bench json`: each strategy once through the correctness gate, untimed.
+//!
+//! # Cargo features
+//!
+//! Always built: micro and model variants with serde_json, sonic-rs and simd-json. Opt in:
+//! `more-libraries` (jiter, serde_json_borrow, simd-json-derive, nanoserde, miniserde),
+//! `stream` (`Study::stream`), `redb`, `sqlite`, `redis`, `postgres` (`Study::store` with that
+//! store's client), `http`, `safety`, and `full` (everything: what the `jsoncost` binary builds).
 
 mod cancel;
 mod error;
 mod filter;
 pub mod harness;
+#[cfg(feature = "http")]
 pub mod http;
 pub mod input;
 pub mod micro;
 pub mod output;
 pub mod runner;
+#[cfg(feature = "safety")]
 pub mod safety;
 mod sink;
+#[cfg(feature = "store")]
 pub mod store;
+#[cfg(feature = "stream")]
 pub mod stream;
 pub mod summary;
 pub mod types;
 pub mod variants;
 
 pub use cancel::Cancel;
-pub use error::{Error, Result};
+pub use error::{Error, NoMatch, Result};
 pub use filter::Filter;
 pub use harness::{Args, Study, TypeStudy};
-pub use runner::{AllFailed, Ran, Runner, Stop, Table};
+pub use runner::{AllFailed, Mode, Ran, Runner, Stop, Table};
 pub use sink::{Event, Recorder, Sink};
 pub use types::{Sample, Subject, TypedSubject};
 pub use variants::{Variant, VariantStudy, VariantsSubject};
 
-pub use jsoncost_codecs::{BoxedStrategy, Canonical, Direction, RunFailure, Strategy, TypeOptions, ZeroCopy};
+pub use jsoncost_codecs::{BorrowedForm, BoxedStrategy, Canonical, Direction, RunFailure, Strategy, TypeOptions};
 pub use jsoncost_engine::alloc::CountingAllocator;
 pub use jsoncost_engine::{Config, Experiment, ExperimentKind, Results, Row};
 pub use jsoncost_report::Format;
+#[cfg(feature = "store")]
 pub use jsoncost_stores::Existing;
 pub use jsoncost_stream::Library;

@@ -35,39 +35,35 @@ pub fn builtin(shape: ShapeName, seed: u64) -> Result<Box<dyn Subject>, Error> {
     let bytes = |v: Result<Vec<u8>, serde_json::Error>| v.expect("generated shapes serialize");
     let name = shape.as_str();
     Ok(match shape {
-        ShapeName::Data => Box::new(
-            TypedSubject::<Data>::new(name, bytes(serde_json::to_vec(&g.data(12345))))?
-                .borrowed()
-                .jiter_iterator()
-                .plain_copy::<jsoncost_shapes::derived::Data>()?
-                .lazy(&["/Id", "/Name"])?,
-        ),
+        ShapeName::Data => {
+            let subject = TypedSubject::<Data>::new(name, bytes(serde_json::to_vec(&g.data(12345))))?.borrowed_as::<Data>();
+            #[cfg(feature = "more-libraries")]
+            let subject = subject.jiter_iterator().plain_copy::<jsoncost_shapes::derived::Data>()?;
+            Box::new(subject.lazy(&["/Id", "/Name"])?)
+        }
         ShapeName::Order | ShapeName::OrderLarge => {
             let lines = if shape == ShapeName::Order {
                 ORDER_LINES
             } else {
                 ORDER_LARGE_LINES
             };
-            Box::new(
-                TypedSubject::<Order>::new(name, bytes(serde_json::to_vec(&g.order(1, lines))))?
-                    .borrowed()
-                    .jiter_iterator()
-                    .plain_copy::<jsoncost_shapes::derived::Order>()?
-                    .lazy(&["/id", "/status", "/total"])?,
-            )
+            let subject = TypedSubject::<Order>::new(name, bytes(serde_json::to_vec(&g.order(1, lines))))?.borrowed_as::<Order>();
+            #[cfg(feature = "more-libraries")]
+            let subject = subject.jiter_iterator().plain_copy::<jsoncost_shapes::derived::Order>()?;
+            Box::new(subject.lazy(&["/id", "/status", "/total"])?)
         }
-        ShapeName::Item => Box::new(
-            TypedSubject::<Item>::new(name, bytes(serde_json::to_vec(&g.item(1))))?
-                .borrowed()
-                .jiter_iterator()
-                .lazy(&["/id", "/name", "/price"])?,
-        ),
-        ShapeName::Items48 => Box::new(
-            TypedSubject::<Items48>::new(name, bytes(serde_json::to_vec(&g.items48(1))))?
-                .borrowed()
-                .jiter_iterator()
-                .lazy(&["/0/id", "/0/price", "/47/id"])?,
-        ),
+        ShapeName::Item => {
+            let subject = TypedSubject::<Item>::new(name, bytes(serde_json::to_vec(&g.item(1))))?.borrowed_as::<Item>();
+            #[cfg(feature = "more-libraries")]
+            let subject = subject.jiter_iterator();
+            Box::new(subject.lazy(&["/id", "/name", "/price"])?)
+        }
+        ShapeName::Items48 => {
+            let subject = TypedSubject::<Items48>::new(name, bytes(serde_json::to_vec(&g.items48(1))))?.borrowed_as::<Items48>();
+            #[cfg(feature = "more-libraries")]
+            let subject = subject.jiter_iterator();
+            Box::new(subject.lazy(&["/0/id", "/0/price", "/47/id"])?)
+        }
         ShapeName::OrderModel => Box::new(crate::variants::order_model(seed)?),
         ShapeName::Telemetry => return Err(Error::usage("telemetry is the stream experiment's shape, not a micro one")),
     })

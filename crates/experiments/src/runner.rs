@@ -129,12 +129,26 @@ impl Ran {
     }
 }
 
+/// What the Runner does with each table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// Gate, then time every strategy that passed (the default).
+    #[default]
+    Measure,
+    /// The gate alone: each strategy once, untimed, its row ok or failed (a bench harness's
+    /// test mode, as divan runs each benchmark once under `cargo test`).
+    Gate,
+    /// Nothing run: each strategy the filter lets through is named to [`Sink::listed`].
+    List,
+}
+
 /// Runs tables through the gate and the engine, reporting to a [`Sink`].
 pub struct Runner<'s> {
     config: Config,
     filter: Filter,
     cancel: Cancel,
     sink: &'s mut dyn Sink,
+    mode: Mode,
 }
 
 impl<'s> Runner<'s> {
@@ -144,7 +158,19 @@ impl<'s> Runner<'s> {
             filter,
             cancel,
             sink,
+            mode: Mode::Measure,
         }
+    }
+
+    /// The same runner, doing `mode` with each table.
+    pub fn with_mode(mut self, mode: Mode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// What it does with each table.
+    pub fn mode(&self) -> Mode {
+        self.mode
     }
 
     pub fn config(&self) -> &Config {
@@ -192,6 +218,12 @@ impl<'s> Runner<'s> {
             baseline_verified,
             if_all_failed,
         } = table;
+        if self.mode == Mode::List {
+            for s in strategies.iter().filter(|s| self.filter.matches(s.name())) {
+                self.sink.listed(&name, s.name());
+            }
+            return Ok(Ran::default());
+        }
         let mut exp = Experiment::new(kind, &name);
         exp.params = params;
         let mut stop = None;
@@ -213,6 +245,9 @@ impl<'s> Runner<'s> {
                 }
             },
         };
+        if self.mode == Mode::Gate {
+            return self.gate_only(exp, &mut strategies, baseline, reference.as_ref());
+        }
         // Load runs measure themselves, one after another (a round of one is a whole run).
         let interleave = self.config.schedule == Schedule::Interleaved && kind != ExperimentKind::Http;
         if interleave {
@@ -270,6 +305,60 @@ impl<'s> Runner<'s> {
             if let Some(error) = all_failed {
                 self.sink.all_failed(error);
             }
+        }
+        stop.map_or(Ok(ran), Err)
+    }
+
+    /// [`Mode::Gate`]: each strategy the filter lets through once through the gate, untimed;
+    /// the table goes to the sink with its rows as the gate left them (no timing, no ratios).
+    fn gate_only(
+        &mut self,
+        mut exp: Experiment,
+        strategies: &mut [BoxedStrategy<'_>],
+        mut baseline: Option<Fidelity>,
+        reference: Option<&Reference>,
+    ) -> Result<Ran, Stop> {
+        let mut stop = None;
+        for (i, s) in strategies.iter_mut().enumerate() {
+            if self.cancel.is_cancelled() {
+                stop = Some(Stop::Cancelled);
+                break;
+            }
+            if !self.filter.matches(s.name()) {
+                continue;
+            }
+            self.sink.strategy_started(&exp.table, s.name());
+            let verdict = match baseline.take() {
+                Some(fidelity) if i == 0 => Ok(fidelity),
+                _ => s.verify(reference),
+            };
+            let mut row = match verdict {
+                Ok(fidelity) => {
+                    let mut row = Row::new(s.name());
+                    row.fidelity = Some(fidelity);
+                    row
+                }
+                Err(f) => {
+                    if f.fatal {
+                        stop = Some(Stop::Fatal(format!("{}: {}", s.name(), f.message)));
+                    }
+                    failed_row(s.name(), f)
+                }
+            };
+            row.baseline = i == 0;
+            row.contract = Some(s.contract());
+            self.sink.strategy_done(&exp.table, &row);
+            exp.rows.push(row);
+            if stop.is_some() {
+                break;
+            }
+        }
+        let ran = Ran {
+            rows: exp.rows.len(),
+            failed: exp.rows.iter().filter(|r| !r.is_ok()).count(),
+        };
+        if !exp.rows.is_empty() {
+            self.sink.table_done(exp);
         }
         stop.map_or(Ok(ran), Err)
     }
@@ -639,6 +728,55 @@ mod tests {
         assert_eq!(row(e, "right").status, Status::Ok);
         // Every row, failed or timed, records what its strategy delivers.
         assert!(e.rows.iter().all(|r| r.contract == Some(jsoncost_codecs::Contract::TypedValue)));
+    }
+
+    fn run_in(mode: Mode, strategies: Vec<Mock>, filter: Filter) -> (Result<Ran, Stop>, Recorder) {
+        let mut rec = Recorder::default();
+        let r = Runner::new(config(), filter, Cancel::never(), &mut rec)
+            .with_mode(mode)
+            .run(table(strategies));
+        (r, rec)
+    }
+
+    #[test]
+    fn gate_mode_checks_every_strategy_once_and_never_runs_one() {
+        let (base, base_calls) = Mock::new("base", 1);
+        let (wrong, wrong_calls) = Mock::new("wrong", 2);
+        let (right, right_calls) = Mock::new("right", 1);
+        let (r, rec) = run_in(Mode::Gate, vec![base, wrong, right], Filter::default());
+        assert_eq!(r, Ok(Ran { rows: 3, failed: 1 }));
+        for calls in [&base_calls, &wrong_calls, &right_calls] {
+            assert_eq!((calls.borrow().checks, calls.borrow().runs), (1, 0));
+        }
+        let e = &rec.tables[0];
+        assert_eq!(
+            e.rows.iter().map(|r| r.method.as_str()).collect::<Vec<_>>(),
+            ["base", "wrong", "right"]
+        );
+        assert!(e.rows[0].baseline && e.rows[0].fidelity.is_some() && e.rows[0].mean_ns.is_none());
+        assert_eq!(
+            row(e, "wrong").error_message.as_deref(),
+            Some("output differs from the exact reference at /v: expected 1, got 2")
+        );
+        assert!(e.rows.iter().all(|r| r.contract == Some(jsoncost_codecs::Contract::TypedValue)));
+    }
+
+    #[test]
+    fn list_mode_names_what_the_filter_lets_through_and_runs_nothing() {
+        let (base, base_calls) = Mock::new("typed/a", 1);
+        let (other, _) = Mock::new("dom/a", 1);
+        let filter = Filter::new("--filter", Some("typed/*")).unwrap();
+        let (r, rec) = run_in(Mode::List, vec![base, other], filter);
+        assert_eq!(r, Ok(Ran::default()));
+        assert_eq!((base_calls.borrow().checks, base_calls.borrow().runs), (0, 0));
+        assert!(rec.tables.is_empty());
+        assert_eq!(
+            rec.events,
+            [Event::Listed {
+                table: "t/op".into(),
+                method: "typed/a".into()
+            }]
+        );
     }
 
     #[test]

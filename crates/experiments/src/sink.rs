@@ -23,6 +23,9 @@ pub trait Sink {
     fn all_failed(&mut self, _why: Error) {}
     /// A line for the reader (warnings, what was reused).
     fn note(&mut self, _line: &str) {}
+    /// A strategy of `table` the filter lets through, named without being run
+    /// ([`crate::runner::Mode::List`]).
+    fn listed(&mut self, _table: &str, _method: &str) {}
 }
 
 /// What a [`Recorder`] saw, in order.
@@ -35,6 +38,7 @@ pub enum Event {
     Table(String),
     AllFailed(Error),
     Note(String),
+    Listed { table: String, method: String },
 }
 
 /// A sink that keeps everything, for tests and for callers that render at the end.
@@ -72,5 +76,11 @@ impl Sink for Recorder {
     }
     fn note(&mut self, line: &str) {
         self.events.push(Event::Note(line.into()));
+    }
+    fn listed(&mut self, table: &str, method: &str) {
+        self.events.push(Event::Listed {
+            table: table.into(),
+            method: method.into(),
+        });
     }
 }

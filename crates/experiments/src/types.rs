@@ -2,9 +2,10 @@
 //! and the optional parts of its deserialize table. The built-in shapes and a user's own types
 //! are registered the same way and measured by the same code.
 
+#[cfg(feature = "more-libraries")]
 use jsoncost_codecs::derived::{self, miniserde, nanoserde, simd_json_derive};
 use jsoncost_codecs::gate::Reference;
-use jsoncost_codecs::{BoxedStrategy, Direction, TypeOptions, ZeroCopy, typed};
+use jsoncost_codecs::{BorrowedForm, BoxedStrategy, Direction, TypeOptions, typed};
 use jsoncost_engine::ExperimentKind;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -13,14 +14,23 @@ use std::path::{Path, PathBuf};
 
 use crate::{Error, Runner, Table};
 
-/// A sample document: bytes, or a file read when the study starts.
+/// A sample document: JSON text, or a file read when the study starts.
 #[derive(Debug, Clone)]
 pub enum Sample {
+    /// The JSON text itself.
     Bytes(Vec<u8>),
+    /// A file holding it, read when the study starts.
     File(PathBuf),
 }
 
 impl Sample {
+    /// The JSON text itself: `Sample::json(r#"{"id": 1}"#)`.
+    pub fn json(text: impl AsRef<[u8]>) -> Sample {
+        Sample::Bytes(text.as_ref().to_vec())
+    }
+
+    /// A file holding the JSON text: `Sample::file("benches/data/push.json")` (relative to the
+    /// directory `cargo bench` runs in: the package's root).
     pub fn file(path: impl Into<PathBuf>) -> Sample {
         Sample::File(path.into())
     }
@@ -55,10 +65,23 @@ impl<const N: usize> From<&[u8; N]> for Sample {
     }
 }
 
+/// The JSON text itself (as [`Sample::json`]); a file's path is [`Sample::file`].
 impl From<&str> for Sample {
     fn from(s: &str) -> Sample {
         Sample::Bytes(s.as_bytes().to_vec())
     }
+}
+
+/// When a sample given as text that is not JSON names a file: how to read the file instead.
+pub(crate) fn file_hint(input: &[u8]) -> String {
+    let Ok(text) = std::str::from_utf8(input) else {
+        return String::new();
+    };
+    let text = text.trim();
+    if text.len() > 4096 || text.starts_with(['{', '[', '"']) || !Path::new(text).is_file() {
+        return String::new();
+    }
+    format!(" (the text {text:?} names a file: give Sample::file({text:?}) to read it)")
 }
 
 /// A registered type, erased: what the micro experiment measures.
@@ -101,6 +124,7 @@ pub struct TypedSubject<T> {
     /// The serialize strategies of libraries whose own derive `T` has.
     derived_serialize: Vec<for<'v> fn(&'v T) -> Vec<BoxedStrategy<'v>>>,
     /// `T`'s value as a plain copy deriving the other libraries' traits (the built-in shapes).
+    #[cfg(feature = "more-libraries")]
     plain: Option<Box<dyn derived::PlainValue>>,
 }
 
@@ -111,8 +135,8 @@ impl<T: Serialize + DeserializeOwned> TypedSubject<T> {
         let name = name.into();
         let input = sample.into().read(&name)?;
         let type_name = std::any::type_name::<T>();
-        let value: T =
-            serde_json::from_slice(&input).map_err(|e| Error::usage(format!("the sample of {name} is not a {type_name}: {e}")))?;
+        let value: T = serde_json::from_slice(&input)
+            .map_err(|e| Error::usage(format!("the sample of {name} is not a {type_name}: {e}{}", file_hint(&input))))?;
         serde_json::to_vec(&value).map_err(|e| Error::usage(format!("{name}: a {type_name} does not serialize: {e}")))?;
         Ok(TypedSubject {
             name,
@@ -120,10 +144,12 @@ impl<T: Serialize + DeserializeOwned> TypedSubject<T> {
             value,
             options: TypeOptions::default(),
             derived_serialize: Vec::new(),
+            #[cfg(feature = "more-libraries")]
             plain: None,
         })
     }
 
+    #[cfg(feature = "more-libraries")]
     /// Adds simd-json-derive's, nanoserde's and miniserde's strategies through `P`, a plain
     /// copy of `T` that derives their traits (`jsoncost_shapes::derived`): its deserializers
     /// read the sample into a `P`, its serializers write `T`'s value converted to a `P` once.
@@ -148,6 +174,7 @@ impl<T: Serialize + DeserializeOwned> TypedSubject<T> {
         Ok(self)
     }
 
+    #[cfg(feature = "more-libraries")]
     /// Adds simd-json-derive's strategies: `T` also derives `simd_json_derive::Serialize` and
     /// `Deserialize` (simd-json's fastest typed path).
     pub fn simd_json_derive(mut self) -> Self
@@ -159,16 +186,25 @@ impl<T: Serialize + DeserializeOwned> TypedSubject<T> {
         self
     }
 
+    #[cfg(feature = "more-libraries")]
     /// Adds `iterator/jiter`: `T`'s hand decoder over jiter's pull parser
     /// ([`jsoncost_codecs::jiter_decode::FromJiter`]; the built-in shapes have one).
-    pub fn jiter_iterator(mut self) -> Self
-    where
-        T: jsoncost_codecs::jiter_decode::FromJiter,
-    {
-        self.options.derived.push(jsoncost_codecs::jiter_decode::strategies::<T>);
+    pub fn jiter_iterator_with<D: jsoncost_codecs::jiter_decode::JiterDecoder<T>>(mut self) -> Self {
+        self.options.derived.push(jsoncost_codecs::jiter_decode::strategies::<T, D>);
         self
     }
 
+    /// `iterator/jiter` for a type with its own [`jsoncost_codecs::jiter_decode::FromJiter`]
+    /// (the built-in shapes).
+    #[cfg(feature = "more-libraries")]
+    pub fn jiter_iterator(self) -> Self
+    where
+        T: jsoncost_codecs::jiter_decode::FromJiter,
+    {
+        self.jiter_iterator_with::<T>()
+    }
+
+    #[cfg(feature = "more-libraries")]
     /// Adds nanoserde's strategies: `T` also derives `nanoserde::DeJson` and `SerJson`.
     pub fn nanoserde(mut self) -> Self
     where
@@ -179,6 +215,7 @@ impl<T: Serialize + DeserializeOwned> TypedSubject<T> {
         self
     }
 
+    #[cfg(feature = "more-libraries")]
     /// Adds miniserde's strategies: `T` also derives `miniserde::Deserialize` and `Serialize`.
     pub fn miniserde(mut self) -> Self
     where
@@ -189,12 +226,9 @@ impl<T: Serialize + DeserializeOwned> TypedSubject<T> {
         self
     }
 
-    /// Adds the `borrowed/*` strategies of `T`'s zero-copy form.
-    pub fn borrowed(mut self) -> Self
-    where
-        T: ZeroCopy,
-    {
-        self.options = self.options.borrowed::<T>();
+    /// Adds the `borrowed/*` strategies of `T`'s zero-copy form `F`.
+    pub fn borrowed_as<F: BorrowedForm<T>>(mut self) -> Self {
+        self.options = self.options.borrowed::<T, F>();
         self
     }
 
@@ -242,6 +276,7 @@ impl<T: Serialize + DeserializeOwned> Subject for TypedSubject<T> {
                 for derived in &self.derived_serialize {
                     v.extend(derived(&self.value));
                 }
+                #[cfg(feature = "more-libraries")]
                 if let Some(plain) = &self.plain {
                     v.extend(plain.serialize_strategies());
                 }
@@ -283,7 +318,7 @@ pub fn measure(subjects: &[Box<dyn Subject>], runner: &mut Runner<'_>) -> Result
     if runner.is_cancelled() { Err(Error::Interrupted) } else { Ok(()) }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "more-libraries"))]
 mod tests {
     use super::*;
 

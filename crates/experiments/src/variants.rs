@@ -325,43 +325,51 @@ impl<P: Serialize + DeserializeOwned + 'static> VariantStudy<P> {
         self.then(|g| Ok(g.borrowing()))
     }
 
-    fn done(self) -> Study {
+    /// Back to the study, this group registered: for registrations under a condition.
+    pub fn into_study(self) -> Study {
         self.study.add(self.group.map(|g| Box::new(g) as Box<dyn Subject>))
+    }
+
+    /// See [`Study::store`].
+    #[cfg(feature = "store")]
+    pub fn store<U: Serialize + DeserializeOwned + 'static>(self, name: &str, url: &str, at: jsoncost_stores::Existing) -> Study {
+        self.into_study().store::<U>(name, url, at)
     }
 
     /// See [`Study::typed`].
     pub fn typed<T: Serialize + DeserializeOwned + 'static>(self, name: &str, sample: impl Into<Sample>) -> TypeStudy<T> {
-        self.done().typed::<T>(name, sample)
+        self.into_study().typed::<T>(name, sample)
     }
 
     /// Registers another group.
     pub fn variants<Q: Serialize + DeserializeOwned + 'static>(self, name: &str, sample: impl Into<Sample>) -> VariantStudy<Q> {
-        self.done().variants::<Q>(name, sample)
+        self.into_study().variants::<Q>(name, sample)
     }
 
     /// See [`Study::stream`].
+    #[cfg(feature = "stream")]
     pub fn stream<E: Serialize + DeserializeOwned + 'static>(
         self,
         name: &str,
         file: impl Into<std::path::PathBuf>,
         pointer: &str,
     ) -> Study {
-        self.done().stream::<E>(name, file, pointer)
+        self.into_study().stream::<E>(name, file, pointer)
     }
 
     /// See [`Study::cancel`].
     pub fn cancel(self, cancel: crate::Cancel) -> Study {
-        self.done().cancel(cancel)
+        self.into_study().cancel(cancel)
     }
 
     /// See [`Study::run`].
     pub fn run(self) -> ! {
-        self.done().run()
+        self.into_study().run()
     }
 
     /// See [`Study::measure`].
     pub fn measure(self) -> Result<jsoncost_engine::Results, Error> {
-        self.done().measure()
+        self.into_study().measure()
     }
 }
 

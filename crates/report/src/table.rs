@@ -1,6 +1,8 @@
 //! The console table (comfy-table), for people reading a terminal.
 
-use comfy_table::{Attribute, Cell, CellAlignment, Color, Table, presets};
+#[cfg(feature = "color")]
+use comfy_table::{Attribute, Color};
+use comfy_table::{Cell, CellAlignment, Table, presets};
 use jsoncost_engine::{Experiment, Results};
 
 use crate::columns::{Align, Line, View};
@@ -59,20 +61,30 @@ fn table(view: &View, color: bool) -> Table {
     let mut table = Table::new();
     // The caller decides on colour; never let comfy-table look at the terminal itself, so the
     // output is the same whether it goes to a tty, a pipe or a test.
+    #[cfg(feature = "color")]
     table.force_no_tty();
+    #[cfg(feature = "color")]
     if color {
         table.enforce_styling();
     }
+    // Built without colour: the `color` argument asks for what is not there.
+    #[cfg(not(feature = "color"))]
+    let _ = color;
     table.load_style(presets::UTF8_FULL_CONDENSED);
     table.set_header(view.columns.iter().map(|c| {
         let cell = Cell::new(c.name);
-        if color { cell.add_attribute(Attribute::Bold) } else { cell }
+        #[cfg(feature = "color")]
+        let cell = if color { cell.add_attribute(Attribute::Bold) } else { cell };
+        cell
     }));
     for (line, cells) in view.lines.iter().zip(view.text_cells()) {
         let failed = matches!(line, Line::Failed { .. });
         table.add_row(cells.into_iter().enumerate().map(|(i, text)| {
             let cell = Cell::new(text);
-            if color && failed && i == 1 { cell.fg(Color::Red) } else { cell }
+            #[cfg(feature = "color")]
+            let cell = if color && failed && i == 1 { cell.fg(Color::Red) } else { cell };
+            let _ = (failed, i);
+            cell
         }));
     }
     for (i, col) in view.columns.iter().enumerate() {

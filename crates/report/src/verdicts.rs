@@ -23,6 +23,7 @@ impl Verdicts<'_> {
         let mut out = String::new();
         if !self.rows.is_empty() {
             let mut table = Table::new();
+            #[cfg(feature = "color")]
             table.force_no_tty();
             table.load_style(presets::UTF8_FULL_CONDENSED);
             table.set_header(self.columns.iter().map(|(name, _)| *name));

@@ -63,6 +63,8 @@ fn csv_is_one_record_per_row_with_raw_numbers() {
     assert_eq!(&http[col("p999_ns")], "18200000");
 }
 
+// Colour is the `color` feature (on in the workspace: the CLI enables it).
+#[cfg(feature = "color")]
 #[test]
 fn color_styles_the_console_table_only_when_asked() {
     let exp = &fixture().experiments[0];

@@ -12,6 +12,10 @@ pub enum StoreError {
     #[error("unknown store URL {url:?}; the schemes are {SCHEMES}", SCHEMES = SCHEMES)]
     UnknownScheme { url: String },
 
+    /// The URL names a store whose client this build leaves out (a cargo feature).
+    #[error("{url}: this build has no {feature} client; enable jsoncost's cargo feature \"{feature}\" (features = [\"{feature}\"])")]
+    NotBuilt { url: String, feature: &'static str },
+
     #[error("invalid store URL {url:?}: {reason}")]
     BadUrl { url: String, reason: String },
 
@@ -65,6 +69,7 @@ impl StoreError {
         match self {
             StoreError::UnknownScheme { .. }
             | StoreError::BadUrl { .. }
+            | StoreError::NotBuilt { .. }
             | StoreError::BadCollection { .. }
             | StoreError::NotLoaded { .. }
             | StoreError::NotFound { .. }

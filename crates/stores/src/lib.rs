@@ -27,18 +27,32 @@
 //!   ([`StoreError::is_document_error`]). Connecting is bounded by
 //!   [`OpenOptions::connect_timeout`], every request by [`OpenOptions::io_timeout`].
 
+// Helpers shared by some of the store clients (SQL identifiers, file locks ...) are unused in a
+// build that leaves those clients out.
+#![cfg_attr(
+    not(all(feature = "redb", feature = "sqlite", feature = "redis", feature = "postgres")),
+    allow(dead_code, unused_imports)
+)]
+
 mod boundary;
 mod error;
 mod existing;
 mod load;
 mod location;
 mod lock;
+#[cfg(feature = "postgres")]
 mod postgres_raw;
+#[cfg(feature = "postgres")]
 mod postgres_store;
+#[cfg(feature = "redb")]
 mod redb_store;
+#[cfg(feature = "redis")]
 mod redis_cluster_store;
+#[cfg(feature = "redis")]
 mod redis_common;
+#[cfg(feature = "redis")]
 mod redis_store;
+#[cfg(feature = "sqlite")]
 mod sqlite_store;
 
 use std::fmt;
@@ -217,12 +231,21 @@ pub fn open(url: &str, opts: &OpenOptions) -> Result<Box<dyn Store>, StoreError>
         &redact(url),
         || "opening the store".to_string(),
         || {
+            let _ = opts;
+            let not_built = |feature: &'static str| StoreError::NotBuilt { url: redact(url), feature };
             Ok::<Box<dyn Store>, _>(match location {
+                #[cfg(feature = "redb")]
                 Location::Redb(path) => Box::new(redb_store::RedbStore::open(path)?),
+                #[cfg(feature = "sqlite")]
                 Location::Sqlite(path) => Box::new(sqlite_store::SqliteStore::open(path, opts)?),
+                #[cfg(feature = "redis")]
                 Location::Redis(url) => Box::new(redis_store::RedisStore::open(&url, opts)?),
+                #[cfg(feature = "redis")]
                 Location::RedisCluster(nodes) => Box::new(redis_cluster_store::RedisClusterStore::open(&nodes, opts)?),
+                #[cfg(feature = "postgres")]
                 Location::Postgres(url) => Box::new(postgres_store::PostgresStore::open(&url, opts)?),
+                #[allow(unreachable_patterns)]
+                other => return Err(not_built(other.feature())),
             })
         },
     )?;

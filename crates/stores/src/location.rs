@@ -18,6 +18,16 @@ pub enum Location {
 }
 
 impl Location {
+    /// The cargo feature (of this crate and of `jsoncost`) that builds this store's client.
+    pub fn feature(&self) -> &'static str {
+        match self {
+            Location::Redb(_) => "redb",
+            Location::Sqlite(_) => "sqlite",
+            Location::Redis(_) | Location::RedisCluster(_) => "redis",
+            Location::Postgres(_) => "postgres",
+        }
+    }
+
     pub fn parse(url: &str) -> Result<Location, StoreError> {
         let bad = |reason: &str| StoreError::BadUrl {
             url: redact(url),

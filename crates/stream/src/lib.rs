@@ -84,6 +84,7 @@
 
 mod aggregate;
 mod blocks;
+#[cfg(feature = "async")]
 mod byte_stream;
 pub mod depth;
 mod error;
@@ -95,6 +96,7 @@ mod reader;
 mod skip;
 
 pub use aggregate::{RunningStats, TelemetryAggregate};
+#[cfg(feature = "async")]
 pub use byte_stream::{ElementStream, bytes_stream};
 pub use depth::{DepthGuard, MAX_DEPTH, TooDeep};
 pub use error::{Error, ErrorKind, shorten_message};
@@ -157,6 +159,7 @@ impl Config {
     }
 
     /// The elements of type `T`, from an async stream of byte chunks.
+    #[cfg(feature = "async")]
     pub fn stream<T, S>(&self, source: S) -> ElementStream<T, S> {
         ElementStream::new(Framer::new(self), source)
     }

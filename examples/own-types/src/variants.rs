@@ -1,5 +1,5 @@
 //! Model variants of [`Shipment`]: the same document through other serde models, each turned
-//! into the plain `Shipment` for jsoncost's gate (`Study::variants`).
+//! into the plain `Shipment` (`From`/`TryFrom`): what jsoncost's gate compares (`Study::variants`).
 
 use std::collections::BTreeMap;
 
@@ -56,12 +56,11 @@ pub struct ShipmentTextDates {
     pub labels: BTreeMap<String, String>,
 }
 
-/// Its conversion parses the text, which can fail: a [`jsoncost::Variant`] rather than `Into`.
-pub struct TextDates;
-
-impl jsoncost::Variant<Shipment> for TextDates {
-    type Decoded<'de> = ShipmentTextDates;
-    fn to_plain(s: ShipmentTextDates) -> Result<Shipment, String> {
+/// The conversion parses the text, which can fail (the bench registers it as a
+/// `jsoncost::Variant`, whose conversion may fail, rather than through `Into`).
+impl TryFrom<ShipmentTextDates> for Shipment {
+    type Error = String;
+    fn try_from(s: ShipmentTextDates) -> Result<Shipment, String> {
         let parse = |t: &str| OffsetDateTime::parse(t, &Rfc3339).map_err(|e| format!("{t:?}: {e}"));
         Ok(Shipment {
             id: s.id,

@@ -7,6 +7,13 @@ use own_types::{Manifest, Shipment, manifest, shipment};
 #[global_allocator]
 static ALLOC: jsoncost::CountingAllocator = jsoncost::CountingAllocator::system();
 
+/// `Shipment`'s zero-copy form, as the bench registers it (a marker local to this crate).
+struct ShipmentRef;
+
+impl jsoncost::BorrowedForm<Shipment> for ShipmentRef {
+    type Of<'a> = Shipment<&'a str>;
+}
+
 fn typed_rows_are_ok(results: &Results) {
     let tables: Vec<&str> = results.experiments.iter().map(|e| e.table.as_str()).collect();
     for table in [
@@ -46,7 +53,7 @@ fn the_harness_measures_the_crate_s_own_types() {
             .chain([out.display().to_string()]),
     )
     .typed::<Shipment>("shipment", serde_json::to_vec(&shipment(2)).unwrap())
-    .borrowed()
+    .borrowed_as::<ShipmentRef>()
     .lazy(&["/shipmentId", "/status"])
     .typed::<Manifest>("manifest", serde_json::to_vec(&manifest(24)).unwrap())
     .measure()
@@ -66,7 +73,7 @@ fn jsoncost_report_load(path: &std::path::Path) -> Results {
 
 #[test]
 fn a_sample_that_is_not_the_type_is_bad_input() {
-    let e = jsoncost::Study::with_args(["--quick"])
+    let e = jsoncost::Study::with_args(["--bench", "--quick"])
         .typed::<Shipment>("shipment", br#"{"shipmentId": "not a number"}"#)
         .measure()
         .unwrap_err();
@@ -76,7 +83,7 @@ fn a_sample_that_is_not_the_type_is_bad_input() {
             .starts_with("the sample of shipment is not a own_types::Shipment: invalid type: string"),
         "{e}"
     );
-    let e = jsoncost::Study::with_args(["--quick"])
+    let e = jsoncost::Study::with_args(["--bench", "--quick"])
         .typed::<Shipment>("shipment", serde_json::to_vec(&shipment(1)).unwrap())
         .lazy(&["/nope"])
         .measure()
@@ -107,7 +114,7 @@ fn the_harness_streams_a_body_with_the_crate_s_element_type() {
     let body = dir.path().join("manifest.json");
     std::fs::write(&body, serde_json::to_vec(&manifest(300)).unwrap()).unwrap();
     let results = jsoncost::Study::with_args(
-        ["--quick", "--format", "json", "--out"]
+        ["--bench", "--quick", "--format", "json", "--out"]
             .map(String::from)
             .into_iter()
             .chain([dir.path().join("r.json").display().to_string()]),
@@ -152,7 +159,7 @@ fn the_harness_reads_the_crate_s_documents_from_its_own_store_as_its_type() {
     }
     drop(c);
     let out = dir.path().join("r.json").display().to_string();
-    let results = jsoncost::Study::with_args(["--quick", "--format", "json", "--out", &out])
+    let results = jsoncost::Study::with_args(["--bench", "--quick", "--format", "json", "--out", &out])
         .store::<Shipment>(
             "shipments",
             &format!("sqlite:{}", db.display()),
@@ -198,7 +205,7 @@ fn a_type_that_declares_only_some_fields_is_checked_on_those() {
     }
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r.json").display().to_string();
-    let results = jsoncost::Study::with_args(["--quick", "--format", "json", "--out", &out])
+    let results = jsoncost::Study::with_args(["--bench", "--quick", "--format", "json", "--out", &out])
         .typed::<JustTheId>("just-the-id", serde_json::to_vec(&shipment(3)).unwrap())
         .measure()
         .unwrap();
@@ -232,12 +239,19 @@ impl jsoncost::Variant<Shipment> for LosesAParcel {
 
 #[test]
 fn a_group_of_model_variants_is_gated_and_measured() {
-    use own_types::variants::{ShipmentLean, TextDates};
+    use own_types::variants::{ShipmentLean, ShipmentTextDates};
+    struct TextDates;
+    impl jsoncost::Variant<Shipment> for TextDates {
+        type Decoded<'de> = ShipmentTextDates;
+        fn to_plain(s: ShipmentTextDates) -> Result<Shipment, String> {
+            Shipment::try_from(s)
+        }
+    }
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("results.json");
     let sample = serde_json::to_vec(&shipment(2)).unwrap();
     let results = jsoncost::Study::with_args(
-        ["--quick", "--format", "json", "--out"]
+        ["--bench", "--quick", "--format", "json", "--out"]
             .map(String::from)
             .into_iter()
             .chain([out.display().to_string()]),
@@ -283,4 +297,97 @@ fn a_group_of_model_variants_is_gated_and_measured() {
         }
     }
     assert!(table.rows.iter().any(|r| r.baseline && r.method == "plain/serde_json"));
+}
+
+/// Without `--bench` (`cargo test --benches`), each strategy once through the gate, untimed:
+/// rows are ok or failed, none has a time, and nothing is written.
+#[test]
+fn without_bench_each_strategy_goes_once_through_the_gate_untimed() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("results.json");
+    let results = jsoncost::Study::with_args(["--out".to_string(), out.display().to_string()])
+        .typed::<Shipment>("shipment", serde_json::to_vec(&shipment(2)).unwrap())
+        .borrowed_as::<ShipmentRef>()
+        .measure()
+        .unwrap();
+    let tables: Vec<&str> = results.experiments.iter().map(|e| e.table.as_str()).collect();
+    assert_eq!(tables, ["shipment/deserialize", "shipment/serialize"]);
+    let rows: Vec<_> = results.experiments.iter().flat_map(|e| &e.rows).collect();
+    assert!(rows.iter().any(|r| r.method == "borrowed/serde_json"));
+    for r in &rows {
+        assert!(r.is_ok(), "{} {:?}", r.method, r.error_message);
+        assert_eq!((r.mean_ns, r.allocated_bytes), (None, None), "{}: timed in test mode", r.method);
+        assert!(r.fidelity.is_some(), "{}: not gated", r.method);
+    }
+    assert!(!out.exists(), "test mode wrote {}", out.display());
+}
+
+/// A failing gate in test mode is exit 2, naming the strategy.
+#[test]
+fn test_mode_fails_with_exit_2_when_a_strategy_fails_the_gate() {
+    struct Lossy;
+    impl jsoncost::Variant<Shipment> for Lossy {
+        type Decoded<'de> = Shipment;
+        fn to_plain(mut s: Shipment) -> Result<Shipment, String> {
+            s.parcels.pop();
+            Ok(s)
+        }
+    }
+    let e = jsoncost::Study::with_args(Vec::<String>::new())
+        .variants::<Shipment>("shipment-model", serde_json::to_vec(&shipment(2)).unwrap())
+        .variant_of::<Lossy>("lossy")
+        .on(&[jsoncost::Library::SerdeJson])
+        .measure()
+        .unwrap_err();
+    assert_eq!(e.exit_code(), 2);
+    assert_eq!(
+        e.to_string(),
+        "1 of 4 strategies failed the correctness gate (first: shipment-model/variants lossy/serde_json); see above"
+    );
+}
+
+/// `--filter` per table: a table none of whose strategies match is skipped, the others run;
+/// nothing matching anywhere is exit 2 listing every table's strategies.
+#[test]
+fn the_filter_skips_tables_it_does_not_match_and_fails_only_when_none_match() {
+    let dir = tempfile::tempdir().unwrap();
+    let body = dir.path().join("manifest.json");
+    std::fs::write(&body, serde_json::to_vec(&manifest(50)).unwrap()).unwrap();
+    // Test mode (no --bench) for the first, measuring for the second: both filter alike.
+    let args = |filter: &str, mode: &str| {
+        [mode, "--quick", "--filter", filter, "--format", "json", "--out"]
+            .map(String::from)
+            .into_iter()
+            .chain([dir.path().join("r.json").display().to_string()])
+            .collect::<Vec<_>>()
+    };
+    // Stream-only rows: the micro tables are skipped, the stream table is gated.
+    let results = jsoncost::Study::with_args(args("incremental-typed/*", "--quick"))
+        .typed::<Shipment>("shipment", serde_json::to_vec(&shipment(2)).unwrap())
+        .stream::<Shipment>("manifest-stream", &body, "/shipments")
+        .measure()
+        .unwrap();
+    let tables: Vec<&str> = results.experiments.iter().map(|e| e.table.as_str()).collect();
+    assert_eq!(tables, ["manifest-stream"]);
+    assert!(
+        results.experiments[0]
+            .rows
+            .iter()
+            .all(|r| r.method.starts_with("incremental-typed/"))
+    );
+    // Nothing anywhere: exit 2, every table's strategies listed.
+    let e = jsoncost::Study::with_args(args("nothing/*", "--bench"))
+        .typed::<Shipment>("shipment", serde_json::to_vec(&shipment(2)).unwrap())
+        .stream::<Shipment>("manifest-stream", &body, "/shipments")
+        .measure()
+        .unwrap_err();
+    assert_eq!(e.exit_code(), 2);
+    let text = e.to_string();
+    assert!(
+        text.starts_with(
+            "--filter \"nothing/*\" matches no strategy in any table; the strategies are:\n  shipment/deserialize and shipment/serialize: "
+        ),
+        "{text}"
+    );
+    assert!(text.contains("\n  stream manifest-stream: buffered/serde_json, "), "{text}");
 }

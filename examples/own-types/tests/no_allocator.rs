@@ -7,7 +7,7 @@ use own_types::{Shipment, shipment};
 fn without_the_counting_allocator_allocation_is_not_measured_never_zero() {
     let out = std::env::temp_dir().join(format!("own-types-noalloc-{}.json", std::process::id()));
     let results = jsoncost::Study::with_args(
-        ["--quick", "--filter", "typed/serde_json", "--format", "json", "--out"]
+        ["--bench", "--quick", "--filter", "typed/serde_json", "--format", "json", "--out"]
             .map(String::from)
             .into_iter()
             .chain([out.display().to_string()]),
