@@ -27,6 +27,7 @@ impl Cancel {
         Cancel::when(move || flag.load(Ordering::SeqCst))
     }
 
+    /// Whether the flag is set.
     pub fn is_cancelled(&self) -> bool {
         (self.check)()
     }

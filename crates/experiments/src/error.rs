@@ -21,10 +21,12 @@ pub enum Error {
 }
 
 impl Error {
+    /// A usage or bad-input error (exit 2).
     pub fn usage(message: impl Into<String>) -> Self {
         Error::Usage(message.into())
     }
 
+    /// An environment error (exit 3).
     pub fn environment(message: impl Into<String>) -> Self {
         Error::Environment(message.into())
     }

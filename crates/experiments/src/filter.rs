@@ -38,6 +38,7 @@ impl Filter {
         })
     }
 
+    /// Whether `method` (a `style/library` name) passes.
     pub fn matches(&self, method: &str) -> bool {
         self.glob.as_ref().is_none_or(|g| g.matcher.is_match(method))
     }

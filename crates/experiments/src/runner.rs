@@ -14,11 +14,15 @@ use crate::{Cancel, Error, Filter, Sink, summary};
 /// text's exact parse, or the value a serialize table writes). The first strategy is the
 /// baseline, the rows' Ratio.
 pub struct Table<'a> {
+    /// Which experiment measures it.
     pub kind: ExperimentKind,
+    /// Its name, e.g. `order/deserialize`.
     pub name: String,
+    /// What it was measured with (`shape`, `payload_bytes` ...): `compare` pairs tables by it.
     pub params: Map<String, Value>,
     /// `None`: each strategy checks itself against its source ([`Strategy::verify`]).
     pub reference: Option<Reference>,
+    /// Its strategies, the baseline first.
     pub strategies: Vec<BoxedStrategy<'a>>,
     /// The baseline's fidelity when the caller already verified it (before validating the
     /// input, to report a failing baseline as such): it is not checked again.
@@ -66,6 +70,7 @@ impl AllFailed {
 }
 
 impl<'a> Table<'a> {
+    /// A table whose strategies are checked against `reference`.
     pub fn new(
         kind: ExperimentKind,
         name: impl Into<String>,
@@ -118,7 +123,9 @@ pub enum Stop {
 /// What a table that ran to its end measured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Ran {
+    /// Rows shown (ok or failed).
     pub rows: usize,
+    /// Of which failed.
     pub failed: usize,
 }
 
@@ -152,6 +159,7 @@ pub struct Runner<'s> {
 }
 
 impl<'s> Runner<'s> {
+    /// A runner measuring with `config`, the strategies `filter` lets through, until `cancel`.
     pub fn new(config: Config, filter: Filter, cancel: Cancel, sink: &'s mut dyn Sink) -> Self {
         Runner {
             config,
@@ -173,6 +181,7 @@ impl<'s> Runner<'s> {
         self.mode
     }
 
+    /// The engine settings it measures with.
     pub fn config(&self) -> &Config {
         &self.config
     }
@@ -185,18 +194,22 @@ impl<'s> Runner<'s> {
         r
     }
 
+    /// Which strategies it lets through.
     pub fn filter(&self) -> &Filter {
         &self.filter
     }
 
+    /// The flag that stops it between strategies.
     pub fn cancel(&self) -> &Cancel {
         &self.cancel
     }
 
+    /// Whether that flag is set.
     pub fn is_cancelled(&self) -> bool {
         self.cancel.is_cancelled()
     }
 
+    /// Where progress and tables go.
     pub fn sink(&mut self) -> &mut dyn Sink {
         &mut *self.sink
     }

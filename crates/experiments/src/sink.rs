@@ -31,20 +31,45 @@ pub trait Sink {
 /// What a [`Recorder`] saw, in order.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
+    /// `planned(n)`.
     Planned(u64),
+    /// `status(what)`.
     Status(String),
-    Started { table: String, method: String },
-    Done { table: String, method: String },
+    /// `strategy_started(table, method)`.
+    Started {
+        /// The table.
+        table: String,
+        /// The strategy.
+        method: String,
+    },
+    /// `strategy_done(table, row)`.
+    Done {
+        /// The table.
+        table: String,
+        /// The strategy.
+        method: String,
+    },
+    /// `table_done(table)`, by name.
     Table(String),
+    /// `all_failed(why)`.
     AllFailed(Error),
+    /// `note(line)`.
     Note(String),
-    Listed { table: String, method: String },
+    /// `listed(table, method)`.
+    Listed {
+        /// The table.
+        table: String,
+        /// The strategy.
+        method: String,
+    },
 }
 
 /// A sink that keeps everything, for tests and for callers that render at the end.
 #[derive(Debug, Default)]
 pub struct Recorder {
+    /// Every call, in order.
     pub events: Vec<Event>,
+    /// The tables handed over.
     pub tables: Vec<Experiment>,
 }
 

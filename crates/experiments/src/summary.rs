@@ -6,6 +6,7 @@ use jsoncost_engine::{Experiment, ExperimentKind, Row, StoreSummary, StreamLibra
 
 /// The store experiment's baseline and no-JSON reference rows.
 pub const STORE_BASELINE: &str = "default";
+/// The store row that reads the document's bytes and discards them.
 pub const STORE_FLOOR: &str = "floor";
 
 /// Fills what a finished table's rows derive from each other (a store row's time above the

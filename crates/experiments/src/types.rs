@@ -96,6 +96,7 @@ pub trait Subject {
         params.insert("payload_bytes".into(), json!(self.sample().len()));
         params
     }
+    /// The sample document.
     fn sample(&self) -> &[u8];
     /// The directions it has tables for (both, unless it only decodes: model variants).
     fn directions(&self) -> &'static [Direction] {

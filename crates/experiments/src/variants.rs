@@ -29,6 +29,7 @@ use crate::{Error, Study, TypeStudy};
 /// input) and how that becomes a `P` for the gate (untimed). A type that is `DeserializeOwned +
 /// Into<P>` needs no impl: register it with [`VariantsSubject::variant`] ([`Owned`]).
 pub trait Variant<P>: 'static {
+    /// What the variant decodes the document into.
     type Decoded<'de>: Deserialize<'de>;
     /// The same values as `P`; an error fails the row (the variant cannot say what it read).
     fn to_plain(decoded: Self::Decoded<'_>) -> Result<P, String>;

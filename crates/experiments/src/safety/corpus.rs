@@ -91,6 +91,7 @@ impl Case {
         v
     }
 
+    /// Its name in tables and results.
     pub fn name(self) -> String {
         match self {
             Case::DeepArray(d) => format!("deep-array-{d}"),

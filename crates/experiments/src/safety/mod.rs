@@ -45,13 +45,16 @@ pub const SUITE_MAX_FILES: usize = 10_000;
 /// its hidden child subcommand; the child then calls [`child_main`] with the rest.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChildCommand {
+    /// The program to run.
     pub program: PathBuf,
+    /// Its arguments, before the case.
     pub args: Vec<OsString>,
 }
 
 /// What to run and with which limits.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SafetyOptions {
+    /// How to start a child.
     pub child: ChildCommand,
     /// Libraries to run (default: [`Library::ALL`]).
     pub libraries: Vec<Library>,
@@ -59,8 +62,11 @@ pub struct SafetyOptions {
     pub cases: Vec<Case>,
     /// A JSONTestSuite-style directory (`y_`/`n_`/`i_` files) instead of the corpus.
     pub suite: Option<PathBuf>,
+    /// Each child's wall-clock limit.
     pub time_limit: Duration,
+    /// Each child's address-space limit, in MiB.
     pub memory_mib: u64,
+    /// Each child's stack limit, in KiB.
     pub stack_kib: u64,
 }
 

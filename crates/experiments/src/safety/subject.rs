@@ -17,12 +17,19 @@ use super::corpus::Target;
 /// aborts, one that never returns), never listed unless asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Library {
+    /// serde_json into a `Value`.
     SerdeJson,
+    /// sonic-rs into its `Value`.
     SonicRs,
+    /// simd-json into its owned `Value`.
     SimdJson,
+    /// serde_json_borrow's borrowed `Value`.
     SerdeJsonBorrow,
+    /// jiter into its `JsonValue`.
     Jiter,
+    /// A hidden test library that aborts the process.
     TestAbort,
+    /// A hidden test library that never returns.
     TestHang,
 }
 
@@ -38,6 +45,7 @@ impl Library {
     /// The fakes, added by `SafetyOptions::test_libraries`.
     pub const TEST: [Library; 2] = [Library::TestAbort, Library::TestHang];
 
+    /// The name rows use.
     pub fn as_str(self) -> &'static str {
         match self {
             Library::SerdeJson => "serde_json",
