@@ -84,13 +84,36 @@ impl Rates {
 }
 
 /// The machine and build that measured.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Machine {
     pub cpu: String,
     pub cores: usize,
     pub os: String,
     pub rustc: String,
+    /// The CPU features the build was compiled with (`cfg(target_feature)`, of those that matter
+    /// to the JSON libraries): sonic-rs and simd-json choose their SIMD code by them.
     pub target_features: Vec<String>,
+    /// The features of [`crate::machine::SIMD_FEATURES`] this CPU has, detected at run time;
+    /// absent in files written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_simd_features: Option<Vec<String>>,
+    /// Of `cpu_simd_features`, those the build was not compiled with: sonic-rs and simd-json
+    /// ran their portable code instead (fixed by building with `-C target-cpu=native`).
+    #[serde(default)]
+    pub missing_target_features: Vec<String>,
+    /// True when the build has every SIMD feature of this CPU the JSON libraries use (nothing
+    /// missing), false when it lacks some; absent when that was not checked (older files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_features_complete: Option<bool>,
+}
+
+impl Machine {
+    /// Whether the build has every SIMD feature of this CPU the JSON libraries use; `None`
+    /// when the file does not say (written before it was checked).
+    pub fn builds_for_this_cpu(&self) -> Option<bool> {
+        self.target_features_complete
+            .or_else(|| self.cpu_simd_features.as_ref().map(|_| self.missing_target_features.is_empty()))
+    }
 }
 
 /// Which experiment measured a table; renderers choose columns and wording by it. Serialized
