@@ -12,7 +12,10 @@ pub mod safety;
 pub mod stats;
 pub mod summary;
 
-pub use model::{Contract, Experiment, ExperimentKind, Fidelity, Machine, Rates, Results, Row, SCHEMA_VERSION, Schedule, Status};
+pub use model::{
+    Contract, DifferenceKind, Experiment, ExperimentKind, Fidelity, Machine, NumberDifference, Rates, Results, Row, SCHEMA_VERSION,
+    Schedule, Status,
+};
 pub use paired::Interval;
 pub use runner::{
     AllocScope, Clock, Config, DEFAULT_SCHEDULE_SEED, Interleaved, Lineup, Measurement, Stage, SystemClock, measure, measure_interleaved,

@@ -358,6 +358,35 @@ pub struct Fidelity {
     /// Why, when the harness knows (e.g. "serde_json without float_roundtrip").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cause: Option<String>,
+    /// The first numbers that differ, up to [`Fidelity::EXAMPLES`] of each kind, in the order
+    /// they were met; absent when exact (and in files written before they were named).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub first: Vec<NumberDifference>,
+}
+
+/// One number of the output that is not the reference's exactly.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NumberDifference {
+    pub kind: DifferenceKind,
+    /// Where, as a JSON pointer (RFC 6901; `""` is the document itself).
+    pub pointer: String,
+    /// The reference's value: the correctly rounded value of the input's text, written as the
+    /// shortest text that reads back as it.
+    pub exact: String,
+    /// The library's value, written the same way.
+    pub got: String,
+}
+
+/// The kinds of [`Fidelity`]'s counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DifferenceKind {
+    /// A float a few ulp from the correctly rounded value (`floats_inexact`).
+    InexactFloat,
+    /// `-0` read as `0` (`zero_sign_lost`).
+    ZeroSignLost,
+    /// An integer read as a float or the reverse (`integers_changed`).
+    IntegerChanged,
 }
 
 impl Fidelity {
@@ -365,6 +394,22 @@ impl Fidelity {
     /// the same number read inexactly: serde_json without `float_roundtrip` is usually 1 ulp off,
     /// and more on long mantissas (`381541.33417545308e-12`); values further apart differ.
     pub const MAX_INEXACT_ULPS: u64 = 16;
+
+    /// How many numbers of each kind [`Fidelity::first`] names.
+    pub const EXAMPLES: usize = 3;
+
+    /// Keeps `difference` among [`Fidelity::first`] when fewer than [`Fidelity::EXAMPLES`] of
+    /// its kind are named (the counts are the caller's).
+    pub fn name(&mut self, difference: NumberDifference) {
+        if self.first.iter().filter(|d| d.kind == difference.kind).count() < Self::EXAMPLES {
+            self.first.push(difference);
+        }
+    }
+
+    /// The named differences of one kind.
+    pub fn named(&self, kind: DifferenceKind) -> impl Iterator<Item = &NumberDifference> {
+        self.first.iter().filter(move |d| d.kind == kind)
+    }
 
     /// Every number as the reference has it.
     pub fn is_exact(&self) -> bool {
@@ -378,6 +423,9 @@ impl Fidelity {
         self.max_ulps = self.max_ulps.max(other.max_ulps);
         self.zero_sign_lost += other.zero_sign_lost;
         self.integers_changed += other.integers_changed;
+        for d in &other.first {
+            self.name(d.clone());
+        }
     }
 }
 
