@@ -40,6 +40,7 @@ fn results(rows: &[(&str, f64)]) -> Results {
             os: "linux".into(),
             rustc: "1.95.0".into(),
             target_features: vec![],
+            ..Machine::default()
         },
         started_at: "2026-01-01T00:00:00Z".into(),
         quick: true,

@@ -46,6 +46,7 @@ fn results(experiments: Vec<Experiment>) -> Results {
             os: "linux".into(),
             rustc: "1.95.0".into(),
             target_features: vec!["avx2".into()],
+            ..Machine::default()
         },
         started_at: "2026-01-01T00:00:00Z".into(),
         quick: true,

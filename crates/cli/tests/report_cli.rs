@@ -61,6 +61,7 @@ fn fixture() -> Results {
             os: "linux".into(),
             rustc: "1.95.0".into(),
             target_features: vec!["avx2".into(), "pclmulqdq".into()],
+            ..Machine::default()
         },
         started_at: "2026-01-01T00:00:00Z".into(),
         quick: false,

@@ -2,7 +2,7 @@
 //! decoded document, or of a projection (a few JSON pointers) for lazy strategies, and the
 //! comparison with the exact reference that classifies how its numbers differ.
 
-use jsoncost_engine::Fidelity;
+use jsoncost_engine::{DifferenceKind, Fidelity, NumberDifference};
 use serde::Serialize;
 use serde_json::{Number, Value};
 
@@ -129,16 +129,31 @@ pub fn compare(expected: &Value, got: &Value, path: &mut String, fidelity: &mut 
         }
         (Value::Number(e), Value::Number(g)) => {
             fidelity.numbers += 1;
-            match number_fidelity(e, g) {
-                Some(NumberFidelity::Exact) => {}
+            let kind = match number_fidelity(e, g) {
+                Some(NumberFidelity::Exact) => return Ok(()),
                 Some(NumberFidelity::Inexact(ulps)) => {
                     fidelity.floats_inexact += 1;
                     fidelity.max_ulps = fidelity.max_ulps.max(ulps);
+                    DifferenceKind::InexactFloat
                 }
-                Some(NumberFidelity::ZeroSignLost) => fidelity.zero_sign_lost += 1,
-                Some(NumberFidelity::KindChanged) => fidelity.integers_changed += 1,
+                Some(NumberFidelity::ZeroSignLost) => {
+                    fidelity.zero_sign_lost += 1;
+                    DifferenceKind::ZeroSignLost
+                }
+                Some(NumberFidelity::KindChanged) => {
+                    fidelity.integers_changed += 1;
+                    DifferenceKind::IntegerChanged
+                }
                 None => return Err(difference(path, expected, got)),
-            }
+            };
+            // serde_json writes an f64 as the shortest text that reads back as it, so the two
+            // texts tell the values apart exactly.
+            fidelity.name(NumberDifference {
+                kind,
+                pointer: path.clone(),
+                exact: e.to_string(),
+                got: g.to_string(),
+            });
             Ok(())
         }
         (e, g) if e == g => Ok(()),
@@ -221,6 +236,16 @@ mod tests {
             zero_sign_lost: zero,
             integers_changed: ints,
             cause: None,
+            first: Vec::new(),
+        }
+    }
+
+    fn named(kind: DifferenceKind, pointer: &str, exact: &str, got: &str) -> NumberDifference {
+        NumberDifference {
+            kind,
+            pointer: pointer.into(),
+            exact: exact.into(),
+            got: got.into(),
         }
     }
 
@@ -247,7 +272,18 @@ mod tests {
         let prev = f64::from_bits(x.to_bits() - 1);
         let reference = json!([x, -x, -0.0, -0.0, 5, 9007199254740993u64, 1.0, 0.0]);
         let got = Canonical::Full(json!([prev, -next, 0.0, 0, 5.0, 9007199254740992.0, 1, 0.0]));
-        assert_eq!(got.compare_with(&reference), Ok(fid(8, 2, 2, 3)));
+        let mut want = fid(8, 2, 2, 3);
+        use DifferenceKind::*;
+        want.first = vec![
+            named(InexactFloat, "/0", "43.47470900000013", "43.474709000000125"),
+            named(InexactFloat, "/1", "-43.47470900000013", "-43.47470900000014"),
+            named(ZeroSignLost, "/2", "-0.0", "0.0"),
+            named(ZeroSignLost, "/3", "-0.0", "0"),
+            named(IntegerChanged, "/4", "5", "5.0"),
+            named(IntegerChanged, "/5", "9007199254740993", "9007199254740992.0"),
+            named(IntegerChanged, "/6", "1.0", "1"),
+        ];
+        assert_eq!(got.compare_with(&reference), Ok(want));
         // A few ulps are inexact, with the distance kept; further, a sign gained, a changed
         // integer: different values.
         let two = f64::from_bits(x.to_bits() + 2);
@@ -270,6 +306,32 @@ mod tests {
             Canonical::Full(json!([1.5])).compare_with(&json!([1])).unwrap_err(),
             "at /0: expected 1, got 1.5"
         );
+    }
+
+    #[test]
+    fn the_first_three_numbers_of_each_kind_are_named_with_both_values() {
+        let x = 0.1_f64;
+        let off = f64::from_bits(x.to_bits() + 1);
+        let reference = json!({"a": [x, x, {"b~c/d": x}], "z": [x, x], "n": -0.0});
+        let got = Canonical::Full(json!({"a": [off, off, {"b~c/d": off}], "z": [off, off], "n": 0}));
+        let f = got.compare_with(&reference).unwrap();
+        assert_eq!((f.numbers, f.floats_inexact, f.zero_sign_lost), (6, 5, 1));
+        let off = off.to_string();
+        assert_eq!(
+            f.first,
+            [
+                named(DifferenceKind::InexactFloat, "/a/0", "0.1", &off),
+                named(DifferenceKind::InexactFloat, "/a/1", "0.1", &off),
+                named(DifferenceKind::InexactFloat, "/a/2/b~0c~1d", "0.1", &off),
+                named(DifferenceKind::ZeroSignLost, "/n", "-0.0", "0"),
+            ]
+        );
+        // Added up (a streamed array's elements): still three of a kind.
+        let mut total = f.clone();
+        total.add(&f);
+        assert_eq!(total.floats_inexact, 10);
+        assert_eq!(total.named(DifferenceKind::InexactFloat).count(), 3);
+        assert_eq!(total.named(DifferenceKind::ZeroSignLost).count(), 2);
     }
 
     #[test]

@@ -155,6 +155,43 @@ fn through<T: Serialize + DeserializeOwned>(reference: Value, at: &str) -> Resul
     serde_json::to_value(&typed).map_err(|e| format!("cannot convert the reference to a comparable value: {e}"))
 }
 
+/// Why serde_json, the typed baseline, could not decode `input` (the sample `name`) into
+/// `type_name`, blaming what is at fault: the sample when it is not JSON (the exact reference's
+/// message and byte offset); serde_json when the sample is valid JSON that it refuses (its own
+/// message and position: a float near `f64::MAX` it rounds out of range without
+/// `float_roundtrip`, nesting beyond its 128 levels); the type when the JSON is valid and does
+/// not fit it.
+pub fn explain_decode_error(input: &[u8], name: &str, type_name: &str, error: &serde_json::Error) -> String {
+    use serde_json::error::Category;
+    if let Err(e) = exact::parse(input) {
+        return format!("the sample of {name} is not valid JSON: {e}");
+    }
+    match error.classify() {
+        Category::Syntax | Category::Eof => format!(
+            "the sample of {name} is valid JSON that serde_json, the baseline library, rejects: {error} (byte {}); \
+             jsoncost's exact parser reads it, so the type {type_name} is not the cause",
+            byte_offset(input, error.line(), error.column())
+        ),
+        Category::Data | Category::Io => format!("the sample of {name} is not a {type_name}: {error}"),
+    }
+}
+
+/// The byte offset of serde_json's (line, column): lines count from 1, and the column is the
+/// number of bytes of its line before the position.
+fn byte_offset(input: &[u8], line: usize, column: usize) -> usize {
+    let line_start = if line <= 1 {
+        0
+    } else {
+        input
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| **b == b'\n')
+            .nth(line - 2)
+            .map_or(input.len(), |(i, _)| i + 1)
+    };
+    (line_start + column).min(input.len())
+}
+
 /// The configuration a library is measured in, when it explains an inexact result: serde_json
 /// is built without `float_roundtrip` (a cargo feature; turning it on would change every
 /// serde_json row), so its float parsing is not correctly rounded; serde_json_borrow builds its
@@ -184,6 +221,51 @@ mod tests {
         assert!(r.clone().leaving_out(&["/e/0".to_string()]).is_err());
         let out = Canonical::Full(serde_json::json!({"a": {"b/c": 9, "d": 2}, "e": [1]})).leaving_out(&["/a/b~1c".to_string()]);
         assert_eq!(out.compare_with(left.value()).map(|f| f.numbers), Ok(2));
+    }
+
+    fn decode_error<T: DeserializeOwned>(input: &str) -> String {
+        let e = serde_json::from_str::<T>(input).err().expect("serde_json refuses the input");
+        explain_decode_error(input.as_bytes(), "push-event", std::any::type_name::<T>(), &e)
+    }
+
+    #[derive(Debug, serde::Deserialize)]
+    #[allow(dead_code)]
+    struct Event {
+        id: u64,
+        weight: f64,
+    }
+
+    #[test]
+    fn a_decode_error_blames_the_sample_the_library_or_the_type() {
+        // Valid JSON (the correctly rounded value is f64::MAX) that serde_json without
+        // float_roundtrip rounds out of range: serde_json is at fault, not the type.
+        let input = r#"{"id": 1, "weight": 1.7976931348623158e308}"#;
+        assert_eq!(
+            decode_error::<Event>(input),
+            "the sample of push-event is valid JSON that serde_json, the baseline library, rejects: number out of range \
+             at line 1 column 42 (byte 42); jsoncost's exact parser reads it, so the type \
+             jsoncost_codecs::gate::tests::Event is not the cause"
+        );
+        assert_eq!(&input[..42], r#"{"id": 1, "weight": 1.7976931348623158e308"#);
+        // Nesting deeper than serde_json's 128 levels, on the second line.
+        let deep = format!("{{\"id\": 1,\n\"weight\": {}{}}}", "[".repeat(200), "]".repeat(200));
+        let message = decode_error::<serde_json::Value>(&deep);
+        assert!(
+            message.starts_with("the sample of push-event is valid JSON that serde_json, the baseline library, rejects: recursion limit exceeded at line 2 column 137 (byte 147);"),
+            "{message}"
+        );
+        // Line 2 starts at byte 10: its 137th byte is the 128th '['.
+        assert_eq!((&deep[..10], deep[10..147].matches('[').count()), ("{\"id\": 1,\n", 127));
+        // Valid JSON that is not the type: the type.
+        assert_eq!(
+            decode_error::<Event>(r#"{"id": "7", "weight": 1.5}"#),
+            "the sample of push-event is not a jsoncost_codecs::gate::tests::Event: invalid type: string \"7\", expected u64 at line 1 column 10"
+        );
+        // Not JSON: the sample, by the exact reference's byte offset.
+        assert_eq!(
+            decode_error::<Event>(r#"{"id": 7, "weight": 1.5,}"#),
+            "the sample of push-event is not valid JSON: expected '\"' (a key), found '}' at byte 24"
+        );
     }
 
     #[test]

@@ -75,6 +75,15 @@ fn verdicts(reference: &Reference, mut strategies: Vec<BoxedStrategy<'_>>) -> BT
         .collect()
 }
 
+fn inexact_at(pointer: &str, exact: &str, got: &str) -> jsoncost_engine::NumberDifference {
+    jsoncost_engine::NumberDifference {
+        kind: jsoncost_engine::DifferenceKind::InexactFloat,
+        pointer: pointer.into(),
+        exact: exact.into(),
+        got: got.into(),
+    }
+}
+
 fn exact(numbers: u64) -> Verdict {
     Verdict::Pass(Fidelity {
         numbers,
@@ -103,6 +112,10 @@ fn each_derive_library_round_trips_a_user_type_through_the_gate() {
                 numbers: 6,
                 floats_inexact: 2,
                 max_ulps: 1,
+                first: vec![
+                    inexact_at("/legs/0/km", "50.090049175062276", "50.09004917506227"),
+                    inexact_at("/weight_kg", "43.47470900000013", "43.474709000000125"),
+                ],
                 ..Fidelity::default()
             }),
         ),

@@ -5,7 +5,7 @@
 use jsoncost_codecs::gate::{Reference, Verdict, verify, verify_streamed};
 use jsoncost_codecs::typed::{self, OpStrategy};
 use jsoncost_codecs::{BorrowedForm, BoxedStrategy, Contract, TypeOptions, document, exact};
-use jsoncost_engine::Fidelity;
+use jsoncost_engine::{DifferenceKind, Fidelity, NumberDifference};
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -78,12 +78,55 @@ proptest! {
     }
 }
 
-/// The verdict of every strategy, by name.
+/// The verdict of every strategy, by name, with the counts only (the numbers a verdict names
+/// are checked by `the_first_inexact_numbers_are_named_by_pointer_and_both_values`).
 fn verdicts(reference: &Reference, mut strategies: Vec<BoxedStrategy<'_>>) -> BTreeMap<String, Verdict> {
     strategies
         .iter_mut()
-        .map(|s| (s.name().to_string(), verify(s.as_mut(), reference)))
+        .map(|s| (s.name().to_string(), counts(verify(s.as_mut(), reference))))
         .collect()
+}
+
+fn counts(verdict: Verdict) -> Verdict {
+    match verdict {
+        Verdict::Pass(f) => Verdict::Pass(Fidelity { first: Vec::new(), ..f }),
+        fail => fail,
+    }
+}
+
+fn inexact_at(pointer: &str, exact: &str, got: &str) -> NumberDifference {
+    NumberDifference {
+        kind: DifferenceKind::InexactFloat,
+        pointer: pointer.into(),
+        exact: exact.into(),
+        got: got.into(),
+    }
+}
+
+#[test]
+fn the_first_inexact_numbers_are_named_by_pointer_and_both_values() {
+    let doc = float_doc();
+    let reference = Reference::from_json(doc.as_bytes()).unwrap();
+    let mut strategies = document::deserialize_strategies(doc.as_bytes(), &[]);
+    let dom = strategies.iter_mut().find(|s| s.name() == "dom/serde_json").unwrap();
+    let Verdict::Pass(f) = verify(dom.as_mut(), &reference) else {
+        panic!("dom/serde_json passes")
+    };
+    assert_eq!((f.numbers, f.floats_inexact), (7, 4));
+    // Three of the four, in the document's order (keys sorted), each with the correctly
+    // rounded value and serde_json's, one ulp apart.
+    let named = |i: usize| {
+        (
+            INEXACT[i].parse::<f64>().unwrap().to_string(),
+            serde_json_f64(INEXACT[i]).to_string(),
+        )
+    };
+    let want: Vec<NumberDifference> = [("/coordinates/0/0", 0), ("/coordinates/0/1", 1), ("/more/x", 2)]
+        .into_iter()
+        .map(|(p, i)| inexact_at(p, &named(i).0, &named(i).1))
+        .collect();
+    assert_eq!(f.first, want);
+    assert_eq!(named(0), ("43.47470900000013".to_string(), "43.474709000000125".to_string()));
 }
 
 fn exact(numbers: u64) -> Verdict {
@@ -275,7 +318,15 @@ fn a_streamed_array_is_checked_element_by_element() {
     };
     let serde: Doc = serde_json::from_str(&body).unwrap();
     let sonic: Doc = sonic_rs::from_str(&body).unwrap();
-    assert_eq!(check("buffered/serde_json", &serde), serde_inexact(3, 2));
+    // Named by their place in the streamed array.
+    let Verdict::Pass(mut f) = serde_inexact(3, 2) else {
+        unreachable!()
+    };
+    f.first = vec![
+        inexact_at("/Readings/0/t", "43.47470900000013", "43.474709000000125"),
+        inexact_at("/Readings/2/t", "50.090049175062276", "50.09004917506227"),
+    ];
+    assert_eq!(check("buffered/serde_json", &serde), Verdict::Pass(f));
     assert_eq!(check("buffered/sonic-rs", &sonic), exact(3));
     let mut short = sonic.clone();
     short.readings.pop();

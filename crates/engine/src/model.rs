@@ -109,13 +109,36 @@ pub fn parse_experiment_rate(text: &str) -> Result<(ExperimentKind, f64), String
 }
 
 /// The machine and build that measured.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Machine {
     pub cpu: String,
     pub cores: usize,
     pub os: String,
     pub rustc: String,
+    /// The CPU features the build was compiled with (`cfg(target_feature)`, of those that matter
+    /// to the JSON libraries): sonic-rs and simd-json choose their SIMD code by them.
     pub target_features: Vec<String>,
+    /// The features of [`crate::machine::SIMD_FEATURES`] this CPU has, detected at run time;
+    /// absent in files written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_simd_features: Option<Vec<String>>,
+    /// Of `cpu_simd_features`, those the build was not compiled with: sonic-rs and simd-json
+    /// ran their portable code instead (fixed by building with `-C target-cpu=native`).
+    #[serde(default)]
+    pub missing_target_features: Vec<String>,
+    /// True when the build has every SIMD feature of this CPU the JSON libraries use (nothing
+    /// missing), false when it lacks some; absent when that was not checked (older files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_features_complete: Option<bool>,
+}
+
+impl Machine {
+    /// Whether the build has every SIMD feature of this CPU the JSON libraries use; `None`
+    /// when the file does not say (written before it was checked).
+    pub fn builds_for_this_cpu(&self) -> Option<bool> {
+        self.target_features_complete
+            .or_else(|| self.cpu_simd_features.as_ref().map(|_| self.missing_target_features.is_empty()))
+    }
 }
 
 /// Which experiment measured a table; renderers choose columns and wording by it. Serialized
@@ -360,6 +383,35 @@ pub struct Fidelity {
     /// Why, when the harness knows (e.g. "serde_json without float_roundtrip").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cause: Option<String>,
+    /// The first numbers that differ, up to [`Fidelity::EXAMPLES`] of each kind, in the order
+    /// they were met; absent when exact (and in files written before they were named).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub first: Vec<NumberDifference>,
+}
+
+/// One number of the output that is not the reference's exactly.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NumberDifference {
+    pub kind: DifferenceKind,
+    /// Where, as a JSON pointer (RFC 6901; `""` is the document itself).
+    pub pointer: String,
+    /// The reference's value: the correctly rounded value of the input's text, written as the
+    /// shortest text that reads back as it.
+    pub exact: String,
+    /// The library's value, written the same way.
+    pub got: String,
+}
+
+/// The kinds of [`Fidelity`]'s counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DifferenceKind {
+    /// A float a few ulp from the correctly rounded value (`floats_inexact`).
+    InexactFloat,
+    /// `-0` read as `0` (`zero_sign_lost`).
+    ZeroSignLost,
+    /// An integer read as a float or the reverse (`integers_changed`).
+    IntegerChanged,
 }
 
 impl Fidelity {
@@ -367,6 +419,22 @@ impl Fidelity {
     /// the same number read inexactly: serde_json without `float_roundtrip` is usually 1 ulp off,
     /// and more on long mantissas (`381541.33417545308e-12`); values further apart differ.
     pub const MAX_INEXACT_ULPS: u64 = 16;
+
+    /// How many numbers of each kind [`Fidelity::first`] names.
+    pub const EXAMPLES: usize = 3;
+
+    /// Keeps `difference` among [`Fidelity::first`] when fewer than [`Fidelity::EXAMPLES`] of
+    /// its kind are named (the counts are the caller's).
+    pub fn name(&mut self, difference: NumberDifference) {
+        if self.first.iter().filter(|d| d.kind == difference.kind).count() < Self::EXAMPLES {
+            self.first.push(difference);
+        }
+    }
+
+    /// The named differences of one kind.
+    pub fn named(&self, kind: DifferenceKind) -> impl Iterator<Item = &NumberDifference> {
+        self.first.iter().filter(move |d| d.kind == kind)
+    }
 
     /// Every number as the reference has it.
     pub fn is_exact(&self) -> bool {
@@ -380,6 +448,9 @@ impl Fidelity {
         self.max_ulps = self.max_ulps.max(other.max_ulps);
         self.zero_sign_lost += other.zero_sign_lost;
         self.integers_changed += other.integers_changed;
+        for d in &other.first {
+            self.name(d.clone());
+        }
     }
 }
 

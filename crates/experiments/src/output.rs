@@ -3,6 +3,10 @@
 //! is written atomically at the end (also when a run stops early, so nothing measured is lost),
 //! and a run directory gets report.md and report.html.
 
+mod build_check;
+
+pub(crate) use build_check::warn_once as warn_about_the_build;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -48,8 +52,10 @@ impl Output {
         if let Some(path) = &out {
             check_writable(path)?;
         }
+        let results = new_results(quick);
+        build_check::warn_once(&results.machine);
         Ok(Output {
-            results: new_results(quick),
+            results,
             format,
             color: use_color(),
             out,
@@ -80,7 +86,7 @@ impl Output {
     /// Adds a finished table; table and markdown formats print it at once.
     pub fn push(&mut self, exp: Experiment) {
         if matches!(self.format, Format::Table | Format::Markdown) {
-            let text = jsoncost_report::render_experiment(&exp, self.format, self.color);
+            let text = jsoncost_report::render_experiment_on(&exp, &self.results.machine, self.format, self.color);
             let mut out = std::io::stdout().lock();
             let _ = writeln!(out, "{text}");
             let _ = out.flush();

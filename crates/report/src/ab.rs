@@ -545,6 +545,7 @@ mod tests {
                 os: "linux".into(),
                 rustc: "1.95.0".into(),
                 target_features: vec![],
+                ..Machine::default()
             },
             started_at: "2026-12-01T00:00:00Z".into(),
             quick: false,

@@ -1,17 +1,42 @@
 //! How a row's output compared with the exact reference, in words: one phrase per kind of
 //! difference, shared by every format (table and markdown notes, HTML, CSV, the advisor).
 
-use jsoncost_engine::{Experiment, Fidelity, Row};
+use jsoncost_engine::{DifferenceKind, Experiment, Fidelity, Row};
 
 use crate::units;
 
 /// "exact", or the differences: "inexact floats: 37 of 3,000 numbers 1 ulp off (serde_json
 /// without float_roundtrip); sign of zero lost: 1 of 3,000 numbers (-0 read as 0)".
 pub fn describe(f: &Fidelity) -> String {
+    phrases(f, false)
+}
+
+/// [`describe`] with the first numbers of each kind that differ, where the file names them:
+/// "inexact floats: 5 of 31 numbers 1 ulp off (serde_json without float_roundtrip), first at
+/// /a/0 (exact 0.1, got 0.10000000000000002), ...".
+pub fn describe_with_numbers(f: &Fidelity) -> String {
+    phrases(f, true)
+}
+
+fn phrases(f: &Fidelity, numbers: bool) -> String {
     if f.is_exact() {
         return "exact".to_string();
     }
     let of = |n: u64| format!("{} of {} numbers", units::count(n as f64), units::count(f.numbers as f64));
+    let first = |kind: DifferenceKind| -> String {
+        let named: Vec<String> = f
+            .named(kind)
+            .map(|d| {
+                let at = if d.pointer.is_empty() { "/" } else { d.pointer.as_str() };
+                format!("{at} (exact {}, got {})", d.exact, d.got)
+            })
+            .collect();
+        if !numbers || named.is_empty() {
+            String::new()
+        } else {
+            format!(", first at {}", named.join(", "))
+        }
+    };
     let mut parts = Vec::new();
     if f.floats_inexact > 0 {
         // Files from before the distance was kept counted 1-ulp differences only.
@@ -23,15 +48,21 @@ pub fn describe(f: &Fidelity) -> String {
         if let Some(cause) = &f.cause {
             p.push_str(&format!(" ({cause})"));
         }
+        p.push_str(&first(DifferenceKind::InexactFloat));
         parts.push(p);
     }
     if f.zero_sign_lost > 0 {
-        parts.push(format!("sign of zero lost: {} (-0 read as 0)", of(f.zero_sign_lost)));
+        parts.push(format!(
+            "sign of zero lost: {} (-0 read as 0){}",
+            of(f.zero_sign_lost),
+            first(DifferenceKind::ZeroSignLost)
+        ));
     }
     if f.integers_changed > 0 {
         parts.push(format!(
-            "integers changed: {} (read as floats or floats as integers)",
-            of(f.integers_changed)
+            "integers changed: {} (read as floats or floats as integers){}",
+            of(f.integers_changed),
+            first(DifferenceKind::IntegerChanged)
         ));
     }
     parts.join("; ")
@@ -54,7 +85,7 @@ pub(crate) fn notes(exp: &Experiment) -> Vec<String> {
             } else {
                 ""
             };
-            Some(format!("Fidelity of {}{role}: {}.", row.method, describe(f)))
+            Some(format!("Fidelity of {}{role}: {}.", row.method, describe_with_numbers(f)))
         })
         .collect()
 }
@@ -82,6 +113,54 @@ mod tests {
         assert_eq!(
             describe(&f),
             "sign of zero lost: 1 of 3,000 numbers (-0 read as 0); integers changed: 2 of 3,000 numbers (read as floats or floats as integers)"
+        );
+    }
+
+    #[test]
+    fn notes_name_the_first_numbers_that_differ() {
+        use jsoncost_engine::NumberDifference;
+        let named = |kind, pointer: &str, exact: &str, got: &str| NumberDifference {
+            kind,
+            pointer: pointer.into(),
+            exact: exact.into(),
+            got: got.into(),
+        };
+        let f = Fidelity {
+            numbers: 31,
+            floats_inexact: 5,
+            max_ulps: 1,
+            integers_changed: 1,
+            cause: Some("serde_json without float_roundtrip".into()),
+            first: vec![
+                named(
+                    DifferenceKind::InexactFloat,
+                    "/coordinates/0/0",
+                    "43.47470900000013",
+                    "43.474709000000126",
+                ),
+                named(DifferenceKind::IntegerChanged, "", "5", "5.0"),
+                named(DifferenceKind::InexactFloat, "/more/x", "0.1", "0.10000000000000002"),
+            ],
+            ..Fidelity::default()
+        };
+        let mut exp = Experiment::new(jsoncost_engine::ExperimentKind::Micro, "doc/deserialize");
+        let mut row = Row::new("dom/serde_json");
+        row.fidelity = Some(f.clone());
+        exp.rows.push(row);
+        assert_eq!(
+            notes(&exp),
+            [
+                "Fidelity of dom/serde_json: inexact floats: 5 of 31 numbers 1 ulp off (serde_json without float_roundtrip), \
+              first at /coordinates/0/0 (exact 43.47470900000013, got 43.474709000000126), /more/x (exact 0.1, got \
+              0.10000000000000002); integers changed: 1 of 31 numbers (read as floats or floats as integers), first at / \
+              (exact 5, got 5.0)."
+            ]
+        );
+        // The short form (table cells, the advice) keeps to the counts.
+        assert_eq!(
+            describe(&f),
+            "inexact floats: 5 of 31 numbers 1 ulp off (serde_json without float_roundtrip); integers changed: 1 of 31 \
+             numbers (read as floats or floats as integers)"
         );
     }
 }

@@ -22,7 +22,7 @@ mod verdicts;
 use std::fmt;
 use std::str::FromStr;
 
-use jsoncost_engine::{Experiment, Results};
+use jsoncost_engine::{Experiment, Machine, Results};
 
 pub use error::{FormatError, ReportError};
 
@@ -89,6 +89,34 @@ pub fn render_experiment(exp: &Experiment, format: Format, color: bool) -> Strin
         Format::Json => json::pretty(exp),
         Format::Csv => csv::render(std::slice::from_ref(exp)),
     }
+}
+
+/// One table as a run on `machine` prints it when it finishes: [`render_experiment`], with the
+/// build's note under the table's title when it lacks SIMD features this CPU has
+/// ([`simd_note`]). JSON and CSV are the same as [`render_experiment`]'s (results.json records
+/// it in `machine`).
+pub fn render_experiment_on(exp: &Experiment, machine: &Machine, format: Format, color: bool) -> String {
+    let note = simd_note(machine);
+    match format {
+        Format::Table => table::render_experiment_noted(exp, note.as_deref(), color),
+        Format::Markdown => markdown::render_experiment_noted(exp, note.as_deref()),
+        Format::Json | Format::Csv => render_experiment(exp, format, color),
+    }
+}
+
+/// The note every table header, the report's header and stderr carry when the build lacks
+/// SIMD features this CPU has (`machine.missing_target_features`), with the fix; `None` when it
+/// lacks none, or the file does not say.
+pub fn simd_note(machine: &Machine) -> Option<String> {
+    if machine.missing_target_features.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "Built without {}, which this CPU has: sonic-rs and simd-json choose their SIMD code at compile time, \
+         so their figures here are their portable code's. To measure this CPU, build with -C target-cpu=native: \
+         a .cargo/config.toml in your crate with [build] rustflags = [\"-C\", \"target-cpu=native\"].",
+        machine.missing_target_features.join(", ")
+    ))
 }
 
 /// The note every format prints for a `--quick` run.

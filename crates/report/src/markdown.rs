@@ -19,6 +19,10 @@ pub(crate) fn render(results: &Results) -> String {
     ));
     out.push_str(&format!("- **rustc**: {}\n", inline(&m.rustc)));
     out.push_str(&format!("- **CPU features**: {}\n", inline(&features(&m.target_features))));
+    let note = crate::simd_note(m);
+    if let Some(note) = &note {
+        out.push_str(&format!("\n> **{}**\n", inline(note)));
+    }
     if results.quick {
         out.push_str(&format!("\n> **{QUICK_NOTE}**\n"));
     }
@@ -27,7 +31,7 @@ pub(crate) fn render(results: &Results) -> String {
     }
     for exp in &results.experiments {
         out.push('\n');
-        out.push_str(&render_experiment(exp));
+        out.push_str(&render_experiment_noted(exp, note.as_deref()));
     }
     out.push('\n');
     out.push_str(&advisor::render(&advisor::advise(results), Format::Markdown));
@@ -35,8 +39,16 @@ pub(crate) fn render(results: &Results) -> String {
 }
 
 pub(crate) fn render_experiment(exp: &Experiment) -> String {
+    render_experiment_noted(exp, None)
+}
+
+/// [`render_experiment`] with `note` (the build's, [`crate::simd_note`]) under the heading.
+pub(crate) fn render_experiment_noted(exp: &Experiment, note: Option<&str>) -> String {
     let view = View::of(exp);
     let mut out = format!("## {}\n\n", inline(&view.heading));
+    if let Some(note) = note {
+        out.push_str(&format!("> **{}**\n\n", inline(note)));
+    }
     if !view.params.is_empty() {
         out.push_str(&format!("Params: {}\n\n", inline(&view.params)));
     }

@@ -74,19 +74,22 @@ fn mib(bytes: Option<u64>) -> String {
         .unwrap_or_else(|| "-".into())
 }
 
-/// "incremental/X: Y MB/s (Z× of buffered), peak heap P vs Q buffered; ..." per library.
+/// "incremental/X: Y MB/s (Z× of buffered), peak heap P vs Q buffered; ..." per library; the
+/// aggregate's peak only where the table has that row.
 fn stream(s: &StreamSummary) -> Vec<String> {
     s.libraries
         .iter()
         .map(|l| {
+            let aggregate = l
+                .aggregate_peak_bytes
+                .map_or(String::new(), |b| format!("; incremental-aggregate peak heap {}", mib(Some(b))));
             format!(
-                "incremental/{}: {:.0} MB/s ({:.2}× of buffered), peak heap {} vs {} buffered; incremental-aggregate peak heap {}.",
+                "incremental/{}: {:.0} MB/s ({:.2}× of buffered), peak heap {} vs {} buffered{aggregate}.",
                 l.library,
                 l.incremental_mb_per_s,
                 l.incremental_mb_per_s / l.buffered_mb_per_s,
                 mib(l.incremental_peak_bytes),
                 mib(l.buffered_peak_bytes),
-                mib(l.aggregate_peak_bytes)
             )
         })
         .collect()
@@ -176,6 +179,24 @@ mod tests {
             [
                 "incremental/serde_json: 321 MB/s (0.92× of buffered), peak heap 32.0 MiB vs 100.0 MiB buffered; incremental-aggregate peak heap 0.1 MiB."
             ]
+        );
+    }
+
+    #[test]
+    fn a_stream_without_aggregate_rows_does_not_speak_of_them() {
+        let s = Summary::Stream(StreamSummary {
+            libraries: vec![StreamLibrary {
+                library: "sonic-rs".into(),
+                incremental_mb_per_s: 400.0,
+                buffered_mb_per_s: 500.0,
+                incremental_peak_bytes: Some(1 << 20),
+                buffered_peak_bytes: Some(64 << 20),
+                aggregate_peak_bytes: None,
+            }],
+        });
+        assert_eq!(
+            sentences(&s),
+            ["incremental/sonic-rs: 400 MB/s (0.80× of buffered), peak heap 1.0 MiB vs 64.0 MiB buffered."]
         );
     }
 }

@@ -13,6 +13,11 @@ pub(crate) fn render(results: &Results, color: bool) -> String {
     let mut out = format!("jsoncost {}, started {}\n", results.jsoncost_version, results.started_at);
     out.push_str(&format!("Machine: {} ({} cores, {}), rustc {}\n", m.cpu, m.cores, m.os, m.rustc));
     out.push_str(&format!("CPU features: {}\n", features(&m.target_features)));
+    let note = crate::simd_note(m);
+    if let Some(note) = &note {
+        out.push_str(note);
+        out.push('\n');
+    }
     if results.quick {
         out.push_str(QUICK_NOTE);
         out.push('\n');
@@ -23,7 +28,7 @@ pub(crate) fn render(results: &Results, color: bool) -> String {
     }
     for exp in &results.experiments {
         out.push('\n');
-        out.push_str(&render_experiment(exp, color));
+        out.push_str(&render_experiment_noted(exp, note.as_deref(), color));
     }
     out.push('\n');
     out.push_str(&advisor::render(&advisor::advise(results), crate::Format::Table));
@@ -39,9 +44,17 @@ pub(crate) fn features(list: &[String]) -> String {
 }
 
 pub(crate) fn render_experiment(exp: &Experiment, color: bool) -> String {
+    render_experiment_noted(exp, None, color)
+}
+
+/// [`render_experiment`] with `note` (the build's, [`crate::simd_note`]) under the title.
+pub(crate) fn render_experiment_noted(exp: &Experiment, note: Option<&str>, color: bool) -> String {
     let view = View::of(exp);
     let mut out = view.title();
     out.push('\n');
+    if let Some(note) = note {
+        out.push_str(&format!("Note: {note}\n"));
+    }
     out.push_str(&table(&view, color).to_string());
     out.push('\n');
     for (method, message) in view.long_failures() {

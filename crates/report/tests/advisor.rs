@@ -391,3 +391,117 @@ fn a_variants_table_recommends_only_the_plain_model_and_lists_model_changes_apar
         a.alternatives[0].text
     );
 }
+
+fn paired(mut r: Row, estimate: f64, low: f64, high: f64) -> Row {
+    r.ratio_interval = Some(jsoncost_engine::Interval {
+        estimate,
+        low,
+        high,
+        n: 30,
+    });
+    r
+}
+
+#[test]
+fn a_saving_decided_on_the_paired_ratio_is_printed_with_that_interval() {
+    // Unpaired, the saving's interval (±13.5 µs) is wider than the saving itself; the paired
+    // per-round ratio, 0.823 (0.790–0.856), decided, and is what the advice prints.
+    let a = only(&table(vec![
+        row("base", 30_770.0, 9_000.0, 40.0),
+        paired(row("fast", 25_324.0, 10_000.0, 8.0), 0.823, 0.790, 0.856),
+    ]));
+    assert_eq!(a.kind, AdviceKind::Recommend);
+    assert_eq!(
+        a.text,
+        "Use fast instead of base: 5.446 µs (17.7%; 99% interval 4.431 µs to 6.462 µs, paired per round) less time and 32 B (80.0%) \
+         less allocation per operation; at 10,000 operations/s (default rate): saves 0.0545 of a core and 312.50 KB/s of allocation."
+    );
+    assert!(!a.text.contains('±'), "{}", a.text);
+}
+
+fn stream_row(method: &str, contract: Contract, mean_ms: f64, error_ms: f64, peak: u64) -> Row {
+    let mut r = with_contract(row(method, mean_ms * 1e6, error_ms * 1e6, peak as f64 * 2.0), contract);
+    r.peak_bytes = Some(peak);
+    r
+}
+
+fn stream_table(rows: Vec<Row>) -> Results {
+    let mut results = table(rows);
+    results.experiments[0].experiment = ExperimentKind::Stream;
+    results.experiments[0].table = "events/items".into();
+    results
+}
+
+#[test]
+fn a_user_element_type_is_advised_against_its_buffered_typed_row() {
+    use Contract::*;
+    let results = stream_table(vec![
+        stream_row("buffered/serde_json", Dom, 200.0, 5.0, 100 << 20),
+        stream_row("incremental/serde_json", Dom, 180.0, 5.0, 1 << 20),
+        stream_row("incremental-skip/serde_json", Aggregate, 90.0, 2.0, 64 << 10),
+        stream_row("buffered-typed/serde_json", TypedValue, 120.0, 4.0, 60 << 20),
+        stream_row("incremental-typed/serde_json", TypedValue, 110.0, 4.0, 512 << 10),
+        stream_row("incremental-typed/sonic-rs", TypedValue, 80.0, 3.0, 512 << 10),
+    ]);
+    let advice = advisor::advise(&results);
+    let got: Vec<(&str, AdviceKind, Option<&str>, &str)> = advice
+        .iter()
+        .map(|a| (a.baseline.as_str(), a.kind, a.candidate.as_deref(), a.text.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "buffered/serde_json",
+                AdviceKind::Recommend,
+                Some("incremental/serde_json"),
+                "Use incremental/serde_json instead of buffered/serde_json: 20.00 ms ± 7.07 ms (10.0%) less time and 198.00 MB \
+                 (99.0%) less allocation per body; at 1 body/s (default rate): saves 0.02 of a core and 198.00 MB/s of \
+                 allocation. Peak heap: 100.00 MB with buffered/serde_json, 1.00 MB with incremental/serde_json."
+            ),
+            (
+                "buffered-typed/serde_json",
+                AdviceKind::Recommend,
+                Some("incremental-typed/sonic-rs"),
+                "Use incremental-typed/sonic-rs instead of buffered-typed/serde_json: 40.00 ms ± 5.00 ms (33.3%) less time and \
+                 119.00 MB (99.2%) less allocation per body; at 1 body/s (default rate): saves 0.04 of a core and 119.00 MB/s \
+                 of allocation. Peak heap: 60.00 MB with buffered-typed/serde_json, 512.00 KB with incremental-typed/sonic-rs."
+            ),
+        ]
+    );
+    // The typed rows are advised on their own, not listed as another contract of the DOM rows.
+    let alternatives: Vec<&str> = advice[0].alternatives.iter().map(|a| a.method.as_str()).collect();
+    assert_eq!(alternatives, ["incremental-skip/serde_json"]);
+
+    // Without a buffered typed row there is one advice, and the typed rows stay another
+    // contract of the table's baseline.
+    let mut without = results.clone();
+    without.experiments[0].rows.retain(|r| r.method != "buffered-typed/serde_json");
+    let advice = advisor::advise(&without);
+    assert_eq!(advice.len(), 1);
+    let alternatives: Vec<&str> = advice[0].alternatives.iter().map(|a| a.method.as_str()).collect();
+    assert_eq!(alternatives, ["incremental-typed/sonic-rs", "incremental-skip/serde_json"]);
+}
+
+#[test]
+fn typed_stream_rows_measured_in_the_same_rounds_pair_against_the_buffered_typed_row() {
+    use Contract::*;
+    let rounds = |base: f64, k: f64| -> Vec<f64> { (0..10).map(|i| base * (1.0 + 0.01 * (i % 3) as f64) * k).collect() };
+    let mut buffered = stream_row("buffered-typed/serde_json", TypedValue, 120.0, 60.0, 60 << 20);
+    buffered.rounds_ns = rounds(120e6, 1.0);
+    // Unpaired, the intervals overlap (±60 ms and ±50 ms); paired, every round is 0.75×.
+    let mut sonic = stream_row("incremental-typed/sonic-rs", TypedValue, 90.0, 50.0, 512 << 10);
+    sonic.rounds_ns = rounds(120e6, 0.75);
+    let mut base = stream_row("buffered/serde_json", Dom, 200.0, 5.0, 100 << 20);
+    base.rounds_ns = rounds(200e6, 1.0);
+    let advice = advisor::advise(&stream_table(vec![base, buffered, sonic]));
+    let typed = advice.iter().find(|a| a.baseline == "buffered-typed/serde_json").unwrap();
+    assert_eq!(typed.kind, AdviceKind::Recommend);
+    assert!(
+        typed.text.starts_with(
+            "Use incremental-typed/sonic-rs instead of buffered-typed/serde_json: 30.00 ms (25.0%; 99% interval 30.00 ms to 30.00 ms, paired per round) less time"
+        ),
+        "{}",
+        typed.text
+    );
+}

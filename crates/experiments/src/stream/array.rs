@@ -326,9 +326,20 @@ pub(crate) fn run_with(options: &ArrayOptions, table: &str, typed: Option<&Typed
                 list[0].name,
                 jsoncost_stream::shorten_message(&e.message)
             );
-            let framing = list.iter_mut().find(|s| s.name == "incremental-skip/serde_json");
-            if let Some(Err(located)) = framing.map(|s| (s.run)()) {
-                message.push_str(&format!(" (the incremental parser: {located})"));
+            // Where the problem is: the exact reference's walk to the pointer asked for, when
+            // it fails (a pointer that names nothing, a document that is not JSON); else the
+            // incremental parser's. Not the incremental parser first: on the way to a pointer
+            // that names nothing it may stop earlier, at a value it has to hold whole that is
+            // over its maximum, a problem of another path.
+            let located = match reference_count(path, &options.pointer) {
+                Err(e) => Some(e),
+                Ok(_) => match list.iter_mut().find(|s| s.name == "incremental-skip/serde_json").map(|s| (s.run)()) {
+                    Some(Err(e)) => Some(format!("the incremental parser: {e}")),
+                    _ => None,
+                },
+            };
+            if let Some(located) = located {
+                message.push_str(&format!(" ({located})"));
             }
             return Err(Error::Usage(message));
         }
@@ -354,4 +365,54 @@ pub(crate) fn run_with(options: &ArrayOptions, table: &str, typed: Option<&Typed
         Err(stop) => return Err(stop.into()),
     }
     if runner.is_cancelled() { Err(Error::Interrupted) } else { Ok(()) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Cancel, Filter, Recorder};
+    use jsoncost_engine::Config;
+    use std::time::Duration;
+
+    fn run_on(document: &str, pointer: &str) -> Result<(), Error> {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("doc.json");
+        std::fs::write(&file, document).unwrap();
+        let options = ArrayOptions {
+            file,
+            pointer: pointer.into(),
+            chunk_kib: 1,
+            max_element_bytes: 1024,
+            runs: Runs::exactly(1),
+            quick: true,
+        };
+        let mut rec = Recorder::default();
+        let config = Config::whole_runs(1, 1, Duration::from_secs(5), true);
+        let mut runner = Runner::new(config, Filter::default(), Cancel::never(), &mut rec);
+        run(&options, &mut runner)
+    }
+
+    #[test]
+    fn a_pointer_that_names_nothing_is_named_not_a_value_on_another_path() {
+        // /data/items is larger than the incremental parser's maximum (1024 bytes): it would
+        // stop there, on its way to /data/itemz.
+        let items: Vec<String> = (0..100)
+            .map(|i| format!(r#"{{"id": {i}, "name": "xxxxxxxxxxxxxxxxxxxx"}}"#))
+            .collect();
+        let doc = format!(r#"{{"data": {{"items": [{}], "meta": 1}}}}"#, items.join(", "));
+        // The exact reference places it at the object that lacks the member.
+        let data = doc.find(": {").unwrap() + 2;
+        let err = run_on(&doc, "/data/itemz").unwrap_err();
+        assert!(matches!(err, Error::Usage(_)), "{err:?}");
+        let message = err.to_string();
+        let (_, said) = message.split_once(": the baseline").unwrap();
+        assert_eq!(
+            said,
+            format!(
+                " buffered/serde_json fails on it, so nothing is measured: pointer /data/itemz not found \
+                 (the exact reference cannot read the input: pointer \"/data/itemz\" not found: no member \"itemz\" at byte {data})"
+            )
+        );
+        assert!(!message.contains("/data/items"), "{message}");
+    }
 }

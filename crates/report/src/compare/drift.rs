@@ -106,6 +106,7 @@ mod tests {
                 os: "linux".into(),
                 rustc: "1".into(),
                 target_features: vec![],
+                ..Machine::default()
             },
             started_at: "2026-01-01T00:00:00Z".into(),
             quick: false,

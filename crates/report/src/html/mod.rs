@@ -32,6 +32,9 @@ pub fn render(results: &Results) -> String {
         let _ = writeln!(out, "<div><dt>{}</dt><dd>{}</dd></div>", esc(name), esc(&value));
     }
     out.push_str("</dl>\n");
+    if let Some(note) = crate::simd_note(m) {
+        let _ = writeln!(out, "<p class=\"note simd\">{}</p>", esc(&note));
+    }
     if results.quick {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(crate::QUICK_NOTE));
     }
