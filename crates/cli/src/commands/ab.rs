@@ -23,7 +23,7 @@ use jsoncost_report::files;
 use super::compare::parse_threshold;
 use crate::failure::{ExitCode, Failure, environment, usage};
 use crate::interrupt;
-use crate::session::FormatArg;
+use crate::session::{FormatArg, print_stdout};
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct AbArgs {
@@ -359,7 +359,7 @@ pub fn run(args: &AbArgs) -> anyhow::Result<()> {
         runs.push(run_both(args, [&base, &new], &dirs, k, cpu)?);
     }
     let comparison = ab::ab(&runs, args.threshold).allowing_missing(args.allow_missing).on_cpu(cpu);
-    println!("{}", comparison.render(args.format.into()));
+    print_stdout(&comparison.render(args.format.into()))?;
     if comparison.rows.is_empty() {
         return Err(usage(anyhow!(
             "no row was timed in both programs: nothing to compare (see \"Not compared\")"

@@ -7,7 +7,7 @@ use jsoncost_report::{compare, files};
 
 use super::baselines;
 use crate::failure::{ExitCode, Failure, usage};
-use crate::session::FormatArg;
+use crate::session::{FormatArg, print_stdout};
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct CompareArgs {
@@ -61,7 +61,7 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<()> {
     let comparison = compare::compare(&base, &new, args.threshold)
         .allowing_missing(args.allow_missing)
         .with_drift(compare::Drift::of(&runs));
-    println!("{}", comparison.render(args.format.into()));
+    print_stdout(&comparison.render(args.format.into()))?;
     if comparison.has_regression() {
         return Err(Failure {
             code: ExitCode::Regression,
