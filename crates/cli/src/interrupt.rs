@@ -14,7 +14,6 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use jsoncost_engine::Results;
-use jsoncost_report::Format;
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 /// The first signal that came (0: none).
@@ -43,8 +42,6 @@ pub enum OnInterrupt {
 #[derive(Debug, Clone)]
 pub struct Pending {
     pub results: Results,
-    /// Printed on stdout when json or csv (table formats printed each table already).
-    pub format: Format,
     /// results.json (`--out`).
     pub out: Option<PathBuf>,
     /// `run`'s directory: report.md and report.html.
@@ -54,13 +51,11 @@ pub struct Pending {
 }
 
 impl Pending {
-    /// Writes what the command's normal end would, marked interrupted; errors are said, not
-    /// returned (the process is exiting).
+    /// Writes the files the command's normal end would, marked interrupted; errors are said,
+    /// not returned (the process is exiting). Not stdout: the command may hold it, blocked on
+    /// a full pipe, and waiting for it would keep the process alive.
     fn write(mut self) {
         self.results.interrupted = true;
-        if matches!(self.format, Format::Json | Format::Csv) {
-            let _ = jsoncost::output::print_stdout(&jsoncost_report::render(&self.results, self.format, false));
-        }
         let written = |what: &str, r: Result<(), jsoncost::Error>| match r {
             Ok(()) => eprintln!("{what}"),
             Err(e) => eprintln!("error: {e}"),

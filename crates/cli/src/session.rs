@@ -105,7 +105,6 @@ impl Session {
     fn keep(&self) {
         interrupt::keep(interrupt::Pending {
             results: self.output.results.clone(),
-            format: self.output.format(),
             out: self.out.clone(),
             reports: self.reports.clone(),
             baseline: self.baseline.clone(),
