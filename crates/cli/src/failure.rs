@@ -52,7 +52,8 @@ pub fn library(error: jsoncost::Error) -> anyhow::Error {
     let code = match error {
         jsoncost::Error::Usage(_) | jsoncost::Error::NoMatch(_) => ExitCode::Usage,
         jsoncost::Error::Environment(_) => ExitCode::Environment,
-        jsoncost::Error::Interrupted => ExitCode::Interrupted,
+        // Named by the signal that stopped it.
+        jsoncost::Error::Interrupted => return crate::interrupt::error(),
     };
     Failure { code, error: error.into() }.into()
 }

@@ -207,11 +207,18 @@ fn main() {
     let cli = Cli::parse();
     interrupt::install(match cli.command {
         Command::Serve(_) => interrupt::OnInterrupt::StopServing,
+        Command::Compare(_) | Command::Report(_) => interrupt::OnInterrupt::Stop,
         _ => interrupt::OnInterrupt::WriteMeasured,
     });
     if let Err(e) = run(cli) {
         eprintln!("error: {e:#}");
-        std::process::exit(failure::exit_code_of(&e));
+        // An error met after a signal (a read it cut short) is the interruption's: 130.
+        let code = if interrupt::interrupted() {
+            failure::ExitCode::Interrupted as i32
+        } else {
+            failure::exit_code_of(&e)
+        };
+        std::process::exit(code);
     }
 }
 

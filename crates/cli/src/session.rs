@@ -57,6 +57,10 @@ pub fn use_color() -> bool {
 /// and writes through the same one).
 pub struct Session {
     pub output: Output,
+    /// Where the command's end writes besides `--out`, for a second signal's writes.
+    reports: Option<PathBuf>,
+    baseline: Option<PathBuf>,
+    out: Option<PathBuf>,
 }
 
 impl Session {
@@ -65,7 +69,28 @@ impl Session {
     pub fn new(output: &OutputArgs, quick: bool) -> anyhow::Result<Session> {
         Ok(Session {
             output: Output::new(output.format.into(), quick, output.out.clone()).map_err(failure::library)?,
+            reports: None,
+            baseline: None,
+            out: output.out.clone(),
         })
+    }
+
+    /// Also where `run` writes at its end: report.md and report.html in `reports`, the
+    /// baseline file.
+    pub fn also_writing(&mut self, reports: PathBuf, baseline: Option<PathBuf>) {
+        self.reports = Some(reports);
+        self.baseline = baseline;
+        self.keep();
+    }
+
+    /// Hands the finished tables to the signal handler (see `interrupt::keep`).
+    fn keep(&self) {
+        interrupt::keep(interrupt::Pending {
+            results: self.output.results.clone(),
+            out: self.out.clone(),
+            reports: self.reports.clone(),
+            baseline: self.baseline.clone(),
+        });
     }
 
     /// States `kind`'s per-second advice at `per_s` (`--advice-rate`).
@@ -76,12 +101,14 @@ impl Session {
     /// Adds a finished table; table and markdown formats print it at once.
     pub fn push(&mut self, exp: Experiment) {
         self.output.push(exp);
+        self.keep();
     }
 
     /// Keeps an experiment's error in the results as a table of its own (see
     /// [`Output::record_error`]).
     pub fn record_error(&mut self, kind: ExperimentKind, error: &anyhow::Error) {
         self.output.record_error(kind, format!("{error:#}"));
+        self.keep();
     }
 
     /// The command's outcome once its experiments returned without error: a table whose every
@@ -94,6 +121,12 @@ impl Session {
     /// results.json when asked, marked interrupted if it was. Called on success and on failure
     /// alike.
     pub fn finish(&mut self) -> anyhow::Result<()> {
+        let _writing = interrupt::finishing();
+        self.finish_writing()
+    }
+
+    /// [`Session::finish`] inside a caller's `interrupt::finishing()`.
+    pub fn finish_writing(&mut self) -> anyhow::Result<()> {
         self.output.finish(interrupt::interrupted()).map_err(failure::library)
     }
 
@@ -106,4 +139,9 @@ impl Session {
 /// directory does not exist or cannot be written.
 pub fn check_writable(path: &Path) -> anyhow::Result<()> {
     jsoncost::output::check_writable(path).map_err(failure::library)
+}
+
+/// Prints a command's output on stdout (exit 3 when that fails; a closed pipe is quiet).
+pub fn print_stdout(text: &str) -> anyhow::Result<()> {
+    jsoncost::output::print_stdout(text).map(drop).map_err(failure::library)
 }

@@ -144,6 +144,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
         advice_rate: None,
     };
     let mut session = Session::new(&output, args.quick)?;
+    session.also_writing(dir.clone(), args.save_baseline.as_deref().map(baselines::path_of));
     for (kind, rate) in &args.rates {
         session.set_rate(*kind, *rate);
     }
@@ -204,12 +205,16 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
         ));
     }
     progress.finish();
-    session.finish()?;
-    write_reports(&session, &dir)?;
-    // The baseline directory was created and checked before any experiment ran.
-    if let Some(name) = &args.save_baseline {
-        session.write_results(&baselines::path_of(name))?;
-        eprintln!("baseline {name:?} saved to {}", baselines::path_of(name).display());
+    {
+        // A second signal now waits for these writes instead of cutting them off.
+        let _writing = interrupt::finishing();
+        session.finish_writing()?;
+        write_reports(&session, &dir)?;
+        // The baseline directory was created and checked before any experiment ran.
+        if let Some(name) = &args.save_baseline {
+            session.write_results(&baselines::path_of(name))?;
+            eprintln!("baseline {name:?} saved to {}", baselines::path_of(name).display());
+        }
     }
     eprintln!(
         "report: {} (in {:.0} s)",

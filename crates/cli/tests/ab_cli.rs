@@ -289,3 +289,109 @@ fn ctrl_c_to_ab_alone_stops_both_programs_in_lockstep_with_exit_130() {
     assert_eq!(status.code(), Some(130), "{stderr}");
     assert!(stderr.contains("interrupted"), "{stderr}");
 }
+
+/// A program that records its pid in `dir/NAME.pid` and then runs `then` (a shell command
+/// line) in its place (exec keeps the pid): `sleep 1000` never joins nor exits; the jsoncost
+/// under test, given the arguments (`"$@"`), joins.
+fn recording_pid(dir: &Path, name: &str, then: &str) -> PathBuf {
+    let path = dir.join(format!("{name}.sh"));
+    let script = format!("#!/bin/sh\necho $$ > '{}/{name}.pid'\nexec {then}\n", dir.display());
+    std::fs::write(&path, script).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+/// The pid a [`recording_pid`] program wrote (waits at most 60 s for it).
+fn pid_of(dir: &Path, name: &str) -> libc::pid_t {
+    let file = dir.join(format!("{name}.pid"));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        if let Some(pid) = std::fs::read_to_string(&file).ok().and_then(|t| t.trim().parse().ok()) {
+            return pid;
+        }
+        assert!(std::time::Instant::now() < deadline, "{} never appeared", file.display());
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// Whether `pid` is gone (after ab exited, its children are reaped or reparented and reaped).
+fn gone(pid: libc::pid_t) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        // SAFETY: kill(2) with signal 0 only checks the pid.
+        if unsafe { libc::kill(pid, 0) } != 0 {
+            return true;
+        }
+        if std::time::Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+fn ab_with(dir: &Path, base: &Path, new: &Path, extra: &[&str]) -> Killed {
+    Killed(
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("jsoncost"))
+            .args(["ab", "--rounds", "10000", "--cpu", "none"])
+            .args(extra)
+            .arg("--base")
+            .arg(base)
+            .arg("--new")
+            .arg(new)
+            .args(["--", "micro", "--quick", "--shape", "data", "--filter", "typed/serde_json*"])
+            .current_dir(dir)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap(),
+    )
+}
+
+fn stderr_of(ab: &mut Killed) -> String {
+    let mut text = String::new();
+    std::io::Read::read_to_string(ab.0.stderr.as_mut().unwrap(), &mut text).unwrap();
+    text
+}
+
+#[test]
+fn a_program_that_never_joins_nor_exits_is_given_up_after_the_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("jsoncost");
+    let base = recording_pid(dir.path(), "base", "sleep 1000");
+    let new = recording_pid(dir.path(), "new", &format!("'{}' \"$@\"", bin.display()));
+    let mut ab = ab_with(dir.path(), &base, &new, &["--timeout", "3"]);
+    let status = wait_bounded(&mut ab.0, std::time::Duration::from_secs(60));
+    let stderr = stderr_of(&mut ab);
+    assert_eq!(status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains(
+            "error: run 1: the base program neither joined the lockstep nor exited within 3 s (--timeout); both programs were stopped"
+        ),
+        "{stderr}"
+    );
+    assert!(gone(pid_of(dir.path(), "base")) && gone(pid_of(dir.path(), "new")));
+}
+
+#[test]
+fn a_program_stopped_by_sigstop_is_named_and_both_are_reaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("jsoncost");
+    let jsoncost = format!("'{}' \"$@\"", bin.display());
+    let base = recording_pid(dir.path(), "base", &jsoncost);
+    let new = recording_pid(dir.path(), "new", &jsoncost);
+    let mut ab = ab_with(dir.path(), &base, &new, &[]);
+    let (b, n) = (pid_of(dir.path(), "base"), pid_of(dir.path(), "new"));
+    // Into the lockstep's rounds (10,000 of them: far more than can finish).
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    // SAFETY: kill(2) on ab's child, alive (ab has not finished: it has thousands of rounds).
+    assert_eq!(unsafe { libc::kill(n, libc::SIGSTOP) }, 0);
+    let status = wait_bounded(&mut ab.0, std::time::Duration::from_secs(60));
+    let stderr = stderr_of(&mut ab);
+    assert_eq!(status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("error: run 1: the new program was stopped (SIGSTOP or SIGTSTP) for 5 s; both programs were stopped"),
+        "{stderr}"
+    );
+    assert!(gone(b) && gone(n));
+}

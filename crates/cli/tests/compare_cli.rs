@@ -457,3 +457,58 @@ fn a_bad_threshold_is_a_usage_error() {
         .code(2)
         .stderr(predicate::str::contains("threshold \"150%\" must be between 0% and 100%"));
 }
+
+#[test]
+fn two_runs_with_nothing_timed_are_bad_input_not_a_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = write(dir.path(), "empty.json", &results(vec![]));
+    let mut failed = base();
+    for r in &mut failed.experiments[0].rows {
+        *r = Row::failed(r.method.clone(), "gate: differs at /id");
+    }
+    let failed = write(dir.path(), "failed.json", &failed);
+    for (a, b) in [(&empty, &empty), (&failed, &failed)] {
+        jsoncost()
+            .arg("compare")
+            .arg(a)
+            .arg(b)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::ends_with(format!(
+                "error: nothing to compare: no row was timed in both {} and {}\n",
+                a.display(),
+                b.display()
+            )));
+    }
+}
+
+#[test]
+fn a_negative_time_or_a_duplicate_row_is_refused_naming_the_file_and_the_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = write(dir.path(), "a.json", &base());
+    let negative = write(
+        dir.path(),
+        "negative.json",
+        &base_with("typed/sonic-rs", |r| r.mean_ns = Some(-5.0)),
+    );
+    jsoncost()
+        .arg("compare")
+        .arg(&a)
+        .arg(&negative)
+        .assert()
+        .code(2)
+        .stdout(predicate::str::is_empty())
+        .stderr(format!(
+            "error: results file {}: micro table data/deserialize, row typed/sonic-rs: mean_ns is -5, below 0\n",
+            negative.display()
+        ));
+    let mut twice = base();
+    let copy = twice.experiments[0].rows[0].clone();
+    assert_eq!(copy.method, "typed/sonic-rs");
+    twice.experiments[0].rows.push(copy);
+    let twice = write(dir.path(), "twice.json", &twice);
+    jsoncost().arg("compare").arg(&twice).arg(&a).assert().code(2).stderr(format!(
+        "error: results file {}: micro table data/deserialize, row typed/sonic-rs: the row appears twice\n",
+        twice.display()
+    ));
+}

@@ -314,7 +314,10 @@ fn interrupt_run_writes_what_was_measured(signal: libc::c_int) {
     let stderr = std::fs::read_to_string(&stderr_path).unwrap();
     assert_eq!(status.code(), Some(130), "{stderr}");
     assert!(stderr.contains("interrupted: finishing the current strategy"), "{stderr}");
-    assert!(stderr.contains("error: interrupted (Ctrl-C or a termination signal)"), "{stderr}");
+    // The signal is named as it came.
+    let name = if signal == libc::SIGINT { "Ctrl-C" } else { "SIGTERM" };
+    assert!(stderr.contains(&format!("(got {name};")), "{stderr}");
+    assert!(stderr.contains(&format!("error: interrupted by {name}\n")), "{stderr}");
 
     assert_eq!(names_in(&out), ["report.html", "report.md", "results.json"]);
     let results = load(&out.join("results.json"));

@@ -15,8 +15,9 @@ pub enum Error {
     /// The environment: a store or server unreachable or gone, I/O (exit 3).
     #[error("{0}")]
     Environment(String),
-    /// Cancelled (Ctrl-C) after writing what was measured (exit 130).
-    #[error("interrupted by Ctrl-C")]
+    /// Cancelled (a signal, in the CLI) after writing what was measured (exit 130). The
+    /// caller, who knows what stopped it, names the cause.
+    #[error("interrupted")]
     Interrupted,
 }
 

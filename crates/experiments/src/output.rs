@@ -1,7 +1,8 @@
 //! Where results go, for the CLI and the bench harness alike: stdout carries exactly the
-//! results (tables as each finishes, or the whole `--format` output at the end), results.json
-//! is written atomically at the end (also when a run stops early, so nothing measured is lost),
-//! and a run directory gets report.md and report.html.
+//! results (tables as each finishes, or the whole `--format` output at the end; a write that
+//! fails is the command's error, exit 3, a closed pipe only ends the printing), results.json
+//! is written at the end through `files::write_output` (also when a run stops early, so
+//! nothing measured is lost), and a run directory gets report.md and report.html.
 
 mod build_check;
 
@@ -43,6 +44,9 @@ pub struct Output {
     out: Option<PathBuf>,
     /// The first table whose every row failed, as the error the command ends with.
     all_failed: Option<Error>,
+    /// Printing ended: stdout failed (its error, reported by [`Output::finish`]) or its
+    /// reader went away (`None` inside).
+    stdout_closed: Option<Option<Error>>,
 }
 
 impl Output {
@@ -60,6 +64,7 @@ impl Output {
             color: use_color(),
             out,
             all_failed: None,
+            stdout_closed: None,
         })
     }
 
@@ -87,16 +92,26 @@ impl Output {
     pub fn push(&mut self, exp: Experiment) {
         if matches!(self.format, Format::Table | Format::Markdown) {
             let text = jsoncost_report::render_experiment_on(&exp, &self.results.machine, self.format, self.color);
-            let mut out = std::io::stdout().lock();
-            let _ = writeln!(out, "{text}");
-            let _ = out.flush();
+            self.print(&text);
         }
         self.results.experiments.push(exp);
     }
 
+    /// Prints `text` and a newline unless printing has ended.
+    fn print(&mut self, text: &str) {
+        if self.stdout_closed.is_some() {
+            return;
+        }
+        match print_stdout(text) {
+            Ok(Printed::All) => {}
+            Ok(Printed::ReaderGone) => self.stdout_closed = Some(None),
+            Err(e) => self.stdout_closed = Some(Some(e)),
+        }
+    }
+
     /// Prints what is left (the advisor for tables; the whole output for json/csv) and writes
     /// results.json when asked, marked `interrupted` if the run was. Called on success and on
-    /// failure alike.
+    /// failure alike. A failed stdout is its error once the file is written (exit 3).
     pub fn finish(&mut self, interrupted: bool) -> Result<(), Error> {
         self.results.interrupted = interrupted;
         let text = match self.format {
@@ -105,34 +120,31 @@ impl Output {
             Format::Json | Format::Csv => jsoncost_report::render(&self.results, self.format, false),
         };
         if !text.is_empty() {
-            let mut out = std::io::stdout().lock();
-            let _ = writeln!(out, "{text}");
-            let _ = out.flush();
+            self.print(&text);
         }
         if let Some(path) = &self.out {
             self.write_results(path)?;
             eprintln!("results written to {}", path.display());
         }
-        Ok(())
+        match self.stdout_closed.take() {
+            Some(Some(e)) => Err(e),
+            _ => Ok(()),
+        }
     }
 
-    /// Writes results.json to `path` atomically (exit 3 on failure).
+    /// Writes results.json to `path` (`files::write_output`; exit 3 on failure).
     pub fn write_results(&self, path: &Path) -> Result<(), Error> {
-        files::write_results(path, &self.results).map_err(|e| Error::environment(format!("writing {}: {e}", path.display())))
+        files::write_results(path, &self.results).map_err(|e| write_error(path, e))
     }
 
     /// Writes the self-contained HTML report to `path`.
     pub fn write_html(&self, path: &Path) -> Result<(), Error> {
-        files::write_atomic(path, html::render(&self.results).as_bytes())
-            .map_err(|e| Error::environment(format!("writing {}: {e}", path.display())))
+        files::write_output(path, html::render(&self.results).as_bytes()).map_err(|e| write_error(path, e))
     }
 
     /// Writes report.md and report.html into `dir`.
     pub fn write_reports(&self, dir: &Path) -> Result<(), Error> {
-        let md = jsoncost_report::render(&self.results, Format::Markdown, false);
-        let path = dir.join("report.md");
-        files::write_atomic(&path, md.as_bytes()).map_err(|e| Error::environment(format!("writing {}: {e}", path.display())))?;
-        self.write_html(&dir.join("report.html"))
+        write_reports_of(&self.results, dir)
     }
 }
 
@@ -152,30 +164,61 @@ impl Sink for Output {
     }
 }
 
-/// Fails before anything is measured: with exit 2 when `path` is a directory (a results file
-/// goes there), with exit 3 when its directory does not exist or cannot be written.
+/// Writes report.md and report.html of `results` into `dir`.
+pub fn write_reports_of(results: &Results, dir: &Path) -> Result<(), Error> {
+    let md = jsoncost_report::render(results, Format::Markdown, false);
+    let path = dir.join("report.md");
+    files::write_output(&path, md.as_bytes()).map_err(|e| write_error(&path, e))?;
+    let path = dir.join("report.html");
+    files::write_output(&path, html::render(results).as_bytes()).map_err(|e| write_error(&path, e))
+}
+
+/// How a print to stdout ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Printed {
+    All,
+    /// Its reader went away (a closed pipe, `| head`): the rest is not wanted, and nothing is
+    /// said about it.
+    ReaderGone,
+}
+
+/// Prints `text` and a newline to stdout, flushed: an error (a full disk, a device that
+/// refuses) is the environment's (exit 3); a closed pipe is not an error.
+pub fn print_stdout(text: &str) -> Result<Printed, Error> {
+    let mut out = std::io::stdout().lock();
+    match writeln!(out, "{text}").and_then(|()| out.flush()) {
+        Ok(()) => Ok(Printed::All),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(Printed::ReaderGone),
+        Err(e) => Err(Error::environment(format!("cannot write the results to stdout: {e}"))),
+    }
+}
+
+/// A failed write of `path`: a directory is a usage error (exit 2), anything else the
+/// environment's (exit 3).
+fn write_error(path: &Path, e: std::io::Error) -> Error {
+    if e.kind() == std::io::ErrorKind::IsADirectory {
+        Error::usage(format!(
+            "cannot write {}: it is a directory; give a file path, e.g. {}",
+            path.display(),
+            path.join("results.json").display()
+        ))
+    } else {
+        Error::environment(format!("writing {}: {e}", path.display()))
+    }
+}
+
+/// Fails before anything is measured (`files::check_output`): with exit 2 when `path` is a
+/// directory, with exit 3 when its directory does not exist or cannot be written, or a device
+/// cannot be opened for writing.
 pub fn check_writable(path: &Path) -> Result<(), Error> {
-    if path.is_dir() {
-        return Err(Error::usage(format!(
+    files::check_output(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::IsADirectory => Error::usage(format!(
             "cannot write results to {}: it is a directory; give a file path, e.g. {}",
             path.display(),
             path.join("results.json").display()
-        )));
-    }
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let probe = dir.join(format!(".jsoncost-write-test-{}", std::process::id()));
-    std::fs::write(&probe, b"").map_err(|e| {
-        Error::environment(format!(
-            "cannot write results to {}: directory {} is not writable: {e}",
-            path.display(),
-            dir.display()
-        ))
-    })?;
-    let _ = std::fs::remove_file(probe);
-    Ok(())
+        )),
+        _ => Error::environment(format!("cannot write results to {}: {e}", path.display())),
+    })
 }
 
 /// Named baselines: `--save-baseline NAME` keeps a results file under

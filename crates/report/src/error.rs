@@ -36,6 +36,15 @@ pub enum ReportError {
     SchemaVersion { path: PathBuf, found: String, supported: u32 },
     #[error("results file {} is not a jsoncost results file: {message}", path.display())]
     NotResults { path: PathBuf, message: String },
+    /// A row no run writes: a negative time or size, or a row twice in one table.
+    #[error("results file {}: {experiment} table {table}, row {method}: {why}", path.display())]
+    BadRow {
+        path: PathBuf,
+        experiment: String,
+        table: String,
+        method: String,
+        why: String,
+    },
     #[error("results file {} does not match the results schema: {message} at line {line}, column {column}", path.display())]
     Schema {
         path: PathBuf,

@@ -1,9 +1,16 @@
-//! Reading and writing results files. Load errors name the file and what was wrong with it;
-//! writes go to a temporary file in the same directory and are renamed into place, so an
-//! interrupted run never leaves half a file.
+//! Reading and writing results files. Load errors name the file and what was wrong with it.
+//! Writes go to what the path is ([`write_output`]): a regular file (or a new path) gets a
+//! temporary file in its directory renamed over it, so an interrupted run never leaves half a
+//! file; a device, a FIFO or `/dev/stdout` is opened and written; a symlink is written
+//! through (its target replaced, the link kept); a directory is refused. Reads of anything
+//! but a regular file wait a bounded time for data and give up on a signal, so a FIFO with no
+//! writer never hangs a command.
 
 use std::io::{Read, Write};
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 use jsoncost_engine::{Results, SCHEMA_VERSION};
 use serde_json::Value;
@@ -40,17 +47,114 @@ pub enum ReadError {
     TooLarge { limit: u64 },
 }
 
+/// How long a read of a FIFO, a socket or a device waits for its next bytes before it gives
+/// up (a FIFO nobody writes to, a writer that stalled).
+pub const READ_IDLE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a write to a FIFO waits for a reader to open it.
+pub const WRITE_READER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How often a waiting read or write looks at the stop check.
+const WAIT_SLICE: Duration = Duration::from_millis(50);
+
+static STOP_CHECK: OnceLock<fn() -> bool> = OnceLock::new();
+
+/// Makes every wait of this module (a read for a FIFO's data, a write for its reader) end
+/// once `stop` returns true: the CLI passes its signal flag. A process-wide hook because the
+/// reads happen deep inside library calls (`micro --payload`, `compare`) that carry no cancel
+/// flag; the first call wins.
+pub fn stop_waiting_when(stop: fn() -> bool) {
+    let _ = STOP_CHECK.set(stop);
+}
+
+fn should_stop() -> bool {
+    STOP_CHECK.get().is_some_and(|stop| stop())
+}
+
 /// Reads a whole file, at most `limit` bytes. The bound holds while reading, not from the
 /// file's size, so a device (/dev/zero) or a pipe that never ends is refused after `limit`
-/// bytes instead of filling memory.
+/// bytes instead of filling memory. Opening never blocks (a FIFO with no writer), and a file
+/// that is not regular is read waiting at most [`READ_IDLE_TIMEOUT`] for each next bytes.
 pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
-    let file = std::fs::File::open(path).map_err(ReadError::Io)?;
+    read_limited_within(path, limit, READ_IDLE_TIMEOUT)
+}
+
+/// [`read_limited`] with `idle` as the longest wait for a non-regular file's next bytes.
+pub fn read_limited_within(path: &Path, limit: u64, idle: Duration) -> Result<Vec<u8>, ReadError> {
+    // O_NONBLOCK: opening a FIFO for reading would otherwise wait (in the kernel, deaf to the
+    // signal flag) until some process opens it for writing.
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(ReadError::Io)?;
+    let kind = file.metadata().map_err(ReadError::Io)?.file_type();
     let mut bytes = Vec::new();
-    file.take(limit.saturating_add(1)).read_to_end(&mut bytes).map_err(ReadError::Io)?;
+    let cap = limit.saturating_add(1);
+    if kind.is_file() || kind.is_dir() {
+        // A regular file never blocks; a directory fails its read with EISDIR.
+        (&file).take(cap).read_to_end(&mut bytes).map_err(ReadError::Io)?;
+    } else {
+        read_waiting(&file, cap, idle, &mut bytes)?;
+    }
     if bytes.len() as u64 > limit {
         return Err(ReadError::TooLarge { limit });
     }
     Ok(bytes)
+}
+
+/// Reads `file` (non-blocking) to its end or `cap` bytes, waiting with poll(2) at most `idle`
+/// for each next bytes and stopping when [`should_stop`] says so. Poll comes first: a FIFO no
+/// writer has opened yet reads as its end, but polls as nothing yet (Linux reports its hang-up
+/// only once a writer has come and gone).
+fn read_waiting(file: &std::fs::File, cap: u64, idle: Duration, bytes: &mut Vec<u8>) -> Result<(), ReadError> {
+    use std::os::fd::AsRawFd;
+    let mut buf = vec![0u8; 1 << 16];
+    let mut waiting_since = Instant::now();
+    while (bytes.len() as u64) < cap {
+        let mut fd = libc::pollfd {
+            fd: file.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd for the duration of the call.
+        let ready = unsafe { libc::poll(&mut fd, 1, WAIT_SLICE.as_millis() as libc::c_int) };
+        if ready <= 0 {
+            // A timeout, or EINTR: look at the flag and the clock, then wait again.
+            if should_stop() {
+                return Err(ReadError::Io(std::io::Error::new(
+                    std::io::ErrorKind::Interrupted,
+                    "stopped by a signal while waiting for data",
+                )));
+            }
+            if waiting_since.elapsed() >= idle {
+                let what = if bytes.is_empty() {
+                    "nothing arrived"
+                } else {
+                    "no more data arrived"
+                };
+                return Err(ReadError::Io(std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    format!(
+                        "{what} for {} s (not a regular file: a FIFO with no writer, or a writer that stalled)",
+                        idle.as_secs_f64()
+                    ),
+                )));
+            }
+            continue;
+        }
+        let want = buf.len().min((cap - bytes.len() as u64) as usize);
+        match (&*file).read(&mut buf[..want]) {
+            Ok(0) => return Ok(()),
+            Ok(n) => {
+                bytes.extend_from_slice(&buf[..n]);
+                waiting_since = Instant::now();
+            }
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::Interrupted | std::io::ErrorKind::WouldBlock) => {}
+            Err(e) => return Err(ReadError::Io(e)),
+        }
+    }
+    Ok(())
 }
 
 /// Checks and decodes the bytes of a results file; `path` is only used in errors.
@@ -109,33 +213,155 @@ fn bare_message(e: &serde_json::Error) -> String {
 }
 
 /// Writes `bytes` to `path` atomically: a temporary file in the same directory, flushed to disk,
-/// then renamed over `path`.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let mut tmp = tempfile::Builder::new().prefix(".jsoncost-").suffix(".tmp").tempfile_in(&dir)?;
+/// then renamed over `path` (a regular file or a new one; [`write_output`] decides that).
+/// `mode` is the new file's permissions.
+fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".jsoncost-")
+        .suffix(".tmp")
+        .tempfile_in(parent_of(path))?;
     tmp.write_all(bytes)?;
     tmp.as_file().sync_all()?;
-    readable_by_all(tmp.as_file())?;
+    use std::os::unix::fs::PermissionsExt;
+    tmp.as_file().set_permissions(std::fs::Permissions::from_mode(mode))?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
 }
 
-/// Results are not secret: give the file the usual 0644 rather than the temp file's 0600.
-#[cfg(unix)]
-fn readable_by_all(file: &std::fs::File) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    file.set_permissions(std::fs::Permissions::from_mode(0o644))
+/// The directory a file at `path` lives in (`.` for a bare name).
+fn parent_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
 }
 
-#[cfg(not(unix))]
-fn readable_by_all(_file: &std::fs::File) -> std::io::Result<()> {
-    Ok(())
+/// What writing to a path means, once its symlinks are followed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Destination {
+    /// A regular file, or nothing yet: replaced atomically. Through a symlink this is the
+    /// link's target, so the link stays.
+    Replace(PathBuf),
+    /// A device, a FIFO, a socket or an open file named by /proc (`/dev/stdout`): opened and
+    /// written where it is, never replaced.
+    Open(PathBuf),
 }
 
-/// Writes `results` as pretty JSON to `path` atomically.
+/// Symlinks followed at most, as the kernel's own limit (ELOOP).
+const MAX_LINKS: usize = 40;
+
+/// Where a write to `path` goes. A directory is an error (kind `IsADirectory`).
+pub fn destination(path: &Path) -> std::io::Result<Destination> {
+    let mut current = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        let meta = match std::fs::symlink_metadata(&current) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Destination::Replace(current)),
+            Err(e) => return Err(e),
+            Ok(m) => m,
+        };
+        let kind = meta.file_type();
+        if kind.is_symlink() {
+            // A link on procfs (/dev/stdout → /proc/self/fd/1) names an open file (a pipe, a
+            // terminal, a file the shell opened), not a path whose file could be replaced.
+            if on_procfs(&parent_of(&current)) {
+                return Ok(Destination::Open(path.to_path_buf()));
+            }
+            let target = std::fs::read_link(&current)?;
+            current = parent_of(&current).join(target);
+        } else if kind.is_dir() {
+            return Err(std::io::Error::new(std::io::ErrorKind::IsADirectory, "it is a directory"));
+        } else if kind.is_file() {
+            return Ok(Destination::Replace(current));
+        } else {
+            return Ok(Destination::Open(path.to_path_buf()));
+        }
+    }
+    Err(std::io::Error::from_raw_os_error(libc::ELOOP))
+}
+
+fn on_procfs(dir: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: a zeroed statfs is a valid buffer for statfs(2) to fill; `c` is a C string.
+    let mut fs: libc::statfs = unsafe { std::mem::zeroed() };
+    unsafe { libc::statfs(c.as_ptr(), &mut fs) == 0 && fs.f_type == libc::PROC_SUPER_MAGIC }
+}
+
+/// Writes `bytes` to what `path` is: a regular file or a new path atomically (see
+/// [`write_atomic`]; an existing file keeps its permissions, a new one gets 0644: results
+/// are not secret), through a symlink to its target, and anything else by opening it (a FIFO
+/// waits at most [`WRITE_READER_TIMEOUT`] for a reader). A directory is refused. Every
+/// writer of results and reports goes through here.
+pub fn write_output(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    match destination(path)? {
+        Destination::Replace(target) => {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&target).map_or(0o644, |m| m.permissions().mode() & 0o7777);
+            write_atomic(&target, bytes, mode)
+        }
+        Destination::Open(path) => open_for_writing(&path, WRITE_READER_TIMEOUT)?.write_all(bytes),
+    }
+}
+
+/// Checks, before anything is measured, that [`write_output`] to `path` can work: a directory
+/// is refused, a new or regular file's directory must take a new file, a device must open
+/// for writing. A FIFO is not opened (a reader that opened it would see its end at once).
+pub fn check_output(path: &Path) -> std::io::Result<()> {
+    match destination(path)? {
+        Destination::Replace(target) => {
+            tempfile::Builder::new()
+                .prefix(".jsoncost-write-test-")
+                .tempfile_in(parent_of(&target))?;
+            Ok(())
+        }
+        Destination::Open(path) if std::fs::metadata(&path)?.file_type().is_fifo() => Ok(()),
+        Destination::Open(path) => open_for_writing(&path, Duration::ZERO).map(drop),
+    }
+}
+
+/// Opens a non-regular file for appending without blocking (a FIFO with no reader would
+/// block the open in the kernel): ENXIO, no reader yet, is retried for up to `wait` (or
+/// until the stop check), then the file is made blocking again for the write.
+fn open_for_writing(path: &Path, wait: Duration) -> std::io::Result<std::fs::File> {
+    use std::os::fd::AsRawFd;
+    let started = Instant::now();
+    let file = loop {
+        match std::fs::OpenOptions::new().append(true).custom_flags(libc::O_NONBLOCK).open(path) {
+            Ok(f) => break f,
+            Err(e) if e.raw_os_error() == Some(libc::ENXIO) => {
+                if should_stop() {
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::Interrupted,
+                        "stopped by a signal while waiting for a reader",
+                    ));
+                }
+                if started.elapsed() >= wait {
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        format!(
+                            "no process opened it for reading within {} s (a FIFO or a socket with no reader)",
+                            wait.as_secs_f64()
+                        ),
+                    ));
+                }
+                std::thread::sleep(WAIT_SLICE);
+            }
+            Err(e) => return Err(e),
+        }
+    };
+    // SAFETY: fcntl on the descriptor `file` owns.
+    unsafe {
+        let flags = libc::fcntl(file.as_raw_fd(), libc::F_GETFL);
+        if flags >= 0 {
+            libc::fcntl(file.as_raw_fd(), libc::F_SETFL, flags & !libc::O_NONBLOCK);
+        }
+    }
+    Ok(file)
+}
+
+/// Writes `results` as pretty JSON to `path` (see [`write_output`]).
 pub fn write_results(path: &Path, results: &Results) -> std::io::Result<()> {
-    write_atomic(path, pretty(results).as_bytes())
+    write_output(path, pretty(results).as_bytes())
 }

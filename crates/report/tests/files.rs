@@ -6,7 +6,7 @@ use std::path::Path;
 
 use common::{fixture, fixture_path};
 use jsoncost_report::ReportError;
-use jsoncost_report::files::{load, write_atomic, write_results};
+use jsoncost_report::files::{load, write_output, write_results};
 
 fn load_text(text: &str) -> (std::path::PathBuf, ReportError, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
@@ -117,11 +117,11 @@ fn empty_missing_and_directory_paths_are_io_or_empty_errors() {
 }
 
 #[test]
-fn write_atomic_replaces_the_file_and_leaves_no_temp_file() {
+fn write_output_replaces_the_file_and_leaves_no_temp_file() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("report.md");
     std::fs::write(&path, "old").unwrap();
-    write_atomic(&path, b"new contents").unwrap();
+    write_output(&path, b"new contents").unwrap();
     assert_eq!(std::fs::read(&path).unwrap(), b"new contents");
     let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(names, vec![std::ffi::OsString::from("report.md")]);
@@ -133,10 +133,10 @@ fn write_atomic_replaces_the_file_and_leaves_no_temp_file() {
 }
 
 #[test]
-fn write_atomic_into_a_missing_directory_fails_without_creating_it() {
+fn write_output_into_a_missing_directory_fails_without_creating_it() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("absent/results.json");
-    let err = write_atomic(&path, b"x").unwrap_err();
+    let err = write_output(&path, b"x").unwrap_err();
     assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
     assert!(!Path::new(&dir.path().join("absent")).exists());
 }

@@ -23,7 +23,7 @@ use jsoncost_report::files;
 use super::compare::parse_threshold;
 use crate::failure::{ExitCode, Failure, environment, usage};
 use crate::interrupt;
-use crate::session::FormatArg;
+use crate::session::{FormatArg, print_stdout};
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct AbArgs {
@@ -55,6 +55,12 @@ pub struct AbArgs {
     /// and by at least half of this.
     #[arg(long, default_value = "5%", value_parser = parse_threshold)]
     pub threshold: f64,
+    /// The longest ab waits for a program's next step, in seconds: to join the lockstep or
+    /// exit (one that never joins, an older build, runs its whole experiment in this time),
+    /// to ask for its next turn, to exit. Then both programs are killed and ab exits 3 naming
+    /// the program. A program seen stopped (SIGSTOP) for 5 s fails at once.
+    #[arg(long, value_name = "SECS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
+    pub timeout: u64,
     /// Accept rows that were ok in base and failed or are missing in new (as `compare`).
     #[arg(long)]
     pub allow_missing: bool,
@@ -225,6 +231,9 @@ impl Program {
     }
 }
 
+/// How long a program may be seen stopped before the run is given up.
+const STOPPED_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Removes the temporary directory (the sockets, and the runs' files unless `--keep`) when
 /// `ab` ends, however it ends.
 struct Scratch(PathBuf);
@@ -272,9 +281,12 @@ fn run_both(args: &AbArgs, programs: [&Program; 2], dirs: &Dirs, k: u32, cpu: Op
     let listeners: [(UnixListener, PathBuf); 2] = listeners.try_into().map_err(|_| anyhow!("two sides"))?;
     // Odd runs lead with base, even runs with new (ABBA over runs too).
     let first = usize::from(k.is_multiple_of(2));
-    let conducted = conductor::conduct([base, new], listeners, args.rounds, first, interrupt::interrupted)
-        .context("conducting the two programs")
-        .map_err(environment)?;
+    let limits = conductor::Limits {
+        timeout: std::time::Duration::from_secs(args.timeout),
+        stopped: STOPPED_LIMIT,
+    };
+    let conducted = conductor::conduct([base, new], listeners, args.rounds, first, limits, interrupt::interrupted)
+        .map_err(|e| environment(anyhow!("run {k}: {e}")))?;
     if args.keep.is_some() {
         let log: String = conducted
             .log
@@ -359,7 +371,7 @@ pub fn run(args: &AbArgs) -> anyhow::Result<()> {
         runs.push(run_both(args, [&base, &new], &dirs, k, cpu)?);
     }
     let comparison = ab::ab(&runs, args.threshold).allowing_missing(args.allow_missing).on_cpu(cpu);
-    println!("{}", comparison.render(args.format.into()));
+    print_stdout(&comparison.render(args.format.into()))?;
     if comparison.rows.is_empty() {
         return Err(usage(anyhow!(
             "no row was timed in both programs: nothing to compare (see \"Not compared\")"

@@ -2,12 +2,14 @@
 //! exit 1 on a significant time regression beyond the threshold, any allocation growth, or a
 //! row ok in BASE that failed or is missing in NEW (unless `--allow-missing`).
 
+use std::path::PathBuf;
+
 use anyhow::anyhow;
 use jsoncost_report::{compare, files};
 
 use super::baselines;
 use crate::failure::{ExitCode, Failure, usage};
-use crate::session::FormatArg;
+use crate::session::{FormatArg, print_stdout};
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct CompareArgs {
@@ -49,19 +51,36 @@ pub fn parse_threshold(s: &str) -> Result<f64, String> {
     }
 }
 
+/// Loads a results file or saved baseline and checks its rows can be compared (exit 2).
+fn load(arg: &str) -> anyhow::Result<(PathBuf, jsoncost_engine::Results)> {
+    let path = baselines::resolve(arg)?;
+    let results = files::load(&path).map_err(usage)?;
+    compare::check_rows(&path, &results).map_err(usage)?;
+    Ok((path, results))
+}
+
 pub fn run(args: &CompareArgs) -> anyhow::Result<()> {
-    let base = files::load(&baselines::resolve(&args.base)?).map_err(usage)?;
-    let new = files::load(&baselines::resolve(&args.new)?).map_err(usage)?;
+    let (base_path, base) = load(&args.base)?;
+    let (new_path, new) = load(&args.new)?;
     let more = args
         .base_runs
         .iter()
-        .map(|r| files::load(&baselines::resolve(r)?).map_err(usage))
+        .map(|r| load(r).map(|(_, results)| results))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let runs: Vec<&jsoncost_engine::Results> = std::iter::once(&base).chain(&more).collect();
     let comparison = compare::compare(&base, &new, args.threshold)
         .allowing_missing(args.allow_missing)
         .with_drift(compare::Drift::of(&runs));
-    println!("{}", comparison.render(args.format.into()));
+    print_stdout(&comparison.render(args.format.into()))?;
+    // A regression (rows lost) says more than this; otherwise two runs of which no row was
+    // timed in both (empty, every row failed) are not a pass.
+    if comparison.rows.is_empty() && !comparison.has_regression() {
+        return Err(usage(anyhow!(
+            "nothing to compare: no row was timed in both {} and {}",
+            base_path.display(),
+            new_path.display()
+        )));
+    }
     if comparison.has_regression() {
         return Err(Failure {
             code: ExitCode::Regression,

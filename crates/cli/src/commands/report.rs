@@ -2,10 +2,10 @@
 
 use anyhow::Context;
 use jsoncost_report::{files, html};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::failure::{environment, usage};
-use crate::session::{FormatArg, use_color};
+use crate::session::{FormatArg, print_stdout, use_color};
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct ReportArgs {
@@ -24,19 +24,34 @@ pub struct ReportArgs {
 
 pub fn run(args: &ReportArgs) -> anyhow::Result<()> {
     let results = files::load(&args.results).map_err(usage)?;
+    for (path, what) in [(&args.html, "the HTML report"), (&args.markdown, "the markdown report")] {
+        if let Some(path) = path {
+            check_output(path, what)?;
+        }
+    }
     if let Some(path) = &args.html {
-        files::write_atomic(path, html::render(&results).as_bytes())
+        files::write_output(path, html::render(&results).as_bytes())
             .with_context(|| format!("writing {}", path.display()))
             .map_err(environment)?;
         eprintln!("HTML report written to {}", path.display());
     }
     if let Some(path) = &args.markdown {
         let md = jsoncost_report::render(&results, jsoncost_report::Format::Markdown, false);
-        files::write_atomic(path, md.as_bytes())
+        files::write_output(path, md.as_bytes())
             .with_context(|| format!("writing {}", path.display()))
             .map_err(environment)?;
         eprintln!("markdown report written to {}", path.display());
     }
-    println!("{}", jsoncost_report::render(&results, args.format.into(), use_color()));
-    Ok(())
+    print_stdout(&jsoncost_report::render(&results, args.format.into(), use_color()))
+}
+
+/// Fails before anything is written: exit 2 for a directory, 3 when the file cannot be.
+fn check_output(path: &Path, what: &str) -> anyhow::Result<()> {
+    files::check_output(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::IsADirectory => usage(anyhow::anyhow!(
+            "cannot write {what} to {}: it is a directory; give a file path",
+            path.display()
+        )),
+        _ => environment(anyhow::anyhow!("cannot write {what} to {}: {e}", path.display())),
+    })
 }

@@ -224,6 +224,46 @@ impl Comparison {
     }
 }
 
+/// Checks that `results` (read from `path`) can be compared: no row holds a negative time,
+/// size or count, and no (experiment, table, method) appears twice (rows match by it, so a
+/// second one would be silently ignored). Safety tables hold findings and are not compared.
+pub fn check_rows(path: &std::path::Path, results: &Results) -> Result<(), crate::ReportError> {
+    let mut seen = std::collections::HashSet::new();
+    for e in results.experiments.iter().filter(|e| e.experiment != ExperimentKind::Safety) {
+        for r in &e.rows {
+            let bad = |why: String| crate::ReportError::BadRow {
+                path: path.to_path_buf(),
+                experiment: e.experiment.as_str().to_string(),
+                table: e.table.clone(),
+                method: r.method.clone(),
+                why,
+            };
+            if !seen.insert((e.experiment, e.table.as_str(), r.method.as_str())) {
+                return Err(bad("the row appears twice".to_string()));
+            }
+            let figures = [
+                ("mean_ns", r.mean_ns),
+                ("error_ns", r.error_ns),
+                ("stddev_ns", r.stddev_ns),
+                ("median_ns", r.median_ns),
+                ("min_ns", r.min_ns),
+                ("max_ns", r.max_ns),
+                ("allocated_bytes", r.allocated_bytes),
+                ("allocs", r.allocs),
+            ];
+            for (name, value) in figures {
+                if let Some(v) = value.filter(|v| *v < 0.0) {
+                    return Err(bad(format!("{name} is {v}, below 0")));
+                }
+            }
+            if let Some(v) = r.samples_ns.iter().chain(&r.rounds_ns).find(|v| **v < 0.0) {
+                return Err(bad(format!("a sample is {v} ns, below 0")));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Compares `new` against `base`; `threshold` is a fraction (0.05 for 5%).
 pub fn compare(base: &Results, new: &Results, threshold: f64) -> Comparison {
     let mut rows = Vec::new();

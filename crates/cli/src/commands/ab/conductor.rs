@@ -7,13 +7,19 @@
 //! while the other waits at its first ask. Between two that joined, the k-th grant of one is
 //! paired with the k-th of the other, in ABBA order (pair 0 base first, pair 1 new first, ...)
 //! so neither side always runs right after the other's iteration.
+//!
+//! Every wait is bounded ([`Limits`]): a side that owes the next step (to join or exit, to ask
+//! again after a grant, to exit after leaving) must take it within `timeout`, and a side seen
+//! stopped (SIGSTOP, SIGTSTP) for `stopped` fails at once; then both programs are killed and
+//! reaped and the side is named. Only the time this process runs counts, so a Ctrl-Z of the
+//! whole job does not use up the bound.
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ExitStatus};
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use jsoncost_engine::lockstep::{Ask, Grant};
 
@@ -46,6 +52,55 @@ struct Member {
     waiting: Option<Ask>,
     status: Option<ExitStatus>,
     granted: u64,
+    /// Time this side has owed its next step, since its last one.
+    owed: Duration,
+    /// Time it has been seen stopped, in a row.
+    stopped: Duration,
+}
+
+/// How long the conductor waits for a side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// The longest a side may owe its next step.
+    pub timeout: Duration,
+    /// The longest a side may be seen stopped.
+    pub stopped: Duration,
+}
+
+/// Why a run was given up: `side` did not take its step (both programs were killed and
+/// reaped).
+#[derive(Debug)]
+pub enum ConductError {
+    Io(std::io::Error),
+    Stalled { side: usize, why: String },
+}
+
+impl From<std::io::Error> for ConductError {
+    fn from(e: std::io::Error) -> Self {
+        ConductError::Io(e)
+    }
+}
+
+impl std::fmt::Display for ConductError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ConductError::Io(e) => write!(f, "{e}"),
+            ConductError::Stalled { side, why } => write!(f, "the {} program {why}; both programs were stopped", SIDES[*side]),
+        }
+    }
+}
+
+impl std::error::Error for ConductError {}
+
+/// Whether the process `pid` is stopped (state T in /proc/PID/stat; t, traced, too).
+fn is_stopped(pid: u32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    // "pid (comm) S ...": the state follows the last ')', as comm may hold any character.
+    stat.rsplit_once(')')
+        .and_then(|(_, rest)| rest.trim_start().chars().next())
+        .is_some_and(|state| state == 'T' || state == 't')
 }
 
 impl Member {
@@ -104,8 +159,28 @@ pub fn conduct(
     listeners: [(UnixListener, PathBuf); 2],
     rounds: u64,
     first: usize,
+    limits: Limits,
     interrupted: impl Fn() -> bool,
-) -> std::io::Result<Conducted> {
+) -> Result<Conducted, ConductError> {
+    let conducted = conduct_within(&mut children, listeners, rounds, first, limits, interrupted);
+    if conducted.is_err() {
+        // Given up: neither program may go on alone, nor stay behind unreaped.
+        for child in &mut children {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+    conducted
+}
+
+fn conduct_within(
+    children: &mut [Child; 2],
+    listeners: [(UnixListener, PathBuf); 2],
+    rounds: u64,
+    first: usize,
+    limits: Limits,
+    interrupted: impl Fn() -> bool,
+) -> Result<Conducted, ConductError> {
     let (tx, rx) = mpsc::channel();
     let mut paths = Vec::new();
     for (side, (listener, path)) in listeners.into_iter().enumerate() {
@@ -118,6 +193,7 @@ pub fn conduct(
     let mut holder: Option<usize> = None;
     let mut log = Vec::new();
     let mut released = false;
+    let mut tick = Instant::now();
     loop {
         match rx.recv_timeout(Duration::from_millis(20)) {
             // After its exit a side's "join" is only our own wake-up call to its accept().
@@ -125,9 +201,11 @@ pub fn conduct(
             Ok(Event::Joined(side, w)) => {
                 members[side].writer = Some(w);
                 members[side].joined = true;
+                members[side].owed = Duration::ZERO;
             }
             Ok(Event::Asked(side, ask)) => {
                 members[side].waiting = Some(ask);
+                members[side].owed = Duration::ZERO;
                 if holder == Some(side) {
                     holder = None;
                 }
@@ -135,11 +213,18 @@ pub fn conduct(
             Ok(Event::Left(side)) => {
                 let m = &mut members[side];
                 (m.left, m.waiting, m.writer) = (true, None, None);
+                m.owed = Duration::ZERO;
                 if holder == Some(side) {
                     holder = None;
                 }
             }
             Err(mpsc::RecvTimeoutError::Timeout | mpsc::RecvTimeoutError::Disconnected) => {}
+        }
+        // At most a second per pass counts, so time this process spent stopped does not.
+        let passed = tick.elapsed().min(Duration::from_secs(1));
+        tick = Instant::now();
+        if !interrupted() {
+            check_limits(&mut members, children, limits, passed)?;
         }
         for side in 0..2 {
             if members[side].status.is_none()
@@ -194,6 +279,7 @@ pub fn conduct(
             let sent = m.writer.as_mut().is_some_and(|w| w.write_all(grant.line().as_bytes()).is_ok());
             if sent {
                 m.granted += 1;
+                m.owed = Duration::ZERO;
                 holder = Some(side);
                 log.push((side, ask, grant));
             } else {
@@ -209,6 +295,49 @@ pub fn conduct(
         joined: members.each_ref().map(|m| m.joined),
         log,
     })
+}
+
+/// Adds `passed` to what each running side owes (it is not waiting for a turn: it must join,
+/// ask or exit) and fails the side that owes more than the limits allow.
+fn check_limits(members: &mut [Member; 2], children: &[Child; 2], limits: Limits, passed: Duration) -> Result<(), ConductError> {
+    for side in 0..2 {
+        let m = &mut members[side];
+        if m.status.is_some() || m.waiting.is_some() {
+            m.owed = Duration::ZERO;
+            m.stopped = Duration::ZERO;
+            continue;
+        }
+        m.owed += passed;
+        m.stopped = if is_stopped(children[side].id()) {
+            m.stopped + passed
+        } else {
+            Duration::ZERO
+        };
+        let secs = |d: Duration| d.as_secs_f64();
+        if m.stopped >= limits.stopped {
+            return Err(ConductError::Stalled {
+                side,
+                why: format!("was stopped (SIGSTOP or SIGTSTP) for {} s", secs(limits.stopped)),
+            });
+        }
+        if m.owed >= limits.timeout {
+            let why = if !m.joined {
+                format!(
+                    "neither joined the lockstep nor exited within {} s (--timeout)",
+                    secs(limits.timeout)
+                )
+            } else if m.left {
+                format!("left the lockstep and did not exit within {} s (--timeout)", secs(limits.timeout))
+            } else {
+                format!(
+                    "held its turn for {} s without asking for the next (--timeout)",
+                    secs(limits.timeout)
+                )
+            };
+            return Err(ConductError::Stalled { side, why });
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -228,6 +357,40 @@ mod tests {
         assert_eq!(order, "ABBAABBA");
         assert_eq!(abba_next([0, 0], 1), 1);
         assert_eq!(abba_next([5, 3], 0), 1);
+    }
+
+    #[test]
+    fn a_side_that_holds_its_turn_past_the_timeout_is_named_and_both_are_killed() {
+        let dir = tempfile::tempdir().unwrap();
+        let sleeper = || std::process::Command::new("sleep").arg("1000").spawn().unwrap();
+        let children = [sleeper(), sleeper()];
+        let pids = children.each_ref().map(|c| c.id() as libc::pid_t);
+        let mut listeners = Vec::new();
+        let mut members = Vec::new();
+        for side in SIDES {
+            let path = dir.path().join(format!("{side}.sock"));
+            listeners.push((listen(&path).unwrap(), path.clone()));
+            // Both join and ask; base, granted first, never asks again.
+            let mut m = UnixStream::connect(&path).unwrap();
+            m.write_all(Ask::Turn.line().as_bytes()).unwrap();
+            members.push(m);
+        }
+        let limits = Limits {
+            timeout: Duration::from_secs(1),
+            stopped: Duration::from_secs(5),
+        };
+        let listeners: [(UnixListener, PathBuf); 2] = listeners.try_into().unwrap();
+        let e = conduct(children, listeners, 10, 0, limits, || false).err().expect("given up");
+        assert_eq!(
+            e.to_string(),
+            "the base program held its turn for 1 s without asking for the next (--timeout); both programs were stopped"
+        );
+        // Killed and reaped: the pids no longer exist.
+        for pid in pids {
+            // SAFETY: signal 0 only checks the pid.
+            assert_ne!(unsafe { libc::kill(pid, 0) }, 0, "{pid} still exists");
+        }
+        drop(members);
     }
 
     #[test]
