@@ -163,6 +163,7 @@ impl Study {
             seed: jsoncost_shapes::DEFAULT_SEED,
             existing: Some(at),
             fields: Vec::new(),
+            max_doc_bytes: crate::store::DEFAULT_MAX_DOC_MIB << 20,
         };
         self.stores.push((name.to_string(), options, TypedReads::of::<T>()));
         self
