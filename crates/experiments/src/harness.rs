@@ -151,8 +151,10 @@ impl Study {
     /// Registers the user's own documents in their store (`url`, as the CLI's `--store`; `at`
     /// where they are): read by id, up to 10,000 of them, as `T` through each library
     /// (`typed/<lib>`, `typed/serde_json` the baseline) and the strategies that need no type,
-    /// every row gated against the exact parse of the first document. The table is
-    /// `<store kind>/<name>`.
+    /// every row gated against the exact parse of the first document (the typed rows against it
+    /// as `T` sees it, as micro's). The store is opened read-only. The table is
+    /// `<store kind>/<name>`; when it cannot be measured, the other tables still are and the
+    /// run ends with its error.
     pub fn store<T: Serialize + DeserializeOwned + 'static>(mut self, name: &str, url: &str, at: Existing) -> Study {
         let options = StoreOptions {
             url: Some(url.to_string()),
