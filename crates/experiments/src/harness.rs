@@ -304,8 +304,10 @@ impl Study {
     /// Registers the user's own documents in their store (`url`, as the CLI's `--store`; `at`
     /// where they are): read by id, up to 10,000 of them, as `T` through each library
     /// (`typed/<lib>`, `typed/serde_json` the baseline) and the strategies that need no type,
-    /// every row gated against the exact parse of the first document. The table is
-    /// `<store kind>/<name>`. (Cargo feature of the store's client: `redb`, `sqlite`, `redis`
+    /// every row gated against the exact parse of the first document (the typed rows against it
+    /// as `T` sees it, as micro's). The store is opened read-only. The table is
+    /// `<store kind>/<name>`; when it cannot be measured, the other tables still are and the
+    /// run ends with its error. (Cargo feature of the store's client: `redb`, `sqlite`, `redis`
     /// or `postgres`.)
     #[cfg(feature = "store")]
     pub fn store<T: Serialize + DeserializeOwned + 'static>(mut self, name: &str, url: &str, at: Existing) -> Study {
@@ -318,6 +320,7 @@ impl Study {
             seed: jsoncost_shapes::DEFAULT_SEED,
             existing: Some(at),
             fields: Vec::new(),
+            max_doc_bytes: crate::store::DEFAULT_MAX_DOC_MIB << 20,
         };
         self.stores.push((name.to_string(), options, TypedReads::of::<T>()));
         self

@@ -2,7 +2,7 @@
 //! stages, the Allocation pass, the baseline, fatal failures and cancellation, in one loop.
 
 use jsoncost_codecs::gate::Reference;
-use jsoncost_codecs::{BoxedStrategy, RunFailure, Strategy};
+use jsoncost_codecs::{BoxedStrategy, Contract, RunFailure, Strategy};
 use jsoncost_engine::{
     Config, Experiment, ExperimentKind, Fidelity, Lineup, Row, Schedule, Stage, measure_interleaved, try_measure_staged,
 };
@@ -50,16 +50,23 @@ impl AllFailed {
         }
     }
 
-    /// The error a command ends with for `exp`, every row of which failed.
+    /// The error a command ends with for `exp`, every row of which failed (but a floor,
+    /// which does none of the work: see [`Ran`]). Names the first failed row's reason.
     pub fn error(self, exp: &Experiment) -> Error {
-        let first = &exp.rows[0];
+        let first = exp.rows.iter().find(|r| !r.is_ok()).unwrap_or(&exp.rows[0]);
         let why = first
             .error_message
             .as_deref()
             .and_then(|m| m.lines().next())
             .unwrap_or("no message");
+        let ok: Vec<&str> = exp.rows.iter().filter(|r| r.is_ok()).map(|r| r.method.as_str()).collect();
+        let but = if ok.is_empty() {
+            String::new()
+        } else {
+            format!(" but {}", ok.join(", "))
+        };
         let message = format!(
-            "every row of {}: {} failed ({}: {why}); see the table",
+            "every row of {}: {}{but} failed ({}: {why}); see the table",
             exp.experiment, exp.table, first.method
         );
         match self {
@@ -120,7 +127,8 @@ pub enum Stop {
     BadBaseline(String),
 }
 
-/// What a table that ran to its end measured.
+/// What a table that ran to its end measured: its rows that do the table's work (all but a
+/// store's floor, which discards what it read), and how many of them failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Ran {
     /// Rows shown (ok or failed).
@@ -300,14 +308,17 @@ impl<'s> Runner<'s> {
                 }
             }
         }
-        let ran = Ran {
-            rows: exp.rows.len(),
-            failed: exp.rows.iter().filter(|r| !r.is_ok()).count(),
-        };
         // What each row's strategy delivers, recorded in one place for both schedules.
         for row in exp.rows.iter_mut() {
             row.contract = strategies.iter().find(|s| s.name() == row.method).map(|s| s.contract());
         }
+        // A row that discards what it read (a store's floor) does none of the work a table
+        // measures: a table whose every other row failed measured nothing, whatever the floor did.
+        let working = || exp.rows.iter().filter(|r| r.contract != Some(Contract::Discarded));
+        let ran = Ran {
+            rows: working().count(),
+            failed: working().filter(|r| !r.is_ok()).count(),
+        };
         // A table the filter left empty measured nothing: it is not shown.
         if !exp.rows.is_empty() {
             exp.finish();

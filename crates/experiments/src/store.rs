@@ -2,12 +2,12 @@
 //! floor (raw bytes read, discarded), and show how much of the read is JSON work.
 
 use jsoncost_codecs::gate::Reference;
-use jsoncost_codecs::typed::{pointer_tree, sonic_projection};
+use jsoncost_codecs::typed::{Through, pointer_tree, sonic_projection};
 use jsoncost_codecs::{BoxedStrategy, Canonical, Contract, RunFailure, Strategy};
 use jsoncost_engine::ExperimentKind;
 use jsoncost_shapes::{ORDER_LARGE_LINES, ORDER_LINES, Order};
 use jsoncost_stores::{
-    Existing, LoadOutcome, OpenOptions, OrderDocs, PgColumn, Store, StoreError, StoreKind, ensure_loaded, open_or_default,
+    Access, Existing, LoadOutcome, Location, OpenOptions, OrderDocs, PgColumn, Store, StoreError, StoreKind, ensure_loaded, open_or_default,
 };
 use jsoncost_stream::Library;
 use rand::{Rng, SeedableRng};
@@ -48,7 +48,14 @@ pub struct StoreOptions {
     pub existing: Option<Existing>,
     /// With `existing`: JSON pointers `lazy/sonic-rs` projects (none: no lazy row).
     pub fields: Vec<String>,
+    /// With `existing`: the largest document parsed, in bytes; a larger one fails the rows
+    /// that read it (the gate's document: the table), naming its key and size. Parsing holds a
+    /// document several times over (a DOM of small numbers is ~50 times its text).
+    pub max_doc_bytes: u64,
 }
+
+/// The default of [`StoreOptions::max_doc_bytes`], in MiB (`--max-doc-mib`).
+pub const DEFAULT_MAX_DOC_MIB: u64 = 16;
 
 /// A store error with its exit code (3 environment, else bad input) and its whole chain.
 fn store_error(e: StoreError) -> Error {
@@ -86,7 +93,11 @@ type Shared = Rc<RefCell<Box<dyn Store>>>;
 #[derive(Clone)]
 enum Source {
     Loaded(String),
-    Existing(Existing),
+    /// The user's documents at `at`; one over `max_bytes` is not handed on to be parsed.
+    Existing {
+        at: Existing,
+        max_bytes: u64,
+    },
 }
 
 impl Source {
@@ -94,7 +105,7 @@ impl Source {
     fn name(&self) -> &str {
         match self {
             Source::Loaded(c) => c,
-            Source::Existing(e) => e.name(),
+            Source::Existing { at, .. } => at.name(),
         }
     }
 
@@ -102,7 +113,25 @@ impl Source {
     fn read(&self, store: &mut dyn Store, id: &str, f: &mut dyn FnMut(&[u8])) -> Result<(), StoreError> {
         match self {
             Source::Loaded(c) => store.read_raw(c, id, f),
-            Source::Existing(e) => store.read_existing(e, id, f),
+            Source::Existing { at, max_bytes } => {
+                let mut over = None;
+                store.read_existing(at, id, &mut |bytes| {
+                    if bytes.len() as u64 > *max_bytes {
+                        over = Some(bytes.len() as u64);
+                    } else {
+                        f(bytes);
+                    }
+                })?;
+                match over {
+                    None => Ok(()),
+                    Some(bytes) => Err(StoreError::TooLarge {
+                        collection: at.describe(),
+                        id: id.to_string(),
+                        bytes,
+                        limit: *max_bytes,
+                    }),
+                }
+            }
         }
     }
 }
@@ -380,7 +409,7 @@ fn strategies(store: &Shared, collection: &str, ids: &IdSequence, bytes: u64, to
             }
         }),
     ));
-    v
+    gated(v, Through::<Order>::boxed)
 }
 
 /// The fields the server projected, as the checked projection (each field's JSON text parsed
@@ -421,17 +450,41 @@ fn server_projection(
 /// One decode of a document's bytes into a type, as a store read strategy: (name, decode).
 type TypedRead = (&'static str, fn(&[u8], bool) -> Result<Option<Canonical>, String>);
 
+/// Wraps a strategy whose output is a type in the gate that sees the reference through it.
+type ThroughType = fn(BoxedStrategy<'static>) -> BoxedStrategy<'static>;
+
 /// A user's type read from their store through each library (the bench harness's `store`).
-pub(crate) struct TypedReads(pub(crate) [TypedRead; 3]);
+pub(crate) struct TypedReads {
+    reads: [TypedRead; 3],
+    /// `Through::<T>`: the typed rows are checked against the document as `T` sees it.
+    through: ThroughType,
+}
 
 impl TypedReads {
-    pub(crate) fn of<T: Serialize + DeserializeOwned>() -> TypedReads {
-        TypedReads([
-            ("typed/serde_json", serde_typed::<T>),
-            ("typed/sonic-rs", sonic_typed::<T>),
-            ("typed/simd-json", simd_typed::<T>),
-        ])
+    pub(crate) fn of<T: Serialize + DeserializeOwned + 'static>() -> TypedReads {
+        TypedReads {
+            reads: [
+                ("typed/serde_json", serde_typed::<T>),
+                ("typed/sonic-rs", sonic_typed::<T>),
+                ("typed/simd-json", simd_typed::<T>),
+            ],
+            through: Through::<T>::boxed,
+        }
     }
+}
+
+/// The gate as micro's: what decodes into a type (`TypedValue`, `BorrowedValue`) is checked
+/// against the document as that type sees it (a field it does not declare, or a `null` it
+/// skips, is not expected of it; an integer in an `f64` field is a float on both sides),
+/// while a DOM, the raw bytes and projections are checked against the whole document.
+fn gated(strategies: Vec<BoxedStrategy<'static>>, through: ThroughType) -> Vec<BoxedStrategy<'static>> {
+    strategies
+        .into_iter()
+        .map(|s| match s.contract() {
+            Contract::TypedValue | Contract::BorrowedValue => through(s),
+            _ => s,
+        })
+        .collect()
 }
 
 fn serde_typed<T: Serialize + DeserializeOwned>(b: &[u8], check: bool) -> Result<Option<Canonical>, String> {
@@ -454,7 +507,7 @@ fn simd_typed<T: Serialize + DeserializeOwned>(b: &[u8], check: bool) -> Result<
 /// `lazy/sonic-rs` when fields are given, and the floor.
 fn existing_strategies(
     store: &Shared,
-    at: &Existing,
+    source: &Source,
     ids: &IdSequence,
     bytes: u64,
     fields: &[String],
@@ -466,7 +519,7 @@ fn existing_strategies(
             name,
             contract: contract_of(name),
             store: store.clone(),
-            source: Source::Existing(at.clone()),
+            source: source.clone(),
             ids: ids.ids.clone(),
             cursor: 0,
             op,
@@ -475,7 +528,7 @@ fn existing_strategies(
         })
     };
     let mut v: Vec<BoxedStrategy<'static>> = typed
-        .map(|TypedReads(reads)| {
+        .map(|TypedReads { reads, .. }| {
             reads
                 .iter()
                 .map(|&(name, decode)| {
@@ -545,11 +598,22 @@ fn existing_strategies(
             }
         }),
     ));
-    v
+    match typed {
+        Some(typed) => gated(v, typed.through),
+        None => v,
+    }
 }
 
 /// The store experiment over the user's own documents `at`, with the reads of their type when
-/// given; the table is `<store kind>/<table>`.
+/// given; the table is `<store kind>/<table>` (`table`: the harness's name for it, else where
+/// the documents are). The store is opened read-only: nothing in it is changed.
+///
+/// A table that cannot be measured (the store unreachable, the documents not where the flags
+/// say, a gate document that is not JSON or not the type, a store lost mid-table) stops this
+/// table only: its error, naming the table, is handed to the sink as the run's outcome
+/// ([`crate::Sink::all_failed`], the Runner's own way), so the harness's other tables still
+/// run and are written, and the run exits with it at the end. A filter matching none of the
+/// table's strategies, and Ctrl-C, are returned as they are.
 pub(crate) fn run_existing(
     options: &StoreOptions,
     at: &Existing,
@@ -561,24 +625,75 @@ pub(crate) fn run_existing(
         jsoncost_codecs::document::check_pointer(f).map_err(Error::Usage)?;
     }
     let url = options.url.clone().unwrap_or_else(jsoncost_stores::default_store_url);
+    let location = Location::parse(&url).map_err(store_error)?;
+    let name = format!("{}/{}", location.kind(options.pg_column).as_str(), table.unwrap_or(at.name()));
+    match measure_existing(options, &url, at, &name, typed, runner) {
+        Ok(()) => Ok(()),
+        Err(Unmeasured::Returned(e)) => Err(e),
+        Err(Unmeasured::Named(e)) => {
+            runner.sink().all_failed(e);
+            Ok(())
+        }
+        Err(Unmeasured::Table(e)) => {
+            let message = format!("store {name}: {e}");
+            runner.sink().all_failed(match e {
+                Error::Environment(_) => Error::Environment(message),
+                _ => Error::Usage(message),
+            });
+            Ok(())
+        }
+    }
+}
+
+/// Why [`measure_existing`] did not finish its table.
+enum Unmeasured {
+    /// The table could not be measured: the run's outcome, once the other tables ran.
+    Table(Error),
+    /// As `Table`, the message naming the table already (the Runner's).
+    Named(Error),
+    /// Ends the run now (Ctrl-C; a filter matching nothing), as every table kind does.
+    Returned(Error),
+}
+
+impl From<Error> for Unmeasured {
+    fn from(e: Error) -> Self {
+        match e {
+            Error::Interrupted => Unmeasured::Returned(e),
+            e => Unmeasured::Table(e),
+        }
+    }
+}
+
+fn measure_existing(
+    options: &StoreOptions,
+    url: &str,
+    at: &Existing,
+    table: &str,
+    typed: Option<&TypedReads>,
+    runner: &mut Runner<'_>,
+) -> Result<(), Unmeasured> {
     let opts = OpenOptions {
         pg_column: options.pg_column,
+        access: Access::ReadOnly,
         ..OpenOptions::default()
     };
     runner.sink().status(&format!("store: connecting to {url}"));
-    let mut store = jsoncost_stores::open(&url, &opts).map_err(store_error)?;
+    let mut store = jsoncost_stores::open(url, &opts).map_err(store_error)?;
     let described = store.describe();
     runner.sink().status(&format!("store: listing {} in {described}", at.describe()));
     let listed = store.existing_ids(at, options.docs).map_err(store_error)?;
     if listed.is_empty() {
-        return Err(Error::usage(format!("{described}: {} holds no documents", at.describe())));
+        return Err(Error::usage(format!("{described}: {} holds no documents", at.describe())).into());
     }
     runner.sink().note(&format!(
         "store: reading {} documents of {} in {described}",
         listed.len(),
         at.describe()
     ));
-    let source = Source::Existing(at.clone());
+    let source = Source::Existing {
+        at: at.clone(),
+        max_bytes: options.max_doc_bytes,
+    };
     let ids = IdSequence::among(&listed, options.seed);
     // The gate's reference: the exact parse of the document every check reads (the first id).
     let (reference, sample_len) = {
@@ -595,9 +710,10 @@ pub(crate) fn run_existing(
                 return Err(Error::usage(format!(
                     "document {id:?} of {} in {described}: the exact reference cannot read it: {e}",
                     at.describe()
-                )));
+                ))
+                .into());
             }
-            None => return Err(Error::usage(format!("document {id:?} is not in {described}"))),
+            None => return Err(Error::usage(format!("document {id:?} is not in {described}")).into()),
         }
     };
     let too_deep = if ["typed/sonic-rs", "dom/sonic-rs", "lazy/sonic-rs"]
@@ -610,8 +726,11 @@ pub(crate) fn run_existing(
     };
     let kind = store.kind();
     let shared: Shared = Rc::new(RefCell::new(store));
-    let list = existing_strategies(&shared, at, &ids, sample_len, &options.fields, typed, too_deep);
-    runner.filter().check_matches_any(list.iter().map(|s| s.name()))?;
+    let list = existing_strategies(&shared, &source, &ids, sample_len, &options.fields, typed, too_deep);
+    runner
+        .filter()
+        .check_matches_any(list.iter().map(|s| s.name()))
+        .map_err(Unmeasured::Returned)?;
     let total = runner.timed_count(&list);
     runner.sink().planned(total);
     let mut params = Map::new();
@@ -619,13 +738,19 @@ pub(crate) fn run_existing(
     params.insert("documents".into(), json!(at.describe()));
     params.insert("docs".into(), json!(listed.len()));
     params.insert("payload_bytes".into(), json!(sample_len));
-    let table = format!("{}/{}", kind.as_str(), table.unwrap_or(at.name()));
+    debug_assert_eq!(table.split('/').next(), Some(kind.as_str()));
     match runner.run(Table::new(ExperimentKind::Store, table, params, reference, list)) {
-        Err(Stop::Fatal(message)) => return Err(Error::environment(format!("store run stopped: {message}"))),
-        Err(stop) => return Err(stop.into()),
+        // The Runner's messages name the table already.
+        Err(Stop::Fatal(message)) => return Err(Unmeasured::Table(Error::environment(format!("stopped: {message}")))),
+        Err(Stop::BadBaseline(message)) => return Err(Unmeasured::Named(Error::Usage(message))),
+        Err(stop) => return Err(Error::from(stop).into()),
         Ok(_) => {}
     }
-    if runner.is_cancelled() { Err(Error::Interrupted) } else { Ok(()) }
+    if runner.is_cancelled() {
+        Err(Error::Interrupted.into())
+    } else {
+        Ok(())
+    }
 }
 
 /// Runs the store experiment through `runner`.
@@ -771,5 +896,213 @@ mod tests {
             .filter(|m| !["new-client", "projection/server"].contains(m))
             .collect();
         assert_eq!(names, embedded);
+    }
+}
+
+/// `Study::store::<T>` over a user's SQLite table: the typed rows gated through `T`, as
+/// micro's are, and a table that cannot be measured stopping only itself.
+#[cfg(test)]
+mod typed_tests {
+    use jsoncost_engine::{Results, Status};
+    use jsoncost_stores::{LoadMarker, open};
+    use serde::Deserialize;
+
+    use super::*;
+
+    /// An ordinary type: a skipped `None`, an `f64` whose documents hold integers, and (in the
+    /// documents) a field it does not declare.
+    #[derive(Serialize, Deserialize)]
+    struct Event {
+        id: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        note: Option<String>,
+        price: f64,
+    }
+
+    /// A SQLite file holding `docs` in jsoncost's own `docs` table (collection `events`), read
+    /// back as a user's table `docs (id, body)`.
+    fn sqlite_with(dir: &std::path::Path, docs: Vec<(String, Vec<u8>)>) -> String {
+        let url = format!("sqlite:{}", dir.join("own.db").display());
+        let mut store = open(&url, &OpenOptions::default()).unwrap();
+        let marker = LoadMarker {
+            docs: docs.len() as u64,
+            description: "test".into(),
+        };
+        store.load("events", &mut docs.into_iter(), &marker).unwrap();
+        url
+    }
+
+    fn rows(table: &str) -> Existing {
+        Existing::Rows {
+            table: table.into(),
+            key: "id".into(),
+            column: "body".into(),
+        }
+    }
+
+    fn events(n: u64) -> Vec<(String, Vec<u8>)> {
+        (0..n)
+            .map(|i| {
+                let doc = format!(r#"{{"id":{i},"note":null,"price":{},"source":"undeclared {i}"}}"#, 5 + i);
+                (i.to_string(), doc.into_bytes())
+            })
+            .collect()
+    }
+
+    fn study(out: &std::path::Path) -> crate::Study {
+        let out = out.display().to_string();
+        crate::Study::with_args(["--quick", "--format", "json", "--out", out.as_str()])
+    }
+
+    #[test]
+    fn typed_rows_are_gated_through_the_type_like_micro() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = sqlite_with(dir.path(), events(20));
+        let results = study(&dir.path().join("r.json"))
+            .store::<Event>("events", &url, rows("docs"))
+            .measure()
+            .unwrap();
+        let exp = &results.experiments[0];
+        assert_eq!(exp.table, "sqlite/events");
+        for method in ["typed/serde_json", "typed/sonic-rs", "typed/simd-json"] {
+            let row = exp.rows.iter().find(|r| r.method == method).unwrap();
+            assert_eq!(row.status, Status::Ok, "{method}: {:?}", row.error_message);
+            // As micro: the f64 is a float on both sides, not an integer changed.
+            let fidelity = row.fidelity.as_ref().unwrap();
+            assert_eq!((fidelity.numbers, fidelity.integers_changed), (2, 0), "{method}: {fidelity:?}");
+        }
+        // The DOM rows keep the whole document: null, the undeclared field, the integer.
+        for method in ["dom/serde_json", "dom/sonic-rs", "dom/simd-json", "raw/serde_json", "floor"] {
+            let row = exp.rows.iter().find(|r| r.method == method).unwrap();
+            assert_eq!(row.status, Status::Ok, "{method}: {:?}", row.error_message);
+        }
+    }
+
+    #[test]
+    fn a_store_table_that_cannot_be_measured_stops_only_itself() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = sqlite_with(dir.path(), events(20));
+        let out = dir.path().join("r.json");
+        let err = study(&out)
+            .store::<Event>("absent", &url, rows("absent"))
+            .store::<Event>("events", &url, rows("docs"))
+            .measure()
+            .unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        assert_eq!(
+            err.to_string(),
+            format!("store sqlite/absent: {url}: table absent (id, body): no such table: absent")
+        );
+        // The table after it was measured and written.
+        let written: Results = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+        let tables: Vec<&str> = written.experiments.iter().map(|e| e.table.as_str()).collect();
+        assert_eq!(tables, ["sqlite/events"]);
+        assert!(written.experiments[0].rows.iter().all(|r| r.status == Status::Ok));
+    }
+
+    #[test]
+    fn a_baseline_that_fails_on_the_type_stops_only_its_table() {
+        #[derive(Serialize, Deserialize)]
+        struct Other {
+            name: String,
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let url = sqlite_with(dir.path(), events(20));
+        let out = dir.path().join("r.json");
+        let err = study(&out)
+            .store::<Other>("other", &url, rows("docs"))
+            .store::<Event>("events", &url, rows("docs"))
+            .measure()
+            .unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        let message = err.to_string();
+        assert!(
+            message.starts_with("store sqlite/other: the baseline typed/serde_json fails on this input, so the table is not measured: "),
+            "{message}"
+        );
+        let written: Results = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+        let tables: Vec<&str> = written.experiments.iter().map(|e| e.table.as_str()).collect();
+        assert_eq!(tables, ["sqlite/events"]);
+    }
+
+    #[test]
+    fn a_table_whose_every_json_row_fails_is_bad_input_naming_the_document() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut docs = events(6);
+        // One document that is not JSON, other than the one the gate reads first.
+        let first = IdSequence::among(
+            &(0..6).map(|i: u64| i.to_string()).collect::<Vec<_>>(),
+            jsoncost_shapes::DEFAULT_SEED,
+        )
+        .ids[0]
+            .clone();
+        let bad = if first == "3" { "4" } else { "3" };
+        docs[bad.parse::<usize>().unwrap()].1 = b"not json".to_vec();
+        let url = sqlite_with(dir.path(), docs);
+        let out = dir.path().join("r.json");
+        let err = study(&out).store::<Event>("events", &url, rows("docs")).measure().unwrap_err();
+        assert_eq!(err.exit_code(), 2, "{err}");
+        let message = err.to_string();
+        assert!(
+            message.starts_with("every row of store: sqlite/events but floor failed (typed/serde_json: "),
+            "{message}"
+        );
+        assert!(
+            message.contains(&format!("document {bad:?} in collection \"docs\" does not decode")),
+            "{message}"
+        );
+        // The table is written with its failed rows.
+        let written: Results = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+        let exp = &written.experiments[0];
+        assert!(
+            exp.rows.iter().all(|r| (r.status == Status::Ok) == (r.method == "floor")),
+            "{:?}",
+            exp.rows
+        );
+    }
+
+    #[test]
+    fn a_document_over_the_size_limit_is_not_parsed() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut docs = events(3);
+        let big = format!(r#"{{"id":0,"price":1,"pad":"{}"}}"#, "x".repeat(2 << 20));
+        for d in docs.iter_mut() {
+            d.1 = big.clone().into_bytes();
+        }
+        let url = sqlite_with(dir.path(), docs);
+        let options = StoreOptions {
+            url: Some(url.clone()),
+            pg_column: PgColumn::Json,
+            docs: 10,
+            shape: StoreShape::Order,
+            reload: false,
+            seed: 1,
+            existing: Some(rows("docs")),
+            fields: Vec::new(),
+            max_doc_bytes: 1 << 20,
+        };
+        let mut sink = crate::sink::Recorder::default();
+        let mut runner = Runner::new(
+            jsoncost_engine::Config::quick(),
+            crate::Filter::new("--filter", None).unwrap(),
+            crate::Cancel::never(),
+            &mut sink,
+        );
+        run(&options, &mut runner).unwrap();
+        let failed: Vec<String> = sink
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                crate::sink::Event::AllFailed(e) => Some(e.to_string()),
+                _ => None,
+            })
+            .collect();
+        let id = IdSequence::among(&["0".into(), "1".into(), "2".into()], 1).ids[0].clone();
+        assert_eq!(
+            failed,
+            [format!(
+                "store sqlite/docs: document {id:?} of table docs (id, body) is 2.0 MiB, over the 1 MiB limit per document (raise it with --max-doc-mib)"
+            )]
+        );
     }
 }

@@ -22,6 +22,32 @@ pub enum StoreError {
     #[error("invalid collection name {name:?}: use ASCII letters, digits, '-' and '_' (1 to 64 characters)")]
     BadCollection { name: String },
 
+    /// The user's own documents are not where, or not what, the flags say: a table, column or
+    /// key pattern the store does not have, a key that is not text or an integer.
+    #[error("{store}: {documents}: {reason}")]
+    BadDocuments { store: String, documents: String, reason: String },
+
+    /// A name given on the command line that cannot be used (a SQL name, a JSON pointer).
+    #[error("{flag} {name:?}: {reason}")]
+    BadName { flag: &'static str, name: String, reason: String },
+
+    /// One of the user's documents is larger than the per-document limit: it is not parsed.
+    #[error(
+        "document {id:?} of {collection} is {size}, over the {limit} MiB limit per document (raise it with --max-doc-mib)",
+        size = mib(*bytes),
+        limit = limit >> 20
+    )]
+    TooLarge {
+        collection: String,
+        id: String,
+        bytes: u64,
+        limit: u64,
+    },
+
+    /// A store opened to read a user's documents ([`crate::Access::ReadOnly`]) was asked to write.
+    #[error("{store} is open read-only (to read your own documents); {operation} needs it opened to load")]
+    ReadOnly { store: String, operation: String },
+
     #[error("cannot reach {url}: {cause}; check {hint}")]
     Unreachable { url: String, cause: String, hint: String },
 
@@ -62,6 +88,11 @@ pub enum StoreError {
     },
 }
 
+/// A size in MiB with one decimal: `200.0 MiB`.
+fn mib(bytes: u64) -> String {
+    format!("{:.1} MiB", bytes as f64 / (1u64 << 20) as f64)
+}
+
 impl StoreError {
     /// The process exit code the command line should end with (design.md: 2 usage or bad
     /// input, 3 environment failure).
@@ -71,6 +102,9 @@ impl StoreError {
             | StoreError::BadUrl { .. }
             | StoreError::NotBuilt { .. }
             | StoreError::BadCollection { .. }
+            | StoreError::BadDocuments { .. }
+            | StoreError::BadName { .. }
+            | StoreError::TooLarge { .. }
             | StoreError::NotLoaded { .. }
             | StoreError::NotFound { .. }
             | StoreError::Decode { .. } => 2,
@@ -80,14 +114,19 @@ impl StoreError {
             | StoreError::Panicked { .. }
             | StoreError::Locked { .. }
             | StoreError::Corrupt { .. }
+            | StoreError::ReadOnly { .. }
             | StoreError::Io { .. } => 3,
         }
     }
 
-    /// True when only the document at hand is at fault (it is missing or does not decode):
-    /// that strategy's row fails and the run goes on. Every other error ends the run.
+    /// True when only the document at hand is at fault (it is missing, does not decode or is
+    /// over the size limit): that strategy's row fails and the run goes on. Every other error
+    /// ends the run.
     pub fn is_document_error(&self) -> bool {
-        matches!(self, StoreError::NotFound { .. } | StoreError::Decode { .. })
+        matches!(
+            self,
+            StoreError::NotFound { .. } | StoreError::Decode { .. } | StoreError::TooLarge { .. }
+        )
     }
 
     pub(crate) fn backend(store: &str, operation: &str, cause: impl std::fmt::Display) -> Self {
@@ -103,6 +142,21 @@ impl StoreError {
             collection: collection.to_string(),
             id: id.to_string(),
             message: message.to_string(),
+        }
+    }
+
+    pub(crate) fn bad_documents(store: &str, at: &crate::Existing, reason: impl std::fmt::Display) -> Self {
+        StoreError::BadDocuments {
+            store: store.to_string(),
+            documents: at.describe(),
+            reason: reason.to_string(),
+        }
+    }
+
+    pub(crate) fn read_only(store: &str, operation: &str) -> Self {
+        StoreError::ReadOnly {
+            store: store.to_string(),
+            operation: operation.to_string(),
         }
     }
 

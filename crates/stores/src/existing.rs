@@ -41,10 +41,7 @@ impl Existing {
             Existing::Rows { .. } => "--table with --column is for SQLite and PostgreSQL",
             Existing::Table { .. } => "--table alone is for redb",
         };
-        StoreError::BadUrl {
-            url: store.to_string(),
-            reason: format!("cannot read {} there: {hint}", self.describe()),
-        }
+        StoreError::bad_documents(store, self, format!("cannot be read there: {hint}"))
     }
 }
 
@@ -56,28 +53,44 @@ pub(crate) enum Quote {
     Brackets,
 }
 
-/// A SQL identifier as given, checked: letters, digits and `_`, not starting with a digit (so
-/// it can be spliced into a statement; schema-qualified names take one `.`), then quoted.
-pub(crate) fn sql_identifier(what: &str, name: &str, quote: Quote) -> Result<String, StoreError> {
-    let part_ok = |p: &str| {
-        !p.is_empty()
-            && p.len() <= 63
-            && !p.starts_with(|c: char| c.is_ascii_digit())
-            && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+/// The longest SQL name part accepted: PostgreSQL's identifier limit (longer names are
+/// truncated by the server, so they would name another table).
+const MAX_NAME: usize = 63;
+
+/// A SQL identifier as given (`flag` names where it came from), checked: letters, digits and
+/// `_`, not starting with a digit, at most [`MAX_NAME`] bytes per part (so it can be spliced
+/// into a statement; schema-qualified names take one `.`), then quoted.
+pub(crate) fn sql_identifier(flag: &'static str, name: &str, quote: Quote) -> Result<String, StoreError> {
+    let bad = |reason: String| StoreError::BadName {
+        flag,
+        name: name.to_string(),
+        reason,
     };
     let parts: Vec<&str> = name.split('.').collect();
-    if parts.len() <= 2 && parts.iter().all(|p| part_ok(p)) {
-        let quoted = |p: &&str| match quote {
-            Quote::Double => format!("\"{p}\""),
-            Quote::Brackets => format!("[{p}]"),
-        };
-        Ok(parts.iter().map(quoted).collect::<Vec<_>>().join("."))
-    } else {
-        Err(StoreError::BadUrl {
-            url: name.to_string(),
-            reason: format!("{what} must be a SQL name: letters, digits and '_' (optionally schema.name)"),
-        })
+    if parts.len() > 2 {
+        return Err(bad("a SQL name is NAME or SCHEMA.NAME, with one '.'".into()));
     }
+    for p in &parts {
+        if p.len() > MAX_NAME {
+            return Err(bad(format!(
+                "{} is {} characters long; a SQL name has at most {MAX_NAME}",
+                if parts.len() == 1 { "it".to_string() } else { format!("{p:?}") },
+                p.chars().count()
+            )));
+        }
+        let spliceable =
+            !p.is_empty() && !p.starts_with(|c: char| c.is_ascii_digit()) && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !spliceable {
+            return Err(bad(
+                "must be a SQL name: letters, digits and '_', not starting with a digit (optionally schema.name)".into(),
+            ));
+        }
+    }
+    let quoted = |p: &&str| match quote {
+        Quote::Double => format!("\"{p}\""),
+        Quote::Brackets => format!("[{p}]"),
+    };
+    Ok(parts.iter().map(quoted).collect::<Vec<_>>().join("."))
 }
 
 /// An RFC 6901 pointer's tokens (`/lines/0/sku` → `lines`, `0`, `sku`), for a server's path
@@ -87,8 +100,9 @@ pub(crate) fn pointer_tokens(pointer: &str) -> Result<Vec<String>, StoreError> {
         return Ok(Vec::new());
     }
     let Some(rest) = pointer.strip_prefix('/') else {
-        return Err(StoreError::BadUrl {
-            url: pointer.to_string(),
+        return Err(StoreError::BadName {
+            flag: "--store-field",
+            name: pointer.to_string(),
             reason: "a JSON pointer is empty or starts with '/'".into(),
         });
     };
@@ -128,9 +142,35 @@ mod tests {
             "\"app\".\"orders_2\""
         );
         assert_eq!(sql_identifier("--table", "orders", Quote::Brackets).unwrap(), "[orders]");
-        for bad in ["", "1x", "a;drop table x", "a.b.c", "a b", "\"x\"", "[x]"] {
+        for bad in ["", "1x", "a;drop table x", "a b", "\"x\"", "[x]", "app.", "é"] {
             let e = sql_identifier("--table", bad, Quote::Double).unwrap_err();
-            assert!(e.to_string().contains("--table must be a SQL name"), "{bad}: {e}");
+            assert_eq!(
+                e.to_string(),
+                format!("--table {bad:?}: must be a SQL name: letters, digits and '_', not starting with a digit (optionally schema.name)")
+            );
+            assert_eq!(e.exit_code(), 2);
         }
+        let e = sql_identifier("--table", "a.b.c", Quote::Double).unwrap_err();
+        assert_eq!(e.to_string(), "--table \"a.b.c\": a SQL name is NAME or SCHEMA.NAME, with one '.'");
+    }
+
+    #[test]
+    fn a_name_over_63_characters_is_told_its_length() {
+        let long = "o".repeat(64);
+        assert_eq!(
+            sql_identifier("--table", &"o".repeat(63), Quote::Double).unwrap(),
+            format!("\"{}\"", "o".repeat(63))
+        );
+        let e = sql_identifier("--table", &long, Quote::Double).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!("--table {long:?}: it is 64 characters long; a SQL name has at most 63")
+        );
+        let qualified = format!("app.{long}");
+        let e = sql_identifier("--column", &qualified, Quote::Brackets).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!("--column {qualified:?}: {long:?} is 64 characters long; a SQL name has at most 63")
+        );
     }
 }

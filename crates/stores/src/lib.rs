@@ -20,6 +20,9 @@
 //! - **Documents are stored as raw JSON**, keyed by (collection, id). PostgreSQL keeps them in a
 //!   `json` table (the input text, returned as is) or a `jsonb` table (re-rendered on every read),
 //!   chosen with [`OpenOptions::pg_column`].
+//! - **Reading a user's own documents writes nothing** ([`Access::ReadOnly`]): SQLite is opened
+//!   read-only with its journal mode untouched, PostgreSQL runs no DDL, redb is opened
+//!   read-only; only read access is needed.
 //! - **Loads are idempotent**: a load replaces a collection and records a [`LoadMarker`];
 //!   [`ensure_loaded`] skips the load when the marker already matches.
 //! - **Errors** ([`StoreError`]) carry the URL, collection or id, map to exit codes
@@ -44,6 +47,7 @@ mod lock;
 mod postgres_raw;
 #[cfg(feature = "postgres")]
 mod postgres_store;
+mod read_only;
 #[cfg(feature = "redb")]
 mod redb_store;
 #[cfg(feature = "redis")]
@@ -193,12 +197,29 @@ impl FromStr for PgColumn {
         match s {
             "json" => Ok(PgColumn::Json),
             "jsonb" => Ok(PgColumn::Jsonb),
-            other => Err(StoreError::BadUrl {
-                url: other.to_string(),
+            other => Err(StoreError::BadName {
+                flag: "--pg-column",
+                name: other.to_string(),
                 reason: "the PostgreSQL column is json or jsonb".to_string(),
             }),
         }
     }
+}
+
+/// What a store is opened for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Access {
+    /// Loading generated documents and reading them back: jsoncost's own tables are created
+    /// (SQLite `docs` and `markers`, in WAL mode; PostgreSQL `jsoncost_docs_*` and
+    /// `jsoncost_markers`; the redb file).
+    #[default]
+    Load,
+    /// Reading a user's own documents ([`Existing`]) and nothing else: the store is not
+    /// changed in any way and needs only read access (SQLite opened with
+    /// `SQLITE_OPEN_READ_ONLY`, no `PRAGMA journal_mode`; no DDL in PostgreSQL, so a role with
+    /// only `SELECT` will do; redb opened read-only). Every other call is
+    /// [`StoreError::ReadOnly`].
+    ReadOnly,
 }
 
 /// How to open a store.
@@ -206,6 +227,8 @@ impl FromStr for PgColumn {
 pub struct OpenOptions {
     /// PostgreSQL only: which table (column type) to read and load.
     pub pg_column: PgColumn,
+    /// Loading, or only reading a user's documents.
+    pub access: Access,
     /// Bound on connecting to a server (an unreachable one fails within it).
     pub connect_timeout: Duration,
     /// Bound on each request to a server (one that stops answering fails within it).
@@ -216,6 +239,7 @@ impl Default for OpenOptions {
     fn default() -> Self {
         OpenOptions {
             pg_column: PgColumn::default(),
+            access: Access::default(),
             connect_timeout: Duration::from_secs(3),
             io_timeout: Duration::from_secs(10),
         }
@@ -235,7 +259,7 @@ pub fn open(url: &str, opts: &OpenOptions) -> Result<Box<dyn Store>, StoreError>
             let not_built = |feature: &'static str| StoreError::NotBuilt { url: redact(url), feature };
             Ok::<Box<dyn Store>, _>(match location {
                 #[cfg(feature = "redb")]
-                Location::Redb(path) => Box::new(redb_store::RedbStore::open(path)?),
+                Location::Redb(path) => Box::new(redb_store::RedbStore::open(path, opts.access)?),
                 #[cfg(feature = "sqlite")]
                 Location::Sqlite(path) => Box::new(sqlite_store::SqliteStore::open(path, opts)?),
                 #[cfg(feature = "redis")]
@@ -249,6 +273,10 @@ pub fn open(url: &str, opts: &OpenOptions) -> Result<Box<dyn Store>, StoreError>
             })
         },
     )?;
+    let opened = match opts.access {
+        Access::Load => opened,
+        Access::ReadOnly => Box::new(read_only::ReadOnly(opened)),
+    };
     Ok(Box::new(boundary::Boundary::new(opened)))
 }
 

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use crate::error::StoreError;
+use crate::{PgColumn, StoreKind};
 
 /// What a store URL names.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,6 +65,20 @@ impl Location {
             return Ok(Location::Postgres(url.to_string()));
         }
         Err(StoreError::UnknownScheme { url: redact(url) })
+    }
+}
+
+impl Location {
+    /// The kind of store this is, as [`crate::Store::kind`] will say once it is open
+    /// (PostgreSQL: with the column type it is opened with).
+    pub fn kind(&self, pg_column: PgColumn) -> StoreKind {
+        match self {
+            Location::Redb(_) => StoreKind::Redb,
+            Location::Sqlite(_) => StoreKind::Sqlite,
+            Location::Redis(_) => StoreKind::Redis,
+            Location::RedisCluster(_) => StoreKind::RedisCluster,
+            Location::Postgres(_) => StoreKind::Postgres { column: pg_column },
+        }
     }
 }
 

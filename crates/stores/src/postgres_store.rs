@@ -1,7 +1,8 @@
 //! PostgreSQL through tokio-postgres, driven synchronously by a current-thread runtime the store
 //! owns (what the `postgres` crate does), so every request can be bounded by the io timeout.
 //! Documents live in `jsoncost_docs_json` or `jsoncost_docs_jsonb`; reads use a statement
-//! prepared once at open.
+//! prepared once at open. Opened to read a user's own table ([`Access::ReadOnly`]), it runs no
+//! DDL and prepares nothing of its own: a role with only `SELECT` on that table will do.
 
 use std::future::Future;
 use std::pin::pin;
@@ -20,7 +21,7 @@ use crate::existing::{Quote, sql_identifier};
 use crate::load::{LoadMarker, check_collection, written_marker};
 use crate::location::redact;
 use crate::postgres_raw::{DocumentBytes, JsonBytes, JsonParam};
-use crate::{Existing, OpenOptions, PgColumn, Store, StoreKind};
+use crate::{Access, Existing, OpenOptions, PgColumn, Store, StoreKind};
 
 /// Serialises concurrent schema creation (`CREATE TABLE IF NOT EXISTS` races otherwise).
 const SCHEMA: &str = "
@@ -51,7 +52,8 @@ struct Conn {
 
 pub struct PostgresStore {
     conn: Conn,
-    read: Statement,
+    /// The read of jsoncost's own documents; None when opened read-only (the table may not exist).
+    read: Option<Statement>,
     column: PgColumn,
     table: &'static str,
     /// The read of a user's own rows, prepared on first use (`read_existing`).
@@ -110,12 +112,18 @@ impl PostgresStore {
             io_timeout: opts.io_timeout,
             connection_error,
         };
-        conn.run(conn.client.batch_execute(SCHEMA))
-            .map_err(|f| conn.error(f, "creating the tables"))?;
-        let sql = format!("SELECT body FROM {table} WHERE collection = $1 AND id = $2");
-        let read = conn
-            .run(conn.client.prepare(&sql))
-            .map_err(|f| conn.error(f, "preparing the read"))?;
+        let read = match opts.access {
+            Access::ReadOnly => None,
+            Access::Load => {
+                conn.run(conn.client.batch_execute(SCHEMA))
+                    .map_err(|f| conn.error(f, "creating the tables"))?;
+                let sql = format!("SELECT body FROM {table} WHERE collection = $1 AND id = $2");
+                let read = conn
+                    .run(conn.client.prepare(&sql))
+                    .map_err(|f| conn.error(f, "preparing the read"))?;
+                Some(read)
+            }
+        };
         Ok(PostgresStore {
             conn,
             read,
@@ -131,8 +139,11 @@ impl PostgresStore {
     /// The row of one document, or why there is none.
     fn fetch(&mut self, collection: &str, id: &str) -> Result<tokio_postgres::Row, StoreError> {
         let conn = &self.conn;
+        let Some(read) = &self.read else {
+            return Err(StoreError::read_only(&conn.url, &format!("reading collection {collection:?}")));
+        };
         let row = conn
-            .run(conn.client.query_opt(&self.read, &[&collection, &id]))
+            .run(conn.client.query_opt(read, &[&collection, &id]))
             .map_err(|f| conn.error(f, &format!("reading {id:?}")))?;
         match row {
             Some(row) => Ok(row),
@@ -161,13 +172,14 @@ impl PostgresStore {
         let conn = &self.conn;
         let stmt = conn
             .run(conn.client.prepare(&format!("SELECT {c} FROM {t} WHERE {k} = $1")))
-            .map_err(|f| user_error(conn, f, &format!("preparing the read of {}", at.describe())))?;
+            .map_err(|f| user_error(conn, at, f, &format!("preparing the read of {}", at.describe())))?;
         let key_type = &stmt.params()[0];
         if !KeyParam::accepts(key_type) {
-            return Err(StoreError::BadUrl {
-                url: conn.url.clone(),
-                reason: format!("the key column {key} is {key_type}; jsoncost reads rows by a text or integer key"),
-            });
+            return Err(StoreError::bad_documents(
+                &conn.url,
+                at,
+                format!("the key column {key} is {key_type}; jsoncost reads rows by a text or integer key"),
+            ));
         }
         self.existing = Some((at.clone(), stmt.clone()));
         Ok(stmt)
@@ -208,7 +220,7 @@ impl<'a> KeyParam<'a> {
 }
 
 /// A missing table or column the user named is bad input (exit 2), not the server's failure.
-fn user_error(conn: &Conn, failure: Failure, operation: &str) -> StoreError {
+fn user_error(conn: &Conn, at: &Existing, failure: Failure, operation: &str) -> StoreError {
     if let Failure::Pg(e) = &failure
         && let Some(db) = e.as_db_error()
         && [
@@ -217,10 +229,7 @@ fn user_error(conn: &Conn, failure: Failure, operation: &str) -> StoreError {
         ]
         .contains(db.code())
     {
-        return StoreError::BadUrl {
-            url: conn.url.clone(),
-            reason: format!("{operation}: {}", db.message()),
-        };
+        return StoreError::bad_documents(&conn.url, at, db.message());
     }
     conn.error(failure, operation)
 }
@@ -479,7 +488,7 @@ impl Store for PostgresStore {
                 conn.client
                     .query(&format!("SELECT {k}::text FROM {t} WHERE {c} IS NOT NULL LIMIT $1"), &[&limit]),
             )
-            .map_err(|f| user_error(conn, f, &format!("listing {}", at.describe())))?;
+            .map_err(|f| user_error(conn, at, f, &format!("listing {}", at.describe())))?;
         rows.iter()
             .filter_map(|r| r.try_get::<_, Option<String>>(0).transpose())
             .collect::<Result<_, _>>()

@@ -1,14 +1,15 @@
 //! redb, the embedded default: one table per collection, `&str` id → raw JSON bytes, and a
-//! markers table. Each read opens a read transaction, as a service would per request.
+//! markers table. Each read opens a read transaction, as a service would per request. A user's
+//! own file ([`Access::ReadOnly`]) is opened read-only: nothing is created or repaired.
 
 use std::path::{Path, PathBuf};
 
 use jsoncost_shapes::Order;
-use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition, TableError};
+use redb::{Database, ReadOnlyDatabase, ReadTransaction, ReadableDatabase, ReadableTable, TableDefinition, TableError};
 
 use crate::error::StoreError;
 use crate::load::{LoadMarker, check_collection, written_marker};
-use crate::{Existing, Store, StoreKind, create_parent};
+use crate::{Access, Existing, Store, StoreKind, create_parent};
 
 /// Holds one `(docs, description)` per collection. Its name has a ':' so no collection can clash.
 const MARKERS: TableDefinition<&str, (u64, &str)> = TableDefinition::new("jsoncost:markers");
@@ -17,14 +18,45 @@ fn docs_table(collection: &str) -> TableDefinition<'_, &'static str, &'static [u
     TableDefinition::new(collection)
 }
 
+/// The file, open for loading or only for reading.
+enum Db {
+    Writable(Database),
+    ReadOnly(ReadOnlyDatabase),
+}
+
+impl Db {
+    fn begin_read(&self) -> Result<ReadTransaction, redb::TransactionError> {
+        match self {
+            Db::Writable(db) => db.begin_read(),
+            Db::ReadOnly(db) => db.begin_read(),
+        }
+    }
+}
+
 pub struct RedbStore {
-    db: Database,
+    db: Db,
     path: PathBuf,
     describe: String,
 }
 
 impl RedbStore {
-    pub fn open(path: PathBuf) -> Result<Self, StoreError> {
+    pub fn open(path: PathBuf, access: Access) -> Result<Self, StoreError> {
+        let describe = format!("redb:{}", path.display());
+        if access == Access::ReadOnly {
+            // An existing file only, read as it is (one that needs a repair is refused).
+            if !path.exists() {
+                return Err(StoreError::BadUrl {
+                    url: describe,
+                    reason: format!("{} does not exist", path.display()),
+                });
+            }
+            let db = Database::builder().open_read_only(&path).map_err(|e| open_error(&path, e))?;
+            return Ok(RedbStore {
+                db: Db::ReadOnly(db),
+                path,
+                describe,
+            });
+        }
         create_parent(&path)?;
         // redb trusts its file: a page altered outside redb can make a later read panic
         // (`entered unreachable code` in its b-tree). The check on open verifies every page's
@@ -35,8 +67,11 @@ impl RedbStore {
             .set_check_integrity_on_open(true)
             .create(&path)
             .map_err(|e| open_error(&path, e))?;
-        let describe = format!("redb:{}", path.display());
-        Ok(RedbStore { db, path, describe })
+        Ok(RedbStore {
+            db: Db::Writable(db),
+            path,
+            describe,
+        })
     }
 
     fn fail(&self, operation: &str, cause: impl std::fmt::Display) -> StoreError {
@@ -116,7 +151,10 @@ impl Store for RedbStore {
     ) -> Result<u64, StoreError> {
         check_collection(collection)?;
         // One write transaction: the old contents, the new ones and the marker change together.
-        let txn = self.db.begin_write().map_err(|e| self.fail("beginning a write transaction", e))?;
+        let Db::Writable(db) = &self.db else {
+            return Err(StoreError::read_only(&self.describe, &format!("loading {collection:?}")));
+        };
+        let txn = db.begin_write().map_err(|e| self.fail("beginning a write transaction", e))?;
         let mut count = 0u64;
         {
             txn.delete_table(docs_table(collection))
@@ -171,10 +209,11 @@ impl Store for RedbStore {
         let t = match txn.open_table(docs_table(table)) {
             Ok(t) => t,
             Err(e @ (TableError::TableDoesNotExist(_) | TableError::TableTypeMismatch { .. })) => {
-                return Err(StoreError::BadUrl {
-                    url: self.describe.clone(),
-                    reason: format!("table {table:?}: {e} (jsoncost reads a table of &str keys and &[u8] values)"),
-                });
+                return Err(StoreError::bad_documents(
+                    &self.describe,
+                    at,
+                    format!("{e} (jsoncost reads a table of &str keys and &[u8] values)"),
+                ));
             }
             Err(e) => return Err(self.fail(&format!("opening table {table:?}"), e)),
         };

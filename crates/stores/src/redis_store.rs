@@ -137,8 +137,19 @@ impl Store for RedisStore {
         let Existing::Keys { pattern } = at else {
             return Err(at.unsupported(&self.reader.url));
         };
-        let body: Option<Vec<u8>> =
-            redis::Commands::get(&mut self.con, id).map_err(|e| map_error(&self.reader.url, &format!("GET {id}"), e))?;
+        // A key of another type (a hash, a list) among those the pattern matches is that
+        // document's failure, as a string that is not JSON would be.
+        let body: Option<Vec<u8>> = match redis::Commands::get(&mut self.con, id) {
+            Ok(body) => body,
+            Err(e) if e.code() == Some("WRONGTYPE") => {
+                let held: String = redis::cmd("TYPE")
+                    .arg(id)
+                    .query(&mut self.con)
+                    .unwrap_or_else(|_| "another type".into());
+                return Err(StoreError::decode(pattern, id, format!("the key holds a {held}, not a string")));
+            }
+            Err(e) => return Err(map_error(&self.reader.url, &format!("GET {id}"), e)),
+        };
         match body {
             Some(body) => {
                 f(&body);

@@ -1,15 +1,17 @@
 //! SQLite (bundled): one `docs` table with a TEXT body, read through a cached prepared statement.
+//! A user's own database ([`Access::ReadOnly`]) is opened read-only and left as it is: no
+//! journal-mode change, no tables created.
 
 use std::path::PathBuf;
 
 use jsoncost_shapes::Order;
 use rusqlite::types::{ToSqlOutput, ValueRef};
-use rusqlite::{Connection, OptionalExtension, ToSql, params};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, ToSql, params};
 
 use crate::error::StoreError;
 use crate::existing::{Quote, sql_identifier};
 use crate::load::{LoadMarker, check_collection, written_marker};
-use crate::{Existing, OpenOptions, Store, StoreKind, create_parent};
+use crate::{Access, Existing, OpenOptions, Store, StoreKind, create_parent};
 
 const SCHEMA: &str = "
     CREATE TABLE IF NOT EXISTS docs (collection TEXT NOT NULL, id TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (collection, id));
@@ -34,18 +36,37 @@ pub struct SqliteStore {
 
 impl SqliteStore {
     pub fn open(path: PathBuf, opts: &OpenOptions) -> Result<Self, StoreError> {
-        create_parent(&path)?;
         let describe = format!("sqlite:{}", path.display());
         let fail = |operation: &str, e: rusqlite::Error| StoreError::backend(&describe, operation, e);
-        let conn = Connection::open(&path).map_err(|e| fail("opening the database", e))?;
+        let conn = match opts.access {
+            Access::Load => {
+                create_parent(&path)?;
+                Connection::open(&path).map_err(|e| fail("opening the database", e))?
+            }
+            Access::ReadOnly => {
+                // Read-only never creates a file: say which one is missing rather than SQLite's
+                // "unable to open database file".
+                if !path.exists() {
+                    return Err(StoreError::BadUrl {
+                        url: describe,
+                        reason: format!("{} does not exist", path.display()),
+                    });
+                }
+                let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI;
+                Connection::open_with_flags(&path, flags).map_err(|e| fail("opening the database read-only", e))?
+            }
+        };
         conn.busy_timeout(opts.io_timeout)
             .map_err(|e| fail("setting the busy timeout", e))?;
-        // WAL + NORMAL: loads commit quickly, reads are unaffected.
-        conn.pragma_update(None, "journal_mode", "WAL")
-            .map_err(|e| fail("enabling WAL", e))?;
-        conn.pragma_update(None, "synchronous", "NORMAL")
-            .map_err(|e| fail("setting synchronous", e))?;
-        conn.execute_batch(SCHEMA).map_err(|e| fail("creating the tables", e))?;
+        if opts.access == Access::Load {
+            // WAL + NORMAL: loads commit quickly, reads are unaffected. WAL is a property of the
+            // file (it stays), so only jsoncost's own stores get it.
+            conn.pragma_update(None, "journal_mode", "WAL")
+                .map_err(|e| fail("enabling WAL", e))?;
+            conn.pragma_update(None, "synchronous", "NORMAL")
+                .map_err(|e| fail("setting synchronous", e))?;
+            conn.execute_batch(SCHEMA).map_err(|e| fail("creating the tables", e))?;
+        }
         Ok(SqliteStore { conn, describe })
     }
 
@@ -53,14 +74,15 @@ impl SqliteStore {
         StoreError::backend(&self.describe, operation, cause)
     }
 
-    /// A missing table or column the user named is bad input (exit 2).
-    fn user_error(&self, operation: &str, cause: rusqlite::Error) -> StoreError {
-        let text = cause.to_string();
+    /// A missing table or column the user named is bad input (exit 2), said of the documents.
+    fn user_error(&self, at: &Existing, operation: &str, cause: rusqlite::Error) -> StoreError {
+        // SQLite's own words, without the statement rusqlite appends ("... in SELECT ...").
+        let text = match &cause {
+            rusqlite::Error::SqlInputError { msg, .. } => msg.clone(),
+            other => other.to_string(),
+        };
         if text.starts_with("no such table") || text.starts_with("no such column") {
-            StoreError::BadUrl {
-                url: self.describe.clone(),
-                reason: format!("{operation}: {text}"),
-            }
+            StoreError::bad_documents(&self.describe, at, text)
         } else {
             self.fail(operation, cause)
         }
@@ -217,19 +239,40 @@ impl Store for SqliteStore {
 
     fn existing_ids(&mut self, at: &Existing, limit: u64) -> Result<Vec<String>, StoreError> {
         let (table, key, column) = sql_names(at, &self.describe)?;
-        // Rows without a document are not read; naming the column checks it exists, now.
-        let sql = format!("SELECT CAST({key} AS TEXT) FROM {table} WHERE {column} IS NOT NULL LIMIT ?1");
-        let mut stmt = self
-            .conn
-            .prepare(&sql)
-            .map_err(|e| self.user_error(&format!("listing {}", at.describe()), e))?;
+        // Rows without a document are not read; naming the column checks it exists, now. The
+        // key's type comes along: a row is read back by `key = ?` with the id as text, which no
+        // BLOB key matches.
+        let sql = format!("SELECT CAST({key} AS TEXT), typeof({key}) FROM {table} WHERE {column} IS NOT NULL LIMIT ?1");
+        let listing = format!("listing {}", at.describe());
+        let mut stmt = self.conn.prepare(&sql).map_err(|e| self.user_error(at, &listing, e))?;
         let rows = stmt
             .query_map(params![i64::try_from(limit).unwrap_or(i64::MAX)], |row| {
-                row.get::<_, Option<String>>(0)
+                Ok((row.get_ref(0)?.as_bytes_or_null()?.map(<[u8]>::to_vec), row.get::<_, String>(1)?))
             })
             .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
-            .map_err(|e| self.fail(&format!("listing {}", at.describe()), e))?;
-        Ok(rows.into_iter().flatten().collect())
+            .map_err(|e| self.fail(&listing, e))?;
+        let Existing::Rows { key: key_name, .. } = at else {
+            return Err(at.unsupported(&self.describe));
+        };
+        let mut ids = Vec::with_capacity(rows.len());
+        for (n, (id, kind)) in rows.into_iter().enumerate() {
+            let not_a_key = |held: &str| {
+                StoreError::bad_documents(
+                    &self.describe,
+                    at,
+                    format!(
+                        "the key column {key_name} holds {held} (row {} listed); jsoncost reads rows by a text or integer key",
+                        n + 1
+                    ),
+                )
+            };
+            match (id, kind.as_str()) {
+                (None, _) => {}
+                (Some(_), "blob") => return Err(not_a_key("a BLOB")),
+                (Some(id), _) => ids.push(String::from_utf8(id).map_err(|_| not_a_key("text that is not UTF-8"))?),
+            }
+        }
+        Ok(ids)
     }
 
     fn read_existing(&mut self, at: &Existing, id: &str, f: &mut dyn FnMut(&[u8])) -> Result<(), StoreError> {

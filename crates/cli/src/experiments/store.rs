@@ -7,6 +7,7 @@ use jsoncost_shapes::DEFAULT_SEED;
 use jsoncost_stores::{Existing, PgColumn};
 
 use super::table::{CliSink, Filter, runner};
+use crate::args::Mebibytes;
 use crate::failure::library;
 use crate::progress::Progress;
 use crate::session::Session;
@@ -63,6 +64,10 @@ pub struct StoreArgs {
     /// With --keys or --table: a JSON pointer lazy/sonic-rs projects (repeat it for more fields).
     #[arg(long = "store-field", value_name = "POINTER")]
     pub store_fields: Vec<String>,
+    /// With --keys or --table: the largest document read, in MiB; a larger one fails the rows
+    /// that read it (parsing holds a document several times over).
+    #[arg(long, value_name = "MIB", default_value_t = Mebibytes::new(jsoncost::store::DEFAULT_MAX_DOC_MIB))]
+    pub max_doc_mib: Mebibytes,
 }
 
 impl StoreArgs {
@@ -96,6 +101,7 @@ impl StoreArgs {
             seed: self.store_seed,
             existing: self.existing(),
             fields: self.store_fields.clone(),
+            max_doc_bytes: self.max_doc_mib.bytes(),
         }
     }
 }
