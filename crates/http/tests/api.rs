@@ -193,6 +193,16 @@ fn bad_posts(parse: TelemetryParse) {
     assert_eq!(v["offset"], 29, "{v}");
     let v = assert_error(&post(a, TELEMETRY_PATH, b"[1,2]"), 400, "wrong_shape");
     assert_eq!(v["offset"], 0, "{v}");
+    // A repeated field is refused whichever it is, as serde refuses a duplicate field.
+    for (body, field) in [
+        (&br#"{"DeviceId":"d","Readings":[],"DeviceId":"e"}"#[..], "DeviceId"),
+        (br#"{"DeviceId":"d","DeviceId":"e","Readings":[]}"#, "DeviceId"),
+        (br#"{"DeviceId":"d","Readings":[],"Readings":[]}"#, "Readings"),
+    ] {
+        let v = assert_error(&post(a, TELEMETRY_PATH, body), 400, "wrong_shape");
+        let message = v["message"].as_str().unwrap();
+        assert!(message.contains("duplicate") && message.contains(field), "{parse:?}: {v}");
+    }
     assert_eq!(get(a, HEALTH_PATH).status, 200);
     srv.shutdown().unwrap();
 }

@@ -107,3 +107,28 @@ fn incremental_telemetry_holds_far_less_than_the_body() {
     assert!(peaks[0] >= len, "buffered peak {} < body {len}", peaks[0]);
     assert!(peaks[1] < len / 4, "incremental peak {} vs body {len}", peaks[1]);
 }
+
+#[test]
+fn incremental_telemetry_skips_a_million_siblings_in_bounded_memory() {
+    let _g = serial();
+    // `{"DeviceId":"a","0":0,"1":1, … ,"Readings":[one reading]}`: every member around the
+    // array is one the summary does not need.
+    let mut body = br#"{"DeviceId":"a","#.to_vec();
+    for i in 0..1_000_000u32 {
+        body.extend_from_slice(format!(r#""{i}":{},"#, i % 10).as_bytes());
+    }
+    body.extend_from_slice(br#""Readings":[{"Timestamp":"2025-01-01T00:00:00Z","Temperature":21.5,"Humidity":40.0}]}"#);
+    let len = body.len() as u64;
+    let mut config = ServerConfig::with_source(Arc::new(MemorySource::generate(1, 1, DEFAULT_SEED)));
+    config.telemetry = server::TelemetryParse::Incremental;
+    let srv = server::start(config).unwrap();
+    let spec = LoadSpec::closed(srv.url(jsoncost_http::mode::TELEMETRY_PATH), 1, 1).post(body.into(), "application/json");
+    let (report, cost) = srv.measure(|| loadgen::run(&spec));
+    let report = report.unwrap();
+    let peak = cost.peak_bytes.unwrap();
+    eprintln!("siblings: body {len} B, peak {peak} B");
+    assert_eq!((report.ok, report.errors.total()), (1, 0), "{:?}", report.status_codes);
+    // One 64 KiB chunk, hyper's read buffers and the response: the same bound as any body.
+    assert!(peak < 2 << 20, "peak {peak} B for a body of {len} B");
+    srv.shutdown().unwrap();
+}

@@ -38,7 +38,8 @@ impl<T, S> ElementStream<T, S> {
         }
     }
 
-    /// The document's other values seen so far (all of them once the stream has ended).
+    /// The document's other values kept so far (see [`crate::Config::keep`]; all of them once
+    /// the stream has ended).
     pub fn fields(&self) -> &[Field] {
         self.framer.fields()
     }

@@ -36,7 +36,8 @@ pub enum ErrorKind {
     /// The library's message quotes the offending value, so it is shortened when long.
     #[error("element of the wrong shape ({library}): {}", shorten_message(message))]
     WrongShape { library: Library, message: String },
-    /// An object on the pointer's path repeats the key that leads to the array.
+    /// An object on the pointer's path repeats the key that leads to the array, or a key whose
+    /// value is kept by [`Keep::Only`](crate::Keep::Only).
     #[error("duplicate key {key:?}: the object holding {pointer:?} has it twice")]
     DuplicateKey { pointer: String, key: String },
     /// A string holding bytes that are not UTF-8.
@@ -45,6 +46,12 @@ pub enum ErrorKind {
     /// An element (or another value the stream must hold whole) over the configured maximum.
     #[error("{what} is larger than the maximum of {max} bytes")]
     TooLarge { what: String, max: usize },
+    /// The values kept outside the array ([`crate::Field`]s) would take more than
+    /// [`Config::max_kept_bytes`](crate::Config::max_kept_bytes) with the one at `pointer`.
+    #[error(
+        "the values kept outside the array would exceed the maximum of {max} bytes with the value at {pointer:?} ({kept} kept before it)"
+    )]
+    KeptTooLarge { pointer: String, kept: usize, max: usize },
     /// A value nested as deep as jsoncost's depth guard refuses ([`crate::depth::MAX_DEPTH`]),
     /// for a library without a recursion limit of its own; the library never saw it.
     #[error("{library} has no recursion limit: rejected by jsoncost's depth guard at {limit} (nesting reaches {limit} levels)")]

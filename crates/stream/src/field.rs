@@ -1,4 +1,4 @@
-//! The document's other values, kept as they are seen.
+//! The document's other values, kept as they are seen (those `Config::keep` names).
 
 use serde::de::DeserializeOwned;
 

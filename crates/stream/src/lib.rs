@@ -30,8 +30,9 @@
 //! # Design
 //!
 //! Bytes are read into one buffer, a chunk at a time. A state machine walks the document to the
-//! array named by a JSON pointer (`""` is a top-level array), keeping every value it passes on
-//! the way as a [`Field`] (raw JSON text, validated). Inside the array, object and array
+//! array named by a JSON pointer (`""` is a top-level array), validating every value it passes
+//! on the way and after it, and keeping those [`Config::keep`] names (by default all of them, up
+//! to [`Config::max_kept_bytes`]) as [`Field`]s (raw JSON text). Inside the array, object and array
 //! elements are framed by a structural scan in the manner of simdjson's stage 1: 64 bytes at a
 //! time, SIMD compares give bitmasks of quotes, backslashes and brackets; escapes and "inside a
 //! string" are resolved with carries that run from block to block, so a string, an escape or an
@@ -46,7 +47,8 @@
 //! `from_slice` also rejects repeated keys (a duplicate field), which a DOM keeps; the stream,
 //! knowing no type for the document around the array, rejects a repeat of a key on the
 //! pointer's path ([`ErrorKind::DuplicateKey`], e.g. a second `"Readings"` after the array
-//! streamed), and keeps other repeated keys as [`Field`]s, in order.
+//! streamed) and of a key whose value [`Keep::Only`] keeps (a type's field, e.g. `DeviceId`);
+//! with [`Keep::All`] it keeps other repeated keys as [`Field`]s, in order.
 //!
 //! The scan also marks bytes >= 0x80: an element without any is valid UTF-8 by construction, so
 //! sonic-rs is spared its own UTF-8 pass on it; an element with some is checked with
@@ -61,11 +63,22 @@
 //! `chunk_size + max_element_bytes + 128` bytes (the 128 keep the start of the 64-byte block
 //! the scan is in); an element (or key, or field) longer than `max_element_bytes` is an
 //! [`ErrorKind::TooLarge`] error as soon as that many of its bytes have arrived, never a larger
-//! buffer. Besides it a stream keeps a 4 KiB queue of element spans and, for simd-json, scratch
-//! the size of the largest element. With 64 KiB chunks and a 1 KiB maximum, consuming 100,000
-//! telemetry readings into a [`TelemetryAggregate`] peaks at about 70 KiB of heap (asserted
-//! under 256 KiB by this crate's tests, counted by the allocator); materializing a `Vec` costs
-//! the `Vec` and that much more.
+//! buffer. Besides it a stream keeps a 4 KiB queue of element spans, for simd-json scratch the
+//! size of the largest element, and the kept [`Field`]s: at most [`Config::max_kept_bytes`]
+//! (default 1 MiB), each charged its pointer, its text and [`FIELD_OVERHEAD`] bytes, plus as
+//! much again at most for the spare slots of the list holding them; the field that would pass
+//! the cap is [`ErrorKind::KeptTooLarge`]. Values outside the array that are not kept are
+//! validated (the library builds each, at most `max_element_bytes` of text, as its DOM would)
+//! and dropped, so with [`Config::keep`] naming what a type needs (the server and the stream
+//! experiment keep `/DeviceId` only) the rest of the document costs nothing however many members
+//! it has: a 98 MB body of 9,000,000 sibling members streams in under 256 KiB of heap. So
+//! the whole bound is: chunk + largest value + 128 bytes of buffer, 4 KiB of spans, twice
+//! `max_kept_bytes` for fields, and what the library allocates for the one value (element or
+//! field) it is parsing. With 64 KiB chunks and a 1 KiB maximum, consuming 100,000 telemetry
+//! readings into a [`TelemetryAggregate`] peaks at about 70 KiB of heap (asserted under
+//! 256 KiB by this crate's tests, counted by the allocator; `tests/outside_bound.rs` asserts
+//! the bound for random documents of many siblings and nested decoys); materializing a `Vec`
+//! costs the `Vec` and that much more.
 //!
 //! # Errors
 //!
@@ -75,8 +88,9 @@
 //! [`BadToken`](ErrorKind::BadToken) (with the library's message when a parser found it),
 //! [`PointerNotFound`](ErrorKind::PointerNotFound), [`NotAnArray`](ErrorKind::NotAnArray),
 //! [`WrongShape`](ErrorKind::WrongShape) (valid JSON the element type rejects),
-//! [`DuplicateKey`](ErrorKind::DuplicateKey) (a key on the pointer's path repeated),
-//! [`InvalidUtf8`](ErrorKind::InvalidUtf8) (inside a string), [`TooLarge`](ErrorKind::TooLarge),
+//! [`DuplicateKey`](ErrorKind::DuplicateKey) (a key on the pointer's path, or a kept one,
+//! repeated), [`InvalidUtf8`](ErrorKind::InvalidUtf8) (inside a string),
+//! [`TooLarge`](ErrorKind::TooLarge), [`KeptTooLarge`](ErrorKind::KeptTooLarge),
 //! [`TooDeep`](ErrorKind::TooDeep) (nested [`MAX_DEPTH`] deep, for sonic-rs, which has no
 //! recursion limit: see [`depth`]) and [`Io`](ErrorKind::Io). An error ends the stream. Positions inside an element are the
 //! parser's own, so the same bad byte can be reported a few bytes apart by different libraries
@@ -111,6 +125,30 @@ use framer::Framer;
 pub const DEFAULT_CHUNK_SIZE: usize = 64 * 1024;
 /// The default maximum element size: 1 MiB.
 pub const DEFAULT_MAX_ELEMENT_BYTES: usize = 1024 * 1024;
+/// The default most the kept [`Field`]s may take: 1 MiB (see [`Config::max_kept_bytes`]).
+pub const DEFAULT_MAX_KEPT_BYTES: usize = 1024 * 1024;
+
+/// Which values outside the array a stream keeps as [`Field`]s.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Keep {
+    /// Every value met on the way to the array and after it (a repeated key's values too, in
+    /// order), up to [`Config::max_kept_bytes`].
+    #[default]
+    All,
+    /// Only the values at these pointers (e.g. `/DeviceId`), as a type needs them; every other
+    /// value is validated and dropped. A second member at one of them is
+    /// [`ErrorKind::DuplicateKey`], as a typed `from_slice` rejects a duplicate field.
+    Only(Vec<String>),
+}
+
+impl Keep {
+    fn keeps(&self, pointer: &str) -> bool {
+        match self {
+            Keep::All => true,
+            Keep::Only(pointers) => pointers.iter().any(|p| p == pointer),
+        }
+    }
+}
 
 /// What to stream and how: the array's pointer, the library, the chunk size and the largest
 /// element accepted. Cheap to clone; one config makes any number of streams.
@@ -124,7 +162,15 @@ pub struct Config {
     pub chunk_size: usize,
     /// The largest element (and key, and field) accepted, in bytes (values below 1 count as 1).
     pub max_element_bytes: usize,
+    /// The values outside the array kept as [`Field`]s.
+    pub keep: Keep,
+    /// The most the kept fields may take, in bytes: each is charged the length of its pointer and text plus
+    /// [`FIELD_OVERHEAD`] bytes; the field that would pass it is [`ErrorKind::KeptTooLarge`].
+    pub max_kept_bytes: usize,
 }
+
+/// What each kept [`Field`] is charged besides its pointer and text: its own size.
+pub const FIELD_OVERHEAD: usize = std::mem::size_of::<Field>();
 
 impl Config {
     /// Streams the array at `pointer` with serde_json, 64 KiB chunks and a 1 MiB element maximum.
@@ -134,6 +180,8 @@ impl Config {
             library: Library::SerdeJson,
             chunk_size: DEFAULT_CHUNK_SIZE,
             max_element_bytes: DEFAULT_MAX_ELEMENT_BYTES,
+            keep: Keep::All,
+            max_kept_bytes: DEFAULT_MAX_KEPT_BYTES,
         })
     }
 
@@ -149,6 +197,24 @@ impl Config {
 
     pub fn max_element_bytes(mut self, bytes: usize) -> Self {
         self.max_element_bytes = bytes;
+        self
+    }
+
+    /// Keeps only the values at `pointers` (members of the objects on the array's path, e.g.
+    /// `["/DeviceId"]`); an empty list keeps none.
+    pub fn keep<P: Into<String>>(mut self, pointers: impl IntoIterator<Item = P>) -> Self {
+        self.keep = Keep::Only(pointers.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Keeps every value outside the array (the default).
+    pub fn keep_all(mut self) -> Self {
+        self.keep = Keep::All;
+        self
+    }
+
+    pub fn max_kept_bytes(mut self, bytes: usize) -> Self {
+        self.max_kept_bytes = bytes;
         self
     }
 

@@ -28,7 +28,8 @@ impl<T, R> Elements<T, R> {
         }
     }
 
-    /// The document's other values seen so far (all of them once the iterator has ended).
+    /// The document's other values kept so far (see [`crate::Config::keep`]; all of them once
+    /// the iterator has ended).
     pub fn fields(&self) -> &[Field] {
         self.framer.fields()
     }

@@ -446,10 +446,13 @@ pub fn run(options: &StreamOptions, runner: &mut Runner<'_>) -> Result<(), Error
         };
         return array::run(&array, runner);
     }
+    // Only DeviceId is kept from around the array (what `Telemetry` needs; the buffered parses
+    // ignore the rest too), so the incremental rows stay bounded whatever else the file holds.
     let inc_config = jsoncost_stream::Config::new("/Readings")
         .expect("a valid pointer")
         .chunk_size((options.chunk_kib * 1024) as usize)
-        .max_element_bytes(options.max_element_bytes);
+        .max_element_bytes(options.max_element_bytes)
+        .keep(["/DeviceId"]);
     let path = match &options.file {
         Some(p) => p.clone(),
         None => {

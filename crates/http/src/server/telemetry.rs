@@ -228,7 +228,12 @@ pub async fn summarize_stream(body: Body, content_length: Option<u64>, limit: u6
         return Err(ApiError::BodyTooLarge { limit });
     }
     let chunks = Limited::new(body, usize::try_from(limit).unwrap_or(usize::MAX)).into_data_stream();
-    let config = jsoncost_stream::Config::new("/Readings").map_err(|e| ApiError::Internal { message: e.to_string() })?;
+    // Only DeviceId is kept: the other members around the array are validated and dropped, as
+    // the buffered parse ignores them, so memory stays one chunk and one value whatever the
+    // body holds; a repeated DeviceId is refused as the buffered parse refuses it.
+    let config = jsoncost_stream::Config::new("/Readings")
+        .map_err(|e| ApiError::Internal { message: e.to_string() })?
+        .keep(["/DeviceId"]);
     let mut readings = config.stream::<Reading, _>(chunks);
     let mut aggregate = TelemetryAggregate::default();
     while let Some(reading) = readings.next().await {
@@ -244,6 +249,7 @@ pub async fn summarize_stream(body: Body, content_length: Option<u64>, limit: u6
                 | ErrorKind::NotAnArray { .. }
                 | ErrorKind::DuplicateKey { .. }
                 | ErrorKind::TooLarge { .. }
+                | ErrorKind::KeptTooLarge { .. }
                 | ErrorKind::TooDeep { .. } => ApiError::WrongShape { offset, message },
                 ErrorKind::Truncated { .. } | ErrorKind::BadToken { .. } | ErrorKind::InvalidUtf8 => {
                     ApiError::MalformedJson { offset, message }

@@ -7,6 +7,7 @@ use crate::error::{Error, ErrorKind};
 use crate::field::Field;
 use crate::pointer::{array_index, push_token};
 use crate::skip::{Skipper, describe};
+use crate::{FIELD_OVERHEAD, Keep};
 
 impl Framer {
     pub(super) fn target(&self) -> String {
@@ -188,6 +189,16 @@ impl Framer {
                     let pointer = self.pointer.prefix(frame.level + 1);
                     return Err(self.fail(start, None, ErrorKind::DuplicateKey { pointer, key }));
                 }
+                // A second value for a field a type asked for: its typed `from_slice` rejects
+                // the duplicate field too (with `Keep::All` repeats are kept, in order).
+                if let Keep::Only(wanted) = &self.keep {
+                    let mut pointer = self.pointer.prefix(frame.level);
+                    push_token(&mut pointer, &key);
+                    let repeated = wanted.contains(&pointer) && self.fields.iter().any(|f| f.pointer == pointer);
+                    if repeated {
+                        return Err(self.fail(start, None, ErrorKind::DuplicateKey { pointer, key }));
+                    }
+                }
                 let frame = self.frames.last_mut().expect("outer mode has a frame");
                 frame.key = key;
                 frame.expect = Expect::Colon;
@@ -233,17 +244,34 @@ impl Framer {
         let library = self.parser.library();
         match resolve(checked, utf8_problem(bytes)) {
             Ok(_) => {
-                let raw = String::from_utf8_lossy(bytes).into_owned();
-                self.fields.push(Field {
-                    pointer,
-                    offset: start,
-                    raw,
-                });
+                if self.keep.keeps(&pointer) {
+                    self.keep_field(pointer, start, end)?;
+                }
                 self.pos = end;
                 self.mode = Mode::Outer;
                 Ok(())
             }
             Err((at, kind)) => Err(self.fail(start + at as u64, None, kind.into_error_kind(library))),
         }
+    }
+
+    /// Keeps the validated value `start..end` as a field, within [`Framer::max_kept`].
+    fn keep_field(&mut self, mut pointer: String, start: u64, end: u64) -> Result<(), Error> {
+        let bytes = &self.buf[(start - self.base) as usize..(end - self.base) as usize];
+        // Charged before the text is copied, so the cap holds at every moment.
+        pointer.shrink_to_fit();
+        let charge = FIELD_OVERHEAD + pointer.len() + bytes.len();
+        if self.kept_bytes + charge > self.max_kept {
+            let (kept, max) = (self.fields.len(), self.max_kept);
+            return Err(self.fail(start, None, ErrorKind::KeptTooLarge { pointer, kept, max }));
+        }
+        self.kept_bytes += charge;
+        let raw = String::from_utf8_lossy(bytes).into_owned();
+        self.fields.push(Field {
+            pointer,
+            offset: start,
+            raw,
+        });
+        Ok(())
     }
 }

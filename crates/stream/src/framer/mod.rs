@@ -8,13 +8,13 @@ mod scan;
 
 use serde::de::DeserializeOwned;
 
-use crate::Config;
 use crate::blocks::BLOCK;
 use crate::error::{Error, ErrorKind};
 use crate::field::Field;
 use crate::library::ElementParser;
 use crate::pointer::Pointer;
 use crate::skip::{Skipper, is_ws};
+use crate::{Config, Keep};
 use problems::{Failure, utf8_problem};
 use scan::{Cursor, Unfinished};
 
@@ -120,6 +120,11 @@ pub(crate) struct Framer {
     /// being parsed, so this only ever grows).
     last_non_ascii: Option<u64>,
     fields: Vec<Field>,
+    keep: Keep,
+    max_kept: usize,
+    /// What the kept fields are charged so far (pointer and text capacity plus
+    /// [`crate::FIELD_OVERHEAD`] each).
+    kept_bytes: usize,
     parser: ElementParser,
     /// Elements framed by [`Framer::frame_batch`] and not yet parsed, from `span_at` on.
     spans: Vec<(u64, u64)>,
@@ -149,6 +154,9 @@ impl Framer {
             index: 0,
             last_non_ascii: None,
             fields: Vec::new(),
+            keep: s.keep.clone(),
+            max_kept: s.max_kept_bytes,
+            kept_bytes: 0,
             parser: ElementParser::new(s.library),
             spans: Vec::new(),
             span_at: 0,
