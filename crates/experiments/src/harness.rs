@@ -412,7 +412,7 @@ impl Study {
     pub fn measure(mut self) -> Result<Results, Error> {
         let args = self.args.clone()?;
         if args.help {
-            println!("{USAGE}");
+            print_lines(&[USAGE.to_string()])?;
             return Ok(new_results(args.quick));
         }
         if let Some(e) = self.error.take() {
@@ -453,8 +453,11 @@ impl Study {
             self.run_units(args.quick, &mut runner)
         };
         let mut results = new_results(args.quick);
-        results.experiments = sink.tables;
-        println!("jsoncost: {} passed, {} failed", sink.passed, sink.failed.len());
+        results.experiments = std::mem::take(&mut sink.tables);
+        sink.say(format!("jsoncost: {} passed, {} failed", sink.passed, sink.failed.len()));
+        if let Some(e) = sink.stdout_error.take() {
+            return Err(Error::environment(format!("writing to stdout: {e}")));
+        }
         // A filter that matches nothing tests nothing, as libtest's does: not an error here.
         outcome.end(true)?;
         if let Some(first) = sink.failed.first() {
@@ -613,17 +616,37 @@ struct GateReport {
     /// `table strategy` of each failure.
     failed: Vec<String>,
     tables: Vec<jsoncost_engine::Experiment>,
+    /// The first failed write to stdout (the run's error, exit 3); a closed pipe is not one.
+    stdout_error: Option<std::io::Error>,
+}
+
+impl GateReport {
+    fn say(&mut self, line: String) {
+        use std::io::Write;
+        if self.stdout_error.is_some() {
+            return;
+        }
+        if let Err(e) = writeln!(std::io::stdout().lock(), "{line}")
+            && e.kind() != std::io::ErrorKind::BrokenPipe
+        {
+            self.stdout_error = Some(e);
+        }
+    }
 }
 
 impl Sink for GateReport {
     fn strategy_done(&mut self, table: &str, row: &Row) {
         if row.is_ok() {
             self.passed += 1;
-            println!("gate {table} {} ... ok", row.method);
+            self.say(format!("gate {table} {} ... ok", row.method));
         } else {
             self.failed.push(format!("{table} {}", row.method));
             let why = row.error_message.as_deref().unwrap_or("failed");
-            println!("gate {table} {} ... FAILED\n    {}", row.method, why.replace('\n', "\n    "));
+            self.say(format!(
+                "gate {table} {} ... FAILED\n    {}",
+                row.method,
+                why.replace('\n', "\n    ")
+            ));
         }
     }
     fn table_done(&mut self, table: jsoncost_engine::Experiment) {

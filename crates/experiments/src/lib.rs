@@ -73,7 +73,7 @@
 //! `stream` (`Study::stream`), `redb`, `sqlite`, `redis`, `postgres` (`Study::store` with that
 //! store's client), `http`, `safety`, and `full` (everything: what the `jsoncost` binary builds).
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 mod cancel;
 mod error;

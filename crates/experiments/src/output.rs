@@ -38,6 +38,7 @@ pub fn new_results(quick: bool) -> Results {
 
 /// One command's results as they accumulate, and how they are shown.
 pub struct Output {
+    /// The results so far.
     pub results: Results,
     format: Format,
     color: bool,
@@ -68,6 +69,7 @@ impl Output {
         })
     }
 
+    /// What stdout carries.
     pub fn format(&self) -> Format {
         self.format
     }
@@ -176,6 +178,7 @@ pub fn write_reports_of(results: &Results, dir: &Path) -> Result<(), Error> {
 /// How a print to stdout ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Printed {
+    /// Everything was printed.
     All,
     /// Its reader went away (a closed pipe, `| head`): the rest is not wanted, and nothing is
     /// said about it.
@@ -231,6 +234,7 @@ pub mod baselines {
     /// Where results and baselines go unless `--out` says otherwise.
     pub const RESULTS_DIR: &str = "jsoncost-results";
 
+    /// Where named baselines are kept.
     pub fn baseline_dir() -> PathBuf {
         Path::new(RESULTS_DIR).join("baselines")
     }
@@ -250,6 +254,7 @@ pub mod baselines {
         }
     }
 
+    /// A baseline's file.
     pub fn path_of(name: &str) -> PathBuf {
         baseline_dir().join(format!("{name}.json"))
     }

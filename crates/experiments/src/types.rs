@@ -136,11 +136,10 @@ impl<T: Serialize + DeserializeOwned> TypedSubject<T> {
         let name = name.into();
         let input = sample.into().read(&name)?;
         let type_name = std::any::type_name::<T>();
-        let value: T = serde_json::from_slice(&input)
-            .map_err(|e| {
-                let why = jsoncost_codecs::gate::explain_decode_error(&input, &name, type_name, &e);
-                Error::usage(format!("{why}{}", file_hint(&input)))
-            })?;
+        let value: T = serde_json::from_slice(&input).map_err(|e| {
+            let why = jsoncost_codecs::gate::explain_decode_error(&input, &name, type_name, &e);
+            Error::usage(format!("{why}{}", file_hint(&input)))
+        })?;
         serde_json::to_vec(&value).map_err(|e| Error::usage(format!("{name}: a {type_name} does not serialize: {e}")))?;
         Ok(TypedSubject {
             name,

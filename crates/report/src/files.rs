@@ -216,16 +216,59 @@ fn bare_message(e: &serde_json::Error) -> String {
 /// then renamed over `path` (a regular file or a new one; [`write_output`] decides that).
 /// `mode` is the new file's permissions.
 fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".jsoncost-")
-        .suffix(".tmp")
-        .tempfile_in(parent_of(path))?;
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
+    let mut tmp = TempFile::new_in(&parent_of(path), ".jsoncost-")?;
+    let file = tmp.file();
+    file.write_all(bytes)?;
+    file.sync_all()?;
     use std::os::unix::fs::PermissionsExt;
-    tmp.as_file().set_permissions(std::fs::Permissions::from_mode(mode))?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    file.set_permissions(std::fs::Permissions::from_mode(mode))?;
+    tmp.persist(path)
+}
+
+/// A new file in a directory, removed unless persisted. Written here rather than taken from
+/// the tempfile crate: these two uses are all, and tempfile brings five crates into every
+/// bench crate that depends on jsoncost.
+struct TempFile {
+    path: PathBuf,
+    file: Option<std::fs::File>,
+}
+
+impl TempFile {
+    /// Creates `<dir>/<prefix><pid>-<n>.tmp` (the first free `n`), readable by its owner only.
+    fn new_in(dir: &Path, prefix: &str) -> std::io::Result<TempFile> {
+        for n in 0..10_000u32 {
+            let path = dir.join(format!("{prefix}{}-{n}.tmp", std::process::id()));
+            match std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&path) {
+                Ok(file) => return Ok(TempFile { path, file: Some(file) }),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        Err(std::io::Error::new(
+            std::io::ErrorKind::AlreadyExists,
+            format!("no free temporary file name in {}", dir.display()),
+        ))
+    }
+
+    fn file(&mut self) -> &mut std::fs::File {
+        self.file.as_mut().expect("open until persisted")
+    }
+
+    /// Renames it over `to`; on failure it is removed.
+    fn persist(mut self, to: &Path) -> std::io::Result<()> {
+        self.file = None;
+        std::fs::rename(&self.path, to)?;
+        self.path = PathBuf::new();
+        Ok(())
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        if !self.path.as_os_str().is_empty() {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
 }
 
 /// The directory a file at `path` lives in (`.` for a bare name).
@@ -310,12 +353,7 @@ pub fn write_output(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// for writing. A FIFO is not opened (a reader that opened it would see its end at once).
 pub fn check_output(path: &Path) -> std::io::Result<()> {
     match destination(path)? {
-        Destination::Replace(target) => {
-            tempfile::Builder::new()
-                .prefix(".jsoncost-write-test-")
-                .tempfile_in(parent_of(&target))?;
-            Ok(())
-        }
+        Destination::Replace(target) => TempFile::new_in(&parent_of(&target), ".jsoncost-write-test-").map(drop),
         Destination::Open(path) if std::fs::metadata(&path)?.file_type().is_fifo() => Ok(()),
         Destination::Open(path) => open_for_writing(&path, Duration::ZERO).map(drop),
     }
