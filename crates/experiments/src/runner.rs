@@ -636,6 +636,7 @@ mod tests {
         cancel_on_run: Option<Arc<AtomicBool>>,
         /// Set when this strategy is checked (a Ctrl-C during the gate).
         cancel_on_check: Option<Arc<AtomicBool>>,
+        contract: jsoncost_codecs::Contract,
     }
 
     impl Mock {
@@ -649,6 +650,7 @@ mod tests {
                 calls: calls.clone(),
                 cancel_on_run: None,
                 cancel_on_check: None,
+                contract: jsoncost_codecs::Contract::TypedValue,
             };
             (m, calls)
         }
@@ -659,7 +661,7 @@ mod tests {
             self.name
         }
         fn contract(&self) -> jsoncost_codecs::Contract {
-            jsoncost_codecs::Contract::TypedValue
+            self.contract
         }
         fn check(&mut self) -> Result<Canonical, RunFailure> {
             self.calls.borrow_mut().checks += 1;
@@ -857,6 +859,33 @@ mod tests {
         // Timing went on past it (a lost server met later must still stop the run).
         assert!(corrupt_calls.borrow().runs > 2);
         assert_eq!(row(e, "after").status, Status::Ok);
+    }
+
+    #[test]
+    fn a_table_whose_every_row_but_a_discarding_one_failed_fails_the_run() {
+        for config in [config(), interleaved()] {
+            let (mut base, _) = Mock::new("base", 1);
+            base.fail_on_run = Some((1, RunFailure::row("document o-7: expected value at line 1")));
+            let (mut other, _) = Mock::new("other", 1);
+            other.fail_on_run = Some((1, RunFailure::row("document o-7: expected ident")));
+            let (mut floor, _) = Mock::new("floor", 1);
+            floor.contract = jsoncost_codecs::Contract::Discarded;
+            let (r, rec) = run_with(config, vec![base, other, floor], Filter::default(), Cancel::never());
+            assert_eq!(r, Ok(Ran { rows: 2, failed: 2 }));
+            assert_eq!(row(&rec.tables[0], "floor").status, Status::Ok);
+            let failed: Vec<String> = rec
+                .events
+                .iter()
+                .filter_map(|e| match e {
+                    Event::AllFailed(e) => Some(e.to_string()),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(
+                failed,
+                ["every row of micro: t/op but floor failed (base: document o-7: expected value at line 1); see the table"]
+            );
+        }
     }
 
     #[test]
