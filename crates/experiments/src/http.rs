@@ -35,17 +35,21 @@ pub struct HttpOptions {
     pub one_at_a_time: bool,
     /// Open model instead: requests per second and for how long.
     pub rate: Option<f64>,
+    /// With `rate`: how long the open model sends.
     pub duration: Option<Duration>,
     /// Readings in each POST /telemetry body, and POSTs per mode (0 skips the table).
     pub post_readings: u64,
+    /// POSTs per mode (0 skips the table).
     pub post_requests: u64,
     /// Load-test this URL instead of the in-process API (no server columns).
     pub target: Option<String>,
     /// Where the API reads items and lists (default: the embedded store).
     pub store: Option<String>,
+    /// The cache in front of the store (in-process or Redis).
     pub cache: jsoncost_http::CacheConfig,
     /// Per-request timeout.
     pub timeout: Duration,
+    /// Fewer requests and shorter runs.
     pub quick: bool,
 }
 

@@ -38,6 +38,7 @@ pub struct StoreOptions {
     pub pg_column: PgColumn,
     /// Distinct documents in the store.
     pub docs: u64,
+    /// The shape of the generated documents.
     pub shape: StoreShape,
     /// Load the documents again even if the store already holds them.
     pub reload: bool,

@@ -21,12 +21,17 @@ use crate::{Error, Runner, Stop, Table};
 /// An array inside a document the user already has.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArrayOptions {
+    /// The JSON document.
     pub file: PathBuf,
     /// RFC 6901 pointer to the array (`""` for a top-level array).
     pub pointer: String,
+    /// Bytes read at a time, in KiB.
     pub chunk_kib: u64,
+    /// The largest element accepted, in bytes.
     pub max_element_bytes: usize,
+    /// Whole runs per strategy.
     pub runs: Runs,
+    /// Fewer whole runs.
     pub quick: bool,
 }
 

@@ -48,7 +48,9 @@ pub struct StreamOptions {
 /// budget) until the mean is within 2%.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Runs {
+    /// At least this many whole runs.
     pub min: u32,
+    /// At most this many.
     pub max: u32,
 }
 
