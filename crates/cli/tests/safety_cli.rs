@@ -221,6 +221,43 @@ fn conformance_counts_on_a_hand_made_suite_are_exact() {
     );
 }
 
+/// Case files that cannot be run (a FIFO, a directory, one over the 64 MiB limit) are named
+/// on stderr and counted nowhere: the counts are the tiny suite's alone.
+#[test]
+fn case_files_that_cannot_be_run_are_named_and_never_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = dir.path().join("suite");
+    std::fs::create_dir(&suite).unwrap();
+    tiny_suite(&suite);
+    let fifo = suite.join("n_fifo.json");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    std::fs::create_dir(suite.join("y_a_directory.json")).unwrap();
+    // Sparse: its size is over the limit without 65 MiB on disk.
+    std::fs::File::create(suite.join("n_huge.json")).unwrap().set_len(65 << 20).unwrap();
+    let out_file = dir.path().join("results.json");
+    let out = jsoncost()
+        .args(["safety", "--case-memory-mib", "1024", "--safety-library", "serde_json", "--suite"])
+        .arg(&suite)
+        .arg("--out")
+        .arg(&out_file)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    for line in [
+        "safety: n_fifo.json not run: not a regular file",
+        "safety: n_huge.json not run: 68157440 bytes, over the 64 MiB limit per case",
+        "safety: y_a_directory.json not run: not a regular file",
+        "safety: 3 of the suite's case files not run (named above), counted nowhere",
+    ] {
+        assert!(stderr.lines().any(|l| l == line), "no {line:?} in:\n{stderr}");
+    }
+    let results: Results = serde_json::from_slice(&std::fs::read(&out_file).unwrap()).unwrap();
+    let serde = conformance(&results, "serde_json");
+    assert_eq!((serde.y_total, serde.n_total, serde.i_rejected), (2, 3, 1));
+}
+
 #[test]
 fn a_suite_directory_without_cases_is_bad_input() {
     let dir = tempfile::tempdir().unwrap();

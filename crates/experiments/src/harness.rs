@@ -184,7 +184,7 @@ pub struct Study {
 /// One registered table kind's part of a study, as [`Study::measure`] runs them: each on its
 /// own, so a table that cannot be measured stops only itself.
 enum Unit<'s> {
-    Types(&'s Box<dyn Subject>),
+    Types(&'s dyn Subject),
     #[cfg(feature = "stream")]
     Stream(&'s (String, ArrayOptions, TypedElements)),
     #[cfg(feature = "store")]
@@ -216,7 +216,7 @@ impl Unit<'_> {
     fn run(&self, quick: bool, runner: &mut Runner<'_>) -> Result<(), Error> {
         let _ = quick;
         match self {
-            Unit::Types(s) => crate::types::measure(std::slice::from_ref(s), runner),
+            Unit::Types(s) => crate::types::measure_each(&[*s], runner),
             #[cfg(feature = "stream")]
             Unit::Stream((name, options, typed)) => {
                 let options = ArrayOptions { quick, ..options.clone() };
@@ -374,7 +374,7 @@ impl Study {
 
     fn units(&self) -> Vec<Unit<'_>> {
         #[cfg_attr(not(any(feature = "stream", feature = "store")), allow(unused_mut))]
-        let mut units: Vec<Unit<'_>> = self.subjects.iter().map(Unit::Types).collect();
+        let mut units: Vec<Unit<'_>> = self.subjects.iter().map(|s| Unit::Types(s.as_ref())).collect();
         #[cfg(feature = "stream")]
         units.extend(self.streams.iter().map(Unit::Stream));
         #[cfg(feature = "store")]

@@ -290,15 +290,18 @@ impl<T: Serialize + DeserializeOwned> Subject for TypedSubject<T> {
 }
 
 /// Every (subject, direction) table, in order.
-fn plans(subjects: &[Box<dyn Subject>]) -> Vec<(&dyn Subject, Direction)> {
-    subjects
-        .iter()
-        .flat_map(|s| s.directions().iter().map(|d| (s.as_ref(), *d)))
-        .collect()
+fn plans<'s>(subjects: &[&'s dyn Subject]) -> Vec<(&'s dyn Subject, Direction)> {
+    subjects.iter().flat_map(|s| s.directions().iter().map(|d| (*s, *d))).collect()
 }
 
 /// Measures every subject's deserialize and serialize tables through `runner`.
 pub fn measure(subjects: &[Box<dyn Subject>], runner: &mut Runner<'_>) -> Result<(), Error> {
+    let subjects: Vec<&dyn Subject> = subjects.iter().map(|s| s.as_ref()).collect();
+    measure_each(&subjects, runner)
+}
+
+/// [`measure`] over borrowed subjects (the harness measures one at a time).
+pub(crate) fn measure_each(subjects: &[&dyn Subject], runner: &mut Runner<'_>) -> Result<(), Error> {
     let plans = plans(subjects);
     let mut names = Vec::new();
     let mut total = 0;

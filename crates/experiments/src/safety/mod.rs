@@ -89,7 +89,19 @@ impl SafetyOptions {
 /// match `path/library` (`dom/sonic-rs`).
 pub fn run(options: &SafetyOptions, runner: &mut Runner<'_>) -> Result<(), Error> {
     let suite = match &options.suite {
-        Some(dir) => Some(suite_files(dir)?),
+        Some(dir) => {
+            let (files, not_run) = suite_files(dir)?;
+            for (name, why) in &not_run {
+                runner.sink().note(&format!("safety: {name} not run: {why}"));
+            }
+            if !not_run.is_empty() {
+                runner.sink().note(&format!(
+                    "safety: {} of the suite's case files not run (named above), counted nowhere",
+                    not_run.len()
+                ));
+            }
+            Some(files)
+        }
         None => None,
     };
     let inputs: Vec<String> = match &suite {
@@ -195,19 +207,27 @@ fn row(library: Library, path: SafetyPath, case: &str, report: child::Report) ->
     row
 }
 
-/// The suite's case files (`y_`, `n_`, `i_` prefixes), sorted; a directory with none is bad
-/// input (exit 2).
-fn suite_files(dir: &std::path::Path) -> Result<Vec<String>, Error> {
+/// The suite's case files (`y_`, `n_`, `i_` prefixes), sorted, and those that cannot be run
+/// with why (not a regular file, unreadable, over the size limit): a file the child could not
+/// read would otherwise be counted as the library rejecting it. A directory with none to run is
+/// bad input (exit 2).
+fn suite_files(dir: &std::path::Path) -> Result<(Vec<String>, NotRun), Error> {
     let shown = dir.display();
     let entries = std::fs::read_dir(dir).map_err(|e| Error::usage(format!("cannot read the suite directory {shown}: {e}")))?;
     let mut files = Vec::new();
+    let mut not_run = Vec::new();
     for entry in entries.take(SUITE_MAX_FILES * 4) {
         let entry = entry.map_err(|e| Error::usage(format!("cannot read the suite directory {shown}: {e}")))?;
         let Ok(name) = entry.file_name().into_string() else { continue };
-        if Expectation::of_file_name(&name).is_some() && entry.path().is_file() {
-            files.push(name);
+        if Expectation::of_file_name(&name).is_none() {
+            continue;
+        }
+        match runnable(&entry.path()) {
+            Ok(()) => files.push(name),
+            Err(why) => not_run.push((name, why)),
         }
     }
+    not_run.sort();
     if files.is_empty() {
         return Err(Error::usage(format!(
             "the suite directory {shown} has no y_/n_/i_ files (JSONTestSuite's test_parsing layout)"
@@ -219,7 +239,24 @@ fn suite_files(dir: &std::path::Path) -> Result<Vec<String>, Error> {
         )));
     }
     files.sort();
-    Ok(files)
+    Ok((files, not_run))
+}
+
+/// Case files not run: name and why.
+type NotRun = Vec<(String, String)>;
+
+/// Whether a case file can be handed to a child: a regular file (through a symlink too) that
+/// opens for reading and is within the size limit the child reads it with.
+fn runnable(path: &std::path::Path) -> Result<(), String> {
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read it: {e}"))?;
+    if !meta.is_file() {
+        return Err("not a regular file".to_string());
+    }
+    let limit = child::SUITE_FILE_MAX_BYTES;
+    if meta.len() > limit {
+        return Err(format!("{} bytes, over the {} MiB limit per case", meta.len(), limit >> 20));
+    }
+    std::fs::File::open(path).map(drop).map_err(|e| format!("cannot read it: {e}"))
 }
 
 /// One library's conformance counts from its suite rows (the one place they are counted).
