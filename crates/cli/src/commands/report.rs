@@ -52,6 +52,6 @@ fn check_output(path: &Path, what: &str) -> anyhow::Result<()> {
             "cannot write {what} to {}: it is a directory; give a file path",
             path.display()
         )),
-        _ => environment(anyhow::anyhow!("cannot write {what} to {}: {e}", path.display())),
+        _ => environment(anyhow::anyhow!("writing {}: {e}", path.display())),
     })
 }
