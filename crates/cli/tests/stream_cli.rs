@@ -237,7 +237,8 @@ fn a_baseline_that_fails_on_the_body_exits_2_with_its_error() {
             "(the incremental parser: telemetry file {}: duplicate key \"Readings\": the object holding \"/Readings\" has it twice at byte {at})",
             f.path().display()
         )));
-    // A repeated DeviceId: the incremental parser keeps both as fields, the baseline refuses.
+    // A repeated DeviceId: the baseline refuses it, and the incremental parser (which keeps
+    // DeviceId only, as Telemetry's field) places the repeat.
     let twice = doc.replacen("{\"DeviceId\":", "{\"DeviceId\":\"x\",\"DeviceId\":", 1);
     let f = file_with(twice.as_bytes());
     jsoncost()
@@ -248,7 +249,10 @@ fn a_baseline_that_fails_on_the_body_exits_2_with_its_error() {
         .stderr(predicate::str::contains(
             "the baseline buffered/serde_json fails on it, so nothing is measured: duplicate field `DeviceId`",
         ))
-        .stderr(predicate::str::contains("incremental parser").not());
+        .stderr(predicate::str::contains("(the incremental parser: telemetry file "))
+        .stderr(predicate::str::contains(
+            "duplicate key \"DeviceId\": the object holding \"/DeviceId\" has it twice at byte 16)",
+        ));
 }
 
 #[test]
@@ -432,4 +436,37 @@ fn a_pointer_needs_a_file() {
     let out = jsoncost().args(["stream", "--pointer", "/a"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--file"));
+}
+
+#[test]
+fn a_file_over_the_buffered_cap_skips_the_buffered_rows_with_the_reason_and_streams_the_rest() {
+    // A valid telemetry body padded to 2 MiB with whitespace, against a 1 MiB cap.
+    let mut body = telemetry(200);
+    body.resize(2 << 20, b' ');
+    let f = file_with(&body);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    jsoncost()
+        .args(["stream", "--quick", "--runs", "2", "--max-buffered-mib", "1", "--file"])
+        .arg(f.path())
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let results: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let rows = results["experiments"][0]["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 16);
+    for row in rows {
+        let method = row["method"].as_str().unwrap();
+        if method.starts_with("buffered/") {
+            assert_eq!(row["status"], "failed", "{row}");
+            assert_eq!(
+                row["error_message"],
+                "the file is 2.0 MiB, over the 1 MiB the buffered strategies read whole (raise it with --max-buffered-mib); not run",
+                "{row}"
+            );
+        } else {
+            assert_eq!(row["status"], "ok", "{row}");
+        }
+    }
 }

@@ -294,6 +294,7 @@ impl Study {
             pointer: pointer.to_string(),
             chunk_kib: 64,
             max_element_bytes: jsoncost_stream::DEFAULT_MAX_ELEMENT_BYTES,
+            max_buffered_mib: crate::stream::DEFAULT_MAX_BUFFERED_MIB,
             runs: Runs::at_least(5),
             quick: false,
         };

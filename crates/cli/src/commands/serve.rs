@@ -27,6 +27,12 @@ pub struct ServeArgs {
     /// Largest POST body accepted, in MiB (over it: 413).
     #[arg(long, value_name = "MIB", default_value_t = Mebibytes::new(128))]
     pub body_limit_mib: Mebibytes,
+    /// Seconds a client has to send a request's whole header; a slower connection is closed.
+    #[arg(long, value_name = "SECONDS", default_value_t = server::DEFAULT_HEADER_READ_TIMEOUT.as_secs(), value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub header_timeout_secs: u64,
+    /// Connections served at once; more wait in the listen backlog until one closes.
+    #[arg(long, value_name = "N", default_value_t = server::DEFAULT_MAX_CONNECTIONS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    pub max_connections: usize,
 }
 
 pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
@@ -39,6 +45,8 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
         addr: args.addr,
         body_limit: args.body_limit_mib.bytes(),
         cache: args.cache.clone(),
+        header_read_timeout: Duration::from_secs(args.header_timeout_secs),
+        max_connections: args.max_connections,
         ..ServerConfig::with_source(Arc::new(source))
     };
     // As `http --cache`: a bad URL exits 2, a cache that does not answer exits 3, both now.

@@ -28,6 +28,10 @@ pub struct StreamArgs {
     /// Largest element the incremental strategies accept, in bytes (at least 1).
     #[arg(long, default_value_t = jsoncost_stream::DEFAULT_MAX_ELEMENT_BYTES, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub max_element_bytes: usize,
+    /// Largest --file the buffered strategies read whole, in MiB (they hold it several times
+    /// over); over it they are skipped with the reason and the incremental ones still run.
+    #[arg(long, value_name = "MIB", default_value_t = jsoncost::stream::DEFAULT_MAX_BUFFERED_MIB, value_parser = clap::value_parser!(u64).range(1..=17_592_186_044_415))]
+    pub max_buffered_mib: u64,
     /// Whole runs per strategy (at least; the median and mean are over them).
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(2..=100))]
     pub runs: u32,
@@ -49,6 +53,7 @@ impl StreamArgs {
             pointer: self.pointer.clone(),
             chunk_kib: self.chunk_kib,
             max_element_bytes: self.max_element_bytes,
+            max_buffered_mib: self.max_buffered_mib,
             runs: match self.max_runs {
                 Some(max) => Runs {
                     min: self.runs,

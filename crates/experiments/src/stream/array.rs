@@ -29,6 +29,8 @@ pub struct ArrayOptions {
     pub chunk_kib: u64,
     /// The largest element accepted, in bytes.
     pub max_element_bytes: usize,
+    /// Largest file the buffered rows read whole, in MiB (see `StreamOptions::max_buffered_mib`).
+    pub max_buffered_mib: u64,
     /// Whole runs per strategy.
     pub runs: Runs,
     /// Fewer whole runs.
@@ -320,6 +322,10 @@ pub(crate) fn run_with(options: &ArrayOptions, table: &str, typed: Option<&Typed
     let mut list = strategies(path, &config, bytes, too_deep);
     if let Some(TypedElements(rows)) = typed {
         list.extend(rows(path, &config, bytes));
+    }
+    if let Some(why) = super::over_buffered_cap(bytes, options.max_buffered_mib) {
+        runner.sink().note(&format!("stream: buffered rows skipped: {why}"));
+        super::skip_buffered(&mut list, &why);
     }
     runner.filter().check_matches_any(list.iter().map(|s| s.name.as_str()))?;
     // A baseline that fails on the file leaves nothing to be relative to: bad input, with where

@@ -38,6 +38,9 @@ pub struct StreamOptions {
     pub chunk_kib: u64,
     /// Largest element the incremental strategies accept, in bytes.
     pub max_element_bytes: usize,
+    /// Largest file the buffered strategies read whole, in MiB (they hold it, and their DOM or
+    /// tape, several times over); over it they are skipped with the reason.
+    pub max_buffered_mib: u64,
     /// Whole runs per strategy.
     pub runs: Runs,
     /// Fewer, shorter runs.
@@ -64,6 +67,30 @@ impl Runs {
     pub fn exactly(n: u32) -> Runs {
         Runs { min: n, max: n }
     }
+}
+
+/// The default [`StreamOptions::max_buffered_mib`], micro's `--max-payload-mib` default.
+pub const DEFAULT_MAX_BUFFERED_MIB: u64 = 256;
+
+/// Why the buffered rows are not run on a file of `bytes`, when it is over `max_mib`.
+pub(crate) fn over_buffered_cap(bytes: u64, max_mib: u64) -> Option<String> {
+    (bytes > max_mib.saturating_mul(1 << 20)).then(|| {
+        format!(
+            "the file is {:.1} MiB, over the {max_mib} MiB the buffered strategies read whole (raise it with --max-buffered-mib); not run",
+            bytes as f64 / (1 << 20) as f64
+        )
+    })
+}
+
+/// Skips the buffered rows with `why` and moves them after the others, so the table's baseline
+/// is a row that runs.
+pub(crate) fn skip_buffered<O>(list: &mut Vec<WholeRun<O>>, why: &str) {
+    for s in list.iter_mut().filter(|s| s.name.starts_with("buffered/")) {
+        s.refused = Some(why.to_string());
+    }
+    let (buffered, rest): (Vec<_>, Vec<_>) = list.drain(..).partition(|s| s.name.starts_with("buffered/"));
+    list.extend(rest);
+    list.extend(buffered);
 }
 
 /// What a run produced, for the gate.
@@ -443,6 +470,7 @@ pub fn run(options: &StreamOptions, runner: &mut Runner<'_>) -> Result<(), Error
             pointer: pointer.clone(),
             chunk_kib: options.chunk_kib,
             max_element_bytes: options.max_element_bytes,
+            max_buffered_mib: options.max_buffered_mib,
             runs: options.runs,
             quick: options.quick,
         };
@@ -471,6 +499,10 @@ pub fn run(options: &StreamOptions, runner: &mut Runner<'_>) -> Result<(), Error
         None
     };
     let mut list = strategies(&path, &inc_config, file_bytes, too_deep);
+    if let Some(why) = over_buffered_cap(file_bytes, options.max_buffered_mib) {
+        runner.sink().note(&format!("stream: buffered rows skipped: {why}"));
+        skip_buffered(&mut list, &why);
+    }
     runner.filter().check_matches_any(list.iter().map(|s| s.name.as_str()))?;
     // The baseline is checked first, even when the filter skips its timing: a baseline that
     // fails on the body leaves nothing to be relative to, so the body is bad input (exit 2 with

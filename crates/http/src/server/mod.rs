@@ -29,6 +29,10 @@ use crate::source::{ItemSource, MemorySource};
 pub const DEFAULT_BODY_LIMIT: u64 = 128 << 20;
 /// Default capacity of the item cache, in entries.
 pub const DEFAULT_CACHE_CAPACITY: u64 = 10_000;
+/// Default time a client has to send a request's whole header.
+pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// Default number of connections served at once (the load generator's `-c` maximum).
+pub const DEFAULT_MAX_CONNECTIONS: usize = 10_000;
 
 /// How to start the server.
 #[derive(Clone)]
@@ -47,6 +51,11 @@ pub struct ServerConfig {
     pub telemetry: TelemetryParse,
     /// Where items and list entries come from.
     pub source: Arc<dyn ItemSource>,
+    /// A connection that has not sent a request's whole header this long after it began (or
+    /// after the previous response) is closed, so idle or slow clients cannot hold descriptors.
+    pub header_read_timeout: Duration,
+    /// Connections served at once; more wait in the listen backlog until one closes.
+    pub max_connections: usize,
 }
 
 impl ServerConfig {
@@ -60,6 +69,8 @@ impl ServerConfig {
             cache: CacheConfig::Memory,
             telemetry: TelemetryParse::default(),
             source,
+            header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
         }
     }
 }
@@ -169,11 +180,12 @@ pub fn start(config: ServerConfig) -> Result<RunningServer, ServerError> {
     let app = routes::router(state);
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
     let (done_tx, done_rx) = std::sync::mpsc::channel();
+    let limits = ConnectionLimits {
+        header_read_timeout: config.header_read_timeout,
+        max_connections: config.max_connections.clamp(1, u32::MAX as usize),
+    };
     runtime.spawn(async move {
-        let serve = axum::serve(listener, app).with_graceful_shutdown(async {
-            let _ = stop_rx.await;
-        });
-        let _ = done_tx.send(serve.await);
+        let _ = done_tx.send(serve(listener, app, limits, stop_rx).await);
     });
     Ok(RunningServer {
         addr,
@@ -182,6 +194,65 @@ pub fn start(config: ServerConfig) -> Result<RunningServer, ServerError> {
         done: Some(done_rx),
         stats,
     })
+}
+
+#[derive(Clone, Copy)]
+struct ConnectionLimits {
+    header_read_timeout: Duration,
+    max_connections: usize,
+}
+
+/// The accept loop (axum's `serve` sets no header-read timer and no connection cap): at most
+/// `max_connections` served at once, each closed if a request header takes longer than
+/// `header_read_timeout`; on `stop`, accepting ends and open connections finish their requests.
+async fn serve(
+    listener: tokio::net::TcpListener,
+    app: axum::Router,
+    limits: ConnectionLimits,
+    mut stop: oneshot::Receiver<()>,
+) -> std::io::Result<()> {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
+    let (closing_tx, closing_rx) = tokio::sync::watch::channel(false);
+    loop {
+        // A slot first: at the cap, new connections wait in the kernel's backlog.
+        let slot = tokio::select! {
+            _ = &mut stop => break,
+            slot = Arc::clone(&slots).acquire_owned() => slot.expect("the semaphore is never closed"),
+        };
+        let stream = tokio::select! {
+            _ = &mut stop => break,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                // Out of descriptors, or a connection reset before it was accepted: the
+                // header-read timeout frees descriptors, so wait a little and go on.
+                Err(_) => {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                    continue;
+                }
+            },
+        };
+        let _ = stream.set_nodelay(true);
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        let mut closing = closing_rx.clone();
+        tokio::spawn(async move {
+            let _slot = slot;
+            let mut builder = hyper::server::conn::http1::Builder::new();
+            builder.timer(TokioTimer::new()).header_read_timeout(limits.header_read_timeout);
+            let conn = builder.serve_connection(TokioIo::new(stream), service);
+            let mut conn = std::pin::pin!(conn);
+            tokio::select! {
+                _ = conn.as_mut() => return,
+                _ = closing.wait_for(|c| *c) => conn.as_mut().graceful_shutdown(),
+            }
+            let _ = conn.await;
+        });
+    }
+    drop(listener);
+    let _ = closing_tx.send(true);
+    // Every slot back: every connection has finished (the caller bounds the wait).
+    let _all = slots.acquire_many(limits.max_connections as u32).await;
+    Ok(())
 }
 
 /// Runs `future` to completion on `runtime`, from a helper thread if the caller is itself on a
