@@ -397,6 +397,7 @@ mod tests {
             pointer: pointer.into(),
             chunk_kib: 1,
             max_element_bytes: 1024,
+            max_buffered_mib: crate::stream::DEFAULT_MAX_BUFFERED_MIB,
             runs: Runs::exactly(1),
             quick: true,
         };
