@@ -107,7 +107,7 @@ fn the_bench_s_results_file_has_ok_typed_rows() {
 }
 
 /// A body streamed with the crate's own element type: the DOM rows, the skipping rows and
-/// `incremental-typed/<lib>` for `Shipment`, all through the gate.
+/// `incremental-typed/<lib>` and `buffered-typed/<lib>` for `Shipment`, all through the gate.
 #[test]
 fn the_harness_streams_a_body_with_the_crate_s_element_type() {
     let dir = tempfile::tempdir().unwrap();
@@ -130,7 +130,7 @@ fn the_harness_streams_a_body_with_the_crate_s_element_type() {
     );
     assert_eq!(exp.params["elements"], 300);
     for lib in ["serde_json", "sonic-rs", "simd-json"] {
-        for style in ["incremental-typed", "incremental", "incremental-skip", "buffered"] {
+        for style in ["incremental-typed", "buffered-typed", "incremental", "incremental-skip", "buffered"] {
             let method = format!("{style}/{lib}");
             let row = exp
                 .rows
@@ -389,5 +389,5 @@ fn the_filter_skips_tables_it_does_not_match_and_fails_only_when_none_match() {
         ),
         "{text}"
     );
-    assert!(text.contains("\n  stream manifest-stream: buffered/serde_json, "), "{text}");
+    assert!(text.contains("\n  stream manifest-stream: buffered-typed/serde_json, "), "{text}");
 }

@@ -262,15 +262,148 @@ impl TypedElements {
 }
 
 fn typed_rows<E: Serialize + DeserializeOwned + 'static>(path: &Path, config: &jsoncost_stream::Config, bytes: u64) -> Vec<ArrayStrategy> {
-    [Library::SerdeJson, Library::SonicRs, Library::SimdJson]
+    let libraries = [Library::SerdeJson, Library::SonicRs, Library::SimdJson];
+    let mut rows: Vec<ArrayStrategy> = libraries
         .into_iter()
-        .map(|lib| {
-            let name = format!("incremental-typed/{}", lib.as_str());
-            let mut s = incremental::<E, E>(name, path, config.clone().library(lib), bytes, itself);
-            s.contract = Contract::TypedValue;
-            s
-        })
-        .collect()
+        .map(|lib| buffered_typed::<E>(lib, path, &config.pointer, bytes))
+        .collect();
+    rows.extend(libraries.into_iter().map(|lib| {
+        let name = format!("incremental-typed/{}", lib.as_str());
+        let mut s = incremental::<E, E>(name, path, config.clone().library(lib), bytes, itself);
+        s.contract = Contract::TypedValue;
+        s
+    }));
+    rows
+}
+
+/// `buffered-typed/<lib>`: the whole file read, then the array at the pointer decoded straight
+/// into `Vec<E>` by `lib`'s serde deserializer (everything around it skipped, no DOM): what a
+/// handler reading the body into its own type does, and the typed baseline the
+/// `incremental-typed/*` rows are weighed against.
+fn buffered_typed<E: Serialize + DeserializeOwned + 'static>(lib: Library, path: &Path, pointer: &Pointer, bytes: u64) -> ArrayStrategy {
+    let (p, tokens) = (path.to_path_buf(), pointer.tokens().to_vec());
+    let decode = move || -> Result<Vec<E>, String> {
+        let mut body = read_all(&p, bytes)?;
+        let seed = at_pointer::AtPointer::<E>::new(&tokens);
+        match lib {
+            Library::SerdeJson => {
+                let mut de = serde_json::Deserializer::from_slice(&body);
+                let v = serde::de::DeserializeSeed::deserialize(seed, &mut de).map_err(|e| e.to_string())?;
+                de.end().map_err(|e| e.to_string())?;
+                Ok(v)
+            }
+            Library::SonicRs => {
+                let mut de = sonic_rs::Deserializer::from_slice(&body);
+                let v = serde::de::DeserializeSeed::deserialize(seed, &mut de).map_err(|e| e.to_string())?;
+                de.end().map_err(|e| e.to_string())?;
+                Ok(v)
+            }
+            Library::SimdJson => {
+                let mut de = simd_json::Deserializer::from_slice(&mut body).map_err(|e| e.to_string())?;
+                serde::de::DeserializeSeed::deserialize(seed, &mut de).map_err(|e| e.to_string())
+            }
+        }
+    };
+    let timed = decode.clone();
+    let (p2, shown, name) = (path.to_path_buf(), pointer.as_str().to_string(), format!("buffered-typed/{}", lib.as_str()));
+    let checked_name = name.clone();
+    WholeRun {
+        contract: Contract::TypedValue,
+        run: Box::new(move || Ok(std::hint::black_box(timed()?).len() as u64)),
+        check: Box::new(move || match decode() {
+            Err(e) => Verdict::Fail(e),
+            Ok(elements) => verify::<E>(&checked_name, &p2, &shown, &mut elements.into_iter().map(Ok)),
+        }),
+        name,
+        bytes,
+        refused: None,
+    }
+}
+
+/// A serde seed that walks a JSON pointer and decodes the array there as `Vec<E>`, skipping
+/// (`IgnoredAny`) every other member and element: serde_json, sonic-rs and simd-json all drive
+/// it, so the buffered typed rows need no DOM and no wrapper type per pointer. Written here:
+/// serde has no pointer-directed deserialization and no crate does this for any deserializer.
+mod at_pointer {
+    use std::fmt;
+    use std::marker::PhantomData;
+
+    use serde::de::{self, DeserializeOwned, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+    pub(super) struct AtPointer<'p, E> {
+        tokens: &'p [String],
+        element: PhantomData<E>,
+    }
+
+    impl<'p, E> AtPointer<'p, E> {
+        pub(super) fn new(tokens: &'p [String]) -> Self {
+            AtPointer {
+                tokens,
+                element: PhantomData,
+            }
+        }
+    }
+
+    impl<'de, E: DeserializeOwned> DeserializeSeed<'de> for AtPointer<'_, E> {
+        type Value = Vec<E>;
+        fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Vec<E>, D::Error> {
+            match self.tokens.split_first() {
+                None => <Vec<E> as serde::Deserialize>::deserialize(d),
+                Some((token, rest)) => d.deserialize_any(Step {
+                    token,
+                    rest,
+                    element: PhantomData,
+                }),
+            }
+        }
+    }
+
+    struct Step<'p, E> {
+        token: &'p str,
+        rest: &'p [String],
+        element: PhantomData<E>,
+    }
+
+    impl<'de, E: DeserializeOwned> Visitor<'de> for Step<'_, E> {
+        type Value = Vec<E>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write!(f, "an object or array holding {:?}", self.token)
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Vec<E>, A::Error> {
+            let mut found = None;
+            while let Some(key) = map.next_key::<String>()? {
+                if found.is_none() && key == self.token {
+                    found = Some(map.next_value_seed(AtPointer::<E>::new(self.rest))?);
+                } else {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+            found.ok_or_else(|| de::Error::custom(format!("no member {:?}", self.token)))
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<E>, A::Error> {
+            let index: usize = self
+                .token
+                .parse()
+                .map_err(|_| de::Error::custom(format!("{:?} is not an array index", self.token)))?;
+            let mut found = None;
+            let mut i = 0;
+            loop {
+                if i == index {
+                    match seq.next_element_seed(AtPointer::<E>::new(self.rest))? {
+                        Some(v) => found = Some(v),
+                        None => break,
+                    }
+                } else if seq.next_element::<IgnoredAny>()?.is_none() {
+                    break;
+                }
+                i += 1;
+            }
+            found.ok_or_else(|| de::Error::custom(format!("no element {index}")))
+        }
+    }
 }
 
 /// The strategies, `buffered/serde_json` (the baseline) first; `too_deep`: the depth guard's

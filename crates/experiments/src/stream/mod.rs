@@ -85,10 +85,12 @@ pub(crate) fn over_buffered_cap(bytes: u64, max_mib: u64) -> Option<String> {
 /// Skips the buffered rows with `why` and moves them after the others, so the table's baseline
 /// is a row that runs.
 pub(crate) fn skip_buffered<O>(list: &mut Vec<WholeRun<O>>, why: &str) {
-    for s in list.iter_mut().filter(|s| s.name.starts_with("buffered/")) {
+    // buffered/* and buffered-typed/*: both read the whole file.
+    let reads_whole = |name: &str| name.starts_with("buffered/") || name.starts_with("buffered-typed/");
+    for s in list.iter_mut().filter(|s| reads_whole(&s.name)) {
         s.refused = Some(why.to_string());
     }
-    let (buffered, rest): (Vec<_>, Vec<_>) = list.drain(..).partition(|s| s.name.starts_with("buffered/"));
+    let (buffered, rest): (Vec<_>, Vec<_>) = list.drain(..).partition(|s| reads_whole(&s.name));
     list.extend(rest);
     list.extend(buffered);
 }
