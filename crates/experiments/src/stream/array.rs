@@ -305,7 +305,11 @@ fn buffered_typed<E: Serialize + DeserializeOwned + 'static>(lib: Library, path:
         }
     };
     let timed = decode.clone();
-    let (p2, shown, name) = (path.to_path_buf(), pointer.as_str().to_string(), format!("buffered-typed/{}", lib.as_str()));
+    let (p2, shown, name) = (
+        path.to_path_buf(),
+        pointer.as_str().to_string(),
+        format!("buffered-typed/{}", lib.as_str()),
+    );
     let checked_name = name.clone();
     WholeRun {
         contract: Contract::TypedValue,
@@ -520,6 +524,32 @@ mod tests {
     use crate::{Cancel, Filter, Recorder};
     use jsoncost_engine::Config;
     use std::time::Duration;
+
+    /// The seed walks objects and arrays to the pointer, skips every decoy, and reads the same
+    /// through each library's serde deserializer.
+    #[test]
+    fn the_pointer_seed_decodes_the_array_at_the_pointer_through_each_library() {
+        #[derive(Debug, PartialEq, serde::Deserialize)]
+        struct Item {
+            id: u64,
+        }
+        let doc =
+            r#"{"items": "decoy", "data": [{"items": [{"id": 9}]}, {"x": {"items": [1]}, "items": [{"id": 1}, {"id": 2}]}], "z": [[]]}"#;
+        let tokens: Vec<String> = ["data", "1", "items"].map(String::from).to_vec();
+        let want = vec![Item { id: 1 }, Item { id: 2 }];
+        let seed = || at_pointer::AtPointer::<Item>::new(&tokens);
+        let mut de = serde_json::Deserializer::from_str(doc);
+        assert_eq!(serde::de::DeserializeSeed::deserialize(seed(), &mut de).unwrap(), want);
+        let mut de = sonic_rs::Deserializer::from_slice(doc.as_bytes());
+        assert_eq!(serde::de::DeserializeSeed::deserialize(seed(), &mut de).unwrap(), want);
+        let mut bytes = doc.as_bytes().to_vec();
+        let mut de = simd_json::Deserializer::from_slice(&mut bytes).unwrap();
+        assert_eq!(serde::de::DeserializeSeed::deserialize(seed(), &mut de).unwrap(), want);
+        let missing: Vec<String> = ["data", "5"].map(String::from).to_vec();
+        let mut de = serde_json::Deserializer::from_str(doc);
+        let e = serde::de::DeserializeSeed::deserialize(at_pointer::AtPointer::<Item>::new(&missing), &mut de).unwrap_err();
+        assert!(e.to_string().starts_with("no element 5"), "{e}");
+    }
 
     fn run_on(document: &str, pointer: &str) -> Result<(), Error> {
         let dir = tempfile::tempdir().unwrap();
