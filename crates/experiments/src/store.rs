@@ -952,7 +952,7 @@ mod typed_tests {
 
     fn study(out: &std::path::Path) -> crate::Study {
         let out = out.display().to_string();
-        crate::Study::with_args(["--quick", "--format", "json", "--out", out.as_str()])
+        crate::Study::with_args(["--bench", "--quick", "--format", "json", "--out", out.as_str()])
     }
 
     #[test]
