@@ -266,11 +266,10 @@ impl<'s> Runner<'s> {
                 }
             },
         };
-        if self.mode == Mode::Gate {
-            return self.gate_only(exp, &mut strategies, baseline, reference.as_ref());
-        }
+        // Gate mode: the sequential loop, each strategy checked and not timed.
+        let gate_only = self.mode == Mode::Gate;
         // Load runs measure themselves, one after another (a round of one is a whole run).
-        let interleave = self.config.schedule == Schedule::Interleaved && kind != ExperimentKind::Http;
+        let interleave = !gate_only && self.config.schedule == Schedule::Interleaved && kind != ExperimentKind::Http;
         if interleave {
             exp.schedule = Schedule::Interleaved;
             let (why, bad_input) = self.interleaved(&name, &mut strategies, baseline.take(), reference.as_ref(), &mut exp.rows);
@@ -290,7 +289,14 @@ impl<'s> Runner<'s> {
                     Some(fidelity) if i == 0 => Ok(fidelity),
                     _ => s.verify(reference.as_ref()),
                 };
-                let mut row = match verdict.and_then(|fidelity| time(&self.config, s.as_mut(), fidelity)) {
+                let measured = verdict.and_then(|fidelity| {
+                    if gate_only {
+                        Ok(untimed(s.name(), fidelity))
+                    } else {
+                        time(&self.config, s.as_mut(), fidelity)
+                    }
+                });
+                let mut row = match measured {
                     Ok(row) => row,
                     Err(f) => {
                         if f.fatal {
@@ -319,8 +325,11 @@ impl<'s> Runner<'s> {
             rows: working().count(),
             failed: working().filter(|r| !r.is_ok()).count(),
         };
-        // A table the filter left empty measured nothing: it is not shown.
-        if !exp.rows.is_empty() {
+        // A table the filter left empty measured nothing: it is not shown. Gate mode hands the
+        // rows over as the gate left them (no timing, so no order, ratios or summary).
+        if gate_only && !exp.rows.is_empty() {
+            self.sink.table_done(exp);
+        } else if !exp.rows.is_empty() {
             exp.finish();
             summary::finish(&mut exp);
             let means = if only_bad_input { AllFailed::BadInput } else { if_all_failed };
@@ -329,60 +338,6 @@ impl<'s> Runner<'s> {
             if let Some(error) = all_failed {
                 self.sink.all_failed(error);
             }
-        }
-        stop.map_or(Ok(ran), Err)
-    }
-
-    /// [`Mode::Gate`]: each strategy the filter lets through once through the gate, untimed;
-    /// the table goes to the sink with its rows as the gate left them (no timing, no ratios).
-    fn gate_only(
-        &mut self,
-        mut exp: Experiment,
-        strategies: &mut [BoxedStrategy<'_>],
-        mut baseline: Option<Fidelity>,
-        reference: Option<&Reference>,
-    ) -> Result<Ran, Stop> {
-        let mut stop = None;
-        for (i, s) in strategies.iter_mut().enumerate() {
-            if self.cancel.is_cancelled() {
-                stop = Some(Stop::Cancelled);
-                break;
-            }
-            if !self.filter.matches(s.name()) {
-                continue;
-            }
-            self.sink.strategy_started(&exp.table, s.name());
-            let verdict = match baseline.take() {
-                Some(fidelity) if i == 0 => Ok(fidelity),
-                _ => s.verify(reference),
-            };
-            let mut row = match verdict {
-                Ok(fidelity) => {
-                    let mut row = Row::new(s.name());
-                    row.fidelity = Some(fidelity);
-                    row
-                }
-                Err(f) => {
-                    if f.fatal {
-                        stop = Some(Stop::Fatal(format!("{}: {}", s.name(), f.message)));
-                    }
-                    failed_row(s.name(), f)
-                }
-            };
-            row.baseline = i == 0;
-            row.contract = Some(s.contract());
-            self.sink.strategy_done(&exp.table, &row);
-            exp.rows.push(row);
-            if stop.is_some() {
-                break;
-            }
-        }
-        let ran = Ran {
-            rows: exp.rows.len(),
-            failed: exp.rows.iter().filter(|r| !r.is_ok()).count(),
-        };
-        if !exp.rows.is_empty() {
-            self.sink.table_done(exp);
         }
         stop.map_or(Ok(ran), Err)
     }
@@ -509,6 +464,13 @@ impl<'s> Runner<'s> {
         }
         (stop, only_bad_input)
     }
+}
+
+/// A strategy's row in gate mode: passed, with its fidelity, and no timing.
+fn untimed(method: &str, fidelity: Fidelity) -> Row {
+    let mut row = Row::new(method);
+    row.fidelity = Some(fidelity);
+    row
 }
 
 /// The row a failure leaves: the one it measured (a load run's error counts), else its message.
