@@ -359,8 +359,14 @@ mod tests {
         assert_eq!(abba_next([5, 3], 0), 1);
     }
 
+    /// Taken by the tests that spawn processes and the one that needs a dropped listener to
+    /// refuse at once: a process forked meanwhile holds a copy of every open socket until it
+    /// execs, so the refusal test, run beside a spawning one, saw its connection accepted.
+    static NO_FORK_BESIDE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
     #[test]
     fn a_side_that_holds_its_turn_past_the_timeout_is_named_and_both_are_killed() {
+        let _serial = NO_FORK_BESIDE.lock().unwrap_or_else(|e| e.into_inner());
         let dir = tempfile::tempdir().unwrap();
         let sleeper = || std::process::Command::new("sleep").arg("1000").spawn().unwrap();
         let children = [sleeper(), sleeper()];
@@ -395,6 +401,7 @@ mod tests {
 
     #[test]
     fn a_side_takes_one_member_and_a_later_connection_is_refused() {
+        let _serial = NO_FORK_BESIDE.lock().unwrap_or_else(|e| e.into_inner());
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("b.sock");
         let listener = listen(&path).unwrap();
