@@ -194,10 +194,10 @@ fn inexact_floats_and_minus_zero_are_annotated_not_failed() {
         .assert()
         .code(0)
         .stdout(predicate::str::contains(
-            "Fidelity of dom/serde_json (the baseline: Ratio and Alloc Ratio stay relative to it): inexact floats: 2 of 5 numbers 1 ulp off (serde_json without float_roundtrip).",
+            "Fidelity of dom/serde_json (the baseline: Ratio and Alloc Ratio stay relative to it): inexact floats: 2 of 5 numbers 1 ulp off (serde_json without float_roundtrip), first at /c/0/0 (exact 43.47470900000013, got 43.474709000000125), /c/0/1 (exact 50.090049175062276, got 50.09004917506227).",
         ))
         .stdout(predicate::str::contains(
-            "Fidelity of dom/simd-json: sign of zero lost: 1 of 5 numbers (-0 read as 0).",
+            "Fidelity of dom/simd-json: sign of zero lost: 1 of 5 numbers (-0 read as 0), first at /z (exact -0.0, got 0).",
         ));
     let results: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
     let mut seen = 0;

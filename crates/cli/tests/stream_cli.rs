@@ -201,7 +201,7 @@ fn inexact_floats_in_a_body_are_annotated_not_failed() {
         .assert()
         .success()
         .stdout(predicate::str::contains(format!(
-            "Fidelity of buffered/serde_json (the baseline: Ratio and Alloc Ratio stay relative to it): inexact floats: {misses} of 600 numbers 1 ulp off (serde_json without float_roundtrip)."
+            "Fidelity of buffered/serde_json (the baseline: Ratio and Alloc Ratio stay relative to it): inexact floats: {misses} of 600 numbers 1 ulp off (serde_json without float_roundtrip), first at /Readings/"
         )));
     let results: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
     let rows = results["experiments"][0]["rows"].as_array().unwrap();
