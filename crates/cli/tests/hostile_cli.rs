@@ -1,4 +1,4 @@
-//! Hostile data and a shared machine, as a user meets them (issue 9, defects 1, 2 and 7): a
+//! Hostile data and a shared machine, as a user meets them: a
 //! damaged redb file, a 100,000-deep value in a stream body and in a stored document, and two
 //! jsoncost processes on the default store. Every case runs the binary as a child process, so
 //! an abort shows as a signal (no exit code) instead of taking the test runner down.

@@ -426,7 +426,7 @@ impl Study {
         }
         let filter = Filter::new("--filter", args.filter.as_deref())?;
         // Said in every mode: test mode and --list are where a new bench is first run.
-        crate::output::warn_about_the_build(&new_results(args.quick).machine);
+        crate::output::warn_about_the_build(&jsoncost_engine::machine::current());
         match args.mode() {
             Mode::List => self.list(&args, filter),
             Mode::Gate => self.test(&args, filter),

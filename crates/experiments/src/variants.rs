@@ -1,4 +1,4 @@
-//! Model variants: what the model costs (issue 13 item 1). One document decoded through
+//! Model variants: what the model costs. One document decoded through
 //! different serde models of the same values (`#[serde(flatten)]`, tagged and untagged enums,
 //! date-times parsed or kept as text, an unused sub-object skipped or kept raw,
 //! `deny_unknown_fields`, `String` vs `Box<str>` vs `&str`), each row `<variant>/<library>`.

@@ -1,5 +1,5 @@
-//! Model variants of one document, for the micro experiment's "what the model costs" table
-//! (issue 13 item 1): the same values decoded through different serde models.
+//! Model variants of one document, for the micro experiment's "what the model costs" table:
+//! the same values decoded through different serde models.
 //!
 //! The document is `order-model`: the `order` shape's document (same seed, same values) plus
 //! an `events` array of 8 order events of three kinds, each `{"type": ..., "at": <date-time>,
