@@ -552,6 +552,7 @@ mod tests {
             interrupted: false,
             rates: Default::default(),
             experiments: vec![e],
+            allocators: Vec::new(),
         }
     }
 

@@ -113,6 +113,7 @@ mod tests {
             interrupted: false,
             rates: Default::default(),
             experiments: vec![e],
+            allocators: Vec::new(),
         }
     }
 
