@@ -8,12 +8,16 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use jsoncost_codecs::BorrowedForm;
+use jsoncost_engine::alloc::Allocator;
 use jsoncost_engine::{Config, ExperimentKind, Results, Row, Schedule, alloc};
 use jsoncost_report::Format;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::output::{Output, baselines, new_results, timestamp_dir};
+use crate::ab::{AllocatorPlan, CpuChoice, Settings};
+use crate::output::{
+    Output, baselines, check_writable, new_results, print_stdout, timestamp_dir, write_html_of, write_reports_of, write_results_of,
+};
 #[cfg(feature = "store")]
 use crate::store::{StoreOptions, TypedReads};
 #[cfg(feature = "stream")]
@@ -28,8 +32,9 @@ use jsoncost_stores::Existing;
 
 /// The harness's flags, as the CLI's: `--quick`, `--filter GLOB` (or the glob alone),
 /// `--format table|markdown|json|csv`, `--out FILE`, `--save-baseline NAME`, `--schedule
-/// interleaved|sequential`, `--advice-rate [EXPERIMENT=]PER_S`, `--list`, `--help`; `--bench`
-/// (which `cargo bench` passes) measures, its absence is test mode.
+/// interleaved|sequential`, `--advice-rate [EXPERIMENT=]PER_S`, `--allocators A,B,...`,
+/// `--rounds N`, `--list`, `--help`; `--bench` (which `cargo bench` passes) measures, its
+/// absence is test mode.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Args {
     /// Fewer, shorter iterations.
@@ -53,6 +58,11 @@ pub struct Args {
     pub list: bool,
     /// `--help`: print the usage and exit 0.
     pub help: bool,
+    /// `--allocators system,mimalloc`: measure under each allocator, the first the base, each
+    /// in its own process of this bench, in lockstep (empty: this process, as it is).
+    pub allocators: Vec<Allocator>,
+    /// `--rounds N`: rounds of every interleaved table under each allocator (with `--allocators`).
+    pub rounds: Option<u64>,
 }
 
 /// What `--help` prints.
@@ -75,6 +85,11 @@ options:
   --advice-rate [EXPERIMENT=]PER_S
                             the rate advice states per-second figures at (repeatable);
                             EXPERIMENT is micro, store, stream or http, none: all of them
+  --allocators A,B,...      the allocator dimension: the bench again under each allocator
+                            (system, mimalloc, jemalloc; the first the base), each other in
+                            lockstep with the first, each row's time paired with it; needs
+                            jsoncost's feature `allocators` and the selected counting allocator
+  --rounds N                rounds of every interleaved table under each allocator (default 30)
   --list                    print 'table strategy' for every strategy and exit
   --bench                   measure (cargo bench passes it); without it: test mode
   -h, --help                print this and exit";
@@ -125,11 +140,45 @@ impl Args {
                 Long("test-threads") => {
                     parser.value().map_err(usage)?;
                 }
+                Long("allocators") => {
+                    let v = parser.value().map_err(usage)?.string().map_err(usage)?;
+                    a.allocators = v
+                        .split(',')
+                        .map(|name| name.parse::<Allocator>())
+                        .collect::<Result<_, _>>()
+                        .map_err(|e| Error::usage(format!("--allocators: {e}")))?;
+                }
+                Long("rounds") => {
+                    let v = parser.value().map_err(usage)?.string().map_err(usage)?;
+                    match v.parse::<u64>() {
+                        Ok(n) if (2..=10_000).contains(&n) => a.rounds = Some(n),
+                        _ => return Err(Error::usage(format!("--rounds: {v:?} is not a whole number from 2 to 10000"))),
+                    }
+                }
                 Long("help") | Short('h') => a.help = true,
                 other => return Err(usage(other.unexpected())),
             }
         }
+        if a.rounds.is_some() && a.allocators.is_empty() {
+            return Err(Error::usage("--rounds is the allocator runs' round count: give --allocators too"));
+        }
         Ok(a)
+    }
+
+    /// The flags each allocator's run of this bench gets: those that decide what is measured
+    /// (the output is `ab`'s to set).
+    fn measuring_args(&self) -> Vec<String> {
+        let mut words = vec!["--bench".to_string()];
+        if self.quick {
+            words.push("--quick".into());
+        }
+        if let Some(glob) = &self.filter {
+            words.extend(["--filter".into(), glob.clone()]);
+        }
+        if let Some(schedule) = self.schedule {
+            words.extend(["--schedule".into(), schedule.as_str().into()]);
+        }
+        words
     }
 
     fn set_filter(&mut self, glob: String) -> Result<(), Error> {
@@ -430,6 +479,7 @@ impl Study {
         match args.mode() {
             Mode::List => self.list(&args, filter),
             Mode::Gate => self.test(&args, filter),
+            Mode::Measure if !args.allocators.is_empty() => self.bench_allocators(&args),
             Mode::Measure => self.bench(&args, filter),
         }
     }
@@ -471,16 +521,71 @@ impl Study {
         Ok(results)
     }
 
-    /// `--bench`: measure, print and write.
-    fn bench(&self, args: &Args, filter: Filter) -> Result<Results, Error> {
-        let (results_path, report_dir) = match &args.out {
-            Some(p) => (p.clone(), None),
+    /// `--bench --allocators A,B,...`: this bench again under each allocator, each other in
+    /// lockstep with the first (`ab::allocators`, as `jsoncost alloc` runs the jsoncost binary);
+    /// prints the allocator tables and levers, writes results.json (the first allocator's tables
+    /// and the comparisons) and the HTML report.
+    fn bench_allocators(&self, args: &Args) -> Result<Results, Error> {
+        let (base, others) = args.allocators.split_first().expect("--allocators given");
+        let (results_path, report_dir) = destination(args)?;
+        let baseline = args.save_baseline.as_deref().map(baselines::prepare).transpose()?;
+        check_writable(&results_path)?;
+        let plan = AllocatorPlan {
+            base: *base,
+            others: others.to_vec(),
+            settings: Settings {
+                rounds: args.rounds.unwrap_or(30),
+                runs: 1,
+                cpu: CpuChoice::Auto.resolve()?,
+                timeout: std::time::Duration::from_secs(600),
+                keep: None,
+                args: Vec::new(),
+                label: "jsoncost".to_string(),
+            },
+        };
+        let cancel = self.cancel.clone();
+        let ran = crate::ab::allocators(&plan, &args.measuring_args(), 1, &move || cancel.is_cancelled());
+        let Some(mut results) = ran.results else {
+            return Err(ran.error.unwrap_or(Error::Interrupted));
+        };
+        results.interrupted = ran.error == Some(Error::Interrupted);
+        for &(kind, per_s) in &args.rates {
+            match kind {
+                Some(kind) => results.rates.set(kind, per_s),
+                None => ExperimentKind::ALL.into_iter().for_each(|k| results.rates.set(k, per_s)),
+            }
+        }
+        print_stdout(&jsoncost_report::allocators::render_results(
+            &results,
+            args.format.unwrap_or(Format::Table),
+        ))?;
+        write_results_of(&results, &results_path)?;
+        let html = match &report_dir {
+            Some(dir) => {
+                write_reports_of(&results, dir)?;
+                dir.join("report.html")
+            }
             None => {
-                let dir = timestamp_dir();
-                std::fs::create_dir_all(&dir).map_err(|e| Error::environment(format!("cannot create {}: {e}", dir.display())))?;
-                (dir.join("results.json"), Some(dir))
+                let html = results_path.with_extension("html");
+                write_html_of(&results, &html)?;
+                html
             }
         };
+        if let Some(path) = &baseline {
+            write_results_of(&results, path)?;
+            eprintln!(
+                "baseline {:?} saved to {}",
+                args.save_baseline.clone().unwrap_or_default(),
+                path.display()
+            );
+        }
+        eprintln!("report: {}", html.display());
+        ran.error.map_or(Ok(results), Err)
+    }
+
+    /// `--bench`: measure, print and write.
+    fn bench(&self, args: &Args, filter: Filter) -> Result<Results, Error> {
+        let (results_path, report_dir) = destination(args)?;
         let baseline = args.save_baseline.as_deref().map(baselines::prepare).transpose()?;
         let mut output = Output::new(args.format.unwrap_or(Format::Table), args.quick, Some(results_path.clone()))?;
         for &(kind, per_s) in &args.rates {
@@ -538,6 +643,19 @@ impl Study {
         outcome.end(false)?;
         output.outcome()?;
         Ok(output.results)
+    }
+}
+
+/// Where a measuring run writes: `--out` (the HTML beside it), else results.json and the
+/// reports in a new timestamped directory.
+fn destination(args: &Args) -> Result<(PathBuf, Option<PathBuf>), Error> {
+    match &args.out {
+        Some(p) => Ok((p.clone(), None)),
+        None => {
+            let dir = timestamp_dir();
+            std::fs::create_dir_all(&dir).map_err(|e| Error::environment(format!("cannot create {}: {e}", dir.display())))?;
+            Ok((dir.join("results.json"), Some(dir)))
+        }
     }
 }
 
@@ -853,6 +971,37 @@ mod tests {
         );
         // What `cargo test -- --nocapture` hands every test binary.
         assert_eq!(parse(&["--nocapture", "--test-threads", "1"]).unwrap(), Args::default());
+    }
+
+    #[test]
+    fn allocators_and_rounds_parse_and_each_allocator_s_run_gets_the_measuring_flags() {
+        let a = parse(&[
+            "--bench",
+            "--quick",
+            "--allocators",
+            "system,mimalloc",
+            "--rounds",
+            "12",
+            "typed/*",
+            "--out",
+            "r.json",
+        ])
+        .unwrap();
+        assert_eq!(a.allocators, [Allocator::System, Allocator::Mimalloc]);
+        assert_eq!(a.rounds, Some(12));
+        assert_eq!(a.measuring_args(), ["--bench", "--quick", "--filter", "typed/*"]);
+        assert_eq!(
+            parse(&["--allocators", "system,tcmalloc"]).unwrap_err().to_string(),
+            "--allocators: unknown allocator \"tcmalloc\"; valid: system, mimalloc, jemalloc"
+        );
+        assert_eq!(
+            parse(&["--rounds", "5"]).unwrap_err().to_string(),
+            "--rounds is the allocator runs' round count: give --allocators too"
+        );
+        assert_eq!(
+            parse(&["--allocators", "system,system", "--rounds", "1"]).unwrap_err().to_string(),
+            "--rounds: \"1\" is not a whole number from 2 to 10000"
+        );
     }
 
     #[test]

@@ -63,15 +63,31 @@
 //!
 //! Then `cargo bench --bench json` (flags after `--`: `--quick`, `--filter GLOB`,
 //! `--format table|markdown|json|csv`, `--out FILE`, `--save-baseline NAME`, `--schedule
-//! interleaved|sequential`, `--advice-rate [EXPERIMENT=]PER_S`, `--list`, `--help`), or `cargo
-//! test --bench json`: each strategy once through the correctness gate, untimed.
+//! interleaved|sequential`, `--advice-rate [EXPERIMENT=]PER_S`, `--allocators A,B,...` with
+//! `--rounds N`, `--list`, `--help`), or `cargo test --bench json`: each strategy once through
+//! the correctness gate, untimed.
+//!
+//! # The allocator as a lever
+//!
+//! With the feature `allocators` and the counting allocator over the selected one,
+//!
+//! ```ignore
+//! #[global_allocator]
+//! static ALLOC: jsoncost::CountingAllocator<jsoncost::SelectedAllocator> = jsoncost::CountingAllocator::selected();
+//! ```
+//!
+//! `cargo bench --bench json -- --allocators system,mimalloc,jemalloc` runs the bench again
+//! under each allocator (one process each, named by `JSONCOST_ALLOCATOR`), each other one in
+//! lockstep with the first, and prints each row's time under it paired with its time under the
+//! first, with a lever per table ([`ab::allocators`]).
 //!
 //! # Cargo features
 //!
 //! Always built: micro and model variants with serde_json, sonic-rs and simd-json. Opt in:
 //! `more-libraries` (jiter, serde_json_borrow, simd-json-derive, nanoserde, miniserde),
 //! `stream` (`Study::stream`), `redb`, `sqlite`, `redis`, `postgres` (`Study::store` with that
-//! store's client), `http`, `safety`, and `full` (everything: what the `jsoncost` binary builds).
+//! store's client), `http`, `safety`, `full` (everything the `jsoncost` binary builds but the
+//! allocators) and `allocators` (mimalloc and jemalloc, C libraries compiled with the bench).
 
 #![deny(missing_docs)]
 

@@ -152,7 +152,7 @@ impl Output {
 
     /// Writes the self-contained HTML report to `path`.
     pub fn write_html(&self, path: &Path) -> Result<(), Error> {
-        files::write_output(path, html::render(&self.results).as_bytes()).map_err(|e| write_error(path, e))
+        write_html_of(&self.results, path)
     }
 
     /// Writes report.md and report.html into `dir`.
@@ -180,6 +180,11 @@ impl Sink for Output {
 /// Writes `results` to `path` as results.json (`files::write_output`; exit 3 on failure).
 pub fn write_results_of(results: &Results, path: &Path) -> Result<(), Error> {
     files::write_results(path, results).map_err(|e| write_error(path, e))
+}
+
+/// Writes the self-contained HTML report of `results` to `path`.
+pub fn write_html_of(results: &Results, path: &Path) -> Result<(), Error> {
+    files::write_output(path, html::render(results).as_bytes()).map_err(|e| write_error(path, e))
 }
 
 /// Writes report.md and report.html of `results` into `dir`.

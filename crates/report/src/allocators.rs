@@ -227,6 +227,20 @@ pub fn render(comparisons: &[AllocatorComparison], format: Format) -> String {
     }
 }
 
+/// What `jsoncost alloc` and a bench's `--allocators` print: the allocator tables and their
+/// levers (json: the whole results file; csv: the tables' rows).
+pub fn render_results(results: &Results, format: Format) -> String {
+    match format {
+        Format::Table | Format::Markdown => format!(
+            "{}\n{}",
+            render(&results.allocators, format),
+            crate::advisor::render(&advise(results), format)
+        ),
+        Format::Json => json::pretty(results),
+        Format::Csv => render(&results.allocators, Format::Csv),
+    }
+}
+
 fn console(c: &AllocatorComparison) -> String {
     let mut out = format!("{TITLE}: {}\n", heading(c));
     let cols = columns(c);

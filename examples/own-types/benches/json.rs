@@ -5,8 +5,10 @@
 use own_types::variants::{ShipmentLean, ShipmentTextDates};
 use own_types::{Manifest, Shipment, manifest, shipment};
 
+/// Counts allocations over the allocator JSONCOST_ALLOCATOR selects (the system's unless told),
+/// so `cargo bench --bench json -- --allocators system,mimalloc,jemalloc` can compare them.
 #[global_allocator]
-static ALLOC: jsoncost::CountingAllocator = jsoncost::CountingAllocator::system();
+static ALLOC: jsoncost::CountingAllocator<jsoncost::SelectedAllocator> = jsoncost::CountingAllocator::selected();
 
 /// `Shipment`'s zero-copy form, for the borrowed/* rows. A marker local to the bench: the
 /// orphan rule forbids implementing jsoncost's trait for `Shipment` itself here.

@@ -10,9 +10,8 @@ use std::path::PathBuf;
 
 use anyhow::anyhow;
 use jsoncost::ab::{AllocatorPlan, CpuChoice, Settings};
-use jsoncost_engine::Results;
 use jsoncost_engine::alloc::Allocator;
-use jsoncost_report::{Format, advisor, allocators};
+use jsoncost_report::allocators;
 
 use crate::failure::{library, usage};
 use crate::interrupt;
@@ -87,19 +86,6 @@ impl AllocArgs {
     }
 }
 
-/// The allocator tables and their levers in `format` (json: the whole results file).
-pub fn render(results: &Results, format: Format) -> String {
-    match format {
-        Format::Table | Format::Markdown => format!(
-            "{}\n{}",
-            allocators::render(&results.allocators, format),
-            advisor::render(&allocators::advise(results), format)
-        ),
-        Format::Json => jsoncost_report::render(results, Format::Json, false),
-        Format::Csv => allocators::render(&results.allocators, Format::Csv),
-    }
-}
-
 pub fn run(args: &AllocArgs) -> anyhow::Result<()> {
     let plan = args.plan()?;
     if let Some(out) = &args.out {
@@ -114,7 +100,7 @@ pub fn run(args: &AllocArgs) -> anyhow::Result<()> {
     if let Some(results) = &mut ran.results {
         let _writing = interrupt::finishing();
         results.interrupted = ran.error == Some(jsoncost::Error::Interrupted);
-        print_stdout(&render(results, args.format.into()))?;
+        print_stdout(&allocators::render_results(results, args.format.into()))?;
         if let Some(out) = &args.out {
             jsoncost::output::write_results_of(results, out).map_err(library)?;
             eprintln!("results written to {}", out.display());
