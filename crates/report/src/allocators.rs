@@ -207,14 +207,21 @@ fn heading(c: &AllocatorComparison) -> String {
 
 /// What every allocator table means, said once under it.
 fn legend(c: &AllocatorComparison) -> String {
-    format!(
+    let mut text = format!(
         "Ratio: time under {a} / time under {b} per pair, the geometric mean and its 99% interval; a row takes less or more \
          time only when the interval excludes 1. The same binary and arguments ran under each allocator, one process each. \
          Allocation is counted in the bytes the program requests, whichever allocator serves them; Peak RSS is the process's \
          over the row's untimed run (whole-run rows only).",
         a = c.allocator,
         b = c.base
-    )
+    );
+    if c.runs == 1 {
+        text.push_str(
+            " One run's interval holds no process-to-process variation (up to 9% measured on rows building large DOMs, one \
+             binary on both sides): more runs of both processes (jsoncost alloc --runs 5) before trusting such a row's change.",
+        );
+    }
+    text
 }
 
 /// The allocator tables in `format`: one per allocator, with the rows that could not be paired.
@@ -423,12 +430,17 @@ fn lever(c: &AllocatorComparison, table: &str, rows: &[&AllocatorRow]) -> String
         )
     };
     let pct = units::percent;
+    // What the interval holds: one run's rounds, or the runs' own ratios.
+    let paired = match (c.lockstep, c.runs) {
+        (true, 1) => format!("paired per round with {b} in one run of each"),
+        (_, n) => format!("paired with {b} over {n} runs of each"),
+    };
     if let Some(best) = less.iter().min_by(|x, y| x.ratio.estimate.total_cmp(&y.ratio.estimate)) {
         let Change::Less { share, low, high } = change(best) else {
             unreachable!("filtered")
         };
         return format!(
-            "With {a}, {} on {table} takes {} less time (99% interval {} to {}, paired per round with {b}). \
+            "With {a}, {} on {table} takes {} less time (99% interval {} to {}, {paired}). \
              An allocator change (the global allocator), not a code path: what each row delivers is the same{tally}.",
             best.method,
             pct(share),
@@ -441,7 +453,7 @@ fn lever(c: &AllocatorComparison, table: &str, rows: &[&AllocatorRow]) -> String
             unreachable!("filtered")
         };
         return format!(
-            "With {a}, no row of {table} takes less time; {} takes {} more (99% interval {} to {}, paired per round with {b}): keep {b} for it{tally}.",
+            "With {a}, no row of {table} takes less time; {} takes {} more (99% interval {} to {}, {paired}): keep {b} for it{tally}.",
             worst.method,
             pct(share),
             pct(low),
@@ -526,13 +538,37 @@ mod tests {
         assert_eq!(
             texts,
             [
-                "With mimalloc, dom/serde_json on order/deserialize takes 23.4% less time (99% interval 20.1% to 26.5%, paired per round with system). \
+                "With mimalloc, dom/serde_json on order/deserialize takes 23.4% less time (99% interval 20.1% to 26.5%, paired per round with system in one run of each). \
                  An allocator change (the global allocator), not a code path: what each row delivers is the same; 2 of its 3 rows take less time, none more.",
-                "With mimalloc, no row of data/deserialize takes less time; typed/serde_json takes 5.0% more (99% interval 3.0% to 7.0%, paired per round with system): keep system for it.",
+                "With mimalloc, no row of data/deserialize takes less time; typed/serde_json takes 5.0% more (99% interval 3.0% to 7.0%, paired per round with system in one run of each): keep system for it.",
                 "With mimalloc, no measurable difference on data/serialize: the 99% interval of every row's ratio to system holds 1 (1 row).",
             ]
         );
         assert!(advice.iter().all(|a| a.kind == AdviceKind::AllocatorChange));
+        // Every format of the results carries the tables and the levers.
+        let md = crate::render(&results, Format::Markdown, false);
+        assert!(
+            md.contains(
+                "## Allocators: mimalloc against system: paired in lockstep on CPU 1, round by round over 1 run of both processes\n"
+            ),
+            "{md}"
+        );
+        assert!(md.contains("\n| micro order/deserialize | dom/serde_json | 1.000 µs | 766.0 ns | 0.766 | 0.735–0.799 | 23.4% less | 8.00 KB | 112 | - |\n"), "{md}");
+        assert!(
+            md.contains(&format!("- **micro: order/deserialize**: {}", inline(texts[0]))),
+            "{md}"
+        );
+        let console = crate::render(&results, Format::Table, false);
+        assert!(console.contains(&format!("- micro order/deserialize: {}", texts[0])), "{console}");
+        let html = crate::html::render(&results);
+        assert!(
+            html.contains("<li class=\"allocator\"><strong>micro: order/deserialize</strong> With mimalloc, dom/serde_json on"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<tr class=\"less\"><td>micro order/deserialize</td><th scope=\"row\">dom/serde_json</th>"),
+            "{html}"
+        );
         assert_eq!(
             (advice[0].baseline.as_str(), advice[0].candidate.as_deref()),
             ("system", Some("mimalloc"))
