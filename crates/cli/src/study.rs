@@ -224,7 +224,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
             experiment_started.elapsed().as_secs_f64()
         ));
     }
-    if args.allocator_table != AllocatorTable::Off && !interrupt::interrupted() {
+    if !interrupt::interrupted() && !allocator_plans(args, &selected).is_empty() {
         let started = Instant::now();
         let (comparisons, error) = allocator_table(args, &selected);
         if !comparisons.is_empty() {
@@ -274,6 +274,9 @@ fn allocator_plans(args: &RunArgs, selected: &[ExperimentName]) -> Vec<(Vec<Allo
     let words = |w: &[&str]| w.iter().chain(quick).map(|s| s.to_string()).collect::<Vec<_>>();
     let rounds = |full: u64| if args.quick { 8 } else { full };
     let mut plans = Vec::new();
+    if args.allocator_table == AllocatorTable::Off {
+        return plans;
+    }
     if selected.contains(&ExperimentName::Micro) {
         plans.push(match args.allocator_table {
             AllocatorTable::Small => (
@@ -362,4 +365,69 @@ fn is_interruption(e: &anyhow::Error) -> bool {
 
 fn write_reports(session: &Session, dir: &std::path::Path) -> anyhow::Result<()> {
     session.output.write_reports(dir).map_err(crate::failure::library)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        run: RunArgs,
+    }
+
+    fn plans(flags: &[&str]) -> Vec<(Vec<Allocator>, Vec<String>, u32, u64)> {
+        let args = Cli::try_parse_from(std::iter::once("run").chain(flags.iter().copied()))
+            .unwrap()
+            .run;
+        allocator_plans(&args, &args.selected())
+    }
+
+    #[test]
+    fn the_allocator_table_runs_what_its_size_says_for_the_experiments_selected() {
+        let seed = jsoncost_shapes::DEFAULT_SEED.to_string();
+        let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let small = (
+            vec![Allocator::System, Allocator::Mimalloc],
+            words(&["micro", "--shape", "order", "--filter", "{typed,dom}/serde_json", "--seed", &seed]),
+            1,
+            20,
+        );
+        assert_eq!(plans(&[]), [small.clone()]);
+        let mut quick = small;
+        quick.1.push("--quick".into());
+        quick.3 = 8;
+        assert_eq!(plans(&["--quick"]), [quick]);
+        assert_eq!(
+            plans(&["--allocator-table", "full", "--readings", "1000"]),
+            [
+                (
+                    Allocator::ALL.to_vec(),
+                    words(&["micro", "--shape", "data,order,order-large", "--seed", &seed]),
+                    1,
+                    30
+                ),
+                (
+                    Allocator::ALL.to_vec(),
+                    words(&[
+                        "stream",
+                        "--readings",
+                        "1000",
+                        "--stream-filter",
+                        "{buffered,incremental}/serde_json",
+                        "--runs",
+                        "2",
+                        "--max-runs",
+                        "2"
+                    ]),
+                    5,
+                    2
+                ),
+            ]
+        );
+        assert!(plans(&["--allocator-table", "off"]).is_empty());
+        assert!(plans(&["--only", "store"]).is_empty());
+    }
 }
