@@ -1,5 +1,5 @@
 //! The result model: one versioned JSON schema for every experiment, exporter, the HTML report
-//! and `compare` (design.md section 7). Field names are the public contract: add fields freely,
+//! and `compare` (results.json, `schema_version` 1). Field names are the public contract: add fields freely,
 //! rename none without bumping [`SCHEMA_VERSION`].
 
 use serde::{Deserialize, Serialize};

@@ -1,4 +1,4 @@
-//! An http result row (design.md section 7) from a load report and the server's cost.
+//! An http result row from a load report and the server's cost.
 
 use jsoncost_engine::Row;
 use serde_json::{Value, json};
