@@ -5,7 +5,7 @@
 use crate::common;
 
 use assert_cmd::Command;
-use common::{free_port, http_get, load_json, own_redis, spawn_jsoncost, wait_bounded};
+use common::{Stalling, free_port, http_get, load_json, own_redis, spawn_jsoncost, wait_bounded};
 use predicates::prelude::*;
 use std::time::{Duration, Instant};
 
@@ -132,8 +132,20 @@ fn every_request_failing_exits_2_for_4xx_with_errors_by_status_code() {
     let url = srv.url("/nope");
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("t.json");
+    // Never lost (a share of 100%): every request is made and counted.
     jsoncost()
-        .args(["http", "-n", "1000", "-c", "10", "--study-load", "false", "--target", &url, "--out"])
+        .args([
+            "http",
+            "-n",
+            "1000",
+            "-c",
+            "10",
+            "--study-load",
+            "false",
+            "--one-at-a-time",
+            "false",
+        ])
+        .args(["--max-error-share", "100%", "--target", &url, "--out"])
         .arg(&out)
         .assert()
         .code(2)
@@ -146,7 +158,172 @@ fn every_request_failing_exits_2_for_4xx_with_errors_by_status_code() {
     assert_eq!(row["status"], "failed");
     assert_eq!(row["extra"]["status_codes"], serde_json::json!({"404": 1000}));
     assert_eq!(row["extra"]["errors"]["status"], 1000);
+
+    // By default the run is lost once judged, and the next table is not started: still bad input.
+    let assert = jsoncost()
+        .args(["http", "-n", "1000", "-c", "10", "--study-load", "false", "--target", &url, "--out"])
+        .arg(&out)
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("error: http run stopped: target/n1000-c10: target: lost after "),
+        "{stderr}"
+    );
+    assert!(stderr.contains("requests failed, more than 50% (404×"), "{stderr}");
+    let results = load_json(&out);
+    let tables = results["experiments"].as_array().unwrap();
+    let row = &tables[0]["rows"][0];
+    let requests = row["extra"]["requests"].as_u64().unwrap();
+    assert!((20..1000).contains(&requests), "{row}");
+    assert_eq!(row["extra"]["status_codes"]["404"], requests);
+    assert_eq!(row["extra"]["lost"]["rule"], "error_share");
+    assert_eq!(tables[1]["table"], "target/n1000-c1");
+    assert_eq!(
+        tables[1]["rows"][0]["error_message"],
+        "not started: the target was lost in target/n1000-c10 (target)"
+    );
     srv.shutdown().unwrap();
+}
+
+#[test]
+fn a_target_that_stops_answering_ends_the_run_in_bounded_time_with_exit_3() {
+    // The first table is answered; the second stops being answered after 10 requests; the third
+    // is never started. Before, each table ran to its cap: minutes at any timeout.
+    let target = Stalling::start(60);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t.json");
+    let started = Instant::now();
+    let assert = jsoncost()
+        .args(["http", "-n", "50", "-c", "2", "--timeout", "1", "--target", &target.url(), "--out"])
+        .arg(&out)
+        .assert()
+        .code(3);
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(15), "{took:?}");
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    // Every table states its bound before it starts: one load run of at most 5 s to connect
+    // and 5 minutes of load.
+    for table in ["target/n50-c2", "target/n500-c100", "target/n1000-c1"] {
+        assert!(stderr.contains(&format!("http: {table}: ends within 5 min 5 s")), "{stderr}");
+    }
+    assert!(
+        stderr.contains("http: ends within 15 min 15 s (a lost target ends it sooner)"),
+        "{stderr}"
+    );
+    let lost = "error: http run stopped: target/n500-c100: target: lost after ";
+    assert!(stderr.contains(lost), "{stderr}");
+    assert!(stderr.contains(&format!("results written to {}", out.display())), "{stderr}");
+
+    let results = load_json(&out);
+    let tables = results["experiments"].as_array().unwrap();
+    let names: Vec<&str> = tables.iter().map(|t| t["table"].as_str().unwrap()).collect();
+    assert_eq!(names, ["target/n50-c2", "target/n500-c100", "target/n1000-c1"]);
+    for t in tables {
+        assert_eq!(t["params"]["wall_clock_bound_s"], 305.0, "{}", t["table"]);
+    }
+    // What was measured before is written as measured.
+    let first = &tables[0]["rows"][0];
+    assert_eq!(
+        (&first["status"], &first["extra"]["requests"]),
+        (&"ok".into(), &50.into()),
+        "{first}"
+    );
+    // The lost table's row is failed, with its errors by kind.
+    let lost = &tables[1]["rows"][0];
+    assert_eq!(lost["status"], "failed", "{lost}");
+    let message = lost["error_message"].as_str().unwrap();
+    assert!(message.starts_with("lost after ") && message.contains(&target.url()), "{message}");
+    assert!(lost["extra"]["errors"]["timeout"].as_u64().unwrap() > 0, "{lost}");
+    assert!(lost["extra"]["lost"]["rule"].is_string(), "{lost}");
+    // The table after it was not started, and says why.
+    let not_started = &tables[2]["rows"][0];
+    assert_eq!(
+        not_started["error_message"],
+        "not started: the target was lost in target/n500-c100 (target)"
+    );
+}
+
+#[test]
+fn the_open_model_against_a_target_that_never_answers_ends_within_its_bound() {
+    let target = Stalling::start(0);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t.json");
+    let started = Instant::now();
+    let assert = jsoncost()
+        .args([
+            "http",
+            "--rate",
+            "1e15",
+            "--duration",
+            "1",
+            "--timeout",
+            "1",
+            "--target",
+            &target.url(),
+            "--out",
+        ])
+        .arg(&out)
+        .assert()
+        .code(3);
+    let took = started.elapsed();
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    // 5 s to connect, 1 s of sending, 1 s for the requests in flight.
+    assert!(
+        stderr.contains("http: target/open-r1000000000000000-d1s-c100: ends within 7 s"),
+        "{stderr}"
+    );
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    let results = load_json(&out);
+    let table = &results["experiments"][0];
+    assert_eq!(table["params"]["wall_clock_bound_s"], 7.0);
+    let row = &table["rows"][0];
+    assert_eq!(row["status"], "failed", "{row}");
+    assert!(row["extra"]["errors"]["timeout"].as_u64().unwrap() > 0, "{row}");
+}
+
+#[test]
+fn the_open_model_stops_at_the_end_of_its_duration_and_counts_what_it_did_not_send() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("h.json");
+    let started = Instant::now();
+    let assert = jsoncost()
+        .args([
+            "http",
+            "--rate",
+            "1e15",
+            "--duration",
+            "1",
+            "-c",
+            "4",
+            "--http-filter",
+            "passthrough",
+        ])
+        .args(["--post-requests", "0", "--timeout", "2", "--http-store"])
+        .arg(format!("redb:{}", dir.path().join("s.redb").display()))
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let took = started.elapsed();
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert!(took < Duration::from_secs(20), "{took:?}");
+    let results = load_json(&out);
+    let tables = results["experiments"].as_array().unwrap();
+    assert_eq!(tables.len(), 2, "{results}");
+    for t in tables {
+        let row = &t["rows"][0];
+        assert_eq!((&row["method"], &row["status"]), (&"passthrough".into(), &"ok".into()), "{row}");
+        let (sent, unsent) = (row["extra"]["requests"].as_u64().unwrap(), row["extra"]["unsent"].as_u64().unwrap());
+        assert_eq!(sent + unsent, 1_000_000_000_000_000, "{row}");
+        let table = t["table"].as_str().unwrap();
+        assert!(
+            stderr.contains(&format!(
+                "http: {table}: passthrough: {unsent} of 1000000000000000 scheduled requests not sent: every connection was still busy when the 1 s ended (its latencies are those of the {sent} sent)"
+            )),
+            "{stderr}"
+        );
+    }
 }
 
 #[test]
@@ -187,23 +364,26 @@ fn a_redis_cache_killed_mid_run_stops_the_run_within_bounds_with_errors_by_kind(
     redis.0.kill().unwrap();
     redis.0.wait().unwrap();
     let killed = Instant::now();
-    // The run ends within its bounds: the load under way finishes (each request now answered
-    // 503 at once), then the run stops. It used to take ~0.3 s per 503, a quarter of an hour.
-    let status = wait_bounded(&mut run.0, Duration::from_secs(120));
+    // The run ends at the first 503: the load under way stops at once, and nothing is started
+    // after it. It used to take ~0.3 s per 503, a quarter of an hour.
+    let status = wait_bounded(&mut run.0, Duration::from_secs(60));
     stderr.drain();
     let text = stderr.text();
     assert_eq!(status.code(), Some(3), "{text}");
-    assert!(killed.elapsed() < Duration::from_secs(120));
+    assert!(killed.elapsed() < Duration::from_secs(60));
     assert!(text.contains("error: http run stopped: item/n30000-c10: "), "{text}");
     assert!(text.contains("the reference API failed") && text.contains("503×"), "{text}");
     assert!(text.contains(&format!("results written to {}", out.display())), "{text}");
+    assert_lost_at_a_503(&load_json(&out), "item/n30000-c10", 30000);
+}
 
-    // What was measured is written; the row that met the dead cache counts its errors by kind.
-    let results = load_json(&out);
-    let table = &results["experiments"][0];
-    assert_eq!(table["table"], "item/n30000-c10");
-    let rows = table["rows"].as_array().unwrap();
-    let hit: Vec<&serde_json::Value> = rows
+/// The results of a run whose Redis cache went away during `table`: the row that met it failed
+/// with its errors by kind, after fewer than `planned` requests; the rows after it were not started.
+fn assert_lost_at_a_503(results: &serde_json::Value, table: &str, planned: u64) {
+    let tables = results["experiments"].as_array().unwrap();
+    assert_eq!(tables[0]["table"], table);
+    let rows: Vec<&serde_json::Value> = tables.iter().flat_map(|t| t["rows"].as_array().unwrap()).collect();
+    let hit: Vec<&&serde_json::Value> = rows
         .iter()
         .filter(|r| r["extra"]["status_codes"]["503"].as_u64().is_some_and(|n| n > 0))
         .collect();
@@ -218,9 +398,71 @@ fn a_redis_cache_killed_mid_run_stops_the_run_within_bounds_with_errors_by_kind(
     );
     let errors = &hit[0]["extra"]["errors"];
     assert_eq!(errors["status"], hit[0]["extra"]["status_codes"]["503"], "{errors}");
-    assert_eq!(hit[0]["extra"]["requests"], 30000, "{}", hit[0]);
-    // Nothing was timed after it.
-    assert_eq!(results["experiments"].as_array().unwrap().len(), 1);
+    assert!(hit[0]["extra"]["requests"].as_u64().unwrap() < planned, "{}", hit[0]);
+    assert_eq!(hit[0]["extra"]["lost"]["rule"], "server_error", "{}", hit[0]);
+    // Nothing was measured after it: every later row says where the server was lost.
+    let method = hit[0]["method"].as_str().unwrap();
+    let after = rows.iter().skip_while(|r| r["method"] != method).skip(1);
+    let mut later = 0;
+    for r in after {
+        later += 1;
+        assert_eq!(
+            r["error_message"],
+            format!("not started: the target was lost in {table} ({method})"),
+            "{r}"
+        );
+    }
+    assert!(later > 0, "{rows:?}");
+}
+
+#[test]
+fn a_redis_cache_that_stalls_mid_run_ends_the_run_at_its_first_503() {
+    // SIGSTOP: Redis keeps its connections and answers nothing; each request waits for the
+    // cache's 2 s bound and is answered 503. A load of a million requests used to crawl at
+    // ~5 requests a second per connection, for the 5-minute cap of each table.
+    let test = "a_redis_cache_that_stalls_mid_run";
+    let dir = tempfile::tempdir().unwrap();
+    let Some((redis, port)) = own_redis(test, dir.path()) else {
+        return;
+    };
+    let out = dir.path().join("h.json");
+    let store = format!("redb:{}", dir.path().join("s.redb").display());
+    let cache = format!("redis://127.0.0.1:{port}");
+    let out_arg = out.display().to_string();
+    let (mut run, mut stderr) = spawn_jsoncost(
+        &[
+            "http",
+            "--cache",
+            &cache,
+            "--http-store",
+            &store,
+            "-n",
+            "1000000",
+            "-c",
+            "10",
+            "--study-load",
+            "false",
+            "--post-requests",
+            "0",
+            "--out",
+            &out_arg,
+        ],
+        &dir.path().join("stdout.txt"),
+    );
+    stderr.wait_for("http: item/n1000000-c10: ends within", Duration::from_secs(120));
+    std::thread::sleep(Duration::from_millis(1500));
+    redis.signal(libc::SIGSTOP);
+    let stopped = Instant::now();
+    let status = wait_bounded(&mut run.0, Duration::from_secs(30));
+    let took = stopped.elapsed();
+    redis.signal(libc::SIGCONT);
+    stderr.drain();
+    let text = stderr.text();
+    assert_eq!(status.code(), Some(3), "{text}");
+    assert!(took < Duration::from_secs(15), "{took:?}");
+    assert!(text.contains("error: http run stopped: item/n1000000-c10: "), "{text}");
+    assert!(text.contains("the reference API failed") && text.contains("503×"), "{text}");
+    assert_lost_at_a_503(&load_json(&out), "item/n1000000-c10", 1_000_000);
 }
 
 #[test]

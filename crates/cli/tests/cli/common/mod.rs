@@ -175,3 +175,79 @@ pub fn load_json(path: &Path) -> serde_json::Value {
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
     serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
 }
+
+/// An HTTP/1.1 target on 127.0.0.1 that answers its first `answered` requests (200, `{}`) and
+/// then reads every request and never answers; its threads end on drop.
+pub struct Stalling {
+    pub addr: std::net::SocketAddr,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    accepts: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Stalling {
+    pub fn start(answered: u64) -> Stalling {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::SeqCst};
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let addr = listener.local_addr().unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let count = Arc::new(AtomicU64::new(0));
+        let stopping = Arc::clone(&stop);
+        let accepts = std::thread::spawn(move || {
+            let mut connections = Vec::new();
+            // Bounded: at most 1000 connections, and the test's life.
+            while !stopping.load(SeqCst) && connections.len() < 1000 {
+                match listener.accept() {
+                    Ok((mut stream, _)) => {
+                        let (stopping, count) = (Arc::clone(&stopping), Arc::clone(&count));
+                        connections.push(std::thread::spawn(move || {
+                            stream.set_nonblocking(false).unwrap();
+                            stream.set_read_timeout(Some(Duration::from_millis(100))).unwrap();
+                            let (mut pending, mut chunk) = (Vec::new(), [0u8; 4096]);
+                            while !stopping.load(SeqCst) {
+                                match stream.read(&mut chunk) {
+                                    Ok(0) => return,
+                                    Ok(n) => pending.extend_from_slice(&chunk[..n]),
+                                    Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => continue,
+                                    Err(_) => return,
+                                }
+                                while let Some(end) = pending.windows(4).position(|w| w == b"\r\n\r\n") {
+                                    pending.drain(..end + 4);
+                                    if count.fetch_add(1, SeqCst) < answered
+                                        && stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}").is_err()
+                                    {
+                                        return;
+                                    }
+                                }
+                            }
+                        }));
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => std::thread::sleep(Duration::from_millis(5)),
+                    Err(_) => break,
+                }
+            }
+            for c in connections {
+                let _ = c.join();
+            }
+        });
+        Stalling {
+            addr,
+            stop,
+            accepts: Some(accepts),
+        }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://{}/x", self.addr)
+    }
+}
+
+impl Drop for Stalling {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        if let Some(a) = self.accepts.take() {
+            let _ = a.join();
+        }
+    }
+}

@@ -87,6 +87,10 @@ pub enum Fault {
     HangEvery(u64),
     /// Answer every request with `Connection: close`, then close: a peer ending keep-alive.
     AnswerThenClose,
+    /// Answer every request 503 after `delay`: a server whose store stalls.
+    UnavailableAfter(Duration),
+    /// Read every request and never answer (the connection stays open).
+    Silent,
 }
 
 /// A hand-written HTTP/1.1 server, because each fault needs control below what a framework
@@ -194,6 +198,15 @@ async fn serve_connection(mut stream: tokio::net::TcpStream, state: Arc<State>) 
             Fault::CloseEvery(k) if n.is_multiple_of(k) => return,
             Fault::HangEvery(k) if n.is_multiple_of(k) => {
                 tokio::time::sleep(Duration::from_secs(10)).await;
+                return;
+            }
+            Fault::UnavailableAfter(delay) => {
+                tokio::time::sleep(delay).await;
+                "503 Service Unavailable"
+            }
+            Fault::Silent => {
+                // Keep reading (a client may pipeline or close) and never write.
+                while !matches!(stream.read(&mut chunk).await, Ok(0) | Err(_)) {}
                 return;
             }
             _ => "200 OK",
