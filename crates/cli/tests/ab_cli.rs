@@ -243,6 +243,41 @@ fn a_program_that_never_joins_runs_alone_and_its_rows_pair_once_per_run() {
     );
 }
 
+#[test]
+fn stream_tables_pair_round_by_round_in_lockstep_so_one_run_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let keep = dir.path().join("keep");
+    let bin = assert_cmd::cargo::cargo_bin("jsoncost");
+    let out = jsoncost()
+        .timeout(std::time::Duration::from_secs(240))
+        .args(["ab", "--rounds", "3", "--threshold", "50%", "--keep"])
+        .arg(&keep)
+        .arg("--base")
+        .arg(&bin)
+        .arg("--new")
+        .arg(&bin)
+        .args(["--", "stream", "--quick", "--readings", "500", "--runs", "5"])
+        .args(["--stream-filter", "{buffered,incremental}/{serde_json,sonic-rs}"])
+        .assert()
+        .code(0);
+    let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    // One run of both programs is an answer: every row paired over the conductor's 3 rounds.
+    assert!(
+        stdout.contains("No regression (in lockstep on CPU ") && stdout.contains(", paired round by round over 1 run of both programs"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("pair only") && !stdout.contains("Not compared"), "{stdout}");
+    assert!(stdout.contains("4 compared:"), "{stdout}");
+    for side in ["b", "n"] {
+        let r: Results = serde_json::from_slice(&std::fs::read(keep.join(format!("run-001/{side}.json"))).unwrap()).unwrap();
+        let table = &r.experiments[0];
+        assert_eq!((table.experiment, table.rows.len()), (ExperimentKind::Stream, 4));
+        for row in &table.rows {
+            assert_eq!(row.rounds_ns.len(), 3, "{side} {}", row.method);
+        }
+    }
+}
+
 /// `jsoncost ab` of the jsoncost under test against itself, in lockstep, for `rounds` rounds
 /// of the micro serde_json rows, keeping its files in `keep`.
 fn ab_in_lockstep(rounds: u32, keep: &Path, extra: &[&str]) -> std::process::Command {

@@ -118,10 +118,7 @@ pub fn ratio_of_samples(baseline: &[f64], row: &[f64]) -> Option<(f64, f64)> {
 /// per-round ratios, its 99% interval, RatioSD the SD of the per-round ratios); others get
 /// BenchmarkDotNet's pairwise quotients.
 pub fn fill_ratios(base: &Row, row: &mut Row) {
-    let paired = (!base.rounds_ns.is_empty())
-        .then(|| crate::paired::log_ratio(&base.rounds_ns, &row.rounds_ns, crate::paired::PAIRED_CONFIDENCE))
-        .flatten();
-    if let Some(interval) = paired {
+    if let Some(interval) = row.paired_ratio_to(base) {
         row.ratio = Some(interval.estimate);
         row.ratio_sd = crate::paired::ratio_sd(&base.rounds_ns, &row.rounds_ns);
         row.ratio_interval = Some(interval);

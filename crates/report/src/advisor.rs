@@ -171,7 +171,7 @@ fn advise_typed_stream(exp: &Experiment, base: &Row, rates: &Rates) -> Option<Ad
 fn relative_to(base: &Row, row: &Row) -> Row {
     let mut r = row.clone();
     r.baseline = false;
-    r.ratio_interval = jsoncost_engine::paired::log_ratio(&base.rounds_ns, &row.rounds_ns, jsoncost_engine::paired::PAIRED_CONFIDENCE);
+    r.ratio_interval = row.paired_ratio_to(base);
     r
 }
 
