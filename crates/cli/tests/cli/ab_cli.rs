@@ -138,7 +138,8 @@ fn the_same_rows_through_unpaired_compare_cannot_tell_the_drift_from_a_change() 
         .assert()
         .code(1)
         .stdout(predicate::str::contains("Unpaired comparison"));
-    // Given the other run of the base build, compare says how far apart runs of one build are.
+    // Given the other run of the base build, compare knows runs of one build differ by that
+    // much here, and says the files cannot resolve 5%.
     jsoncost()
         .arg("compare")
         .arg(&b)
@@ -146,9 +147,12 @@ fn the_same_rows_through_unpaired_compare_cannot_tell_the_drift_from_a_change() 
         .arg("--base-run")
         .arg(&a)
         .assert()
-        .code(1)
+        .code(0)
         .stdout(predicate::str::contains(
-            "2 runs of the base build differ per row by a median 27.8% and up to 27.8%, more than the 5.0% threshold",
+            "unresolvable at 5.0%: runs of the base build differ by ±27.8% on it",
+        ))
+        .stdout(predicate::str::contains(
+            "2 runs of the base build differ per row by a median 27.8% and up to 27.8% beyond their tables' shifts",
         ));
 }
 
@@ -241,6 +245,41 @@ fn a_program_that_never_joins_runs_alone_and_its_rows_pair_once_per_run() {
         !stdout.contains("in lockstep") && !stderr.contains("in lockstep,"),
         "{stdout}{stderr}"
     );
+}
+
+#[test]
+fn stream_tables_pair_round_by_round_in_lockstep_so_one_run_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let keep = dir.path().join("keep");
+    let bin = assert_cmd::cargo::cargo_bin("jsoncost");
+    let out = jsoncost()
+        .timeout(std::time::Duration::from_secs(240))
+        .args(["ab", "--rounds", "3", "--threshold", "50%", "--keep"])
+        .arg(&keep)
+        .arg("--base")
+        .arg(&bin)
+        .arg("--new")
+        .arg(&bin)
+        .args(["--", "stream", "--quick", "--readings", "500", "--runs", "5"])
+        .args(["--stream-filter", "{buffered,incremental}/{serde_json,sonic-rs}"])
+        .assert()
+        .code(0);
+    let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    // One run of both programs is an answer: every row paired over the conductor's 3 rounds.
+    assert!(
+        stdout.contains("No regression (in lockstep on CPU ") && stdout.contains(", paired round by round over 1 run of both programs"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("pair only") && !stdout.contains("Not compared"), "{stdout}");
+    assert!(stdout.contains("4 compared:"), "{stdout}");
+    for side in ["b", "n"] {
+        let r: Results = serde_json::from_slice(&std::fs::read(keep.join(format!("run-001/{side}.json"))).unwrap()).unwrap();
+        let table = &r.experiments[0];
+        assert_eq!((table.experiment, table.rows.len()), (ExperimentKind::Stream, 4));
+        for row in &table.rows {
+            assert_eq!(row.rounds_ns.len(), 3, "{side} {}", row.method);
+        }
+    }
 }
 
 /// `jsoncost ab` of the jsoncost under test against itself, in lockstep, for `rounds` rounds

@@ -29,25 +29,32 @@ fn a_small_run_checks_every_strategy_and_reports_peaks() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r.json");
     jsoncost()
-        .args(["stream", "--quick", "--runs", "2", "--file"])
+        .args(["stream", "--quick", "--runs", "2", "--max-runs", "3", "--file"])
         .arg(f.path())
         .arg("--out")
         .arg(&out)
         .assert()
         .success()
         .stdout(predicate::str::contains("incremental/sonic-rs: "))
-        .stdout(predicate::str::contains("× of buffered), peak heap"));
+        .stdout(predicate::str::contains(", paired per round), peak heap"));
     let results: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
     let table = &results["experiments"][0];
     assert_eq!(table["experiment"], "stream");
     assert_eq!(table["params"]["readings"], 2000);
+    // Whole runs in rounds: every row ran in the same rounds (2 or 3: --runs, --max-runs).
+    assert_eq!(table["schedule"], "interleaved");
     let rows = table["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 16);
     for peer in ["visitor/serde_json", "visitor-aggregate/serde_json", "struson/serde"] {
         assert!(rows.iter().any(|r| r["method"] == peer), "{peer} missing");
     }
+    let rounds = rows[0]["rounds_ns"].as_array().unwrap().len();
+    assert!((2..=3).contains(&rounds), "{rounds}");
     for row in rows {
         assert_eq!(row["status"], "ok", "{row}");
+        assert_eq!(row["rounds_ns"].as_array().unwrap().len(), rounds, "{row}");
+        assert_eq!(row["iterations"], rounds, "{row}");
+        assert_eq!(row["ratio_interval"]["n"].as_u64().unwrap() as usize, rounds, "{row}");
         assert!(row["peak_bytes"].as_u64().is_some(), "{row}");
         let rss = &row["rss"];
         assert!(
@@ -57,6 +64,34 @@ fn a_small_run_checks_every_strategy_and_reports_peaks() {
     }
     let base = rows.iter().find(|r| r["baseline"] == true).unwrap();
     assert_eq!(base["method"], "buffered/serde_json");
+    // The summary's ratio is each library's paired one.
+    let libraries = table["summary"]["libraries"].as_array().unwrap();
+    assert_eq!(libraries.len(), 3);
+    for l in libraries {
+        assert_eq!(l["throughput_ratio"]["n"].as_u64().unwrap() as usize, rounds, "{l}");
+    }
+}
+
+#[test]
+fn sequential_stream_tables_run_each_strategy_alone_and_say_their_ratio_is_unpaired() {
+    let f = file_with(&telemetry(500));
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    jsoncost()
+        .args(["stream", "--quick", "--runs", "2", "--max-runs", "2", "--schedule", "sequential"])
+        .args(["--stream-filter", "{buffered,incremental}/serde_json", "--file"])
+        .arg(f.path())
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("× of buffered, from unpaired means), peak heap"));
+    let results: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let table = &results["experiments"][0];
+    assert_eq!(table["schedule"], "sequential");
+    for row in table["rows"].as_array().unwrap() {
+        assert_eq!((row["iterations"].as_u64(), row.get("rounds_ns")), (Some(2), None), "{row}");
+    }
 }
 
 /// Replaces the text of reading `index` (0-based) in a generated document.

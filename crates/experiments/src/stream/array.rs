@@ -510,7 +510,8 @@ pub(crate) fn run_with(options: &ArrayOptions, table: &str, typed: Option<&Typed
         .collect();
     let mut table = Table::self_checked(ExperimentKind::Stream, table, params, strategies);
     table.baseline_verified = Some(baseline);
-    match runner.with_config(run_config(options.runs, options.quick), |r| r.run(table)) {
+    let config = run_config(options.runs, options.quick, runner);
+    match runner.with_config(config, |r| r.run(table)) {
         Ok(_) => {}
         Err(Stop::Fatal(m)) => return Err(Error::environment(m)),
         Err(stop) => return Err(stop.into()),

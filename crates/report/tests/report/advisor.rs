@@ -505,3 +505,22 @@ fn typed_stream_rows_measured_in_the_same_rounds_pair_against_the_buffered_typed
         typed.text
     );
 }
+
+#[test]
+fn the_telemetry_table_whose_baseline_delivers_typed_values_is_advised_once() {
+    use Contract::*;
+    // The stream experiment's own table: its baseline, buffered/serde_json, is already the
+    // buffered typed row; there is no `buffered-typed/*` row to advise against apart.
+    let results = stream_table(vec![
+        stream_row("buffered/serde_json", TypedValue, 200.0, 5.0, 160 << 20),
+        stream_row("buffered/sonic-rs", TypedValue, 180.0, 5.0, 160 << 20),
+        stream_row("incremental/sonic-rs", TypedValue, 150.0, 5.0, 32 << 20),
+        stream_row("incremental-aggregate/sonic-rs", Aggregate, 140.0, 5.0, 1 << 16),
+    ]);
+    let advice = advisor::advise(&results);
+    assert_eq!(advice.len(), 1, "{advice:#?}");
+    assert_eq!(
+        (advice[0].baseline.as_str(), advice[0].candidate.as_deref()),
+        ("buffered/serde_json", Some("incremental/sonic-rs"))
+    );
+}

@@ -451,3 +451,27 @@ fn a_repeated_streamed_key_is_rejected_where_it_repeats() {
     assert_eq!((&mut elements).filter(Result::is_ok).count(), 1);
     assert_eq!(elements.fields().len(), 2);
 }
+
+/// sonic-rs parses an element with the elements after it in the buffer (so its SIMD loads are
+/// not cut short at the element's end); an element it refuses is parsed again alone, so the
+/// error is the element's own, the same with the document in one chunk as in 1-byte and 7-byte
+/// chunks (`errors` checks that), where sonic-rs's own `from_slice` of the element puts it.
+#[test]
+fn an_element_parsed_with_the_next_ones_in_the_buffer_reports_its_own_error() {
+    let element = "{\"b\":\"y\u{1}\"}";
+    let doc = format!("[{{\"a\":\"x\"}},{element},{{\"c\":\"z\"}}]");
+    let alone = sonic_rs::from_slice::<Value>(element.as_bytes()).unwrap_err();
+    for (lib, e) in errors::<Value>("", doc.as_bytes()) {
+        if lib == Library::SonicRs {
+            assert_eq!((e.offset(), e.element()), (11 + alone.offset() as u64, Some(1)), "{e}");
+            assert_eq!(e.offset(), 17, "{e}");
+        }
+    }
+    // A value of the wrong shape in an element with more after it: the data error, element 1.
+    type Counts = std::collections::BTreeMap<String, Vec<u32>>;
+    let doc = "[{\"n\":[1,2]},{\"n\":[3,\"x\"]},{\"n\":[4]}]";
+    for (lib, e) in errors::<Counts>("", doc.as_bytes()) {
+        assert_eq!(e.element(), Some(1), "{lib}: {e}");
+        assert!(matches!(e.kind(), ErrorKind::WrongShape { .. }), "{lib}: {e}");
+    }
+}
