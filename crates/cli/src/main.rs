@@ -12,16 +12,21 @@ mod session;
 mod study;
 
 use clap::{Parser, Subcommand};
-use jsoncost_engine::alloc::CountingAllocator;
+use jsoncost_engine::alloc::{self, CountingAllocator, SelectedAllocator};
 use jsoncost_engine::{Config, ExperimentKind};
 
 use crate::progress::Progress;
 use crate::session::{OutputArgs, Session};
 
 /// Counts every allocation while a measurement is open (see jsoncost_engine::alloc for what it
-/// costs when none is).
+/// costs when none is), over the allocator JSONCOST_ALLOCATOR names: the system's unless told.
+/// The global allocator is fixed for a process's life, so the allocators are compared in one
+/// process each; selecting at run time (at the first allocation, before `main`) makes those
+/// processes this one binary, so they differ by nothing else (not their code's layout), and
+/// the counting layer over each keeps Allocated exact. A second binary per allocator, or a
+/// re-exec after choosing, would not.
 #[global_allocator]
-static ALLOCATOR: CountingAllocator = CountingAllocator::system();
+static ALLOCATOR: CountingAllocator<SelectedAllocator> = CountingAllocator::selected();
 
 #[derive(Parser)]
 #[command(
@@ -52,6 +57,9 @@ enum Command {
     /// Paired A/B of two builds: run both in alternating rounds (ABBA), decide per row from the
     /// per-round ratios; exit 1 on a regression.
     Ab(commands::ab::AbArgs),
+    /// The allocator as a lever: an experiment under the system allocator, mimalloc and
+    /// jemalloc, one process each, in lockstep; each row's time paired with the system's.
+    Alloc(commands::alloc::AllocArgs),
     /// Re-render a saved results.json (tables, markdown, HTML).
     Report(commands::report::ReportArgs),
     /// Deserialize a large body (1,000,000 readings, ~72 MB) buffered, from a reader and incrementally.
@@ -137,6 +145,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Run(args) => study::run(&args),
         Command::Compare(args) => commands::compare::run(&args),
         Command::Ab(args) => commands::ab::run(&args),
+        Command::Alloc(args) => commands::alloc::run(&args),
         Command::Report(args) => commands::report::run(&args),
         Command::Micro { args, precision, output } => {
             one_experiment(&output, &precision, ExperimentKind::Micro, |config, session, progress| {
@@ -198,6 +207,11 @@ fn finish(mut session: Session, result: anyhow::Result<()>) -> anyhow::Result<()
 }
 
 fn main() {
+    // The allocator was chosen before `main`; a name it could not follow is bad input.
+    if let Some(e) = alloc::selection_error() {
+        eprintln!("error: {e}");
+        std::process::exit(failure::ExitCode::Usage as i32);
+    }
     // A safety child (this binary re-executed by `jsoncost safety`) runs before clap and the
     // signal handlers: its arguments are the library's protocol, not the user's command line.
     let mut argv = std::env::args_os().skip(1);

@@ -104,6 +104,12 @@ impl Session {
         self.keep();
     }
 
+    /// Adds the allocator tables' comparisons; table and markdown formats print them at once.
+    pub fn push_allocators(&mut self, comparisons: Vec<jsoncost_engine::AllocatorComparison>) {
+        self.output.push_allocators(comparisons);
+        self.keep();
+    }
+
     /// Keeps an experiment's error in the results as a table of its own (see
     /// [`Output::record_error`]).
     pub fn record_error(&mut self, kind: ExperimentKind, error: &anyhow::Error) {

@@ -3,13 +3,15 @@
 //! directory per run.
 
 use anyhow::{Context, anyhow};
-use jsoncost_engine::{Config, ExperimentKind};
+use jsoncost::ab::{AllocatorPlan, CpuChoice, Settings};
+use jsoncost_engine::alloc::Allocator;
+use jsoncost_engine::{AllocatorComparison, Config, ExperimentKind};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use crate::commands::baselines;
 use crate::experiments;
-use crate::failure::{environment, usage};
+use crate::failure::{environment, library, usage};
 use crate::interrupt;
 use crate::progress::Progress;
 use crate::session::{FormatArg, OutputArgs, Session, check_writable};
@@ -34,6 +36,19 @@ impl ExperimentName {
             ExperimentName::Safety => ExperimentKind::Safety,
         }
     }
+}
+
+/// `run --allocator-table`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AllocatorTable {
+    /// order's typed and DOM serde_json rows under the system allocator and mimalloc, 20 rounds
+    /// (8 with --quick): seconds.
+    Small,
+    /// micro's data, order and order-large tables under system, mimalloc and jemalloc (30
+    /// rounds), and the stream's buffered and incremental serde_json rows over 5 runs of both
+    /// processes: minutes.
+    Full,
+    Off,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -64,6 +79,11 @@ pub struct RunArgs {
     /// bodies/s (1), http requests/s (1,000).
     #[arg(long = "advice-rate", value_name = "EXPERIMENT=PER_S", value_parser = crate::session::parse_experiment_rate)]
     pub rates: Vec<(jsoncost_engine::ExperimentKind, f64)>,
+    /// The allocator table (`jsoncost alloc` within the run): each allocator in its own process
+    /// of this binary, in lockstep with the system allocator's, each row's time paired. Needs
+    /// micro (and, for full's stream rows, stream) among the experiments run.
+    #[arg(long, value_enum, default_value_t = AllocatorTable::Small)]
+    pub allocator_table: AllocatorTable,
     #[command(flatten)]
     pub micro: experiments::micro::MicroArgs,
     #[command(flatten)]
@@ -157,7 +177,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     };
     let progress = Progress::new(0);
     let mut first_error = None;
-    for experiment in selected {
+    for &experiment in &selected {
         if interrupt::interrupted() {
             break;
         }
@@ -204,6 +224,21 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
             experiment_started.elapsed().as_secs_f64()
         ));
     }
+    if args.allocator_table != AllocatorTable::Off && !interrupt::interrupted() {
+        let started = Instant::now();
+        let (comparisons, error) = allocator_table(args, &selected);
+        if !comparisons.is_empty() {
+            session.push_allocators(comparisons);
+        }
+        if let Some(e) = error {
+            progress.note(&format!("error: allocator table: {e:#}"));
+            if !is_interruption(&e) {
+                session.record_error(ExperimentKind::Micro, &anyhow!("allocator table: {e:#}"));
+            }
+            first_error.get_or_insert(e);
+        }
+        progress.note(&format!("allocators: {:.0} s", started.elapsed().as_secs_f64()));
+    }
     progress.finish();
     {
         // A second signal now waits for these writes instead of cutting them off.
@@ -229,6 +264,96 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
         Some(e) => Err(e),
         None => session.outcome(),
     }
+}
+
+/// The runs of `run`'s allocator table: (allocators, experiment args, runs of both processes,
+/// rounds), for the experiments selected.
+fn allocator_plans(args: &RunArgs, selected: &[ExperimentName]) -> Vec<(Vec<Allocator>, Vec<String>, u32, u64)> {
+    let seed = args.micro.seed.to_string();
+    let quick: &[&str] = if args.quick { &["--quick"] } else { &[] };
+    let words = |w: &[&str]| w.iter().chain(quick).map(|s| s.to_string()).collect::<Vec<_>>();
+    let rounds = |full: u64| if args.quick { 8 } else { full };
+    let mut plans = Vec::new();
+    if selected.contains(&ExperimentName::Micro) {
+        plans.push(match args.allocator_table {
+            AllocatorTable::Small => (
+                vec![Allocator::System, Allocator::Mimalloc],
+                words(&["micro", "--shape", "order", "--filter", "{typed,dom}/serde_json", "--seed", &seed]),
+                1,
+                rounds(20),
+            ),
+            _ => (
+                Allocator::ALL.to_vec(),
+                words(&["micro", "--shape", "data,order,order-large", "--seed", &seed]),
+                1,
+                rounds(30),
+            ),
+        });
+    }
+    if args.allocator_table == AllocatorTable::Full && selected.contains(&ExperimentName::Stream) && args.stream.file.is_none() {
+        let readings = if args.quick {
+            args.stream.readings.min(100_000)
+        } else {
+            args.stream.readings
+        };
+        plans.push((
+            Allocator::ALL.to_vec(),
+            words(&[
+                "stream",
+                "--readings",
+                &readings.to_string(),
+                "--stream-filter",
+                "{buffered,incremental}/serde_json",
+                "--runs",
+                "2",
+                "--max-runs",
+                "2",
+            ]),
+            5,
+            2,
+        ));
+    }
+    plans
+}
+
+/// Runs the allocator table: the comparisons made, and the error that stopped it. A build
+/// without the allocators skips it with a note.
+fn allocator_table(args: &RunArgs, selected: &[ExperimentName]) -> (Vec<AllocatorComparison>, Option<anyhow::Error>) {
+    let plans = allocator_plans(args, selected);
+    if plans.is_empty() {
+        return (Vec::new(), None);
+    }
+    let wanted: Vec<Allocator> = plans.iter().flat_map(|p| p.0.clone()).collect();
+    if let Err(e) = jsoncost::ab::check_allocators(&wanted) {
+        eprintln!("note: allocator table skipped: {e}");
+        return (Vec::new(), None);
+    }
+    let mut comparisons = Vec::new();
+    for (allocators, experiment, runs, rounds) in plans {
+        let cpu = match CpuChoice::Auto.resolve() {
+            Ok(cpu) => cpu,
+            Err(e) => return (comparisons, Some(library(e))),
+        };
+        let plan = AllocatorPlan {
+            base: allocators[0],
+            others: allocators[1..].to_vec(),
+            settings: Settings {
+                rounds,
+                runs,
+                cpu,
+                timeout: Duration::from_secs(600),
+                keep: None,
+                args: Vec::new(),
+                label: "run: allocators".to_string(),
+            },
+        };
+        let ran = jsoncost::ab::allocators(&plan, &experiment, runs, &interrupt::interrupted);
+        comparisons.extend(ran.results.map(|r| r.allocators).unwrap_or_default());
+        if let Some(e) = ran.error {
+            return (comparisons, Some(library(e)));
+        }
+    }
+    (comparisons, None)
 }
 
 fn is_interruption(e: &anyhow::Error) -> bool {

@@ -99,6 +99,7 @@ pub fn current() -> Machine {
         cpu_simd_features: Some(cpu),
         target_features_complete: Some(missing.is_empty()),
         missing_target_features: missing,
+        allocator: crate::alloc::allocator(),
     }
 }
 

@@ -30,6 +30,62 @@ pub struct Results {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub interrupted: bool,
     pub experiments: Vec<Experiment>,
+    /// The allocator dimension: the tables' rows under other global allocators, each paired with
+    /// the base allocator's (`jsoncost alloc`, `run`'s allocator table, a bench's
+    /// `--allocators`); the `experiments` are then the base allocator's. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allocators: Vec<AllocatorComparison>,
+}
+
+/// One allocator against the base allocator: the same binary, arguments and seed run under each
+/// (one process each: a process has one global allocator), in lockstep, and every row's time
+/// paired round by round (`report::ab` pairs them, as it pairs two builds).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AllocatorComparison {
+    /// The allocator the other is paired with (the system's).
+    pub base: crate::alloc::Allocator,
+    pub allocator: crate::alloc::Allocator,
+    /// Runs of both programs.
+    pub runs: usize,
+    /// Every run was in lockstep.
+    pub lockstep: bool,
+    /// The CPU both programs were pinned to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<usize>,
+    pub rows: Vec<AllocatorRow>,
+    /// Rows that could not be paired, and why (`experiment table method: reason`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_compared: Vec<String>,
+}
+
+/// One row under both allocators. Allocation is counted over whichever allocator serves, in
+/// requested sizes, so the two sides' counts are the same unless the code itself differs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AllocatorRow {
+    pub experiment: ExperimentKind,
+    pub table: String,
+    pub method: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contract: Option<Contract>,
+    /// The table's baseline strategy.
+    #[serde(default)]
+    pub baseline: bool,
+    /// Mean time under the base allocator and under the other, over the pairs (ns; a whole run
+    /// for stream rows).
+    pub base_mean_ns: f64,
+    pub mean_ns: f64,
+    /// Time under the other allocator / time under the base, per pair: the geometric mean and
+    /// its paired 99% interval ([`crate::paired::log_ratio`]).
+    pub ratio: Interval,
+    pub base_allocated_bytes: Option<f64>,
+    pub allocated_bytes: Option<f64>,
+    pub base_allocs: Option<f64>,
+    pub allocs: Option<f64>,
+    /// The process's peak RSS over the row's untimed run (whole-run rows), mean over the runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_peak_rss_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_rss_bytes: Option<u64>,
 }
 
 /// The request rates per-second figures are stated at: assumptions about the reader's service,
@@ -130,6 +186,11 @@ pub struct Machine {
     /// missing), false when it lacks some; absent when that was not checked (older files).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_features_complete: Option<bool>,
+    /// The global allocator under the counting allocator that measured (`alloc::allocator`);
+    /// absent when none was installed, when it forwarded to an allocator of the program's own,
+    /// and in files written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allocator: Option<crate::alloc::Allocator>,
 }
 
 impl Machine {

@@ -31,7 +31,8 @@ pub struct RssPeak {
 }
 
 /// An open RSS window. Opening it first hands the allocator's free pages back to the kernel
-/// (glibc's `malloc_trim`): glibc keeps the pages of freed large blocks resident (its mmap
+/// (`alloc::release_free_memory`: glibc's `malloc_trim`, and mimalloc's or jemalloc's own purge
+/// when one of them serves): glibc keeps the pages of freed large blocks resident (its mmap
 /// threshold rises after a large free), so without it a row's peak carries what the rows before
 /// it freed. The baseline is then what the process really holds, and the growth is the row's
 /// own. A fresh child per row would also do it, but would need every strategy (and a user's
@@ -44,7 +45,7 @@ pub struct PeakWindow {
 impl PeakWindow {
     /// `None` where /proc cannot report or reset the peak.
     pub fn open() -> Option<PeakWindow> {
-        release_free_memory();
+        crate::alloc::release_free_memory();
         let baseline_bytes = current_bytes()?;
         reset_peak().then_some(PeakWindow { baseline_bytes })
     }
@@ -55,14 +56,5 @@ impl PeakWindow {
             peak_bytes,
             growth_bytes: peak_bytes.saturating_sub(self.baseline_bytes),
         })
-    }
-}
-
-/// Returns the allocator's free memory to the kernel where the allocator is glibc's.
-fn release_free_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim only walks glibc's own arenas under their locks; any thread may call it.
-    unsafe {
-        libc::malloc_trim(0);
     }
 }

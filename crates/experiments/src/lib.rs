@@ -75,6 +75,7 @@
 
 #![deny(missing_docs)]
 
+pub mod ab;
 mod cancel;
 mod error;
 mod filter;
@@ -106,7 +107,7 @@ pub use types::{Sample, Subject, TypedSubject};
 pub use variants::{Variant, VariantStudy, VariantsSubject};
 
 pub use jsoncost_codecs::{BorrowedForm, BoxedStrategy, Canonical, Direction, RunFailure, Strategy, TypeOptions};
-pub use jsoncost_engine::alloc::CountingAllocator;
+pub use jsoncost_engine::alloc::{Allocator, CountingAllocator, SelectedAllocator};
 pub use jsoncost_engine::{Config, Experiment, ExperimentKind, Results, Row};
 pub use jsoncost_report::Format;
 #[cfg(feature = "store")]

@@ -33,6 +33,7 @@ pub fn new_results(quick: bool) -> Results {
         rates: Default::default(),
         interrupted: false,
         experiments: Vec::new(),
+        allocators: Vec::new(),
     }
 }
 
@@ -99,6 +100,16 @@ impl Output {
         self.results.experiments.push(exp);
     }
 
+    /// Adds allocator comparisons (`Results::allocators`); table and markdown formats print
+    /// their tables at once.
+    pub fn push_allocators(&mut self, comparisons: Vec<jsoncost_engine::AllocatorComparison>) {
+        if matches!(self.format, Format::Table | Format::Markdown) {
+            let text = jsoncost_report::allocators::render(&comparisons, self.format);
+            self.print(&text);
+        }
+        self.results.allocators.extend(comparisons);
+    }
+
     /// Prints `text` and a newline unless printing has ended.
     fn print(&mut self, text: &str) {
         if self.stdout_closed.is_some() {
@@ -136,7 +147,7 @@ impl Output {
 
     /// Writes results.json to `path` (`files::write_output`; exit 3 on failure).
     pub fn write_results(&self, path: &Path) -> Result<(), Error> {
-        files::write_results(path, &self.results).map_err(|e| write_error(path, e))
+        write_results_of(&self.results, path)
     }
 
     /// Writes the self-contained HTML report to `path`.
@@ -164,6 +175,11 @@ impl Sink for Output {
     fn strategy_started(&mut self, table: &str, method: &str) {
         eprintln!("jsoncost: {table}: {method}");
     }
+}
+
+/// Writes `results` to `path` as results.json (`files::write_output`; exit 3 on failure).
+pub fn write_results_of(results: &Results, path: &Path) -> Result<(), Error> {
+    files::write_results(path, results).map_err(|e| write_error(path, e))
 }
 
 /// Writes report.md and report.html of `results` into `dir`.

@@ -546,6 +546,7 @@ mod tests {
             interrupted: false,
             rates: Default::default(),
             experiments: vec![e],
+            allocators: Vec::new(),
         }
     }
 

@@ -35,6 +35,9 @@ pub enum AdviceKind {
     KeepBaseline,
     /// Nothing to weigh: the baseline failed, there is no alternative, or no interval is known.
     NotComparable,
+    /// Another global allocator (`candidate`) against the base one (`baseline`): no code path
+    /// or contract changes ([`crate::allocators::advise`]).
+    AllocatorChange,
 }
 
 impl AdviceKind {
@@ -45,6 +48,7 @@ impl AdviceKind {
             AdviceKind::NoMeasurableDifference => "no_measurable_difference",
             AdviceKind::KeepBaseline => "keep_baseline",
             AdviceKind::NotComparable => "not_comparable",
+            AdviceKind::AllocatorChange => "allocator_change",
         }
     }
 }
@@ -79,9 +83,10 @@ pub fn advise(results: &Results) -> Vec<Advice> {
     advise_at(results, &results.rates)
 }
 
-/// Advice for every table, per-second figures at `rates`.
+/// Advice for every table, per-second figures at `rates`, then the allocator levers.
 pub fn advise_at(results: &Results, rates: &Rates) -> Vec<Advice> {
-    results.experiments.iter().flat_map(|exp| advise_table(exp, rates)).collect()
+    let tables = results.experiments.iter().flat_map(|exp| advise_table(exp, rates));
+    tables.chain(crate::allocators::advise(results)).collect()
 }
 
 /// How a table names one operation and its rate.

@@ -1,9 +1,10 @@
 //! jsoncost's renderers: console table, markdown, CSV and JSON of a results file, the
-//! self-contained HTML report, the advisor ("What moves the number"), `compare`, and reading and
-//! writing results files. Input is only the engine's result model.
+//! self-contained HTML report, the advisor ("What moves the number"), `compare`, `ab` and the
+//! allocator tables, and reading and writing results files. Input is only the engine's result model.
 
 pub mod ab;
 pub mod advisor;
+pub mod allocators;
 mod columns;
 pub mod compare;
 mod csv;

@@ -33,6 +33,10 @@ pub(crate) fn render(results: &Results) -> String {
         out.push('\n');
         out.push_str(&render_experiment_noted(exp, note.as_deref()));
     }
+    for c in &results.allocators {
+        out.push('\n');
+        out.push_str(&crate::allocators::render(std::slice::from_ref(c), Format::Markdown));
+    }
     out.push('\n');
     out.push_str(&advisor::render(&advisor::advise(results), Format::Markdown));
     out

@@ -30,6 +30,10 @@ pub(crate) fn render(results: &Results, color: bool) -> String {
         out.push('\n');
         out.push_str(&render_experiment_noted(exp, note.as_deref(), color));
     }
+    for c in &results.allocators {
+        out.push('\n');
+        out.push_str(&crate::allocators::render(std::slice::from_ref(c), crate::Format::Table));
+    }
     out.push('\n');
     out.push_str(&advisor::render(&advisor::advise(results), crate::Format::Table));
     out

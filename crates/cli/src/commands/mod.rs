@@ -1,6 +1,7 @@
-//! Commands that read saved results rather than measure.
+//! Commands that read saved results or run other programs, rather than measure in-process.
 
 pub mod ab;
+pub mod alloc;
 pub mod baselines;
 pub mod compare;
 pub mod report;

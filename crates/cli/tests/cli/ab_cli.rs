@@ -47,6 +47,7 @@ fn results(rows: &[(&str, f64)]) -> Results {
         interrupted: false,
         rates: Default::default(),
         experiments: vec![e],
+        allocators: Vec::new(),
     }
 }
 

@@ -53,6 +53,7 @@ fn results(experiments: Vec<Experiment>) -> Results {
         rates: Default::default(),
         interrupted: false,
         experiments,
+        allocators: Vec::new(),
     }
 }
 

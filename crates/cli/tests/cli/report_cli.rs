@@ -68,6 +68,7 @@ fn fixture() -> Results {
         rates: Default::default(),
         interrupted: false,
         experiments: vec![micro, store],
+        allocators: Vec::new(),
     }
 }
 

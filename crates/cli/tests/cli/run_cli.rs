@@ -113,6 +113,58 @@ fn a_quick_run_writes_results_and_both_reports_atomically() {
 }
 
 #[test]
+fn a_run_s_small_allocator_table_pairs_order_s_rows_under_mimalloc_with_the_system_s() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    jsoncost()
+        .timeout(Duration::from_secs(240))
+        .args([
+            "run",
+            "--quick",
+            "--only",
+            "micro",
+            "--shape",
+            "data",
+            "--filter",
+            "typed/serde_json",
+            "--out",
+        ])
+        .arg(&out)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("Allocators: mimalloc against system: paired in lockstep"))
+        .stdout(predicate::str::contains("- micro order/deserialize: With mimalloc, "))
+        .stderr(predicate::str::contains("allocators: "));
+    let results = load(&out.join("results.json"));
+    // The run's own tables are as asked; the allocator table is order's, as run sets it.
+    assert_eq!(results.experiments.len(), 2);
+    assert_eq!(results.allocators.len(), 1);
+    let c = &results.allocators[0];
+    assert_eq!(
+        (c.base.as_str(), c.allocator.as_str(), c.runs, c.lockstep),
+        ("system", "mimalloc", 1, true)
+    );
+    let mut rows: Vec<(&str, &str)> = c.rows.iter().map(|r| (r.table.as_str(), r.method.as_str())).collect();
+    rows.sort();
+    assert_eq!(
+        rows,
+        [
+            ("order/deserialize", "dom/serde_json"),
+            ("order/deserialize", "typed/serde_json"),
+            ("order/serialize", "dom/serde_json"),
+            ("order/serialize", "typed/serde_json"),
+        ]
+    );
+    // 8 rounds with --quick, less the far-out pairs dropped.
+    assert!(c.rows.iter().all(|r| (4..=8).contains(&r.ratio.n)), "{:?}", c.rows);
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        md.contains("## Allocators: mimalloc against system") && md.contains("With mimalloc, "),
+        "{md}"
+    );
+}
+
+#[test]
 fn saved_baselines_compare_by_name_and_the_default_out_dir_is_used() {
     let dir = tempfile::tempdir().unwrap();
     // No --out: the run goes to ./jsoncost-results/<timestamp>/.
@@ -132,10 +184,11 @@ fn saved_baselines_compare_by_name_and_the_default_out_dir_is_used() {
     quick_run(dir.path())
         .arg("--out")
         .arg(dir.path().join("second"))
-        .args(["--save-baseline", "b"])
+        .args(["--save-baseline", "b", "--allocator-table", "off"])
         .assert()
         .code(0);
     assert_eq!(names_in(&results_dir.join("baselines")), ["a.json", "b.json"]);
+    assert!(load(&dir.path().join("second/results.json")).allocators.is_empty());
     assert_eq!(
         load(&results_dir.join("baselines/b.json")),
         load(&dir.path().join("second/results.json")),

@@ -109,6 +109,7 @@ mod tests {
             interrupted: false,
             rates: Default::default(),
             experiments: vec![e],
+            allocators: Vec::new(),
         }
     }
 

@@ -9,6 +9,7 @@ use std::fmt::Write;
 use jsoncost_engine::Results;
 
 use crate::advisor::{self, AdviceKind};
+use crate::allocators;
 use crate::table::features;
 
 const STYLE: &str = include_str!("style.css");
@@ -53,10 +54,22 @@ pub fn render(results: &Results) -> String {
     for (exp, id) in results.experiments.iter().zip(&ids) {
         let _ = writeln!(out, "<li><a href=\"#{id}\">{}</a></li>", esc(&crate::columns::heading(exp)));
     }
+    for c in &results.allocators {
+        let _ = writeln!(
+            out,
+            "<li><a href=\"#{}\">{}: {}</a></li>",
+            esc(&allocators::html_id(c)),
+            esc(allocators::TITLE),
+            esc(c.allocator.as_str())
+        );
+    }
     let _ = writeln!(out, "<li><a href=\"#advice\">{}</a></li>\n</ul>\n</nav>", esc(advisor::TITLE));
 
     for (exp, id) in results.experiments.iter().zip(&ids) {
         out.push_str(&experiment::render(exp, id));
+    }
+    for c in &results.allocators {
+        out.push_str(&allocators::html(c));
     }
 
     let _ = writeln!(
@@ -70,6 +83,7 @@ pub fn render(results: &Results) -> String {
             AdviceKind::KeepBaseline => "keep",
             AdviceKind::NoMeasurableDifference => "same",
             AdviceKind::NotComparable => "none",
+            AdviceKind::AllocatorChange => "allocator",
         };
         let _ = write!(
             out,

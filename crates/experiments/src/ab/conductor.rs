@@ -1,6 +1,7 @@
-//! The conductor of one `ab` run: starts both programs at once, each told its own Unix socket
-//! in `engine::lockstep::ENV`, and hands the turn back and forth so that only one of them
-//! works at any moment (the protocol is `engine::lockstep`'s).
+//! The conductor of one run of two programs in lockstep (`jsoncost ab`, the allocator runs):
+//! starts both programs at once, each told its own Unix socket in `engine::lockstep::ENV`, and
+//! hands the turn back and forth so that only one of them works at any moment (the protocol is
+//! `engine::lockstep`'s).
 //!
 //! The rule: the turn is given only when every program still running is waiting for it, so a
 //! program that never joins (a build older than the lockstep, a script) runs alone to its end
@@ -71,8 +72,15 @@ pub struct Limits {
 /// reaped).
 #[derive(Debug)]
 pub enum ConductError {
+    /// The conductor's own I/O failed.
     Io(std::io::Error),
-    Stalled { side: usize, why: String },
+    /// A side did not take its step in time.
+    Stalled {
+        /// 0 base, 1 new.
+        side: usize,
+        /// What it did not do.
+        why: String,
+    },
 }
 
 impl From<std::io::Error> for ConductError {
@@ -81,12 +89,19 @@ impl From<std::io::Error> for ConductError {
     }
 }
 
+impl ConductError {
+    /// The error, the sides called `names` (base's, new's).
+    pub fn naming(&self, names: [&str; 2]) -> String {
+        match self {
+            ConductError::Io(e) => e.to_string(),
+            ConductError::Stalled { side, why } => format!("the {} program {why}; both programs were stopped", names[*side]),
+        }
+    }
+}
+
 impl std::fmt::Display for ConductError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ConductError::Io(e) => write!(f, "{e}"),
-            ConductError::Stalled { side, why } => write!(f, "the {} program {why}; both programs were stopped", SIDES[*side]),
-        }
+        f.write_str(&self.naming(SIDES))
     }
 }
 
@@ -112,6 +127,7 @@ impl Member {
 
 /// What one run of both programs gave.
 pub struct Conducted {
+    /// How each program exited.
     pub status: [ExitStatus; 2],
     /// Each program joined the lockstep.
     pub joined: [bool; 2],

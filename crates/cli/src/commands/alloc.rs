@@ -1,0 +1,124 @@
+//! `jsoncost alloc [--allocators system,mimalloc,jemalloc] -- EXPERIMENT ARGS`: the allocator
+//! as a lever. This binary runs the experiment again under each allocator (JSONCOST_ALLOCATOR:
+//! one process each, a process having one global allocator), every other allocator in lockstep
+//! with the first as `ab` runs two builds (`jsoncost::ab`), and each row's time is paired with
+//! its time under the first (`jsoncost_report::allocators`). Prints a table per allocator and
+//! the levers; `--out` keeps them in results.json (`allocators`). Exit codes: 0, 2 bad input,
+//! 3 environment, 130 interrupted (what was compared before is still printed and written).
+
+use std::path::PathBuf;
+
+use anyhow::anyhow;
+use jsoncost::ab::{AllocatorPlan, CpuChoice, Settings};
+use jsoncost_engine::Results;
+use jsoncost_engine::alloc::Allocator;
+use jsoncost_report::{Format, advisor, allocators};
+
+use crate::failure::{library, usage};
+use crate::interrupt;
+use crate::session::{FormatArg, check_writable, print_stdout};
+
+/// What `jsoncost alloc` runs when given no experiment: the small record, the ~4 KB document
+/// and its ~40 KB form through every strategy.
+pub const DEFAULT_EXPERIMENT: [&str; 3] = ["micro", "--shape", "data,order,order-large"];
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct AllocArgs {
+    /// The allocators, comma-separated; the first is the base every other is paired with.
+    /// Naming the base twice (system,system) pairs it with itself: how much two processes of
+    /// one allocator differ here.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_values = ["system", "mimalloc", "jemalloc"],
+        value_parser = clap::value_parser!(Allocator)
+    )]
+    pub allocators: Vec<Allocator>,
+    /// Rounds of every interleaved table, under both allocators of a pair; each round is one
+    /// pair.
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(2..=10_000))]
+    pub rounds: u64,
+    /// Runs of both processes of a pair. A table measured one strategy after another (stream)
+    /// pairs once per run, so it needs 5 or more.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub runs: u32,
+    /// The CPU both processes of a pair are pinned to, or `none` (see `jsoncost ab --help`).
+    #[arg(long, value_name = "N|none", default_value = "auto", value_parser = clap::value_parser!(CpuChoice))]
+    pub cpu: CpuChoice,
+    /// The longest a process may take for its next step, in seconds (as `jsoncost ab`).
+    #[arg(long, value_name = "SECS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
+    pub timeout: u64,
+    /// What stdout carries.
+    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
+    pub format: FormatArg,
+    /// Also write results.json here: the base allocator's tables and the comparisons.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Keep every run's files: `DIR/<allocator>/run-001/b.json` and `n.json` ... (see `ab --keep`).
+    #[arg(long, value_name = "DIR")]
+    pub keep: Option<PathBuf>,
+    /// The experiment and its flags, run under each allocator, e.g. `micro --shape order` or
+    /// `stream --readings 100000` (default: micro --shape data,order,order-large).
+    #[arg(last = true, value_name = "EXPERIMENT ARGS")]
+    pub args: Vec<String>,
+}
+
+impl AllocArgs {
+    /// The plan: the first allocator against each other one.
+    pub fn plan(&self) -> anyhow::Result<AllocatorPlan> {
+        let Some((&base, others)) = self.allocators.split_first() else {
+            return Err(usage(anyhow!(
+                "--allocators is empty: name the base and the allocators to pair with it"
+            )));
+        };
+        Ok(AllocatorPlan {
+            base,
+            others: others.to_vec(),
+            settings: Settings {
+                rounds: self.rounds,
+                runs: self.runs,
+                cpu: self.cpu.resolve().map_err(library)?,
+                timeout: std::time::Duration::from_secs(self.timeout),
+                keep: self.keep.clone(),
+                args: Vec::new(),
+                label: "alloc".to_string(),
+            },
+        })
+    }
+}
+
+/// The allocator tables and their levers in `format` (json: the whole results file).
+pub fn render(results: &Results, format: Format) -> String {
+    match format {
+        Format::Table | Format::Markdown => format!(
+            "{}\n{}",
+            allocators::render(&results.allocators, format),
+            advisor::render(&allocators::advise(results), format)
+        ),
+        Format::Json => jsoncost_report::render(results, Format::Json, false),
+        Format::Csv => allocators::render(&results.allocators, Format::Csv),
+    }
+}
+
+pub fn run(args: &AllocArgs) -> anyhow::Result<()> {
+    let plan = args.plan()?;
+    if let Some(out) = &args.out {
+        check_writable(out)?;
+    }
+    let experiment: Vec<String> = if args.args.is_empty() {
+        DEFAULT_EXPERIMENT.map(String::from).to_vec()
+    } else {
+        args.args.clone()
+    };
+    let mut ran = jsoncost::ab::allocators(&plan, &experiment, args.runs, &interrupt::interrupted);
+    if let Some(results) = &mut ran.results {
+        let _writing = interrupt::finishing();
+        results.interrupted = ran.error == Some(jsoncost::Error::Interrupted);
+        print_stdout(&render(results, args.format.into()))?;
+        if let Some(out) = &args.out {
+            jsoncost::output::write_results_of(results, out).map_err(library)?;
+            eprintln!("results written to {}", out.display());
+        }
+    }
+    ran.error.map_or(Ok(()), |e| Err(library(e)))
+}

@@ -1,0 +1,527 @@
+//! The allocator dimension: the same rows under another global allocator than the base's
+//! (the system's), paired in lockstep. [`compare`] pairs each row as `ab` pairs two builds
+//! ([`crate::ab::ab`]: the one pairing loop) and keeps what the allocator tables show; the
+//! tables render in every format, and [`advise`] words one lever per allocator and table:
+//! an allocator change, which touches no code path and no contract, so it is stated apart from
+//! the strategy swaps, from the paired ratio's 99% interval alone.
+
+use std::fmt::Write;
+
+use comfy_table::{CellAlignment, Table, presets};
+use jsoncost_engine::alloc::Allocator;
+use jsoncost_engine::{AllocatorComparison, AllocatorRow, ExperimentKind, Results, Row};
+
+use crate::ab::{self, Run};
+use crate::advisor::{Advice, AdviceKind};
+use crate::columns::Align;
+use crate::compare::{ALLOCATION_TOLERANCE_BYTES, Reason, Side};
+use crate::html::esc;
+use crate::markdown::{inline, table as markdown_table};
+use crate::{Format, json, units};
+
+/// Title of the allocator section in every format.
+pub const TITLE: &str = "Allocators";
+
+/// Each row of `runs` (base program under `base`, new under `allocator`) paired as `ab` pairs
+/// it, with both sides' allocation and peak RSS (means over the runs).
+pub fn compare(base: Allocator, allocator: Allocator, runs: &[Run], cpu: Option<usize>) -> AllocatorComparison {
+    let paired = ab::ab(runs, 0.0);
+    let find = |r: &Results, a: &ab::AbRow| -> Option<Row> {
+        r.experiments
+            .iter()
+            .find(|e| e.experiment == a.experiment && e.table == a.table)?
+            .rows
+            .iter()
+            .find(|row| row.method == a.method)
+            .cloned()
+    };
+    let rows = paired
+        .rows
+        .iter()
+        .map(|a| {
+            let bases: Vec<Row> = runs.iter().filter_map(|r| find(&r.base, a)).collect();
+            let news: Vec<Row> = runs.iter().filter_map(|r| find(&r.new, a)).collect();
+            let first = bases.first();
+            AllocatorRow {
+                experiment: a.experiment,
+                table: a.table.clone(),
+                method: a.method.clone(),
+                contract: first.and_then(|r| r.contract),
+                baseline: first.is_some_and(|r| r.baseline),
+                base_mean_ns: a.base_mean_ns,
+                mean_ns: a.new_mean_ns,
+                ratio: a.ratio,
+                base_allocated_bytes: a.base_allocated_bytes,
+                allocated_bytes: a.new_allocated_bytes,
+                base_allocs: mean_of(bases.iter().map(|r| r.allocs)),
+                allocs: mean_of(news.iter().map(|r| r.allocs)),
+                base_peak_rss_bytes: mean_of(bases.iter().map(|r| r.rss.map(|p| p.peak_bytes as f64))).map(|b| b.round() as u64),
+                peak_rss_bytes: mean_of(news.iter().map(|r| r.rss.map(|p| p.peak_bytes as f64))).map(|b| b.round() as u64),
+            }
+        })
+        .collect();
+    let names = [base.as_str(), allocator.as_str()];
+    let not_compared = paired
+        .not_compared
+        .iter()
+        .map(|n| {
+            let what = match &n.method {
+                Some(m) => format!("{} {} {m}", n.experiment, n.table),
+                None => format!("{} {}", n.experiment, n.table),
+            };
+            format!("{what}: {}", reason(&n.reason, names))
+        })
+        .collect();
+    AllocatorComparison {
+        base,
+        allocator,
+        runs: paired.runs,
+        lockstep: paired.lockstep,
+        cpu,
+        rows,
+        not_compared,
+    }
+}
+
+/// The mean of the values present, if any.
+fn mean_of(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {
+    let v: Vec<f64> = values.flatten().collect();
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
+/// Why a row was not paired, the sides called by their allocators.
+fn reason(r: &Reason, names: [&str; 2]) -> String {
+    let side = |s: &Side| match s {
+        Side::Base => names[0].to_string(),
+        Side::New => names[1].to_string(),
+        Side::Both => "both".to_string(),
+    };
+    match r {
+        Reason::OnlyInBase => format!("only under {}", names[0]),
+        Reason::OnlyInNew => format!("only under {}", names[1]),
+        Reason::ParamsDiffer { base, new } => format!("params differ: {} {base}; {} {new}", names[0], names[1]),
+        Reason::Failed { side: s, message } => format!("failed under {}: {message}", side(s)),
+        Reason::NoTiming { side: s } => format!("no mean time under {}", side(s)),
+        Reason::TooFewPairs { pairs } => {
+            format!("{pairs} pair only: a table measured one strategy after another pairs once per run (give --runs 5 or more)")
+        }
+    }
+}
+
+/// How a row's time moved, from its paired interval alone.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Change {
+    /// The interval lies below 1: the share of time saved, and its interval's ends.
+    Less { share: f64, low: f64, high: f64 },
+    /// The interval lies above 1.
+    More { share: f64, low: f64, high: f64 },
+    /// The interval holds 1.
+    None,
+}
+
+fn change(r: &AllocatorRow) -> Change {
+    let i = r.ratio;
+    if i.high < 1.0 {
+        Change::Less {
+            share: 1.0 - i.estimate,
+            low: 1.0 - i.high,
+            high: 1.0 - i.low,
+        }
+    } else if i.low > 1.0 {
+        Change::More {
+            share: i.estimate - 1.0,
+            low: i.low - 1.0,
+            high: i.high - 1.0,
+        }
+    } else {
+        Change::None
+    }
+}
+
+fn change_cell(r: &AllocatorRow) -> String {
+    match change(r) {
+        Change::Less { share, .. } => format!("{} less", units::percent(share)),
+        Change::More { share, .. } => format!("{} more", units::percent(share)),
+        Change::None => "no change".to_string(),
+    }
+}
+
+/// "8.2 KB", or "8.2 KB → 8.4 KB" when the two sides differ.
+fn both(base: Option<f64>, other: Option<f64>, tolerance: f64, show: fn(f64) -> String) -> String {
+    match (base, other) {
+        (Some(b), Some(o)) if (b - o).abs() < tolerance => show(b),
+        (Some(b), Some(o)) => format!("{} → {}", show(b), show(o)),
+        _ => units::ABSENT.to_string(),
+    }
+}
+
+fn columns(c: &AllocatorComparison) -> Vec<(String, Align)> {
+    [
+        ("Table".to_string(), Align::Left),
+        ("Method".to_string(), Align::Left),
+        (c.base.to_string(), Align::Right),
+        (c.allocator.to_string(), Align::Right),
+        ("Ratio".to_string(), Align::Right),
+        ("99% interval".to_string(), Align::Right),
+        ("Time".to_string(), Align::Left),
+        ("Allocated".to_string(), Align::Right),
+        ("Allocs".to_string(), Align::Right),
+        (format!("Peak RSS ({} → {})", c.base, c.allocator), Align::Right),
+    ]
+    .to_vec()
+}
+
+fn cells(r: &AllocatorRow) -> Vec<String> {
+    let method = if r.baseline {
+        format!("{} (baseline)", r.method)
+    } else {
+        r.method.clone()
+    };
+    vec![
+        format!("{} {}", r.experiment, r.table),
+        method,
+        units::time(r.base_mean_ns),
+        units::time(r.mean_ns),
+        format!("{:.3}", r.ratio.estimate),
+        format!("{:.3}–{:.3}", r.ratio.low, r.ratio.high),
+        change_cell(r),
+        both(r.base_allocated_bytes, r.allocated_bytes, ALLOCATION_TOLERANCE_BYTES, units::bytes),
+        both(r.base_allocs, r.allocs, 0.5, units::count),
+        match (r.base_peak_rss_bytes, r.peak_rss_bytes) {
+            (Some(b), Some(o)) => format!("{} → {}", units::bytes(b as f64), units::bytes(o as f64)),
+            _ => units::ABSENT.to_string(),
+        },
+    ]
+}
+
+/// "mimalloc against system: paired in lockstep on CPU 1, round by round over 1 run"
+fn heading(c: &AllocatorComparison) -> String {
+    let pinned = c.cpu.map(|cpu| format!(" on CPU {cpu}")).unwrap_or_default();
+    let pairing = match (c.lockstep, c.runs) {
+        (true, 1) => format!("paired in lockstep{pinned}, round by round over 1 run of both processes"),
+        (true, n) => format!("paired in lockstep{pinned}, each row's interval from the ratios of its {n} runs"),
+        (false, n) => format!("paired over {n} runs{pinned}, once per run"),
+    };
+    format!("{} against {}: {pairing}", c.allocator, c.base)
+}
+
+/// What every allocator table means, said once under it.
+fn legend(c: &AllocatorComparison) -> String {
+    format!(
+        "Ratio: time under {a} / time under {b} per pair, the geometric mean and its 99% interval; a row takes less or more \
+         time only when the interval excludes 1. The same binary and arguments ran under each allocator, one process each. \
+         Allocation is counted in the bytes the program requests, whichever allocator serves them; Peak RSS is the process's \
+         over the row's untimed run (whole-run rows only).",
+        a = c.allocator,
+        b = c.base
+    )
+}
+
+/// The allocator tables in `format`: one per allocator, with the rows that could not be paired.
+pub fn render(comparisons: &[AllocatorComparison], format: Format) -> String {
+    match format {
+        Format::Table => comparisons.iter().map(console).collect::<Vec<_>>().join("\n"),
+        Format::Markdown => comparisons.iter().map(markdown).collect::<Vec<_>>().join("\n"),
+        Format::Json => json::pretty(&comparisons),
+        Format::Csv => csv(comparisons),
+    }
+}
+
+fn console(c: &AllocatorComparison) -> String {
+    let mut out = format!("{TITLE}: {}\n", heading(c));
+    let cols = columns(c);
+    if !c.rows.is_empty() {
+        let mut table = Table::new();
+        #[cfg(feature = "color")]
+        table.force_no_tty();
+        table.load_style(presets::UTF8_FULL_CONDENSED);
+        table.set_header(cols.iter().map(|(name, _)| name.clone()));
+        for r in &c.rows {
+            table.add_row(cells(r));
+        }
+        for (i, (_, align)) in cols.iter().enumerate() {
+            if let (Align::Right, Some(col)) = (align, table.column_mut(i)) {
+                col.set_cell_alignment(CellAlignment::Right);
+            }
+        }
+        out.push_str(&table.to_string());
+        out.push('\n');
+    }
+    for line in &c.not_compared {
+        let _ = writeln!(out, "Not compared: {}", line.split_whitespace().collect::<Vec<_>>().join(" "));
+    }
+    out.push_str(&legend(c));
+    out.push('\n');
+    out
+}
+
+fn markdown(c: &AllocatorComparison) -> String {
+    let mut out = format!("## {TITLE}: {}\n\n", inline(&heading(c)));
+    if !c.rows.is_empty() {
+        let cols = columns(c);
+        let names: Vec<(&str, Align)> = cols.iter().map(|(n, a)| (n.as_str(), *a)).collect();
+        let rows: Vec<Vec<String>> = c.rows.iter().map(cells).collect();
+        out.push_str(&markdown_table(&names, &rows));
+        out.push('\n');
+    }
+    for line in &c.not_compared {
+        let _ = writeln!(out, "- Not compared: {}", inline(line));
+    }
+    let _ = writeln!(out, "{}", inline(&legend(c)));
+    out
+}
+
+fn csv(comparisons: &[AllocatorComparison]) -> String {
+    let num = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let _ = w.write_record([
+        "base",
+        "allocator",
+        "experiment",
+        "table",
+        "method",
+        "base_mean_ns",
+        "mean_ns",
+        "ratio",
+        "ratio_low",
+        "ratio_high",
+        "pairs",
+        "base_allocated_bytes",
+        "allocated_bytes",
+        "base_allocs",
+        "allocs",
+        "base_peak_rss_bytes",
+        "peak_rss_bytes",
+    ]);
+    for c in comparisons {
+        for r in &c.rows {
+            let _ = w.write_record([
+                c.base.to_string(),
+                c.allocator.to_string(),
+                r.experiment.to_string(),
+                r.table.clone(),
+                r.method.clone(),
+                r.base_mean_ns.to_string(),
+                r.mean_ns.to_string(),
+                r.ratio.estimate.to_string(),
+                r.ratio.low.to_string(),
+                r.ratio.high.to_string(),
+                r.ratio.n.to_string(),
+                num(r.base_allocated_bytes),
+                num(r.allocated_bytes),
+                num(r.base_allocs),
+                num(r.allocs),
+                num(r.base_peak_rss_bytes.map(|b| b as f64)),
+                num(r.peak_rss_bytes.map(|b| b as f64)),
+            ]);
+        }
+    }
+    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+}
+
+/// The HTML section id of comparison `i`.
+pub(crate) fn html_id(c: &AllocatorComparison) -> String {
+    format!("allocator-{}-{}", c.allocator, c.base)
+}
+
+/// One comparison as a section of the HTML report.
+pub(crate) fn html(c: &AllocatorComparison) -> String {
+    let mut out = format!(
+        "<section class=\"experiment allocator\" id=\"{}\">\n<h2>{}: {}</h2>\n",
+        esc(&html_id(c)),
+        esc(TITLE),
+        esc(&heading(c))
+    );
+    let cols = columns(c);
+    out.push_str("<div class=\"table-wrap\">\n<table>\n<thead><tr>");
+    for (name, align) in &cols {
+        let class = if *align == Align::Right { " class=\"num\"" } else { "" };
+        let _ = write!(out, "<th scope=\"col\"{class}>{}</th>", esc(name));
+    }
+    out.push_str("</tr></thead>\n<tbody>\n");
+    for r in &c.rows {
+        let class = match change(r) {
+            Change::Less { .. } => "less",
+            Change::More { .. } => "more",
+            Change::None => "same",
+        };
+        let _ = write!(out, "<tr class=\"{class}\">");
+        for (i, (cell, (_, align))) in cells(r).iter().zip(&cols).enumerate() {
+            if i == 1 {
+                let _ = write!(out, "<th scope=\"row\">{}</th>", esc(cell));
+            } else if *align == Align::Right {
+                let _ = write!(out, "<td class=\"num\">{}</td>", esc(cell));
+            } else {
+                let _ = write!(out, "<td>{}</td>", esc(cell));
+            }
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody>\n</table>\n</div>\n<ul class=\"notes\">\n");
+    for line in &c.not_compared {
+        let _ = writeln!(out, "<li>Not compared: {}</li>", esc(line));
+    }
+    let _ = writeln!(out, "<li>{}</li>\n</ul>\n</section>", esc(&legend(c)));
+    out
+}
+
+/// One lever per allocator and table, from the paired intervals only: the row that takes the
+/// most less time beyond the noise; else, when rows take more, the one that takes the most
+/// more; else that no row moved.
+pub fn advise(results: &Results) -> Vec<Advice> {
+    let mut out = Vec::new();
+    for c in &results.allocators {
+        let mut tables: Vec<(ExperimentKind, &str)> = Vec::new();
+        for r in &c.rows {
+            if !tables.contains(&(r.experiment, r.table.as_str())) {
+                tables.push((r.experiment, r.table.as_str()));
+            }
+        }
+        for (kind, table) in tables {
+            let rows: Vec<&AllocatorRow> = c.rows.iter().filter(|r| r.experiment == kind && r.table == table).collect();
+            out.push(Advice {
+                experiment: kind,
+                table: table.to_string(),
+                kind: AdviceKind::AllocatorChange,
+                baseline: c.base.to_string(),
+                candidate: Some(c.allocator.to_string()),
+                text: lever(c, table, &rows),
+                alternatives: Vec::new(),
+            });
+        }
+    }
+    out
+}
+
+/// The sentence for one allocator on one table's rows.
+fn lever(c: &AllocatorComparison, table: &str, rows: &[&AllocatorRow]) -> String {
+    let (a, b) = (c.allocator, c.base);
+    let less: Vec<&&AllocatorRow> = rows.iter().filter(|r| matches!(change(r), Change::Less { .. })).collect();
+    let more: Vec<&&AllocatorRow> = rows.iter().filter(|r| matches!(change(r), Change::More { .. })).collect();
+    let tally = if rows.len() == 1 {
+        String::new()
+    } else {
+        format!(
+            "; {} of its {} rows take less time, {} more",
+            count_word(less.len()),
+            rows.len(),
+            count_word(more.len())
+        )
+    };
+    let pct = units::percent;
+    if let Some(best) = less.iter().min_by(|x, y| x.ratio.estimate.total_cmp(&y.ratio.estimate)) {
+        let Change::Less { share, low, high } = change(best) else {
+            unreachable!("filtered")
+        };
+        return format!(
+            "With {a}, {} on {table} takes {} less time (99% interval {} to {}, paired per round with {b}). \
+             An allocator change (the global allocator), not a code path: what each row delivers is the same{tally}.",
+            best.method,
+            pct(share),
+            pct(low),
+            pct(high)
+        );
+    }
+    if let Some(worst) = more.iter().max_by(|x, y| x.ratio.estimate.total_cmp(&y.ratio.estimate)) {
+        let Change::More { share, low, high } = change(worst) else {
+            unreachable!("filtered")
+        };
+        return format!(
+            "With {a}, no row of {table} takes less time; {} takes {} more (99% interval {} to {}, paired per round with {b}): keep {b} for it{tally}.",
+            worst.method,
+            pct(share),
+            pct(low),
+            pct(high)
+        );
+    }
+    let n = rows.len();
+    format!(
+        "With {a}, no measurable difference on {table}: the 99% interval of every row's ratio to {b} holds 1 ({n} {}).",
+        if n == 1 { "row" } else { "rows" }
+    )
+}
+
+fn count_word(n: usize) -> String {
+    if n == 0 { "none".to_string() } else { n.to_string() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use jsoncost_engine::Interval;
+
+    fn row(table: &str, method: &str, estimate: f64, low: f64, high: f64) -> AllocatorRow {
+        AllocatorRow {
+            experiment: ExperimentKind::Micro,
+            table: table.into(),
+            method: method.into(),
+            contract: None,
+            baseline: false,
+            base_mean_ns: 1000.0,
+            mean_ns: 1000.0 * estimate,
+            ratio: Interval {
+                estimate,
+                low,
+                high,
+                n: 30,
+            },
+            base_allocated_bytes: Some(8192.0),
+            allocated_bytes: Some(8192.0),
+            base_allocs: Some(112.0),
+            allocs: Some(112.0),
+            base_peak_rss_bytes: None,
+            peak_rss_bytes: None,
+        }
+    }
+
+    fn comparison(rows: Vec<AllocatorRow>) -> Results {
+        let mut r = Results {
+            schema_version: 1,
+            jsoncost_version: "0.1.0".into(),
+            machine: Default::default(),
+            started_at: "2026-12-01T00:00:00Z".into(),
+            quick: false,
+            interrupted: false,
+            rates: Default::default(),
+            experiments: vec![],
+            allocators: vec![],
+        };
+        r.allocators = vec![AllocatorComparison {
+            base: Allocator::System,
+            allocator: Allocator::Mimalloc,
+            runs: 1,
+            lockstep: true,
+            cpu: Some(1),
+            rows,
+            not_compared: vec![],
+        }];
+        r
+    }
+
+    #[test]
+    fn the_lever_is_worded_from_the_paired_interval_alone() {
+        let results = comparison(vec![
+            row("order/deserialize", "typed/serde_json", 0.9, 0.88, 0.92),
+            row("order/deserialize", "dom/serde_json", 0.766, 0.735, 0.799),
+            row("order/deserialize", "dom/sonic-rs", 1.004, 0.99, 1.02),
+            row("data/deserialize", "typed/serde_json", 1.05, 1.03, 1.07),
+            row("data/serialize", "typed/serde_json", 1.001, 0.995, 1.008),
+        ]);
+        let advice = advise(&results);
+        let texts: Vec<&str> = advice.iter().map(|a| a.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "With mimalloc, dom/serde_json on order/deserialize takes 23.4% less time (99% interval 20.1% to 26.5%, paired per round with system). \
+                 An allocator change (the global allocator), not a code path: what each row delivers is the same; 2 of its 3 rows take less time, none more.",
+                "With mimalloc, no row of data/deserialize takes less time; typed/serde_json takes 5.0% more (99% interval 3.0% to 7.0%, paired per round with system): keep system for it.",
+                "With mimalloc, no measurable difference on data/serialize: the 99% interval of every row's ratio to system holds 1 (1 row).",
+            ]
+        );
+        assert!(advice.iter().all(|a| a.kind == AdviceKind::AllocatorChange));
+        assert_eq!(
+            (advice[0].baseline.as_str(), advice[0].candidate.as_deref()),
+            ("system", Some("mimalloc"))
+        );
+    }
+}
