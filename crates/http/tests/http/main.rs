@@ -4,6 +4,7 @@ mod api;
 mod cache;
 mod common;
 mod depth_guard;
+mod loadgen_bounds;
 mod loadgen_faults;
 mod loadgen_timing;
 mod slow_clients;

@@ -3,7 +3,7 @@
 //! model stops sending when its duration ends and counts what it could not send. Every run ends
 //! within its stated bound ([`LoadSpec::bound`]).
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 
