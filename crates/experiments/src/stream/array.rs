@@ -215,7 +215,7 @@ fn skipping(name: String, path: &Path, config: jsoncost_stream::Config, bytes: u
 /// The number of elements of the array at `pointer`, by the exact reference.
 fn reference_count(path: &Path, pointer: &str) -> Result<u64, String> {
     let mut n = 0;
-    exact::parse_streamed(open(path)?, pointer, |_, _| {
+    exact::parse_streamed(open(path)?, pointer, exact::Outside::Members(&[]), |_, _| {
         n += 1;
         Ok::<(), String>(())
     })
