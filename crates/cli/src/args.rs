@@ -84,6 +84,18 @@ impl FromStr for Seconds {
     }
 }
 
+/// A share from 0 to 1, as `50%` or `0.5`.
+pub fn share(s: &str) -> Result<f64, String> {
+    let (number, scale) = match s.trim().strip_suffix('%') {
+        Some(n) => (n, 100.0),
+        None => (s.trim(), 1.0),
+    };
+    match number.trim().parse::<f64>() {
+        Ok(v) if (0.0..=1.0).contains(&(v / scale)) => Ok(v / scale),
+        _ => Err(format!("{s:?} is not a share from 0% to 100% (or 0 to 1)")),
+    }
+}
+
 /// A positive, finite rate (requests per second).
 pub fn positive_rate(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
@@ -95,6 +107,16 @@ pub fn positive_rate(s: &str) -> Result<f64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shares_are_percentages_or_fractions() {
+        assert_eq!(share("50%"), Ok(0.5));
+        assert_eq!(share("0.25"), Ok(0.25));
+        assert_eq!(share("100%"), Ok(1.0));
+        for bad in ["101%", "-1%", "1.5", "NaN", "half"] {
+            assert_eq!(share(bad), Err(format!("{bad:?} is not a share from 0% to 100% (or 0 to 1)")));
+        }
+    }
 
     #[test]
     fn mebibytes_that_do_not_fit_are_refused() {

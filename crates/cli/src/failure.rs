@@ -1,4 +1,4 @@
-//! Exit codes (design.md section 3): 0 success, 1 `compare` found a regression, 2 usage or bad
+//! Exit codes: 0 success, 1 `compare` found a regression, 2 usage or bad
 //! input, 3 environment failure (store or server unreachable, I/O); 130 when Ctrl-C stopped a
 //! run, or SIGTERM/SIGHUP did (after what was measured was printed and written).
 

@@ -108,8 +108,8 @@ pub struct PrecisionArgs {
     #[arg(long)]
     pub quick: bool,
     /// How a table's strategies share the time: interleaved rounds (drift lands on every row
-    /// alike; rows pair up) or one strategy after another. stream (whole runs) and http (load
-    /// runs) are always sequential.
+    /// alike; rows pair up) or one strategy after another. stream's rounds run each strategy
+    /// once as a whole run; http (load runs) is always sequential.
     #[arg(long, value_enum, default_value_t = ScheduleArg::Interleaved)]
     pub schedule: ScheduleArg,
 }
@@ -153,8 +153,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             })
         }
         Command::Stream { args, precision, output } => {
-            one_experiment(&output, &precision, ExperimentKind::Stream, |_, session, progress| {
-                experiments::stream::run(&args, precision.quick, session, progress)
+            one_experiment(&output, &precision, ExperimentKind::Stream, |config, session, progress| {
+                experiments::stream::run(&args, config, session, progress)
             })
         }
         Command::Http { args, precision, output } => one_experiment(&output, &precision, ExperimentKind::Http, |_, session, progress| {

@@ -196,9 +196,9 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
                 if args.quick && stream.file.is_none() {
                     stream.readings = stream.readings.min(100_000);
                 }
-                // Five whole runs each: sixteen strategies of ~0.3 s runs fit in under a minute.
+                // Five rounds of whole runs: sixteen strategies of ~0.3 s runs fit in under a minute.
                 stream.max_runs.get_or_insert(stream.runs);
-                experiments::stream::run(&stream, args.quick, &mut session, &progress)
+                experiments::stream::run(&stream, &config(experiment), &mut session, &progress)
             }
             ExperimentName::Http => {
                 let mut http = args.http.clone();

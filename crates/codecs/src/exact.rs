@@ -40,9 +40,9 @@ pub struct ParseError {
 pub fn parse(bytes: &[u8]) -> Result<Value, ParseError> {
     let mut p = Parser {
         src: Slice { bytes, pos: 0 },
-        text: String::new(),
         path: Vec::new(),
         streamed: false,
+        kept: None,
     };
     let mut none = |_: u64, _: Value| -> Result<(), ()> { Ok(()) };
     let v = p.document(&mut none).map_err(|e| match e {
@@ -59,17 +59,53 @@ pub enum Stop<E> {
     Element(E),
 }
 
+/// Which values outside the streamed array [`parse_streamed`] builds into the rest it returns.
+/// The others are read exactly as built ones are (the same grammar, numbers, strings, depth and
+/// errors) and dropped as they are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outside<'a> {
+    /// Every value: the rest is the whole document with the array left empty.
+    All,
+    /// Only the members at these pointers (members of the objects, or elements of the arrays,
+    /// on the array's path, e.g. `/DeviceId`) besides the path itself; `&[]` keeps the path
+    /// alone. An array on the path keeps only its element on the path and the kept ones.
+    Members(&'a [String]),
+}
+
 /// Parses a document from `reader` without holding the array at `pointer` (RFC 6901, e.g.
 /// `/Readings`; `""` for a top-level array): each of its elements is parsed on its own and
-/// handed to `on_element` with its index, so memory is bounded by the largest element. Returns
-/// the rest of the document with that array left empty. A repeat of a key on the pointer's
-/// path is an error (the document would name two arrays).
+/// handed to `on_element` with its index. Returns the rest of the document with that array left
+/// empty, holding what `outside` keeps. A repeat of a key on the pointer's path is an error (the
+/// document would name two arrays).
+///
+/// Memory: a 64 KiB read buffer, one element, the values `outside` keeps, and for a value not
+/// kept at most 4 KiB of a string or about a kilobyte of a number however many or large they
+/// are (a number of any length converts exactly from its first 800 significant digits); keys
+/// on the path longer than its token and the kept keys are read the same way.
 pub fn parse_streamed<R: Read, E>(
     reader: R,
     pointer: &str,
+    outside: Outside<'_>,
     mut on_element: impl FnMut(u64, Value) -> Result<(), E>,
 ) -> Result<Value, Stop<E>> {
-    let path = tokens(pointer).map_err(|message| Stop::Reference(ParseError { offset: 0, message }))?;
+    let invalid = |message| Stop::Reference(ParseError { offset: 0, message });
+    let path = tokens(pointer).map_err(invalid)?;
+    let kept = match outside {
+        Outside::All => None,
+        Outside::Members(pointers) => {
+            // For the container on the path after `n` tokens, the keys of its kept members.
+            let mut kept = vec![Vec::new(); path.len() + 1];
+            for p in pointers {
+                let t = tokens(p).map_err(invalid)?;
+                if let Some((last, parent)) = t.split_last()
+                    && path.starts_with(parent)
+                {
+                    kept[parent.len()].push(last.clone());
+                }
+            }
+            Some(kept)
+        }
+    };
     let mut p = Parser {
         src: Buffered {
             reader,
@@ -78,9 +114,9 @@ pub fn parse_streamed<R: Read, E>(
             len: 0,
             base: 0,
         },
-        text: String::new(),
         path,
         streamed: true,
+        kept,
     };
     p.document(&mut on_element)
 }
@@ -166,19 +202,120 @@ impl<R: Read> Source for Buffered<R> {
 
 struct Parser<S> {
     src: S,
-    /// Scratch for a number's text.
-    text: String,
     /// The streamed array's pointer tokens.
     path: Vec<String>,
     /// False for [`parse`]: nothing is streamed.
     streamed: bool,
+    /// Which values off the path are built: `None` all of them; else, for the container on the
+    /// path after `n` tokens, the keys (or indices) of its members that are.
+    kept: Option<Vec<Vec<String>>>,
 }
 
-/// Where a value stands relative to the streamed array: off the path, on it after `n` tokens.
+/// Where a value stands: on the streamed array's path after `n` tokens, or off it, built into
+/// the result or only read (validated exactly as a built one, then dropped).
 #[derive(Clone, Copy)]
-enum OnPath {
-    No,
-    After(usize),
+enum Place {
+    Path(usize),
+    Built,
+    Skipped,
+}
+
+/// Decoded bytes of a string that is not kept, validated and dropped a window at a time.
+const STRING_WINDOW: usize = 4096;
+
+/// A number's text longer than this is read in compact form (see [`NumberText`]).
+const MAX_NUMBER_TEXT: usize = 1024;
+
+/// Significant digits a long number keeps: every midpoint between two adjacent `f64`s has at
+/// most 767, so digits past 800 can only break a tie that cannot occur, and whether any of them
+/// is not zero (`sticky`) is all that is left of them.
+const SIGNIFICANT: usize = 800;
+
+/// A number as it is read: its text in full up to [`MAX_NUMBER_TEXT`] bytes, and beside it the
+/// compact form a correctly rounded `f64` depends on whatever the length: the first
+/// [`SIGNIFICANT`] significant digits, whether a later one is not zero, and the decimal
+/// exponent. So a number of a million digits costs a few hundred bytes and converts to the
+/// same `f64` as its full text would.
+#[derive(Default)]
+struct NumberText {
+    text: String,
+    long: bool,
+    digits: String,
+    sticky: bool,
+    /// The value is `digits × 10^(scale + exponent)`.
+    scale: i64,
+    exponent: i64,
+    negative_exponent: bool,
+}
+
+impl NumberText {
+    fn push(&mut self, b: u8) {
+        if self.text.len() < MAX_NUMBER_TEXT {
+            self.text.push(b as char);
+        } else {
+            self.long = true;
+        }
+    }
+
+    fn integer_digit(&mut self, d: u8) {
+        self.push(d);
+        if self.digits.is_empty() && d == b'0' {
+            return;
+        }
+        if self.digits.len() < SIGNIFICANT {
+            self.digits.push(d as char);
+        } else {
+            self.scale += 1;
+            self.sticky |= d != b'0';
+        }
+    }
+
+    fn fraction_digit(&mut self, d: u8) {
+        self.push(d);
+        if self.digits.is_empty() && d == b'0' {
+            self.scale -= 1;
+        } else if self.digits.len() < SIGNIFICANT {
+            self.digits.push(d as char);
+            self.scale -= 1;
+        } else {
+            self.sticky |= d != b'0';
+        }
+    }
+
+    fn exponent_digit(&mut self, d: u8) {
+        self.push(d);
+        self.exponent = self.exponent.saturating_mul(10).saturating_add(i64::from(d - b'0'));
+    }
+
+    /// The text to convert: the full one, or the compact form's (`digits`, a `1` standing for
+    /// the dropped digits when one of them is not zero, and the exponent, clamped where the
+    /// value is far past `f64`'s range either way).
+    fn to_convert(&self, negative: bool) -> String {
+        if !self.long {
+            return self.text.clone();
+        }
+        let sign = if negative { "-" } else { "" };
+        if self.digits.is_empty() {
+            return format!("{sign}0");
+        }
+        let sticky = if self.sticky { "1" } else { "" };
+        let exponent = if self.negative_exponent { -self.exponent } else { self.exponent };
+        let e = self
+            .scale
+            .saturating_add(exponent)
+            .saturating_sub(i64::from(self.sticky))
+            .clamp(-1_000_000, 1_000_000);
+        format!("{sign}{}{sticky}e{e}", self.digits)
+    }
+
+    /// The text for a message: whole when short, else its start and length.
+    fn shown(&self) -> String {
+        if self.long {
+            format!("{}… (over {MAX_NUMBER_TEXT} bytes)", &self.text[..40])
+        } else {
+            self.text.clone()
+        }
+    }
 }
 
 impl<S: Source> Parser<S> {
@@ -203,25 +340,21 @@ impl<S: Source> Parser<S> {
     }
 
     fn document<E>(&mut self, on_element: &mut dyn FnMut(u64, Value) -> Result<(), E>) -> Result<Value, Stop<E>> {
-        let on_path = if self.streamed { OnPath::After(0) } else { OnPath::No };
-        let v = self.value(0, on_path, on_element)?;
+        let place = if self.streamed { Place::Path(0) } else { Place::Built };
+        let v = self.value(0, place, on_element)?;
         match self.skip_ws()? {
             None => Ok(v),
             Some(b) => Err(self.error(self.src.offset(), format!("trailing characters after the document ({})", show(b)))),
         }
     }
 
-    fn value<E>(
-        &mut self,
-        depth: usize,
-        on_path: OnPath,
-        on_element: &mut dyn FnMut(u64, Value) -> Result<(), E>,
-    ) -> Result<Value, Stop<E>> {
+    /// The value next; `Value::Null` for a skipped one (read, not built).
+    fn value<E>(&mut self, depth: usize, place: Place, on_element: &mut dyn FnMut(u64, Value) -> Result<(), E>) -> Result<Value, Stop<E>> {
         let Some(b) = self.skip_ws()? else {
             return Err(self.error(self.src.offset(), "the input ended where a value was expected"));
         };
         let start = self.src.offset();
-        if let OnPath::After(n) = on_path
+        if let Place::Path(n) = place
             && b != b'{'
             && b != b'['
         {
@@ -231,17 +364,19 @@ impl<S: Source> Parser<S> {
                 self.error(start, format!("pointer {} names a scalar, not an array", self.pointer(n)))
             });
         }
-        match b {
-            b'{' | b'[' if depth >= MAX_DEPTH => Err(self.error(start, format!("nesting deeper than {MAX_DEPTH} levels"))),
-            b'{' => self.object(depth + 1, on_path, on_element),
-            b'[' => self.array(depth + 1, on_path, on_element),
-            b'"' => Ok(Value::String(self.string()?)),
-            b't' => self.literal(b"true", Value::Bool(true)),
-            b'f' => self.literal(b"false", Value::Bool(false)),
-            b'n' => self.literal(b"null", Value::Null),
-            b'-' | b'0'..=b'9' => self.number().map(Value::Number),
-            other => Err(self.error(start, format!("expected a value, found {}", show(other)))),
-        }
+        let built = !matches!(place, Place::Skipped);
+        let v = match b {
+            b'{' | b'[' if depth >= MAX_DEPTH => return Err(self.error(start, format!("nesting deeper than {MAX_DEPTH} levels"))),
+            b'{' => return self.object(depth + 1, place, on_element),
+            b'[' => return self.array(depth + 1, place, on_element),
+            b'"' => self.string(if built { usize::MAX } else { 0 })?.map_or(Value::Null, Value::String),
+            b't' => self.literal(b"true", Value::Bool(true))?,
+            b'f' => self.literal(b"false", Value::Bool(false))?,
+            b'n' => self.literal(b"null", Value::Null)?,
+            b'-' | b'0'..=b'9' => Value::Number(self.number()?),
+            other => return Err(self.error(start, format!("expected a value, found {}", show(other)))),
+        };
+        Ok(if built { v } else { Value::Null })
     }
 
     /// The first `n` tokens of the streamed pointer, quoted.
@@ -251,6 +386,30 @@ impl<S: Source> Parser<S> {
             .map(|t| format!("/{}", t.replace('~', "~0").replace('/', "~1")))
             .collect();
         format!("{p:?}")
+    }
+
+    /// Where a member (`key`, or an array's index) of the container at `place` stands, `on` it
+    /// being the one on the path.
+    fn child(&self, place: Place, key: Option<&str>, on: bool) -> Place {
+        match place {
+            Place::Path(n) if on => Place::Path(n + 1),
+            Place::Path(n) => match (&self.kept, key) {
+                (None, _) => Place::Built,
+                (Some(kept), Some(key)) if kept.get(n).is_some_and(|k| k.iter().any(|k| k == key)) => Place::Built,
+                _ => Place::Skipped,
+            },
+            other => other,
+        }
+    }
+
+    /// The longest key of the container on the path after `n` tokens that can matter: its
+    /// path token or a kept key (longer keys are read and dropped).
+    fn key_limit(&self, n: usize) -> usize {
+        let token = self.path.get(n).map_or(0, String::len);
+        match &self.kept {
+            None => usize::MAX,
+            Some(kept) => kept.get(n).into_iter().flatten().map(String::len).fold(token, usize::max),
+        }
     }
 
     fn literal<E>(&mut self, word: &[u8], v: Value) -> Result<Value, Stop<E>> {
@@ -264,23 +423,23 @@ impl<S: Source> Parser<S> {
         Ok(v)
     }
 
-    fn object<E>(
-        &mut self,
-        depth: usize,
-        on_path: OnPath,
-        on_element: &mut dyn FnMut(u64, Value) -> Result<(), E>,
-    ) -> Result<Value, Stop<E>> {
+    fn object<E>(&mut self, depth: usize, place: Place, on_element: &mut dyn FnMut(u64, Value) -> Result<(), E>) -> Result<Value, Stop<E>> {
         let open = self.src.offset();
         self.src.bump();
-        let token = match on_path {
-            OnPath::After(n) if n < self.path.len() => Some(n),
-            OnPath::After(_) => {
+        let token = match place {
+            Place::Path(n) if n < self.path.len() => Some(n),
+            Place::Path(_) => {
                 return Err(self.error(
                     open,
                     format!("pointer {} names an object, not an array", self.pointer(self.path.len())),
                 ));
             }
-            OnPath::No => None,
+            Place::Built | Place::Skipped => None,
+        };
+        let key_limit = match place {
+            Place::Path(n) => self.key_limit(n),
+            Place::Built => usize::MAX,
+            Place::Skipped => 0,
         };
         let mut map = Map::new();
         let mut found = false;
@@ -300,14 +459,14 @@ impl<S: Source> Parser<S> {
                 None => return Err(self.error(at, "the input ended inside an object")),
             }
             let key_at = self.src.offset();
-            let key = self.string()?;
+            let key = self.string(key_limit)?;
             match self.skip_ws()? {
                 Some(b':') => self.src.bump(),
                 Some(b) => return Err(self.error(self.src.offset(), format!("expected ':', found {}", show(b)))),
                 None => return Err(self.error(self.src.offset(), "the input ended inside an object")),
             }
-            let child = match token {
-                Some(n) if key == self.path[n] => {
+            let on = match (token, &key) {
+                (Some(n), Some(key)) if *key == self.path[n] => {
                     if found {
                         return Err(self.error(
                             key_at,
@@ -315,12 +474,15 @@ impl<S: Source> Parser<S> {
                         ));
                     }
                     found = true;
-                    OnPath::After(n + 1)
+                    true
                 }
-                _ => OnPath::No,
+                _ => false,
             };
+            let child = self.child(place, key.as_deref(), on);
             let v = self.value(depth, child, on_element)?;
-            map.insert(key, v);
+            if let (Some(key), false) = (key, matches!(child, Place::Skipped)) {
+                map.insert(key, v);
+            }
             first = false;
             match self.skip_ws()? {
                 Some(b',') => self.src.bump(),
@@ -343,18 +505,13 @@ impl<S: Source> Parser<S> {
         Ok(Value::Object(map))
     }
 
-    fn array<E>(
-        &mut self,
-        depth: usize,
-        on_path: OnPath,
-        on_element: &mut dyn FnMut(u64, Value) -> Result<(), E>,
-    ) -> Result<Value, Stop<E>> {
+    fn array<E>(&mut self, depth: usize, place: Place, on_element: &mut dyn FnMut(u64, Value) -> Result<(), E>) -> Result<Value, Stop<E>> {
         let open = self.src.offset();
         self.src.bump();
         // The streamed array itself, an array on its path (with the index to follow), or neither.
-        let (streamed, token) = match on_path {
-            OnPath::After(n) if n == self.path.len() => (true, None),
-            OnPath::After(n) => match index(&self.path[n]) {
+        let (streamed, token) = match place {
+            Place::Path(n) if n == self.path.len() => (true, None),
+            Place::Path(n) => match index(&self.path[n]) {
                 Some(i) => (false, Some((n, i))),
                 None => {
                     return Err(self.error(
@@ -367,7 +524,7 @@ impl<S: Source> Parser<S> {
                     ));
                 }
             },
-            OnPath::No => (false, None),
+            Place::Built | Place::Skipped => (false, None),
         };
         let mut items = Vec::new();
         let mut i: u64 = 0;
@@ -381,14 +538,17 @@ impl<S: Source> Parser<S> {
                 Some(_) => {}
                 None => return Err(self.error(at, "the input ended inside an array")),
             }
-            let child = match token {
-                Some((n, want)) if want == i => OnPath::After(n + 1),
-                _ => OnPath::No,
+            let child = if streamed {
+                Place::Built
+            } else {
+                let on = token.is_some_and(|(_, want)| want == i);
+                let key = matches!(place, Place::Path(_)).then(|| i.to_string());
+                self.child(place, key.as_deref(), on)
             };
             let v = self.value(depth, child, on_element)?;
             if streamed {
                 on_element(i, v).map_err(Stop::Element)?;
-            } else {
+            } else if !matches!(child, Place::Skipped) {
                 items.push(v);
             }
             i += 1;
@@ -414,10 +574,14 @@ impl<S: Source> Parser<S> {
     }
 
     /// A string, the opening quote next; decoded exactly (escapes, surrogate pairs, UTF-8).
-    fn string<E>(&mut self) -> Result<String, Stop<E>> {
+    /// Kept when it decodes to at most `keep` bytes; a longer one is validated all the same,
+    /// [`STRING_WINDOW`] bytes at a time, and `None`.
+    fn string<E>(&mut self, keep: usize) -> Result<Option<String>, Stop<E>> {
         let open = self.src.offset();
         self.src.bump();
         let mut out: Vec<u8> = Vec::new();
+        // Decoded bytes validated and dropped before `out`.
+        let mut dropped = 0;
         loop {
             let at = self.src.offset();
             let Some(b) = self.peek()? else {
@@ -450,9 +614,34 @@ impl<S: Source> Parser<S> {
                 0x00..=0x1f => return Err(self.error(at, format!("unescaped control character {} in a string", show(b)))),
                 _ => out.push(b),
             }
+            if dropped + out.len() > keep && out.len() >= STRING_WINDOW {
+                // Not kept: what is complete is checked and dropped (a character cut at the
+                // window's end waits for its next bytes).
+                let valid = match std::str::from_utf8(&out) {
+                    Ok(_) => out.len(),
+                    Err(e) if e.error_len().is_none() => e.valid_up_to(),
+                    Err(e) => return Err(self.utf8_error(open, &e, dropped)),
+                };
+                out.drain(..valid);
+                dropped += valid;
+            }
         }
         // Named by the string's start: escapes make offsets in the decoded text differ from the input's.
-        String::from_utf8(out).map_err(|e| self.error(open, format!("invalid UTF-8 ({e}) in the string that starts")))
+        if let Err(e) = std::str::from_utf8(&out) {
+            return Err(self.utf8_error(open, &e, dropped));
+        }
+        Ok((dropped + out.len() <= keep).then(|| String::from_utf8(out).expect("checked above")))
+    }
+
+    /// Invalid UTF-8 in the string that starts at `open`, `dropped` decoded bytes before `e`'s.
+    fn utf8_error<E>(&self, open: u64, e: &std::str::Utf8Error, dropped: usize) -> Stop<E> {
+        let at = dropped + e.valid_up_to();
+        // Worded as std's `Utf8Error`.
+        let what = match e.error_len() {
+            Some(n) => format!("invalid utf-8 sequence of {n} bytes from index {at}"),
+            None => format!("incomplete utf-8 byte sequence from index {at}"),
+        };
+        self.error(open, format!("invalid UTF-8 ({what}) in the string that starts"))
     }
 
     /// After `\u`: four hex digits, and for a high surrogate the `\uXXXX` low one after it.
@@ -496,39 +685,80 @@ impl<S: Source> Parser<S> {
         Ok(v)
     }
 
+    /// The next byte if it is a digit, taken.
+    fn digit<E>(&mut self) -> Result<Option<u8>, Stop<E>> {
+        match self.peek()? {
+            Some(b) if b.is_ascii_digit() => {
+                self.src.bump();
+                Ok(Some(b))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// The next byte if `f` accepts it, taken.
+    fn next_if<E>(&mut self, f: impl Fn(u8) -> bool) -> Result<Option<u8>, Stop<E>> {
+        match self.peek()? {
+            Some(b) if f(b) => {
+                self.src.bump();
+                Ok(Some(b))
+            }
+            _ => Ok(None),
+        }
+    }
+
     /// A number, its first byte next: the grammar checked, then std's exact conversion.
     fn number<E>(&mut self) -> Result<Number, Stop<E>> {
         let start = self.src.offset();
-        self.text.clear();
-        let negative = self.take_if(|b| b == b'-')?;
-        match self.peek()? {
+        let mut n = NumberText::default();
+        let negative = self.next_if(|b| b == b'-')?.is_some();
+        if negative {
+            n.push(b'-');
+        }
+        match self.digit()? {
             Some(b'0') => {
-                self.take()?;
+                n.integer_digit(b'0');
                 if matches!(self.peek()?, Some(b'0'..=b'9')) {
                     return Err(self.error(start, "invalid number: leading zero"));
                 }
             }
-            Some(b'1'..=b'9') => while self.take_if(|b| b.is_ascii_digit())? {},
-            _ => return Err(self.error(start, "invalid number: a digit must follow '-'")),
+            Some(d) => {
+                n.integer_digit(d);
+                while let Some(d) = self.digit()? {
+                    n.integer_digit(d);
+                }
+            }
+            None => return Err(self.error(start, "invalid number: a digit must follow '-'")),
         }
         let mut integer = true;
-        if self.take_if(|b| b == b'.')? {
+        if let Some(dot) = self.next_if(|b| b == b'.')? {
             integer = false;
-            if !self.take_if(|b| b.is_ascii_digit())? {
+            n.push(dot);
+            let Some(d) = self.digit()? else {
                 return Err(self.error(start, "invalid number: a digit must follow '.'"));
+            };
+            n.fraction_digit(d);
+            while let Some(d) = self.digit()? {
+                n.fraction_digit(d);
             }
-            while self.take_if(|b| b.is_ascii_digit())? {}
         }
-        if self.take_if(|b| b == b'e' || b == b'E')? {
+        if let Some(e) = self.next_if(|b| b == b'e' || b == b'E')? {
             integer = false;
-            self.take_if(|b| b == b'+' || b == b'-')?;
-            if !self.take_if(|b| b.is_ascii_digit())? {
-                return Err(self.error(start, "invalid number: a digit must follow the exponent"));
+            n.push(e);
+            if let Some(sign) = self.next_if(|b| b == b'+' || b == b'-')? {
+                n.push(sign);
+                n.negative_exponent = sign == b'-';
             }
-            while self.take_if(|b| b.is_ascii_digit())? {}
+            let Some(d) = self.digit()? else {
+                return Err(self.error(start, "invalid number: a digit must follow the exponent"));
+            };
+            n.exponent_digit(d);
+            while let Some(d) = self.digit()? {
+                n.exponent_digit(d);
+            }
         }
-        let text = self.text.as_str();
-        if integer {
+        let text = n.to_convert(negative);
+        if integer && !n.long {
             if text == "-0" {
                 return Ok(Number::from_f64(-0.0).expect("finite"));
             }
@@ -544,26 +774,7 @@ impl<S: Source> Parser<S> {
         // The grammar above is a subset of what `f64::from_str` accepts, and its result is
         // correctly rounded (round half to even), which is the point of this module.
         let f: f64 = text.parse().expect("a JSON number is a valid f64 literal");
-        Number::from_f64(f).ok_or_else(|| self.error(start, format!("number {text} is out of the range of f64")))
-    }
-
-    fn take<E>(&mut self) -> Result<(), Stop<E>> {
-        if let Some(b) = self.peek()? {
-            self.text.push(b as char);
-            self.src.bump();
-        }
-        Ok(())
-    }
-
-    fn take_if<E>(&mut self, f: impl Fn(u8) -> bool) -> Result<bool, Stop<E>> {
-        match self.peek()? {
-            Some(b) if f(b) => {
-                self.text.push(b as char);
-                self.src.bump();
-                Ok(true)
-            }
-            _ => Ok(false),
-        }
+        Number::from_f64(f).ok_or_else(|| self.error(start, format!("number {} is out of the range of f64", n.shown())))
     }
 }
 
@@ -666,7 +877,7 @@ mod tests {
     fn a_streamed_array_is_handed_out_element_by_element() {
         let doc = br#"{"DeviceId": "d", "Readings": [{"t": 1.5}, 2, [3]], "After": -0}"#;
         let mut seen = Vec::new();
-        let rest = parse_streamed::<_, ()>(&doc[..], "/Readings", |i, v| {
+        let rest = parse_streamed::<_, ()>(&doc[..], "/Readings", Outside::All, |i, v| {
             seen.push((i, v));
             Ok(())
         })
@@ -674,15 +885,20 @@ mod tests {
         assert_eq!(seen, [(0, json!({"t": 1.5})), (1, json!(2)), (2, json!([3]))]);
         assert_eq!(rest, json!({"DeviceId": "d", "Readings": [], "After": -0.0}));
         let mut n = 0;
-        parse_streamed::<_, ()>(&b"[1, 2]"[..], "", |_, _| {
+        parse_streamed::<_, ()>(&b"[1, 2]"[..], "", Outside::All, |_, _| {
             n += 1;
             Ok(())
         })
         .unwrap();
         assert_eq!(n, 2);
-        let stopped = parse_streamed(&doc[..], "/Readings", |i, _| if i == 1 { Err("stop") } else { Ok(()) });
+        let stopped = parse_streamed(
+            &doc[..],
+            "/Readings",
+            Outside::All,
+            |i, _| if i == 1 { Err("stop") } else { Ok(()) },
+        );
         assert_eq!(stopped, Err(Stop::Element("stop")));
-        let bad = |doc: &[u8], pointer: &str| match parse_streamed::<_, ()>(doc, pointer, |_, _| Ok(())) {
+        let bad = |doc: &[u8], pointer: &str| match parse_streamed::<_, ()>(doc, pointer, Outside::All, |_, _| Ok(())) {
             Err(Stop::Reference(e)) => e.to_string(),
             other => panic!("{other:?}"),
         };
@@ -706,5 +922,117 @@ mod tests {
             bad(br#"{"a": {"b": []}}"#, "/a"),
             "pointer \"/a\" names an object, not an array at byte 6"
         );
+    }
+
+    /// The rest `parse_streamed` returns keeping `outside`, or its error's text.
+    fn rest(doc: &str, pointer: &str, outside: Outside<'_>) -> Result<Value, String> {
+        parse_streamed::<_, ()>(doc.as_bytes(), pointer, outside, |_, _| Ok(())).map_err(|e| match e {
+            Stop::Reference(e) => e.to_string(),
+            Stop::Element(()) => unreachable!(),
+        })
+    }
+
+    #[test]
+    fn only_the_kept_members_are_built_and_the_others_are_read_as_exactly() {
+        let doc = r#"{"DeviceId": "d", "x": {"y": [1, "z"]}, "Readings": [1], "After": -0}"#;
+        let device = ["/DeviceId".to_string()];
+        assert_eq!(
+            rest(doc, "/Readings", Outside::Members(&device)),
+            Ok(json!({"DeviceId": "d", "Readings": []}))
+        );
+        assert_eq!(rest(doc, "/Readings", Outside::Members(&[])), Ok(json!({"Readings": []})));
+        // On a deeper path: an array on it keeps its element on the path and the kept ones.
+        let doc = r#"{"a": [{"x": [1]}, {"x": [2], "y": 3}, 5], "b": 1}"#;
+        let kept = ["/a/0".to_string(), "/b".to_string(), "/a/1/y".to_string()];
+        assert_eq!(
+            rest(doc, "/a/1/x", Outside::Members(&kept)),
+            Ok(json!({"a": [{"x": [1]}, {"x": [], "y": 3}], "b": 1}))
+        );
+        // What is not kept fails as it would built, with the same message and offset.
+        let long = "x".repeat(3 * STRING_WINDOW);
+        for junk in [
+            "[1e400]".to_string(),
+            "\"\\ud800\"".to_string(),
+            "\"a\u{1}\"".to_string(),
+            "01".to_string(),
+            "tru".to_string(),
+            "{\"a\" 1}".to_string(),
+            "[".repeat(MAX_DEPTH + 1),
+            format!("\"{long}\\q\""),
+            format!("{{\"{long}\": 1, 2}}"),
+        ] {
+            let doc = format!(r#"{{"junk": {junk}, "Readings": []}}"#);
+            let built = rest(&doc, "/Readings", Outside::All).unwrap_err();
+            assert_eq!(rest(&doc, "/Readings", Outside::Members(&[])), Err(built.clone()), "{junk:.40}");
+            // A key is read the same way on the path, where only its token matters.
+            let doc = format!(r#"{{"Readings": [], {junk}: 1}}"#);
+            if junk.starts_with('"') {
+                assert_eq!(
+                    rest(&doc, "/Readings", Outside::Members(&[])),
+                    rest(&doc, "/Readings", Outside::All),
+                    "{junk:.40}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn invalid_utf8_in_a_long_string_not_kept_is_named_where_it_is() {
+        let head = br#"{"Readings": [], "s": ""#;
+        let mut text = vec![b'a'; 3 * STRING_WINDOW + 5];
+        text.extend_from_slice(b"\xe2\x82 ");
+        let doc = [&head[..], &text, b"\"}"].concat();
+        let streamed = |outside| parse_streamed::<_, ()>(&doc[..], "/Readings", outside, |_, _| Ok(())).unwrap_err();
+        let std = String::from_utf8(text.clone()).unwrap_err();
+        let expected = ParseError {
+            offset: head.len() as u64 - 1,
+            message: format!("invalid UTF-8 ({std}) in the string that starts"),
+        };
+        assert_eq!(streamed(Outside::All), Stop::Reference(expected));
+        assert_eq!(streamed(Outside::Members(&[])), streamed(Outside::All));
+        // A character cut by the window's edge is whole once its bytes arrive.
+        let mut doc = br#"{"Readings": [], "s": ""#.to_vec();
+        doc.extend(std::iter::repeat_n(b'a', STRING_WINDOW - 1));
+        doc.extend_from_slice("€€\"}".as_bytes());
+        let rest = parse_streamed::<_, ()>(&doc[..], "/Readings", Outside::Members(&[]), |_, _| Ok(())).unwrap();
+        assert_eq!(rest, json!({"Readings": []}));
+    }
+
+    #[test]
+    fn numbers_of_any_length_convert_as_their_whole_text_does() {
+        let digits = |n: usize, d: char| d.to_string().repeat(n);
+        let cases = [
+            // Past the range, below it, and a tie broken only by a digit far to the right.
+            format!("1{}", digits(1100, '0')),
+            format!("-1{}", digits(1100, '0')),
+            format!("0.{}1", digits(2000, '0')),
+            format!("-0.{}", digits(2000, '0')),
+            format!("9007199254740993{}e-{}", digits(1200, '0'), 1200),
+            format!("9007199254740993{}1e-{}", digits(1200, '0'), 1201),
+            format!(
+                "1797693134862315708145274237317043567980705675258449965989174768031572607800285387605895586327668781715404589535143824642343213268894641827684675467035375169860499105765512820762454900903893289440758685541792777729{}",
+                digits(900, '9')
+            ),
+            format!("{}.{}e-1000000000000000000000", digits(1500, '7'), digits(10, '3')),
+            format!("{}e+99999999999999999999999", digits(1100, '1')),
+        ];
+        for text in &cases {
+            assert!(text.len() > MAX_NUMBER_TEXT, "{text:.30}");
+            let whole: f64 = text.parse().unwrap();
+            match parse(text.as_bytes()) {
+                Ok(v) => {
+                    let f = v.as_f64().unwrap();
+                    assert_eq!((f.to_bits(), v.is_f64()), (whole.to_bits(), true), "{text:.60}");
+                }
+                Err(e) => {
+                    assert!(whole.is_infinite(), "{text:.60}: {e}");
+                    assert!(
+                        e.message
+                            .starts_with(&format!("number {}… (over 1024 bytes) is out of the range of f64", &text[..40])),
+                        "{e}"
+                    );
+                }
+            }
+        }
     }
 }

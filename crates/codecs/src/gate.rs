@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::canonical::compare;
-use crate::exact::{self, Stop};
+use crate::exact::{self, Outside, Stop};
 use crate::{Canonical, Strategy};
 
 /// What the gate decided for one strategy.
@@ -90,7 +90,14 @@ pub fn judge(name: &str, out: &Canonical, reference: &Reference) -> Verdict {
 /// through the element type `E` (so what `E` drops or re-renders, e.g. a timestamp's format,
 /// is seen the same way on both sides), and compared with the next of `elements`. `outside`,
 /// when given, is the rest of the output (the array left empty) and is compared with the rest
-/// of the document viewed through `D`. Memory: one element of each side at a time.
+/// of the document viewed through `D`.
+///
+/// Memory: one element of each side at a time, and of the rest of the document only what the
+/// comparison reads: nothing without `outside`; with it, the top-level members `D` declares
+/// when it is a struct (its fields; everything when it reads any member, as a map or a
+/// flattened struct does, and members of deeper objects on the path are not kept, so a `D`
+/// reading them fails the comparison). The rest is read exactly all the same, so a document
+/// the reference refuses fails whatever it holds ([`exact::parse_streamed`]).
 pub fn verify_streamed<D, E, R>(
     name: &str,
     source: R,
@@ -105,7 +112,17 @@ where
 {
     let mut fidelity = Fidelity::default();
     let mut path = String::from(pointer);
-    let walked = exact::parse_streamed(source, pointer, |i, reference| {
+    let members: Option<Vec<String>> = match outside {
+        None => Some(Vec::new()),
+        Some(_) => fields_of::<D>().map(|fields| {
+            fields
+                .iter()
+                .map(|f| format!("/{}", f.replace('~', "~0").replace('/', "~1")))
+                .collect()
+        }),
+    };
+    let kept = members.as_deref().map_or(Outside::All, Outside::Members);
+    let walked = exact::parse_streamed(source, pointer, kept, |i, reference| {
         let got = match elements.next() {
             None => return Err(format!("at {pointer}: the output ends after {i} elements")),
             Some(Err(e)) => return Err(e),
@@ -141,6 +158,37 @@ where
         }
     }
     Verdict::Pass(explained(name, fidelity))
+}
+
+/// The members `T` reads from a JSON object, when it says: a struct's fields. `None` when it
+/// reads any member (a map, `Value`, a struct with a flattened field) or is not an object.
+fn fields_of<T: DeserializeOwned>() -> Option<&'static [&'static str]> {
+    use serde::de::{Error, Visitor};
+    /// A deserializer that only listens: a struct names its fields to it, then it refuses.
+    struct Probe(Option<&'static [&'static str]>);
+    impl<'de> serde::Deserializer<'de> for &mut Probe {
+        type Error = serde::de::value::Error;
+        fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
+            Err(Self::Error::custom("not a struct"))
+        }
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            fields: &'static [&'static str],
+            _: V,
+        ) -> Result<V::Value, Self::Error> {
+            self.0 = Some(fields);
+            Err(Self::Error::custom("fields taken"))
+        }
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+            option unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier
+            ignored_any
+        }
+    }
+    let mut probe = Probe(None);
+    let _ = T::deserialize(&mut probe);
+    probe.0
 }
 
 /// The reference value as the type `T` holds it: exact numbers reach `T` as they are

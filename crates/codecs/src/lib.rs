@@ -1,5 +1,5 @@
 //! jsoncost's strategies: one way to serialize or deserialize, named `style/library`
-//! (design.md section 2), each with a correctness check. A strategy is run untimed once for the
+//! (the style is the API: typed, borrowed, dom, reader, raw, lazy ...), each with a correctness check. A strategy is run untimed once for the
 //! correctness gate ([`gate`]), which compares its output with an exact reference parsed from
 //! the source text ([`exact`]); only strategies whose output holds the reference's values are
 //! handed to the engine for timing, with how exactly they hold them recorded on the row.

@@ -1,5 +1,5 @@
 //! The result model: one versioned JSON schema for every experiment, exporter, the HTML report
-//! and `compare` (design.md section 7). Field names are the public contract: add fields freely,
+//! and `compare` (results.json, `schema_version` 1). Field names are the public contract: add fields freely,
 //! rename none without bumping [`SCHEMA_VERSION`].
 
 use serde::{Deserialize, Serialize};
@@ -562,6 +562,17 @@ impl Row {
 
     pub fn is_ok(&self) -> bool {
         self.status == Status::Ok
+    }
+
+    /// This row's time over `base`'s, paired round by round ([`crate::paired::log_ratio`]:
+    /// the geometric mean of the per-round ratios with its 99% interval); `None` unless both
+    /// were measured in the same interleaved rounds. The one place a paired ratio of two rows
+    /// is computed: the Ratio column, the advisor and the summaries read it.
+    pub fn paired_ratio_to(&self, base: &Row) -> Option<Interval> {
+        if base.rounds_ns.is_empty() {
+            return None;
+        }
+        crate::paired::log_ratio(&base.rounds_ns, &self.rounds_ns, crate::paired::PAIRED_CONFIDENCE)
     }
 }
 

@@ -93,11 +93,14 @@ impl Config {
     }
 
     /// For operations that are a whole run each (the stream experiment): one operation per
-    /// iteration, at least `min_runs` runs.
+    /// iteration, in interleaved rounds (each round runs every strategy once, so the machine's
+    /// drift lands on every row alike and rows pair round by round), at least `min_runs` and
+    /// at most `max_runs` of them; never fewer than two, the fewest a paired interval needs.
     pub fn whole_runs(min_runs: u32, max_runs: u32, budget: Duration, quick: bool) -> Self {
+        let min_runs = min_runs.max(2);
         Config {
             iteration_time: Duration::ZERO,
-            // The gate's check run, just before, is a whole run of the same operation.
+            // The gate's check run, before the rounds, is a whole run of the same operation.
             warmup_iterations: 0,
             min_iterations: min_runs,
             max_iterations: max_runs.max(min_runs),
@@ -108,8 +111,7 @@ impl Config {
             quick,
             alloc_scope: AllocScope::Process,
             measure_rss: true,
-            // Each run is a whole body parse of seconds and shares no fixed cost with the others.
-            schedule: Schedule::Sequential,
+            schedule: Schedule::Interleaved,
             seed: DEFAULT_SCHEDULE_SEED,
         }
     }
@@ -381,11 +383,14 @@ pub trait Lineup {
     /// Called before strategy `i`'s iteration of round `round` (Actual iterations only): a
     /// store read starts the round's ids here, so every strategy of a round reads the same.
     fn begin_round(&mut self, _i: usize, _round: u64) {}
-    /// Asked after each complete round from the second on: true ends the rounds there (the
-    /// cancel flag), and the Allocation passes still run.
+    /// Asked once two rounds are complete, after each round and before each strategy's
+    /// iteration: true ends the rounds there (the cancel flag), dropping an incomplete round
+    /// (a round of whole runs can last many seconds), and the Allocation passes still run.
     fn should_stop(&self) -> bool {
         false
     }
+    /// Called after each complete round with the number complete so far (progress).
+    fn round_done(&mut self, _rounds: u64) {}
     /// One operation of strategy `i`. An error stops the rounds (the caller keeps errors that
     /// concern one operation to itself and returns only those the table cannot survive).
     fn op(&mut self, i: usize, stage: Stage) -> Result<(), Self::Error>;
@@ -461,6 +466,10 @@ pub fn measure_interleaved_with<L: Lineup>(config: &Config, clock: &dyn Clock, l
         order.shuffle(&mut rng);
         let mut this_round = vec![0.0; n];
         for (j, &i) in order.iter().enumerate() {
+            // The incomplete round is dropped, so the rows still pair up.
+            if j > 0 && round >= 2 && lineup.should_stop() {
+                break 'rounds;
+            }
             lineup.begin_round(i, round);
             if j > 0 {
                 crate::lockstep::turn();
@@ -479,6 +488,7 @@ pub fn measure_interleaved_with<L: Lineup>(config: &Config, clock: &dyn Clock, l
         }
         out.orders.push(order);
         let done = out.orders.len() as u32;
+        lineup.round_done(u64::from(done));
         if done >= 2 && lineup.should_stop() {
             break;
         }
@@ -545,6 +555,12 @@ mod tests {
         rounds: Vec<(usize, u64)>,
         fail: Option<(usize, u64)>,
         ops: Vec<u64>,
+        /// One strategy's own noise: its n-th operation costs `factors[n % len]` times more.
+        jitter: Option<(usize, Vec<f64>)>,
+        /// `should_stop` answers true once this many operations have run.
+        stop_after_ops: Option<u64>,
+        /// The machine's speed in each round (cycling), shared by every strategy of the round.
+        round_speed: Vec<f64>,
     }
 
     impl Drifting {
@@ -556,6 +572,9 @@ mod tests {
                 rounds: Vec::new(),
                 fail: None,
                 ops: vec![0; cost.len()],
+                jitter: None,
+                stop_after_ops: None,
+                round_speed: vec![1.0],
             }
         }
     }
@@ -576,10 +595,19 @@ mod tests {
             {
                 return Err(format!("{i} failed in round {round}"));
             }
+            let own = match &self.jitter {
+                Some((who, factors)) if *who == i => factors[self.ops[i] as usize % factors.len()],
+                _ => 1.0,
+            };
+            let round = self.rounds.last().map_or(0, |&(_, r)| r as usize);
+            let speed = self.round_speed[round % self.round_speed.len()];
             self.ops[i] += 1;
             let t = self.clock.0.get();
-            self.clock.0.set(t + self.cost[i] * (1.0 + self.drift * t / 1e9));
+            self.clock.0.set(t + self.cost[i] * own * speed * (1.0 + self.drift * t / 1e9));
             Ok(())
+        }
+        fn should_stop(&self) -> bool {
+            self.stop_after_ops.is_some_and(|n| self.ops.iter().sum::<u64>() >= n)
         }
     }
 
@@ -651,6 +679,74 @@ mod tests {
             .collect();
         let biased = seq[1].summary.mean / seq[0].summary.mean;
         assert!(biased > 1.5 * 1.1, "sequential ratio {biased} should carry the drift");
+    }
+
+    /// Whole runs (the stream's settings): strategies of a third of a second each.
+    fn whole(min: u32, max: u32) -> Config {
+        Config {
+            measure_rss: false,
+            ..Config::whole_runs(min, max, Duration::from_secs(8), false)
+        }
+    }
+
+    #[test]
+    fn whole_runs_go_in_seeded_rounds_with_no_pilot_nor_warmup_and_pair_round_by_round() {
+        let clock = FakeClock::default();
+        let mut lineup = Drifting::new(&clock, &[3e8, 2e8, 4e8], 0.0);
+        let r = measure_interleaved_with(&whole(4, 4), &clock, &mut lineup);
+        assert!(r.stopped.is_none());
+        // The order of every round, from the default seed (ChaCha8: the same on every machine).
+        assert_eq!(r.orders, [[1, 2, 0], [1, 0, 2], [2, 1, 0], [0, 2, 1]]);
+        // Each strategy: one run a round and one in its Allocation pass; no pilot, no warmup.
+        assert_eq!(lineup.ops, [5, 5, 5]);
+        let m: Vec<&Measurement> = r.measurements.iter().map(|m| m.as_ref().unwrap()).collect();
+        for (m, cost) in m.iter().zip([3e8, 2e8, 4e8]) {
+            assert_eq!(m.ops_per_iteration, 1);
+            assert_eq!(m.rounds_ns, [cost; 4]);
+        }
+        let paired = crate::paired::log_ratio(&m[0].rounds_ns, &m[2].rounds_ns, 0.99).unwrap();
+        assert_eq!((paired.estimate, paired.n), (4.0 / 3.0, 4));
+    }
+
+    #[test]
+    fn whole_run_rounds_stop_at_the_minimum_once_every_paired_ratio_is_known_and_else_at_the_maximum() {
+        // The machine switches between two speeds 1.8× apart from round to round: each
+        // strategy's own Error is far above 2%, but the ratios are exact, known at once.
+        let clock = FakeClock::default();
+        let mut switching = Drifting::new(&clock, &[3e8, 2e8], 0.0);
+        switching.round_speed = vec![1.0, 1.8];
+        let r = measure_interleaved_with(&whole(3, 10), &clock, &mut switching);
+        assert_eq!(r.orders.len(), 3);
+        let a = r.measurements[0].as_ref().unwrap();
+        assert!(a.summary.relative_error() > 0.5, "{:?}", a.summary);
+        // One strategy's own noise (±10% from round to round): never within 2%, so the
+        // rounds go on to the maximum within the budget (8 s for each strategy).
+        let clock = FakeClock::default();
+        let mut noisy = Drifting::new(&clock, &[3e8, 2e8], 0.0);
+        noisy.jitter = Some((1, vec![1.1, 0.9, 1.05, 0.95, 1.0]));
+        let r = measure_interleaved_with(&whole(3, 10), &clock, &mut noisy);
+        assert_eq!(r.orders.len(), 10);
+        // The budget (strategies × 8 s) ends the rounds before the maximum: 5 s a round.
+        let clock = FakeClock::default();
+        let mut slow = Drifting::new(&clock, &[3e9, 2e9], 0.0);
+        slow.jitter = Some((1, vec![1.1, 0.9, 1.05, 0.95, 1.0]));
+        let r = measure_interleaved_with(&whole(3, 10), &clock, &mut slow);
+        assert_eq!(r.orders.len(), 4);
+    }
+
+    #[test]
+    fn a_stop_asked_within_a_round_of_whole_runs_drops_that_round() {
+        let clock = FakeClock::default();
+        let mut lineup = Drifting::new(&clock, &[3e8, 2e8, 4e8], 0.0);
+        // Asked after the third round's first run.
+        lineup.stop_after_ops = Some(3 * 3 + 1);
+        let r = measure_interleaved_with(&whole(10, 10), &clock, &mut lineup);
+        assert_eq!(r.orders.len(), 3);
+        for m in r.measurements.iter().map(|m| m.as_ref().unwrap()) {
+            assert_eq!(m.rounds_ns.len(), 3);
+        }
+        // The round's first run happened and was dropped; then each Allocation pass.
+        assert_eq!(lineup.ops.iter().sum::<u64>(), 3 * 3 + 1 + 3);
     }
 
     #[test]

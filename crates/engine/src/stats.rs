@@ -118,10 +118,7 @@ pub fn ratio_of_samples(baseline: &[f64], row: &[f64]) -> Option<(f64, f64)> {
 /// per-round ratios, its 99% interval, RatioSD the SD of the per-round ratios); others get
 /// BenchmarkDotNet's pairwise quotients.
 pub fn fill_ratios(base: &Row, row: &mut Row) {
-    let paired = (!base.rounds_ns.is_empty())
-        .then(|| crate::paired::log_ratio(&base.rounds_ns, &row.rounds_ns, crate::paired::PAIRED_CONFIDENCE))
-        .flatten();
-    if let Some(interval) = paired {
+    if let Some(interval) = row.paired_ratio_to(base) {
         row.ratio = Some(interval.estimate);
         row.ratio_sd = crate::paired::ratio_sd(&base.rounds_ns, &row.rounds_ns);
         row.ratio_interval = Some(interval);
@@ -138,23 +135,6 @@ pub fn fill_ratios(base: &Row, row: &mut Row) {
         (Some(b), Some(a)) if b == 0.0 && a == 0.0 => Some(1.0),
         _ => None,
     };
-}
-
-/// Welch's two-sample t-test from summary statistics; returns the two-sided p-value, or `None`
-/// when either sample has fewer than two values or both have no variance.
-pub fn welch_p_value(mean_a: f64, sd_a: f64, n_a: usize, mean_b: f64, sd_b: f64, n_b: usize) -> Option<f64> {
-    if n_a < 2 || n_b < 2 {
-        return None;
-    }
-    let va = sd_a * sd_a / n_a as f64;
-    let vb = sd_b * sd_b / n_b as f64;
-    if va + vb == 0.0 {
-        return if mean_a == mean_b { Some(1.0) } else { Some(0.0) };
-    }
-    let t = (mean_a - mean_b) / (va + vb).sqrt();
-    let df = (va + vb).powi(2) / (va * va / (n_a as f64 - 1.0) + vb * vb / (n_b as f64 - 1.0));
-    let dist = StudentsT::new(0.0, 1.0, df).ok()?;
-    Some(2.0 * (1.0 - dist.cdf(t.abs())))
 }
 
 #[cfg(test)]
@@ -233,13 +213,5 @@ mod tests {
         row.allocated_bytes = Some(8.0);
         fill_ratios(&base, &mut row);
         assert_eq!(row.alloc_ratio, None);
-    }
-
-    #[test]
-    fn welch_detects_clear_difference_and_not_noise() {
-        let p = welch_p_value(100.0, 1.0, 20, 110.0, 1.0, 20).unwrap();
-        assert!(p < 1e-10);
-        let p = welch_p_value(100.0, 5.0, 20, 100.5, 5.0, 20).unwrap();
-        assert!(p > 0.5);
     }
 }

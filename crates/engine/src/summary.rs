@@ -96,6 +96,12 @@ pub struct StreamLibrary {
     pub library: String,
     pub incremental_mb_per_s: f64,
     pub buffered_mb_per_s: f64,
+    /// Incremental's throughput over buffered's, paired per round (buffered's time over
+    /// incremental's in each round: [`crate::Row::paired_ratio_to`]), with its 99% interval;
+    /// absent when the rows were not measured in the same rounds (a sequential table, an older
+    /// file), and then only the two means' quotient is known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throughput_ratio: Option<crate::paired::Interval>,
     pub incremental_peak_bytes: Option<u64>,
     pub buffered_peak_bytes: Option<u64>,
     pub aggregate_peak_bytes: Option<u64>,

@@ -1,5 +1,5 @@
 //! The library's errors, each with the exit code the CLI and the bench harness give it
-//! (design.md: 2 usage or bad input, 3 environment, 130 interrupted).
+//! (2 usage or bad input, 3 environment, 130 interrupted).
 
 /// Why an experiment could not run, or stopped.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

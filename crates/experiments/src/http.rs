@@ -3,18 +3,27 @@
 //! percentiles and the server's own allocations and CPU per request. A `target` URL is
 //! load-tested instead when given. Every table goes through the one Runner: a load run is a
 //! strategy that measures itself (its row comes from the load generator).
+//!
+//! Nothing runs for hours: every table states its wall-clock bound before it starts (on the
+//! sink, and as the `wall_clock_bound_s` param) — the agreement check it makes, if any, plus
+//! each load run's [`LoadSpec::bound`] — and a load run that is lost ([`LossRule`]: the
+//! in-process API at its first 5xx, any target past the error share or the stall bound) ends
+//! at once. Once a run is lost, no further run is started against that server: the rows left
+//! fail saying where it was lost, and the experiment ends with the loss's error (exit 3, or 2
+//! when every failure was a 4xx) after everything is written.
 
 use bytes::Bytes;
 use jsoncost_codecs::gate::Reference;
 use jsoncost_codecs::{Canonical, Contract, RunFailure, Strategy};
 use jsoncost_engine::{ExperimentKind, Fidelity, Row};
-use jsoncost_http::loadgen::{self, LoadError, LoadReport, LoadSpec};
+use jsoncost_http::loadgen::{self, LoadError, LoadReport, LoadSpec, LossRule, Model};
 use jsoncost_http::server::{self, RunningServer, ServerConfig, TelemetryParse};
-use jsoncost_http::verify::{Route, VerifyError, modes_agree_blocking};
+use jsoncost_http::verify::{Route, VerifyError, agreement_bound, modes_agree_blocking};
 use jsoncost_http::{Mode, StoreData, StoreSource, row::failed_row, row::http_row};
 use jsoncost_shapes::{DEFAULT_SEED, write_telemetry};
 use jsoncost_stores::OpenOptions;
 use serde_json::{Map, json};
+use std::cell::RefCell;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -49,18 +58,17 @@ pub struct HttpOptions {
     pub cache: jsoncost_http::CacheConfig,
     /// Per-request timeout.
     pub timeout: Duration,
+    /// When a load run is given up as lost. Against the in-process API its first 5xx (or
+    /// refused connection) loses it too, whatever this says.
+    pub loss: LossRule,
     /// Fewer requests and shorter runs.
     pub quick: bool,
 }
 
-/// A load run's error: fatal (the run stops) unless the URL or the load itself is wrong.
+/// A load run's error that ends the experiment at once (a target that refuses the first
+/// connection is a lost target instead; see [`LoadRun::measure_once`]).
 fn load_error(e: LoadError) -> RunFailure {
-    match e {
-        LoadError::Unreachable { .. } | LoadError::Runtime(_) => {
-            RunFailure::fatal(format!("{e}; is the server running and listening there?"))
-        }
-        LoadError::InvalidUrl { .. } | LoadError::InvalidSpec { .. } => RunFailure::fatal(e.to_string()),
-    }
+    RunFailure::fatal(e.to_string())
 }
 
 /// A bad cache URL is a usage error; everything else about starting a server is the environment's.
@@ -133,13 +141,104 @@ impl HttpOptions {
         v
     }
 
-    fn spec(&self, url: String, load: &Load) -> LoadSpec {
+    /// The load run of `load` against `url`; `in_process`: the reference API, which answers a
+    /// 5xx only when its cache or store is gone, so its first one loses the run.
+    fn spec(&self, url: String, load: &Load, in_process: bool) -> LoadSpec {
         let mut spec = match load.open {
             Some((rate, d)) => LoadSpec::open(url, rate, d, load.connections),
             None => LoadSpec::closed(url, load.requests, load.connections),
         };
         spec.timeout = self.timeout.max(Duration::from_millis(1));
+        spec.loss = LossRule {
+            first_server_error: in_process,
+            ..self.loss
+        };
         spec
+    }
+}
+
+/// A table's wall-clock bound: the check it makes before its runs (if any), then each run's.
+fn table_bound<'a>(check: Duration, runs: impl IntoIterator<Item = &'a LoadSpec>) -> Duration {
+    runs.into_iter().fold(check, |sum, spec| sum.saturating_add(spec.bound()))
+}
+
+/// `d` for a reader: `36 s`, `5 min 5 s`, `1 h 52 min`.
+fn human(d: Duration) -> String {
+    let s = d.as_secs_f64().ceil() as u64;
+    match s {
+        0..60 => format!("{s} s"),
+        60..3600 if s.is_multiple_of(60) => format!("{} min", s / 60),
+        60..3600 => format!("{} min {} s", s / 60, s % 60),
+        _ => format!("{} h {} min", s / 3600, s % 3600 / 60),
+    }
+}
+
+/// States `bound` for `table` before it starts, and records it in its params.
+fn state_bound(runner: &mut Runner<'_>, table: &str, params: &mut Map<String, serde_json::Value>, bound: Duration) {
+    params.insert("wall_clock_bound_s".into(), json!(bound.as_secs_f64()));
+    runner.sink().note(&format!("http: {table}: ends within {}", human(bound)));
+}
+
+/// Where a server was lost, which no further run is started against.
+struct Lost {
+    table: String,
+    method: String,
+    why: String,
+    /// Every failure was a 4xx: the URL or the request is wrong, not the server.
+    bad_input: bool,
+}
+
+/// What the load runs of one experiment share beyond their rows: whether the server is lost,
+/// and notes for the reader.
+#[derive(Default)]
+struct Watch {
+    lost: RefCell<Option<Lost>>,
+    notes: RefCell<Vec<String>>,
+}
+
+impl Watch {
+    /// The server was lost in `table`'s run `method`; the first loss is the one kept.
+    fn lose(&self, table: &str, method: &str, why: &str, bad_input: bool) {
+        self.lost.borrow_mut().get_or_insert_with(|| Lost {
+            table: table.to_string(),
+            method: method.to_string(),
+            why: why.to_string(),
+            bad_input,
+        });
+    }
+
+    fn is_lost(&self) -> bool {
+        self.lost.borrow().is_some()
+    }
+
+    /// Why a run is not started, once the server is lost.
+    fn not_started(&self) -> Option<RunFailure> {
+        let lost = self.lost.borrow();
+        let lost = lost.as_ref()?;
+        let failure = RunFailure::row(format!("not started: the target was lost in {} ({})", lost.table, lost.method));
+        Some(if lost.bad_input { failure.bad_input() } else { failure })
+    }
+
+    /// Hands the notes gathered so far to the sink.
+    fn flush(&self, runner: &mut Runner<'_>) {
+        for note in self.notes.borrow_mut().drain(..) {
+            runner.sink().note(&note);
+        }
+    }
+
+    /// The experiment's end: the loss, if the server was lost.
+    fn outcome(&self) -> Result<(), Error> {
+        match &*self.lost.borrow() {
+            None => Ok(()),
+            Some(lost) => {
+                let message = format!("http run stopped: {}: {}: {}", lost.table, lost.method, lost.why);
+                Err(if lost.bad_input {
+                    Error::usage(message)
+                } else {
+                    Error::environment(message)
+                })
+            }
+        }
     }
 }
 
@@ -163,39 +262,6 @@ fn params(route: &str, load: &Load) -> Map<String, serde_json::Value> {
     p
 }
 
-/// One load run against `url`, with the server's cost when the server is ours. The reference
-/// API failing (5xx answers, lost connections: its cache or store is gone) fails the row with
-/// its error counts and stops the run, as a lost store does; its latencies mix failures with
-/// answers, so they are no measurement.
-fn measure_one(server: Option<&RunningServer>, method: &str, spec: &LoadSpec, cancel: &Cancel) -> Result<Row, RunFailure> {
-    let (token, watcher, done) = cancel_token(cancel);
-    let result = match server {
-        Some(srv) => {
-            let (r, cost) = srv.measure(|| loadgen::run_cancellable(spec, &token));
-            r.map(|report| (http_row(method, &report, Some(&cost)), report))
-        }
-        None => loadgen::run_cancellable(spec, &token).map(|report| (http_row(method, &report, None), report)),
-    };
-    done.store(true, std::sync::atomic::Ordering::Relaxed);
-    let _ = watcher.join();
-    let (row, report) = result.map_err(load_error)?;
-    if server.is_some() && report.server_errors() > 0 {
-        let why = format!(
-            "the reference API failed {} of {} requests ({}); its cache or store is gone",
-            report.server_errors(),
-            report.requests,
-            report.errors_by_kind()
-        );
-        return Err(RunFailure::fatal(why.clone()).with_row(failed_row(method, &report, why)));
-    }
-    if server.is_none() && !row.is_ok() && refused_only(&report) {
-        // An external target that refused every request: the URL or the request is wrong.
-        let why = row.error_message.clone().unwrap_or_default();
-        return Err(RunFailure::row(why).bad_input().with_row(row));
-    }
-    Ok(row)
-}
-
 /// True when the in-process API itself failed the agreement check (no answer, or a 5xx): its
 /// cache or store is gone, which ends the run as it would mid-timing.
 fn server_failed(e: &VerifyError) -> bool {
@@ -205,18 +271,94 @@ fn server_failed(e: &VerifyError) -> bool {
 /// Every failure was a 4xx answer (the URL names nothing, the request is refused): bad input,
 /// where 5xx answers, timeouts and lost connections are the environment's.
 fn refused_only(report: &LoadReport) -> bool {
-    report.errors.total() == report.errors.status && report.status_codes.keys().all(|c| (400..500).contains(c))
+    report.errors.total() > 0 && report.errors.total() == report.errors.status && report.status_codes.keys().all(|c| (400..500).contains(c))
 }
 
 /// One load run as a strategy: its gate is the agreement checked before the table (every mode
 /// serves the same document, the POST parses answer the same summary), and it measures itself.
 struct LoadRun<'s> {
     name: String,
+    /// The table it is a row of.
+    table: String,
     contract: Contract,
     server: Option<&'s RunningServer>,
     spec: LoadSpec,
     agreement: Result<(), RunFailure>,
     cancel: Cancel,
+    watch: &'s Watch,
+}
+
+impl LoadRun<'_> {
+    /// One load run, with the server's cost when the server is ours. A lost run fails its row
+    /// with its errors by kind and marks the server lost: the reference API failing (a 5xx
+    /// answer or a refused connection: its cache or store is gone), a target refusing the first
+    /// connection, or a run given up by its [`LossRule`]. Its latencies mix failures with
+    /// answers, so they are no measurement.
+    fn measure_once(&self) -> Result<Row, RunFailure> {
+        if let Some(failure) = self.watch.not_started() {
+            return Err(failure);
+        }
+        let (method, spec) = (self.name.as_str(), &self.spec);
+        let (token, watcher, done) = cancel_token(&self.cancel);
+        let result = match self.server {
+            Some(srv) => {
+                let (r, cost) = srv.measure(|| loadgen::run_cancellable(spec, &token));
+                r.map(|report| (http_row(method, &report, Some(&cost)), report))
+            }
+            None => loadgen::run_cancellable(spec, &token).map(|report| (http_row(method, &report, None), report)),
+        };
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        let _ = watcher.join();
+        let (row, report) = match result {
+            Ok(measured) => measured,
+            Err(e @ LoadError::Unreachable { .. }) => {
+                let why = format!("{e}; is the server running and listening there?");
+                self.watch.lose(&self.table, method, &why, false);
+                return Err(RunFailure::row(why));
+            }
+            Err(e) => return Err(load_error(e)),
+        };
+        if report.unsent > 0 {
+            self.watch.notes.borrow_mut().push(unsent_note(&self.table, method, &report));
+        }
+        if self.server.is_some() && report.server_errors() > 0 {
+            let why = format!(
+                "the reference API failed {} of {} requests ({}); its cache or store is gone",
+                report.server_errors(),
+                report.requests,
+                report.errors_by_kind()
+            );
+            self.watch.lose(&self.table, method, &why, false);
+            return Err(RunFailure::row(why.clone()).with_row(failed_row(method, &report, why)));
+        }
+        if row.is_ok() {
+            return Ok(row);
+        }
+        // Lost, or not one success: a target whose every failure was a 4xx is bad input (the URL
+        // or the request is wrong); timeouts, lost connections and 5xx answers are the
+        // environment's.
+        let refused = self.server.is_none() && refused_only(&report);
+        let why = row.error_message.clone().unwrap_or_default();
+        if report.lost.is_some() {
+            self.watch.lose(&self.table, method, &why, refused);
+        }
+        let failure = RunFailure::row(why).with_row(row);
+        Err(if refused { failure.bad_input() } else { failure })
+    }
+}
+
+/// The open model's requests that were not sent, for the reader.
+fn unsent_note(table: &str, method: &str, report: &LoadReport) -> String {
+    let (scheduled, duration) = match report.model {
+        Model::Open { rate, duration } => ((rate * duration.as_secs_f64()).ceil(), duration),
+        Model::Closed { requests } => (requests as f64, report.elapsed),
+    };
+    format!(
+        "http: {table}: {method}: {} of {scheduled} scheduled requests not sent: every connection was still busy when the {} s ended (its latencies are those of the {} sent)",
+        report.unsent,
+        duration.as_secs_f64(),
+        report.requests
+    )
 }
 
 impl Strategy for LoadRun<'_> {
@@ -236,7 +378,7 @@ impl Strategy for LoadRun<'_> {
         Err(RunFailure::row("a load run measures itself"))
     }
     fn measure(&mut self) -> Option<Result<Row, RunFailure>> {
-        Some(measure_one(self.server, &self.name, &self.spec, &self.cancel))
+        Some(self.measure_once())
     }
 }
 
@@ -248,18 +390,34 @@ fn mode_contract(mode: Mode) -> Contract {
     }
 }
 
-/// Runs one table of load runs; a stop ends the experiment.
-fn run_table(runner: &mut Runner<'_>, name: String, params: Map<String, serde_json::Value>, runs: Vec<LoadRun<'_>>) -> Result<(), Error> {
+/// Runs one table of load runs, its bound stated first; a stop ends the experiment.
+fn run_table(
+    runner: &mut Runner<'_>,
+    name: String,
+    mut params: Map<String, serde_json::Value>,
+    check: Duration,
+    runs: Vec<LoadRun<'_>>,
+) -> Result<(), Error> {
+    let bound = table_bound(check, runs.iter().filter(|r| runner.filter().matches(&r.name)).map(|r| &r.spec));
+    state_bound(runner, &name, &mut params, bound);
+    let watch = runs.first().map(|r| r.watch);
     let strategies = runs
         .into_iter()
         .map(|r| Box::new(r) as jsoncost_codecs::BoxedStrategy<'_>)
         .collect();
-    match runner.run(Table::self_checked(ExperimentKind::Http, name.clone(), params, strategies)) {
+    let ran = runner.run(Table::self_checked(ExperimentKind::Http, name.clone(), params, strategies));
+    if let Some(watch) = watch {
+        watch.flush(runner);
+    }
+    match ran {
         Ok(_) => Ok(()),
         Err(Stop::Fatal(m)) => Err(Error::environment(format!("http run stopped: {name}: {m}"))),
         Err(stop) => Err(stop.into()),
     }
 }
+
+/// The GET routes the in-process API is loaded on: (name, route).
+const ROUTES: [(&str, Route); 2] = [("item", Route::Item(1)), ("list", Route::List(48))];
 
 /// Runs the http experiment through `runner`.
 pub fn run(options: &HttpOptions, runner: &mut Runner<'_>) -> Result<(), Error> {
@@ -267,7 +425,7 @@ pub fn run(options: &HttpOptions, runner: &mut Runner<'_>) -> Result<(), Error> 
         return run_target(options, target, runner);
     }
     runner.filter().check_matches_any(Mode::ALL.iter().map(|m| m.as_str()))?;
-    let modes = Mode::ALL.iter().filter(|m| runner.filter().matches(m.as_str())).count();
+    let modes: Vec<Mode> = Mode::ALL.iter().copied().filter(|m| runner.filter().matches(m.as_str())).collect();
     let store_url = options.store.clone().unwrap_or_else(jsoncost_stores::default_store_url);
     runner.sink().status(&format!("http: loading items into {store_url}"));
     let source = StoreSource::open(options.store.as_deref(), &OpenOptions::default(), 4, &StoreData::default()).map_err(|e| {
@@ -291,70 +449,131 @@ pub fn run(options: &HttpOptions, runner: &mut Runner<'_>) -> Result<(), Error> 
     let loads = options.loads();
     runner
         .sink()
-        .planned((loads.len() * 2 * modes) as u64 + if options.post_requests > 0 { 4 } else { 0 });
+        .planned((loads.len() * 2 * modes.len()) as u64 + if options.post_requests > 0 { 4 } else { 0 });
+    // The whole experiment's bound: every table's, as each will state it.
+    let run_bound = options.spec(srv.url(""), &loads[0], true).bound();
+    let get_runs = |load: &Load| {
+        let spec = options.spec(srv.url(""), load, true);
+        table_bound(Duration::ZERO, std::iter::repeat_n(&spec, modes.len()))
+    };
+    let gets = ROUTES.len() as u32 * agreement_bound() + ROUTES.len() as u32 * loads.iter().map(get_runs).sum::<Duration>();
+    let posts = if options.post_requests > 0 {
+        post_bound(options, runner)
+    } else {
+        Duration::ZERO
+    };
+    runner.sink().note(&format!(
+        "http: ends within {} (each load run within {}; a lost server ends it sooner)",
+        human(gets + posts),
+        human(run_bound)
+    ));
 
+    let watch = Watch::default();
     let result = (|| -> Result<(), Error> {
-        for (route_name, route) in [("item", Route::Item(1)), ("list", Route::List(48))] {
-            // Every mode must serve the same document before any is timed.
-            let agreement = modes_agree_blocking(&srv.url(""), route);
-            if let Err(e) = &agreement
-                && server_failed(e)
-            {
-                return Err(Error::environment(format!("http run stopped: {route_name}: {e}")));
-            }
-            // Modes that disagree serve different data: bad input, not the server's failure.
-            let agreement = agreement
-                .map(|_| ())
-                .map_err(|e| RunFailure::row(format!("the modes disagree, nothing is timed: {e}")).bad_input());
-            for load in &loads {
+        for (route_name, route) in ROUTES {
+            let mut agreement = Ok(());
+            for (i, load) in loads.iter().enumerate() {
                 if runner.is_cancelled() {
                     return Err(Error::Interrupted);
+                }
+                let table = format!("{route_name}/{}", load.label);
+                // Every mode must serve the same document before any is timed: checked with the
+                // route's first table (within its bound), unless the server is lost already.
+                let check = if i == 0 { agreement_bound() } else { Duration::ZERO };
+                if i == 0 && !watch.is_lost() {
+                    agreement = match modes_agree_blocking(&srv.url(""), route) {
+                        Ok(_) => Ok(()),
+                        // The in-process API itself failed (no answer, or a 5xx): lost.
+                        Err(e) if server_failed(&e) => {
+                            watch.lose(&table, "agreement check", &e.to_string(), false);
+                            Ok(())
+                        }
+                        // Modes that disagree serve different data: bad input, not the server's failure.
+                        Err(e) => Err(RunFailure::row(format!("the modes disagree, nothing is timed: {e}")).bad_input()),
+                    };
                 }
                 let runs = Mode::ALL
                     .iter()
                     .map(|mode| LoadRun {
                         name: mode.as_str().to_string(),
+                        table: table.clone(),
                         contract: mode_contract(*mode),
                         server: Some(&srv),
-                        spec: options.spec(srv.url(&route.path(*mode)), load),
+                        spec: options.spec(srv.url(&route.path(*mode)), load, true),
                         agreement: agreement.clone(),
                         cancel: runner.cancel().clone(),
+                        watch: &watch,
                     })
                     .collect();
-                run_table(
-                    runner,
-                    format!("{route_name}/{}", load.label),
-                    params(&route.path(Mode::TypedSerdeJson), load),
-                    runs,
-                )?;
+                run_table(runner, table, params(&route.path(Mode::TypedSerdeJson), load), check, runs)?;
             }
         }
         if options.post_requests > 0 {
             if runner.is_cancelled() {
                 return Err(Error::Interrupted);
             }
-            post_table(options, &srv, runner)?;
+            post_table(options, &srv, &watch, runner)?;
         }
         Ok(())
     })();
     let _ = srv.shutdown();
     result?;
+    watch.outcome()?;
     if runner.is_cancelled() { Err(Error::Interrupted) } else { Ok(()) }
+}
+
+/// `--quick`'s POST body and uploads per mode: 100,000 readings (7.2 MB).
+const QUICK_POST_READINGS: u64 = 100_000;
+const QUICK_POST_REQUESTS: u64 = 4;
+
+/// Uploads at once in the POST tables: one (the server's peak heap is one request's), and four.
+const POST_UPLOADS: [usize; 2] = [1, 4];
+
+/// The POST table's rows: the in-process API's incremental parse, a second server's buffered one.
+const POST_PARSES: [&str; 2] = ["incremental/serde_json", "buffered/serde_json"];
+
+/// The POST tables' readings per body and uploads per mode.
+fn post_load(options: &HttpOptions) -> (u64, u64) {
+    if options.quick {
+        (
+            options.post_readings.min(QUICK_POST_READINGS),
+            options.post_requests.min(QUICK_POST_REQUESTS),
+        )
+    } else {
+        (options.post_readings, options.post_requests)
+    }
+}
+
+/// A POST table's load at `uploads` at once.
+fn post_spec(options: &HttpOptions, url: String, body: Bytes, requests: u64, uploads: usize) -> LoadSpec {
+    let load = Load {
+        label: String::new(),
+        requests,
+        connections: uploads,
+        open: None,
+    };
+    options.spec(url, &load, true).post(body, "application/json")
+}
+
+/// The check before the POST tables: one POST to each parse, each within the timeout.
+fn post_check_bound(options: &HttpOptions) -> Duration {
+    options.timeout.saturating_mul(POST_PARSES.len() as u32)
+}
+
+/// The POST tables' bound: the check, then each parse's runs.
+fn post_bound(options: &HttpOptions, runner: &Runner<'_>) -> Duration {
+    let (_, requests) = post_load(options);
+    let parses = POST_PARSES.iter().filter(|name| runner.filter().matches(name)).count();
+    POST_UPLOADS.iter().fold(post_check_bound(options), |sum, &uploads| {
+        let spec = post_spec(options, String::new(), Bytes::new(), requests, uploads);
+        sum + table_bound(Duration::ZERO, std::iter::repeat_n(&spec, parses))
+    })
 }
 
 /// POST /telemetry: the incremental parse of the body stream against the buffered one (a
 /// second server, since the parse is a server setting).
-fn post_table(options: &HttpOptions, srv: &RunningServer, runner: &mut Runner<'_>) -> Result<(), Error> {
-    let readings = if options.quick {
-        options.post_readings.min(QUICK_POST_READINGS)
-    } else {
-        options.post_readings
-    };
-    let requests = if options.quick {
-        options.post_requests.min(QUICK_POST_REQUESTS)
-    } else {
-        options.post_requests
-    };
+fn post_table(options: &HttpOptions, srv: &RunningServer, watch: &Watch, runner: &mut Runner<'_>) -> Result<(), Error> {
+    let (readings, requests) = post_load(options);
     let mut body = Vec::new();
     write_telemetry(&mut body, readings, DEFAULT_SEED).expect("writing to memory");
     let body = Bytes::from(body);
@@ -363,18 +582,24 @@ fn post_table(options: &HttpOptions, srv: &RunningServer, runner: &mut Runner<'_
         ..ServerConfig::default()
     })
     .map_err(server_error)?;
-    let servers = [("incremental/serde_json", srv), ("buffered/serde_json", &buffered)];
-    // Both parses must answer the same summary before either is timed.
+    let servers = [(POST_PARSES[0], srv), (POST_PARSES[1], &buffered)];
+    // Both parses must answer the same summary before either is timed (unless the API is lost).
     let answers: Vec<Result<serde_json::Value, String>> = servers
         .iter()
-        .map(|(_, server)| post_once(server, &body, options.timeout))
+        .map(|(_, server)| {
+            if watch.is_lost() {
+                Ok(serde_json::Value::Null)
+            } else {
+                post_once(server, &body, options.timeout)
+            }
+        })
         .collect();
-    // One upload at a time (the server's peak heap is one request's) and four at once.
     let result = (|| {
-        for uploads in [1usize, 4] {
+        for (i, uploads) in POST_UPLOADS.into_iter().enumerate() {
             if runner.is_cancelled() {
                 return Err(Error::Interrupted);
             }
+            let table = format!("telemetry/post-{readings}-readings-c{uploads}");
             let load = Load {
                 label: String::new(),
                 requests,
@@ -389,11 +614,17 @@ fn post_table(options: &HttpOptions, srv: &RunningServer, runner: &mut Runner<'_
                 .zip(&answers)
                 .map(|((name, server), answer)| LoadRun {
                     name: name.to_string(),
+                    table: table.clone(),
                     // Both answer the same summary of the readings.
                     contract: Contract::Aggregate,
                     server: Some(*server),
-                    spec: LoadSpec::closed(server.url(jsoncost_http::mode::TELEMETRY_PATH), requests, uploads)
-                        .post(body.clone(), "application/json"),
+                    spec: post_spec(
+                        options,
+                        server.url(jsoncost_http::mode::TELEMETRY_PATH),
+                        body.clone(),
+                        requests,
+                        uploads,
+                    ),
                     agreement: match (answer, &answers[0]) {
                         (Err(e), _) => Err(RunFailure::row(e.clone())),
                         (Ok(_), Err(_)) => Err(RunFailure::row("the baseline failed, nothing to compare with")),
@@ -401,19 +632,17 @@ fn post_table(options: &HttpOptions, srv: &RunningServer, runner: &mut Runner<'_
                         (Ok(_), Ok(_)) => Ok(()),
                     },
                     cancel: runner.cancel().clone(),
+                    watch,
                 })
                 .collect();
-            run_table(runner, format!("telemetry/post-{readings}-readings-c{uploads}"), params, runs)?;
+            let check = if i == 0 { post_check_bound(options) } else { Duration::ZERO };
+            run_table(runner, table, params, check, runs)?;
         }
         Ok(())
     })();
     let _ = buffered.shutdown();
     result
 }
-
-/// `--quick`'s POST body and uploads per mode: 100,000 readings (7.2 MB).
-const QUICK_POST_READINGS: u64 = 100_000;
-const QUICK_POST_REQUESTS: u64 = 4;
 
 /// One POST of `body` to /telemetry: the JSON summary it answers, or why it did not.
 fn post_once(server: &RunningServer, body: &Bytes, timeout: Duration) -> Result<serde_json::Value, String> {
@@ -435,31 +664,32 @@ fn post_once(server: &RunningServer, body: &Bytes, timeout: Duration) -> Result<
 fn run_target(options: &HttpOptions, target: &str, runner: &mut Runner<'_>) -> Result<(), Error> {
     let loads = options.loads();
     runner.sink().planned(loads.len() as u64);
+    let total = loads
+        .iter()
+        .map(|load| options.spec(target.to_string(), load, false).bound())
+        .sum::<Duration>();
+    runner
+        .sink()
+        .note(&format!("http: ends within {} (a lost target ends it sooner)", human(total)));
+    let watch = Watch::default();
     for load in loads {
         if runner.is_cancelled() {
             return Err(Error::Interrupted);
         }
+        let table = format!("target/{}", load.label);
         let mut params = params(target, &load);
         params.insert("url".into(), json!(target));
         let run = LoadRun {
             name: "target".into(),
+            table: table.clone(),
             contract: Contract::Opaque,
             server: None,
-            spec: options.spec(target.to_string(), &load),
+            spec: options.spec(target.to_string(), &load, false),
             agreement: Ok(()),
             cancel: runner.cancel().clone(),
+            watch: &watch,
         };
-        match runner.run(Table::self_checked(
-            ExperimentKind::Http,
-            format!("target/{}", load.label),
-            params,
-            vec![Box::new(run)],
-        )) {
-            Ok(_) => {}
-            // The URL is the user's: a refused or invalid one is named as it is.
-            Err(Stop::Fatal(m)) => return Err(Error::environment(m.trim_start_matches("target: ").to_string())),
-            Err(stop) => return Err(stop.into()),
-        }
+        run_table(runner, table, params, Duration::ZERO, vec![run])?;
     }
-    Ok(())
+    watch.outcome()
 }

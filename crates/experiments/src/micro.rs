@@ -3,14 +3,18 @@
 //! one table per (subject, direction).
 
 use jsoncost_codecs::{BoxedStrategy, Direction, document};
-use jsoncost_shapes::{Data, Generator, Item, Items48, ORDER_LARGE_LINES, ORDER_LINES, Order, ShapeName};
+use jsoncost_shapes::ShapeName;
+#[cfg(feature = "shapes")]
+use jsoncost_shapes::{Data, Generator, Item, Items48, ORDER_LARGE_LINES, ORDER_LINES, Order};
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 
 use jsoncost_report::files::{self, ReadError};
 
 use crate::input;
-use crate::types::{Subject, TypedSubject, measure};
+#[cfg(feature = "shapes")]
+use crate::types::TypedSubject;
+use crate::types::{Subject, measure};
 use crate::{Error, Runner};
 
 /// What to measure.
@@ -29,7 +33,9 @@ pub struct MicroOptions {
 }
 
 /// A built-in shape, registered as any user's type is: its generated sample, its zero-copy form
-/// and the fields a handler that needs only a few would read.
+/// and the fields a handler that needs only a few would read. Their strategies are compiled
+/// with the feature `shapes` (the CLI builds it); a bench crate without it does not pay for them.
+#[cfg(feature = "shapes")]
 pub fn builtin(shape: ShapeName, seed: u64) -> Result<Box<dyn Subject>, Error> {
     let mut g = Generator::new(seed);
     let bytes = |v: Result<Vec<u8>, serde_json::Error>| v.expect("generated shapes serialize");
@@ -67,6 +73,15 @@ pub fn builtin(shape: ShapeName, seed: u64) -> Result<Box<dyn Subject>, Error> {
         ShapeName::OrderModel => Box::new(crate::variants::order_model(seed)?),
         ShapeName::Telemetry => return Err(Error::usage("telemetry is the stream experiment's shape, not a micro one")),
     })
+}
+
+/// Without the feature `shapes`, the built-in shapes are not compiled in.
+#[cfg(not(feature = "shapes"))]
+pub fn builtin(shape: ShapeName, _seed: u64) -> Result<Box<dyn Subject>, Error> {
+    Err(Error::usage(format!(
+        "the built-in shape {} needs jsoncost's cargo feature `shapes`",
+        shape.as_str()
+    )))
 }
 
 /// Any JSON document: the strategies that need no Rust type.

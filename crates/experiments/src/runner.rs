@@ -403,6 +403,8 @@ impl<'s> Runner<'s> {
                 counting: vec![false; passed.len()],
                 first_failure: vec![None; passed.len()],
                 cancel: &self.cancel,
+                progress: &mut *self.sink,
+                table,
             };
             let result = measure_interleaved(&self.config, &mut lineup);
             let Together {
@@ -490,6 +492,9 @@ struct Together<'t, 'a> {
     counting: Vec<bool>,
     first_failure: Vec<Option<RunFailure>>,
     cancel: &'t Cancel,
+    /// Told each round done (a table of whole runs spends seconds per round).
+    progress: &'t mut dyn Sink,
+    table: &'t str,
 }
 
 impl Lineup for Together<'_, '_> {
@@ -505,6 +510,12 @@ impl Lineup for Together<'_, '_> {
 
     fn should_stop(&self) -> bool {
         self.cancel.is_cancelled()
+    }
+
+    fn round_done(&mut self, rounds: u64) {
+        let (table, n) = (self.table, self.members.len());
+        self.progress
+            .status(&format!("{table}: {n} strategies in interleaved rounds, {rounds} done"));
     }
 
     fn op(&mut self, k: usize, stage: Stage) -> Result<(), RunFailure> {
@@ -599,6 +610,8 @@ mod tests {
         /// Set when this strategy is checked (a Ctrl-C during the gate).
         cancel_on_check: Option<Arc<AtomicBool>>,
         contract: jsoncost_codecs::Contract,
+        /// Where every run of any mock sharing it is named, in order.
+        log: Option<Rc<RefCell<Vec<&'static str>>>>,
     }
 
     impl Mock {
@@ -613,6 +626,7 @@ mod tests {
                 cancel_on_run: None,
                 cancel_on_check: None,
                 contract: jsoncost_codecs::Contract::TypedValue,
+                log: None,
             };
             (m, calls)
         }
@@ -633,6 +647,9 @@ mod tests {
             self.output.clone()
         }
         fn run(&mut self) -> Result<(), RunFailure> {
+            if let Some(log) = &self.log {
+                log.borrow_mut().push(self.name);
+            }
             let mut c = self.calls.borrow_mut();
             c.runs += 1;
             c.cursors.push(Some(self.cursor));
@@ -656,11 +673,13 @@ mod tests {
         }
     }
 
+    /// One strategy after another, a few runs each.
     fn config() -> Config {
         Config {
             alloc_ops: 3,
             budget: Duration::from_secs(5),
             warmup_iterations: 1,
+            schedule: Schedule::Sequential,
             ..Config::whole_runs(3, 4, Duration::from_secs(5), true)
         }
     }
@@ -1010,6 +1029,73 @@ mod tests {
                 &done("base"),
                 &done("other"),
                 &Event::Table("t/op".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn whole_runs_go_in_rounds_each_strategy_once_a_round_in_the_order_the_seed_gives() {
+        let log = Rc::new(RefCell::new(Vec::new()));
+        let mocks: Vec<Mock> = ["buffered/a", "incremental/a", "buffered/b"]
+            .into_iter()
+            .map(|name| {
+                let (mut m, _) = Mock::new(name, 1);
+                m.log = Some(log.clone());
+                m
+            })
+            .collect();
+        // What the stream experiment measures with: exactly three rounds here.
+        let config = Config::whole_runs(3, 3, Duration::from_secs(60), true);
+        assert_eq!(config.schedule, Schedule::Interleaved);
+        let (r, rec) = run_with(config, mocks, Filter::default(), Cancel::never());
+        assert_eq!(r, Ok(Ran { rows: 3, failed: 0 }));
+        // The gate's check runs are not runs; then the rounds in the default seed's orders
+        // (1 2 0, 1 0 2, 2 1 0), then one run each in its Allocation pass, in table order.
+        assert_eq!(
+            *log.borrow(),
+            [
+                "incremental/a",
+                "buffered/b",
+                "buffered/a",
+                "incremental/a",
+                "buffered/a",
+                "buffered/b",
+                "buffered/b",
+                "incremental/a",
+                "buffered/a",
+                "buffered/a",
+                "incremental/a",
+                "buffered/b"
+            ]
+        );
+        let e = &rec.tables[0];
+        assert_eq!(e.schedule, Schedule::Interleaved);
+        for r in &e.rows {
+            assert_eq!(
+                (r.iterations, r.rounds_ns.len(), r.ops_per_iteration),
+                (Some(3), 3, Some(1)),
+                "{}",
+                r.method
+            );
+            // Paired to the baseline, round by round (the baseline to itself).
+            assert_eq!(r.ratio_interval.map(|i| i.n), Some(3), "{}", r.method);
+        }
+        // Progress after each round.
+        let statuses: Vec<&str> = rec
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Status(s) => Some(s.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            statuses,
+            [
+                "t/op: 3 strategies in interleaved rounds",
+                "t/op: 3 strategies in interleaved rounds, 1 done",
+                "t/op: 3 strategies in interleaved rounds, 2 done",
+                "t/op: 3 strategies in interleaved rounds, 3 done"
             ]
         );
     }

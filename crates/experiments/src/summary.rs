@@ -85,7 +85,8 @@ pub fn store(exp: &Experiment) -> Option<StoreSummary> {
     })
 }
 
-/// Each library's incremental parse against its buffered one; `None` when no library has both.
+/// Each library's incremental parse against its buffered one (paired per round when both rows
+/// share rounds); `None` when no library has both.
 pub fn stream(exp: &Experiment) -> Option<StreamSummary> {
     let libraries: Vec<StreamLibrary> = ["serde_json", "sonic-rs", "simd-json"]
         .into_iter()
@@ -96,6 +97,9 @@ pub fn stream(exp: &Experiment) -> Option<StreamSummary> {
                 library: lib.to_string(),
                 incremental_mb_per_s: inc.mb_per_s?,
                 buffered_mb_per_s: buf.mb_per_s?,
+                // Buffered's time over incremental's, round by round: incremental's throughput
+                // over buffered's.
+                throughput_ratio: buf.paired_ratio_to(inc),
                 incremental_peak_bytes: inc.peak_bytes,
                 buffered_peak_bytes: buf.peak_bytes,
                 aggregate_peak_bytes: ok(exp, &format!("incremental-aggregate/{lib}")).and_then(|r| r.peak_bytes),
@@ -215,6 +219,44 @@ mod tests {
         // Without contracts (an older file) borrowed/* counted as a typed path.
         e.rows.iter_mut().for_each(|r| r.contract = None);
         assert_eq!(store(&e).unwrap().cheapest_typed.unwrap().method, "borrowed/serde_json");
+    }
+
+    /// A stream table measured in rounds: per-round times (ns) and the means' throughput.
+    fn stream_row(method: &str, rounds: &[f64]) -> Row {
+        let mut r = Row::new(method);
+        r.rounds_ns = rounds.to_vec();
+        let mean = rounds.iter().sum::<f64>() / rounds.len() as f64;
+        r.mean_ns = Some(mean);
+        r.mb_per_s = Some(72e6 / mean * 1e3);
+        r
+    }
+
+    #[test]
+    fn the_stream_summary_is_the_paired_ratio_of_the_rounds_not_of_the_means() {
+        // The machine drifts from round to round; in each round buffered takes 2, 2, 4 and 1
+        // times incremental's time: a geometric mean of 2 with a wide interval, where the
+        // means' quotient says 1.86.
+        let mut e = Experiment::new(ExperimentKind::Stream, "telemetry");
+        e.rows = vec![
+            stream_row("buffered/serde_json", &[2e8, 4e8, 4e8, 3e8]),
+            stream_row("incremental/serde_json", &[1e8, 2e8, 1e8, 3e8]),
+        ];
+        let s = stream(&e).unwrap();
+        let l = &s.libraries[0];
+        assert!((l.incremental_mb_per_s / l.buffered_mb_per_s - 13.0 / 7.0).abs() < 1e-12);
+        let r = l.throughput_ratio.unwrap();
+        // ln ratios: ln2, ln2, 2 ln2, 0; mean ln2, sd ln2·sqrt(2/3); t(0.995, 3) = 5.8409.
+        let ln2 = 2f64.ln();
+        let half = 5.840_909 * ln2 * (2.0f64 / 3.0).sqrt() / 2.0;
+        assert!((r.estimate - 2.0).abs() < 1e-12, "{r:?}");
+        assert!(
+            (r.low - (ln2 - half).exp()).abs() < 1e-5 && (r.high - (ln2 + half).exp()).abs() < 1e-5,
+            "{r:?}"
+        );
+        assert_eq!(r.n, 4);
+        // Rows not measured in the same rounds: no paired ratio, only the means'.
+        e.rows[1].rounds_ns.clear();
+        assert_eq!(stream(&e).unwrap().libraries[0].throughput_ratio, None);
     }
 
     #[test]

@@ -460,11 +460,13 @@ order_variant!(
 /// The built-in table `order-model/variants`: the `order-model` document for `seed` through
 /// every variant with serde_json and sonic-rs (24 rows: run stays fast). simd-json's serde path
 /// takes every variant but `RawValue` and `LazyValue` too (tested); a user's group measures it
-/// by default.
+/// by default. With the feature `shapes` (the built-in shapes, which the CLI builds).
+#[cfg(feature = "shapes")]
 pub fn order_model(seed: u64) -> Result<VariantsSubject<OrderModel>, Error> {
     order_model_on(seed, &[Library::SerdeJson, Library::SonicRs])
 }
 
+#[cfg(feature = "shapes")]
 fn order_model_on(seed: u64, libraries: &[Library]) -> Result<VariantsSubject<OrderModel>, Error> {
     VariantsSubject::<OrderModel>::new("order-model", shapes::order_model_document(seed))?
         .libraries(libraries)?
@@ -501,6 +503,7 @@ mod tests {
     use std::time::Duration;
 
     #[test]
+    #[cfg(feature = "shapes")]
     fn every_built_in_variant_reads_the_document_as_the_plain_value() {
         let subject = order_model(DEFAULT_SEED).unwrap();
         assert_eq!(subject.table(Direction::Deserialize), "order-model/variants");
@@ -563,6 +566,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "shapes")]
     fn simd_json_s_serde_path_reads_every_variant_but_the_other_libraries_raw_values() {
         let subject = order_model_on(DEFAULT_SEED, &[Library::SimdJson]).unwrap();
         let reference = subject.reference(Direction::Deserialize).unwrap();

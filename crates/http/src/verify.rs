@@ -38,6 +38,14 @@ pub enum VerifyError {
     Differs { url: String, baseline_url: String },
 }
 
+/// How long one mode's answer is waited for.
+pub const FETCH_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The most wall time [`modes_agree`] takes: one answer per mode.
+pub fn agreement_bound() -> Duration {
+    FETCH_TIMEOUT * Mode::ALL.len() as u32
+}
+
 /// The body each mode answers for `route` on the server at `base` (`http://host:port`), after
 /// checking that all decode equal. Returns (mode, body bytes) in [`Mode::ALL`] order.
 pub async fn modes_agree(base: &str, route: Route) -> Result<Vec<(Mode, Bytes)>, VerifyError> {
@@ -45,7 +53,7 @@ pub async fn modes_agree(base: &str, route: Route) -> Result<Vec<(Mode, Bytes)>,
     let mut baseline: Option<(String, serde_json::Value)> = None;
     for mode in Mode::ALL {
         let url = format!("{base}{}", route.path(mode));
-        let (status, body) = fetch(&url, http::Method::GET, Bytes::new(), Duration::from_secs(10)).await?;
+        let (status, body) = fetch(&url, http::Method::GET, Bytes::new(), FETCH_TIMEOUT).await?;
         if status != 200 {
             return Err(VerifyError::Status {
                 url,

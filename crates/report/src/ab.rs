@@ -30,7 +30,7 @@ use jsoncost_engine::{ExperimentKind, Results, Row};
 use serde::Serialize;
 
 use crate::columns::Align;
-use crate::compare::{ALLOCATION_TOLERANCE_BYTES, HTTP_ALLOCATION_TOLERANCE, NotCompared, Reason, Side};
+use crate::compare::{ALLOCATION_TOLERANCE_BYTES, NotCompared, Reason, Side};
 use crate::verdicts::Verdicts;
 use crate::{Format, json, units};
 
@@ -285,13 +285,7 @@ pub fn ab(runs: &[Run], threshold: f64) -> AbComparison {
                 (!base_alloc.is_empty()).then(|| mean(&base_alloc)),
                 (!new_alloc.is_empty()).then(|| mean(&new_alloc)),
             );
-            let allocation_grew = match (base_allocated_bytes, new_allocated_bytes) {
-                (Some(b), Some(n)) if kind == ExperimentKind::Http => {
-                    n - b >= ALLOCATION_TOLERANCE_BYTES.max(b * HTTP_ALLOCATION_TOLERANCE)
-                }
-                (Some(b), Some(n)) => n - b >= ALLOCATION_TOLERANCE_BYTES,
-                _ => false,
-            };
+            let allocation_grew = crate::compare::allocation_grew(kind, base_allocated_bytes, new_allocated_bytes);
             out.rows.push(AbRow {
                 experiment: kind,
                 table: table.to_string(),

@@ -6,11 +6,11 @@
 //! interval (mean ± Error, 99.9%) does not overlap the baseline's. Cheaper strategies that deliver something else are listed apart, as "if you
 //! only need ..." options: following them changes what the caller gets.
 
-use jsoncost_engine::stats::{CONFIDENCE, t_quantile_two_sided};
+use jsoncost_engine::stats::CONFIDENCE;
 use jsoncost_engine::{Contract, Experiment, Results, Row, Summary};
 use serde::Serialize;
 
-use crate::columns::{FLOOR, extra, sample_count};
+use crate::columns::{FLOOR, extra, mean_interval as interval};
 use crate::markdown::inline;
 use crate::{Format, fidelity, json, units};
 use jsoncost_engine::ExperimentKind as Kind;
@@ -144,8 +144,15 @@ fn typed_stream_baseline(exp: &Experiment) -> Option<&Row> {
         return None;
     }
     let typed = |r: &&Row| r.is_ok() && r.mean_ns.is_some() && r.contract == Some(Contract::TypedValue);
-    // serde_json's, as the table's own baseline is, when there is one.
-    let buffered: Vec<&Row> = exp.rows.iter().filter(typed).filter(|r| r.method.starts_with("buffered")).collect();
+    // serde_json's, as the table's own baseline is, when there is one. Only a `buffered-typed/*`
+    // row: a table whose own baseline already delivers typed values (the telemetry table's
+    // `buffered/serde_json`) is advised once, against it.
+    let buffered: Vec<&Row> = exp
+        .rows
+        .iter()
+        .filter(typed)
+        .filter(|r| r.method.starts_with("buffered-typed/"))
+        .collect();
     buffered
         .iter()
         .find(|r| r.method.ends_with("/serde_json"))
@@ -176,7 +183,7 @@ fn advise_typed_stream(exp: &Experiment, base: &Row, rates: &Rates) -> Option<Ad
 fn relative_to(base: &Row, row: &Row) -> Row {
     let mut r = row.clone();
     r.baseline = false;
-    r.ratio_interval = jsoncost_engine::paired::log_ratio(&base.rounds_ns, &row.rounds_ns, jsoncost_engine::paired::PAIRED_CONFIDENCE);
+    r.ratio_interval = row.paired_ratio_to(base);
     r
 }
 
@@ -398,18 +405,6 @@ fn mean(row: &Row) -> f64 {
 /// Requests per second, or for lack of it the inverse of the mean latency.
 fn throughput(row: &Row) -> f64 {
     extra(row, "req_per_s").unwrap_or_else(|| 1e9 / mean(row))
-}
-
-/// The 99.9% confidence interval of the mean: mean ± Error, or when Error is absent, from the
-/// standard deviation and the sample count with Student's t.
-fn interval(row: &Row) -> Option<(f64, f64)> {
-    let m = row.mean_ns?;
-    let half = row.error_ns.or_else(|| {
-        let sd = row.stddev_ns?;
-        let n = sample_count(row)?;
-        (n >= 2).then(|| t_quantile_two_sided(CONFIDENCE, (n - 1) as f64) * sd / (n as f64).sqrt())
-    })?;
-    Some((m - half, m + half))
 }
 
 fn overlap(a: (f64, f64), b: (f64, f64)) -> bool {

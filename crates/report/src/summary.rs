@@ -74,8 +74,11 @@ fn mib(bytes: Option<u64>) -> String {
         .unwrap_or_else(|| "-".into())
 }
 
-/// "incremental/X: Y MB/s (Z× of buffered), peak heap P vs Q buffered; ..." per library; the
-/// aggregate's peak only where the table has that row.
+/// "incremental/X: Y MB/s (Z× of buffered's throughput, 99% interval A–B×, paired per round),
+/// peak heap P vs Q buffered; ..." per library, or "no measurable difference" when the paired
+/// interval holds 1; the aggregate's peak only where the table has that row. Without rounds
+/// shared by both rows (a sequential table, an older file) only the means' quotient is known,
+/// and the sentence says so.
 fn stream(s: &StreamSummary) -> Vec<String> {
     s.libraries
         .iter()
@@ -83,11 +86,24 @@ fn stream(s: &StreamSummary) -> Vec<String> {
             let aggregate = l
                 .aggregate_peak_bytes
                 .map_or(String::new(), |b| format!("; incremental-aggregate peak heap {}", mib(Some(b))));
+            let ratio = match l.throughput_ratio {
+                Some(r) if r.contains(1.0) => format!(
+                    "no measurable difference from buffered: {:.2}× its throughput, 99% interval {:.2}–{:.2}×, paired per round",
+                    r.estimate, r.low, r.high
+                ),
+                Some(r) => format!(
+                    "{:.2}× of buffered's throughput, 99% interval {:.2}–{:.2}×, paired per round",
+                    r.estimate, r.low, r.high
+                ),
+                None => format!(
+                    "{:.2}× of buffered, from unpaired means",
+                    l.incremental_mb_per_s / l.buffered_mb_per_s
+                ),
+            };
             format!(
-                "incremental/{}: {:.0} MB/s ({:.2}× of buffered), peak heap {} vs {} buffered{aggregate}.",
+                "incremental/{}: {:.0} MB/s ({ratio}), peak heap {} vs {} buffered{aggregate}.",
                 l.library,
                 l.incremental_mb_per_s,
-                l.incremental_mb_per_s / l.buffered_mb_per_s,
                 mib(l.incremental_peak_bytes),
                 mib(l.buffered_peak_bytes),
             )
@@ -162,22 +178,51 @@ mod tests {
         );
     }
 
+    fn serde_json_library(throughput_ratio: Option<jsoncost_engine::Interval>) -> StreamLibrary {
+        StreamLibrary {
+            library: "serde_json".into(),
+            incremental_mb_per_s: 321.4,
+            buffered_mb_per_s: 350.1,
+            throughput_ratio,
+            incremental_peak_bytes: Some(32 << 20),
+            buffered_peak_bytes: Some(100 << 20),
+            aggregate_peak_bytes: Some(74_000),
+        }
+    }
+
     #[test]
-    fn the_stream_summary_is_one_line_per_library() {
+    fn the_stream_summary_states_the_paired_ratio_and_its_interval() {
+        // The means say 0.92×; the rounds, paired, say 1.06× and that it is real.
+        let paired = |estimate, low, high| Some(jsoncost_engine::Interval { estimate, low, high, n: 8 });
         let s = Summary::Stream(StreamSummary {
-            libraries: vec![StreamLibrary {
-                library: "serde_json".into(),
-                incremental_mb_per_s: 321.4,
-                buffered_mb_per_s: 350.1,
-                incremental_peak_bytes: Some(32 << 20),
-                buffered_peak_bytes: Some(100 << 20),
-                aggregate_peak_bytes: Some(74_000),
-            }],
+            libraries: vec![serde_json_library(paired(1.063, 1.021, 1.107))],
         });
         assert_eq!(
             sentences(&s),
             [
-                "incremental/serde_json: 321 MB/s (0.92× of buffered), peak heap 32.0 MiB vs 100.0 MiB buffered; incremental-aggregate peak heap 0.1 MiB."
+                "incremental/serde_json: 321 MB/s (1.06× of buffered's throughput, 99% interval 1.02–1.11×, paired per round), peak heap 32.0 MiB vs 100.0 MiB buffered; incremental-aggregate peak heap 0.1 MiB."
+            ]
+        );
+        let s = Summary::Stream(StreamSummary {
+            libraries: vec![serde_json_library(paired(0.99, 0.95, 1.03))],
+        });
+        assert_eq!(
+            sentences(&s),
+            [
+                "incremental/serde_json: 321 MB/s (no measurable difference from buffered: 0.99× its throughput, 99% interval 0.95–1.03×, paired per round), peak heap 32.0 MiB vs 100.0 MiB buffered; incremental-aggregate peak heap 0.1 MiB."
+            ]
+        );
+    }
+
+    #[test]
+    fn a_stream_summary_without_shared_rounds_says_its_ratio_is_of_unpaired_means() {
+        let s = Summary::Stream(StreamSummary {
+            libraries: vec![serde_json_library(None)],
+        });
+        assert_eq!(
+            sentences(&s),
+            [
+                "incremental/serde_json: 321 MB/s (0.92× of buffered, from unpaired means), peak heap 32.0 MiB vs 100.0 MiB buffered; incremental-aggregate peak heap 0.1 MiB."
             ]
         );
     }
@@ -189,6 +234,7 @@ mod tests {
                 library: "sonic-rs".into(),
                 incremental_mb_per_s: 400.0,
                 buffered_mb_per_s: 500.0,
+                throughput_ratio: None,
                 incremental_peak_bytes: Some(1 << 20),
                 buffered_peak_bytes: Some(64 << 20),
                 aggregate_peak_bytes: None,
@@ -196,7 +242,7 @@ mod tests {
         });
         assert_eq!(
             sentences(&s),
-            ["incremental/sonic-rs: 400 MB/s (0.80× of buffered), peak heap 1.0 MiB vs 64.0 MiB buffered."]
+            ["incremental/sonic-rs: 400 MB/s (0.80× of buffered, from unpaired means), peak heap 1.0 MiB vs 64.0 MiB buffered."]
         );
     }
 }

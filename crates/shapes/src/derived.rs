@@ -6,7 +6,7 @@
 //! `time::OffsetDateTime` read through `#[serde(with)]`, which none of them supports and whose
 //! traits the orphan rule forbids implementing for `OffsetDateTime` here. So each date-time is a
 //! [`Stamp`] (the same RFC 3339 reader and round-trip writer as the shapes), and the fields,
-//! names and order are the shapes' own: `tests/derived.rs` checks that each copy writes the
+//! names and order are the shapes' own: `tests/shapes/derived.rs` checks that each copy writes the
 //! shape's exact bytes. A user adopting one of these libraries makes the same two changes.
 //! (Written out, not by a macro: nanoserde's derive cannot read a struct `macro_rules!` emits.)
 

@@ -1,4 +1,4 @@
-//! jsoncost's payload shapes (design.md section 2): serde models and deterministic generators.
+//! jsoncost's payload shapes: serde models and deterministic generators.
 
 #[cfg(feature = "other-derives")]
 pub mod derived;

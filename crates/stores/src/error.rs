@@ -94,7 +94,7 @@ fn mib(bytes: u64) -> String {
 }
 
 impl StoreError {
-    /// The process exit code the command line should end with (design.md: 2 usage or bad
+    /// The process exit code the command line should end with (2 usage or bad
     /// input, 3 environment failure).
     pub fn exit_code(&self) -> i32 {
         match self {

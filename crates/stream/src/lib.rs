@@ -52,7 +52,11 @@
 //!
 //! The scan also marks bytes >= 0x80: an element without any is valid UTF-8 by construction, so
 //! sonic-rs is spared its own UTF-8 pass on it; an element with some is checked with
-//! `std::str::from_utf8`. simd-json rewrites its input while parsing, so each element is copied
+//! `std::str::from_utf8`. sonic-rs reads an all-ASCII object or array element with the ASCII
+//! bytes that follow it in the buffer: it loads 32 and 64 bytes at a time and reads byte by byte
+//! within that many of its input's end, which on a small element cut at its end is most of it.
+//! The value ends where the scan found the element's end (JSON says where, alike for both); an
+//! element it refuses is parsed again alone, so an error is the library's on the element. simd-json rewrites its input while parsing, so each element is copied
 //! (with the padding simd-json wants) into a scratch buffer reused, with simd-json's tape and
 //! buffers, from one element to the next.
 //!

@@ -91,21 +91,6 @@ fn a_sample_that_is_not_the_type_is_bad_input() {
     assert_eq!(e.to_string(), "shipment: the sample has no field at /nope");
 }
 
-/// In CI, `.ci/run` runs `cargo bench --bench json -- --quick --out FILE` and points this test
-/// at FILE; elsewhere it says it was skipped.
-#[test]
-fn the_bench_s_results_file_has_ok_typed_rows() {
-    let Some(path) = std::env::var_os("JSONCOST_OWN_TYPES_RESULTS") else {
-        assert!(
-            std::env::var_os("JSONCOST_REQUIRE_SERVICES").is_none(),
-            "CI must run the bench first and set JSONCOST_OWN_TYPES_RESULTS"
-        );
-        eprintln!("skipped: JSONCOST_OWN_TYPES_RESULTS is not set (.ci/run sets it after running the bench)");
-        return;
-    };
-    typed_rows_are_ok(&jsoncost_report_load(std::path::Path::new(&path)));
-}
-
 /// A body streamed with the crate's own element type: the DOM rows, the skipping rows and
 /// `incremental-typed/<lib>` and `buffered-typed/<lib>` for `Shipment`, all through the gate.
 #[test]

@@ -1,6 +1,7 @@
 //! `jsoncost compare BASE NEW`: per row, the change in time and allocation with a verdict;
-//! exit 1 on a significant time regression beyond the threshold, any allocation growth, or a
-//! row ok in BASE that failed or is missing in NEW (unless `--allow-missing`).
+//! exit 1 on a row slower beyond the threshold and what the files resolve (`report::compare`),
+//! any allocation growth, or a row ok in BASE that failed or is missing in NEW (unless
+//! `--allow-missing`).
 
 use std::path::PathBuf;
 
@@ -24,8 +25,8 @@ pub struct CompareArgs {
     /// without it they fail the gate.
     #[arg(long)]
     pub allow_missing: bool,
-    /// More runs of the base build (results files or baseline names): the drift between them
-    /// is reported, the threshold an unpaired comparison needs on this machine.
+    /// More runs of the base build (results files or baseline names): how far they move
+    /// against BASE is what a change must exceed to be a finding, and is reported.
     #[arg(long = "base-run", value_name = "FILE")]
     pub base_runs: Vec<String>,
     /// What stdout carries (markdown suits PR comments).
@@ -67,10 +68,8 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<()> {
         .iter()
         .map(|r| load(r).map(|(_, results)| results))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let runs: Vec<&jsoncost_engine::Results> = std::iter::once(&base).chain(&more).collect();
-    let comparison = compare::compare(&base, &new, args.threshold)
-        .allowing_missing(args.allow_missing)
-        .with_drift(compare::Drift::of(&runs));
+    let more: Vec<&jsoncost_engine::Results> = more.iter().collect();
+    let comparison = compare::compare_with_runs(&base, &new, &more, args.threshold).allowing_missing(args.allow_missing);
     print_stdout(&comparison.render(args.format.into()))?;
     // A regression (rows lost) says more than this; otherwise two runs of which no row was
     // timed in both (empty, every row failed) are not a pass.

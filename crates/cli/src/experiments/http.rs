@@ -3,9 +3,10 @@
 
 use jsoncost::http::HttpOptions;
 use jsoncost_engine::{Config, ExperimentKind};
+use jsoncost_http::loadgen::LossRule;
 
 use super::table::{CliSink, Filter, runner};
-use crate::args::{Seconds, positive_rate};
+use crate::args::{Seconds, positive_rate, share};
 use crate::failure::library;
 use crate::progress::Progress;
 use crate::session::Session;
@@ -49,6 +50,14 @@ pub struct HttpArgs {
     /// Per-request timeout in seconds.
     #[arg(long, value_name = "SECONDS", default_value = "30")]
     pub timeout: Seconds,
+    /// A load run is lost once more than this share of its finished requests failed (judged
+    /// from 20 on; 100% never): it stops, and no further run is started against that server.
+    #[arg(long, value_name = "SHARE", default_value = "50%", value_parser = share)]
+    pub max_error_share: f64,
+    /// A load run is lost once no request has succeeded for this many seconds (default: twice
+    /// --timeout).
+    #[arg(long, value_name = "SECONDS")]
+    pub max_stall: Option<Seconds>,
     /// Only run modes whose name matches this glob (typed/serde_json, typed/sonic-rs, passthrough).
     #[arg(long = "http-filter", value_name = "GLOB")]
     pub http_filter: Option<String>,
@@ -69,6 +78,11 @@ impl HttpArgs {
             store: self.http_store.clone(),
             cache: self.cache.clone(),
             timeout: self.timeout.duration(),
+            loss: LossRule {
+                max_error_share: self.max_error_share,
+                max_stall: self.max_stall.map(Seconds::duration),
+                first_server_error: false,
+            },
             quick,
         }
     }

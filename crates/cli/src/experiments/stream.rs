@@ -32,12 +32,13 @@ pub struct StreamArgs {
     /// over); over it they are skipped with the reason and the incremental ones still run.
     #[arg(long, value_name = "MIB", default_value_t = jsoncost::stream::DEFAULT_MAX_BUFFERED_MIB, value_parser = clap::value_parser!(u64).range(1..=17_592_186_044_415))]
     pub max_buffered_mib: u64,
-    /// Whole runs per strategy (at least; the median and mean are over them).
+    /// Rounds, each running every strategy once as a whole run, in an order shuffled per round
+    /// (at least this many; the rows' ratios are paired round by round).
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(2..=100))]
     pub runs: u32,
-    /// At most this many whole runs per strategy (default: twice --runs; never fewer than
-    /// --runs); more are run while
-    /// the mean's error is above 2% and the strategy's 8 s budget lasts.
+    /// At most this many rounds (default: twice --runs; never fewer than --runs); more run
+    /// while a row's paired ratio to the first is known less precisely than ±2% and the
+    /// budget (8 s per strategy) lasts.
     #[arg(long, value_parser = clap::value_parser!(u32).range(2..=200))]
     pub max_runs: Option<u32>,
     /// Only time strategies whose name matches this glob.
@@ -66,11 +67,10 @@ impl StreamArgs {
     }
 }
 
-/// Runs the stream experiment into `session`.
-pub fn run(args: &StreamArgs, quick: bool, session: &mut Session, progress: &Progress) -> anyhow::Result<()> {
+/// Runs the stream experiment into `session`: whole runs, scheduled as `config` says
+/// (`--schedule`; its iteration settings are replaced by whole runs).
+pub fn run(args: &StreamArgs, config: &Config, session: &mut Session, progress: &Progress) -> anyhow::Result<()> {
     let filter = Filter::new("--stream-filter", args.stream_filter.as_deref())?;
     let mut sink = CliSink::new(ExperimentKind::Stream, session, progress);
-    // The runner's engine settings are replaced by whole runs for this table.
-    let config = Config::quick();
-    jsoncost::stream::run(&args.options(quick), &mut runner(&config, &filter, &mut sink)).map_err(library)
+    jsoncost::stream::run(&args.options(config.quick), &mut runner(config, &filter, &mut sink)).map_err(library)
 }

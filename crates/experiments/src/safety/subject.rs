@@ -42,7 +42,7 @@ impl Library {
         Library::SerdeJsonBorrow,
         Library::Jiter,
     ];
-    /// The fakes, added by `SafetyOptions::test_libraries`.
+    /// The fakes: the CLI adds them to `SafetyOptions::libraries` with the hidden `--safety-test-libraries`.
     pub const TEST: [Library; 2] = [Library::TestAbort, Library::TestHang];
 
     /// The name rows use.

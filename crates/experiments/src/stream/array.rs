@@ -215,7 +215,7 @@ fn skipping(name: String, path: &Path, config: jsoncost_stream::Config, bytes: u
 /// The number of elements of the array at `pointer`, by the exact reference.
 fn reference_count(path: &Path, pointer: &str) -> Result<u64, String> {
     let mut n = 0;
-    exact::parse_streamed(open(path)?, pointer, |_, _| {
+    exact::parse_streamed(open(path)?, pointer, exact::Outside::Members(&[]), |_, _| {
         n += 1;
         Ok::<(), String>(())
     })
@@ -510,7 +510,8 @@ pub(crate) fn run_with(options: &ArrayOptions, table: &str, typed: Option<&Typed
         .collect();
     let mut table = Table::self_checked(ExperimentKind::Stream, table, params, strategies);
     table.baseline_verified = Some(baseline);
-    match runner.with_config(run_config(options.runs, options.quick), |r| r.run(table)) {
+    let config = run_config(options.runs, options.quick, runner);
+    match runner.with_config(config, |r| r.run(table)) {
         Ok(_) => {}
         Err(Stop::Fatal(m)) => return Err(Error::environment(m)),
         Err(stop) => return Err(stop.into()),

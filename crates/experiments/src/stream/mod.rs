@@ -1,6 +1,7 @@
 //! The stream experiment: deserialize a telemetry body of N readings (1,000,000 ≈ 72 MB)
 //! buffered, from a reader, and incrementally with bounded memory; each strategy is timed as a
-//! whole run, through the one Runner.
+//! whole run, through the one Runner, in rounds that run every strategy once (so rows pair
+//! round by round and the incremental/buffered ratios carry no drift of the machine).
 
 use futures::StreamExt;
 use jsoncost_codecs::gate::{self, Reference, Verdict};
@@ -47,8 +48,9 @@ pub struct StreamOptions {
     pub quick: bool,
 }
 
-/// How many whole runs each strategy gets: at least `min`, then more (up to `max`, within the
-/// budget) until the mean is within 2%.
+/// How many whole runs each strategy gets, in rounds that run every strategy once: at least
+/// `min` rounds, then more (up to `max`, within the budget) until every strategy's paired ratio
+/// to the first (or every mean) is known within 2%.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Runs {
     /// At least this many whole runs.
@@ -453,10 +455,15 @@ fn check(outcome: Result<Outcome, String>, name: &str, path: &Path, config: &jso
     }
 }
 
-/// Whole runs: at least `runs.min` of them, within a budget.
-fn run_config(runs: Runs, quick: bool) -> Config {
+/// Whole runs, at least `runs.min` of each strategy, within a budget per strategy; in the
+/// rounds `runner`'s settings schedule (interleaved with its seed, unless sequential).
+fn run_config(runs: Runs, quick: bool, runner: &Runner<'_>) -> Config {
     let budget = if quick { Duration::from_secs(2) } else { Duration::from_secs(8) };
-    Config::whole_runs(runs.min, runs.max, budget, quick)
+    Config {
+        schedule: runner.config().schedule,
+        seed: runner.config().seed,
+        ..Config::whole_runs(runs.min, runs.max, budget, quick)
+    }
 }
 
 /// Runs the stream experiment through `runner` (whole runs: its engine settings are replaced
@@ -531,7 +538,7 @@ pub fn run(options: &StreamOptions, runner: &mut Runner<'_>) -> Result<(), Error
     let total = list.iter().filter(|s| runner.filter().matches(&s.name)).count() as u64;
     runner.sink().planned(total);
 
-    let config = run_config(options.runs, options.quick);
+    let config = run_config(options.runs, options.quick, runner);
     let mut params = Map::new();
     params.insert("file".into(), json!(path.display().to_string()));
     params.insert("payload_bytes".into(), json!(file_bytes));

@@ -8,6 +8,9 @@ use std::time::Duration;
 
 use hdrhistogram::Histogram;
 
+use tokio::time::Instant;
+
+use super::loss::Judge;
 use super::report::ErrorCounts;
 
 /// Histograms record nanoseconds from 1 µs resolution up to one hour, 3 significant digits.
@@ -38,10 +41,12 @@ pub struct Tally {
     pub errors: ErrorCounts,
     pub status_codes: BTreeMap<u16, u64>,
     pub response_bytes: u64,
+    /// Whether the run is lost, judged after every request.
+    pub judge: Judge,
 }
 
 impl Tally {
-    pub fn new() -> Self {
+    pub fn new(judge: Judge) -> Self {
         Tally {
             latency: new_histogram(),
             uncorrected: new_histogram(),
@@ -50,6 +55,7 @@ impl Tally {
             errors: ErrorCounts::default(),
             status_codes: BTreeMap::new(),
             response_bytes: 0,
+            judge,
         }
     }
 }
@@ -58,14 +64,16 @@ impl Tally {
 pub struct SharedTally(Mutex<Tally>);
 
 impl SharedTally {
-    pub fn new() -> Self {
-        SharedTally(Mutex::new(Tally::new()))
+    pub fn new(judge: Judge) -> Self {
+        SharedTally(Mutex::new(Tally::new(judge)))
     }
 
-    pub fn record(&self, outcome: Outcome) {
+    /// Counts `outcome` and judges the run; true when this outcome lost it.
+    pub fn record(&self, outcome: Outcome) -> bool {
+        let now = Instant::now();
         let mut t = self.0.lock().unwrap_or_else(|e| e.into_inner());
         t.requests += 1;
-        match outcome {
+        match &outcome {
             Outcome::Response {
                 status,
                 bytes,
@@ -75,17 +83,19 @@ impl SharedTally {
                 t.latency.saturating_record(latency.as_nanos().min(u64::MAX as u128) as u64);
                 t.uncorrected.saturating_record(uncorrected.as_nanos().min(u64::MAX as u128) as u64);
                 t.response_bytes += bytes;
-                if (200..300).contains(&status) {
+                if (200..300).contains(status) {
                     t.ok += 1;
                 } else {
                     t.errors.status += 1;
-                    *t.status_codes.entry(status).or_default() += 1;
+                    *t.status_codes.entry(*status).or_default() += 1;
                 }
             }
             Outcome::Connect => t.errors.connect += 1,
             Outcome::Timeout => t.errors.timeout += 1,
             Outcome::Closed => t.errors.closed += 1,
         }
+        let (failed, finished) = (t.errors.total(), t.requests);
+        t.judge.judge(&outcome, failed, finished, now)
     }
 
     pub fn into_inner(self) -> Tally {

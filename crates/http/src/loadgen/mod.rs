@@ -6,6 +6,7 @@
 mod closed;
 mod conn;
 mod histogram;
+mod loss;
 mod open;
 mod report;
 mod target;
@@ -21,6 +22,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 pub use histogram::new_histogram;
+pub use loss::{DEFAULT_MAX_ERROR_SHARE, Loss, LossRule, MIN_JUDGED, STALL_TIMEOUTS};
 pub use report::{ErrorCounts, LoadReport, StopReason};
 
 use conn::RequestTemplate;
@@ -52,9 +54,12 @@ pub struct LoadSpec {
     /// Per-request timeout, from send (or intended send) to the last body byte.
     pub timeout: Duration,
     pub connect_timeout: Duration,
-    /// Hard wall-time cap of the whole run; `None`: 5 minutes for the closed model, the
-    /// duration plus the timeout plus 5 s for the open model.
+    /// Closed model: the wall-time cap of the load, after which it stops with what it has;
+    /// `None`: 5 minutes. The open model's is its duration plus the per-request timeout (it
+    /// stops sending when the duration ends, then waits for the requests in flight).
     pub time_cap: Option<Duration>,
+    /// When the run is given up as lost.
+    pub loss: LossRule,
     /// Threads of the generator's own runtime (used by [`run`]).
     pub threads: usize,
 }
@@ -77,6 +82,7 @@ impl LoadSpec {
             timeout: DEFAULT_TIMEOUT,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             time_cap: None,
+            loss: LossRule::default(),
             threads: 1,
         }
     }
@@ -97,11 +103,18 @@ impl LoadSpec {
         self
     }
 
-    fn effective_time_cap(&self) -> Duration {
-        self.time_cap.unwrap_or(match self.model {
-            Model::Closed { .. } => CLOSED_TIME_CAP,
-            Model::Open { duration, .. } => duration + self.timeout + Duration::from_secs(5),
-        })
+    /// How long the load may run once the first connection is open.
+    fn time_cap(&self) -> Duration {
+        match self.model {
+            Model::Closed { .. } => self.time_cap.unwrap_or(CLOSED_TIME_CAP),
+            Model::Open { duration, .. } => duration.saturating_add(self.timeout),
+        }
+    }
+
+    /// The most wall time [`run`] takes: the first connection (bounded by the connect timeout),
+    /// then the load's cap. A run ends earlier when its requests are done or it is lost.
+    pub fn bound(&self) -> Duration {
+        self.connect_timeout.saturating_add(self.time_cap())
     }
 }
 
@@ -127,8 +140,31 @@ struct Run {
     timeout: Duration,
     connect_timeout: Duration,
     deadline: Instant,
+    /// The caller's cancellation (Ctrl-C).
     cancel: CancellationToken,
+    /// Stops every connection: cancelled with `cancel`, or when the run is lost.
+    stop: CancellationToken,
     tally: SharedTally,
+    /// Open model: slots not sent when the duration ended.
+    unsent: AtomicU64,
+}
+
+impl Run {
+    /// Counts `outcome`; the run stops when it is lost.
+    fn record(&self, outcome: histogram::Outcome) {
+        if self.tally.record(outcome) {
+            self.stop.cancel();
+        }
+    }
+
+    /// Why the connections were stopped.
+    fn stopped_by(&self) -> StopReason {
+        if self.cancel.is_cancelled() {
+            StopReason::Cancelled
+        } else {
+            StopReason::Lost
+        }
+    }
 }
 
 fn invalid(reason: impl Into<String>) -> LoadError {
@@ -211,14 +247,17 @@ pub async fn run_async(spec: &LoadSpec, cancel: CancellationToken) -> Result<Loa
     );
 
     let started = Instant::now();
+    let stop = cancel.child_token();
     let run = Arc::new(Run {
         target,
         template,
         timeout: spec.timeout,
         connect_timeout: spec.connect_timeout,
-        deadline: started + spec.effective_time_cap(),
+        deadline: started + spec.time_cap(),
         cancel,
-        tally: SharedTally::new(),
+        stop,
+        tally: SharedTally::new(loss::Judge::new(spec.loss, spec.timeout, started)),
+        unsent: AtomicU64::new(0),
     });
     let mut workers = Vec::new();
     let next = Arc::new(AtomicU64::new(0));
@@ -227,7 +266,15 @@ pub async fn run_async(spec: &LoadSpec, cancel: CancellationToken) -> Result<Loa
         workers.push(tokio::spawn(async move {
             match model {
                 Model::Closed { .. } => closed::worker(&run, &next, total).await,
-                Model::Open { rate, .. } => open::worker(&run, index, connections, total, rate, started).await,
+                Model::Open { rate, duration } => {
+                    let schedule = open::Schedule {
+                        start: started,
+                        end: started + duration,
+                        rate,
+                        total,
+                    };
+                    open::worker(&run, index, connections, &schedule).await
+                }
             }
         }));
     }
@@ -235,8 +282,7 @@ pub async fn run_async(spec: &LoadSpec, cancel: CancellationToken) -> Result<Loa
     for w in workers {
         // A worker only ends by returning (it never panics on I/O); a join error means a bug.
         match w.await {
-            Ok(StopReason::Completed) => {}
-            Ok(other) => stop = other,
+            Ok(reason) => stop = stop.max(reason),
             Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
             Err(_) => stop = StopReason::Cancelled,
         }
@@ -244,6 +290,7 @@ pub async fn run_async(spec: &LoadSpec, cancel: CancellationToken) -> Result<Loa
     let elapsed = started.elapsed();
     let run = Arc::into_inner(run).ok_or_else(|| invalid("internal: a worker outlived the run"))?;
     let t = run.tally.into_inner();
+    let lost = if stop == StopReason::Lost { t.judge.lost() } else { None };
     Ok(LoadReport {
         url: spec.url.clone(),
         model: spec.model,
@@ -257,6 +304,8 @@ pub async fn run_async(spec: &LoadSpec, cancel: CancellationToken) -> Result<Loa
         response_bytes: t.response_bytes,
         elapsed,
         stop,
+        lost,
+        unsent: run.unsent.into_inner(),
     })
 }
 

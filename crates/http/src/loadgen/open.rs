@@ -1,8 +1,11 @@
 //! The open model, as wrk2 runs it: a constant request rate, each connection owning every
 //! `connections`-th slot of the schedule. Latency is timed from a request's *intended* send
 //! time, so when the server stalls, the requests that should have been sent meanwhile carry the
-//! stall in their latency instead of silently not being sent (coordinated omission).
+//! stall in their latency instead of silently not being sent (coordinated omission). Sending
+//! stops when the duration ends: a connection still busy then leaves its remaining slots unsent
+//! and counted, so a rate the target cannot keep up with never stretches the run.
 
+use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
 
 use tokio::time::Instant;
@@ -11,19 +14,40 @@ use super::Run;
 use super::report::StopReason;
 use super::worker::Worker;
 
-/// The send time of slot `slot` at `rate` requests per second.
-fn intended(start: Instant, slot: u64, rate: f64) -> Instant {
-    start + Duration::from_secs_f64(slot as f64 / rate)
+/// A run's schedule: `total` slots at `rate` per second from `start`, all before `end`.
+pub struct Schedule {
+    pub start: Instant,
+    pub end: Instant,
+    pub rate: f64,
+    pub total: u64,
 }
 
-/// Connection `index`'s loop over slots `index, index + connections, ...` below `total`. A
-/// connection that is late (its previous request was slow) sends at once.
-pub async fn worker(run: &Run, index: u64, connections: u64, total: u64, rate: f64, start: Instant) -> StopReason {
+impl Schedule {
+    /// The send time of slot `slot`.
+    fn intended(&self, slot: u64) -> Instant {
+        self.start + Duration::from_secs_f64(slot as f64 / self.rate)
+    }
+}
+
+/// Slots `from, from + step, ...` below `total`.
+fn remaining(from: u64, step: u64, total: u64) -> u64 {
+    total.saturating_sub(from).div_ceil(step)
+}
+
+/// Connection `index`'s loop over slots `index, index + connections, ...`. A connection that is
+/// late (its previous request was slow) sends at once, until the schedule's end.
+pub async fn worker(run: &Run, index: u64, connections: u64, schedule: &Schedule) -> StopReason {
     let mut worker = Worker::new(run);
-    for slot in (index..total).step_by(connections as usize) {
-        if let Err(stop) = worker.request_at(intended(start, slot, rate)).await {
+    let mut slot = index;
+    while slot < schedule.total {
+        if Instant::now() >= schedule.end {
+            run.unsent.fetch_add(remaining(slot, connections, schedule.total), Relaxed);
+            break;
+        }
+        if let Err(stop) = worker.request_at(schedule.intended(slot)).await {
             return stop;
         }
+        slot += connections;
     }
     StopReason::Completed
 }
@@ -35,7 +59,21 @@ mod tests {
     #[test]
     fn schedule_is_evenly_spaced() {
         let start = Instant::now();
-        assert_eq!(intended(start, 0, 100.0), start);
-        assert_eq!(intended(start, 250, 100.0) - start, Duration::from_millis(2500));
+        let s = Schedule {
+            start,
+            end: start + Duration::from_secs(3),
+            rate: 100.0,
+            total: 300,
+        };
+        assert_eq!(s.intended(0), start);
+        assert_eq!(s.intended(250) - start, Duration::from_millis(2500));
+    }
+
+    #[test]
+    fn remaining_counts_a_connections_own_slots() {
+        assert_eq!(remaining(0, 4, 10), 3); // 0, 4, 8
+        assert_eq!(remaining(9, 4, 10), 1);
+        assert_eq!(remaining(10, 4, 10), 0);
+        assert_eq!(remaining(3, 1, 1_000_000_000_000_000), 999_999_999_999_997);
     }
 }

@@ -7,6 +7,7 @@ use hdrhistogram::Histogram;
 use serde::Serialize;
 
 use super::Model;
+use super::loss::Loss;
 
 /// Failed requests by kind.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -27,14 +28,17 @@ impl ErrorCounts {
     }
 }
 
-/// Why a run ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// Why a run ended. Ordered: of the reasons its connections stopped for, a run ends for the
+/// last (a cancelled run is cancelled, whatever else a connection met).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StopReason {
     /// Every planned request was made.
     Completed,
     /// The wall-time cap was reached first; the results are partial.
     TimeCap,
+    /// The run was given up as lost ([`LoadReport::lost`] says why); the results are partial.
+    Lost,
     /// The run was cancelled (Ctrl-C); the results are partial.
     Cancelled,
 }
@@ -62,6 +66,13 @@ pub struct LoadReport {
     /// Wall time from the first request to the end of the run.
     pub elapsed: Duration,
     pub stop: StopReason,
+    /// Why the run was given up, when it was ([`StopReason::Lost`]; a run whose last planned
+    /// request lost it completed, and is not lost).
+    pub lost: Option<Loss>,
+    /// Open model: requests of the schedule not sent, because every connection was still busy
+    /// when the duration ended (the target kept up with less than the rate). Always 0 in the
+    /// closed model.
+    pub unsent: u64,
 }
 
 impl LoadReport {

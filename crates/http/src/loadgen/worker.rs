@@ -1,5 +1,5 @@
 //! One connection's loop machinery, shared by both models: waits for a send time, sends, and
-//! stops on cancellation or the wall-time cap. Its timers and the cancellation future are
+//! stops on cancellation, a lost run or the wall-time cap. Its timers and the cancellation future are
 //! created once per connection, not per request, and the request timeout is re-armed lazily:
 //! only when it fires early (for an earlier request), so most requests never touch the timer
 //! wheel.
@@ -30,7 +30,7 @@ impl<'r> Worker<'r> {
         Worker {
             run,
             conn: Connection::new(&run.target, run.connect_timeout),
-            cancelled: Box::pin(run.cancel.clone().cancelled_owned()),
+            cancelled: Box::pin(run.stop.clone().cancelled_owned()),
             deadline: Box::pin(tokio::time::sleep_until(run.deadline)),
             schedule: Box::pin(tokio::time::sleep_until(run.deadline)),
             timeout: Box::pin(tokio::time::sleep_until(Instant::now())),
@@ -53,7 +53,7 @@ impl<'r> Worker<'r> {
             schedule.as_mut().reset(intended);
             tokio::select! {
                 biased;
-                _ = cancelled.as_mut() => return Err(StopReason::Cancelled),
+                _ = cancelled.as_mut() => return Err(run.stopped_by()),
                 _ = deadline.as_mut() => return Err(StopReason::TimeCap),
                 _ = schedule.as_mut() => {}
             }
@@ -70,7 +70,7 @@ impl<'r> Worker<'r> {
             loop {
                 tokio::select! {
                     biased;
-                    _ = cancelled.as_mut() => return Err(StopReason::Cancelled),
+                    _ = cancelled.as_mut() => return Err(run.stopped_by()),
                     _ = deadline.as_mut() => return Err(StopReason::TimeCap),
                     outcome = exchange.as_mut() => break outcome,
                     _ = timeout.as_mut() => {
@@ -85,7 +85,7 @@ impl<'r> Worker<'r> {
         if matches!(outcome, Outcome::Timeout) {
             conn.abandon();
         }
-        run.tally.record(outcome);
+        run.record(outcome);
         Ok(())
     }
 }

@@ -185,6 +185,20 @@ pub(crate) fn sample_count(row: &Row) -> Option<usize> {
         .or_else(|| extra(row, "requests").map(|n| n as usize))
 }
 
+/// The 99.9% confidence interval of a row's mean: mean ± Error, or when Error is absent, from
+/// the standard deviation and the sample count with Student's t.
+pub(crate) fn mean_interval(row: &Row) -> Option<(f64, f64)> {
+    let m = row.mean_ns?;
+    let half = row.error_ns.or_else(|| {
+        let sd = row.stddev_ns?;
+        let n = sample_count(row)?;
+        (n >= 2).then(|| {
+            jsoncost_engine::stats::t_quantile_two_sided(jsoncost_engine::stats::CONFIDENCE, (n - 1) as f64) * sd / (n as f64).sqrt()
+        })
+    })?;
+    Some((m - half, m + half))
+}
+
 /// The total of an http row's `errors` object (kind → count); `None` when absent.
 pub(crate) fn error_total(row: &Row) -> Option<f64> {
     match row.extra.get("errors")? {

@@ -1,86 +1,82 @@
-//! How much two runs of the same build differ on this machine: the drift an unpaired
-//! comparison cannot tell from a change. Measured from several results files of one build.
+//! How much runs of the same build differ on this machine: the drift an unpaired comparison
+//! cannot tell from a change, measured from several results files of one build (`--base-run`).
 
 use jsoncost_engine::Results;
+use jsoncost_engine::stats::percentile_sorted;
 use serde::Serialize;
 
+use super::matched;
+use super::spread::Moves;
 use crate::units;
 
-/// Per-row spread between runs of one build: `max / min − 1` of each row's mean time over the
-/// runs, for every row ok and timed in all of them.
+/// How far runs of one build moved against the first of them: per row beyond its table's
+/// shift (its largest over the runs), and whole tables.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Drift {
     pub runs: usize,
     pub rows: usize,
-    /// Median over the rows.
+    /// Median over the rows of each row's largest own change.
     pub median: f64,
     /// The largest row's.
     pub max: f64,
+    /// The largest shift of a whole table.
+    pub table_max: f64,
 }
 
 impl Drift {
-    /// The drift of `runs` (at least two) of one build; `None` when no row is in all of them.
+    /// The drift of `runs` (at least two) of one build; `None` when no row is timed in the
+    /// first and another.
     pub fn of(runs: &[&Results]) -> Option<Drift> {
         let (first, rest) = runs.split_first()?;
-        if rest.is_empty() {
-            return None;
-        }
-        let mut spreads: Vec<f64> = Vec::new();
-        for exp in &first.experiments {
-            for row in exp.rows.iter().filter(|r| r.is_ok()) {
-                let means: Option<Vec<f64>> = runs
-                    .iter()
-                    .map(|r| {
-                        r.experiments
-                            .iter()
-                            .find(|e| e.experiment == exp.experiment && e.table == exp.table)?
-                            .rows
-                            .iter()
-                            .find(|x| x.method == row.method && x.is_ok())?
-                            .mean_ns
-                            .filter(|m| *m > 0.0)
-                    })
-                    .collect();
-                if let Some(means) = means {
-                    let lo = means.iter().copied().fold(f64::INFINITY, f64::min);
-                    let hi = means.iter().copied().fold(0.0, f64::max);
-                    spreads.push(hi / lo - 1.0);
+        let mut per_row: Vec<((String, String, String), f64)> = Vec::new();
+        let mut table_max: f64 = 0.0;
+        for run in rest {
+            let moves = Moves::of(&matched(first, run).0);
+            for m in &moves.rows {
+                let key = (m.kind.to_string(), m.table.clone(), m.method.clone());
+                match per_row.iter_mut().find(|(k, _)| *k == key) {
+                    Some((_, largest)) => *largest = largest.max(m.own.abs()),
+                    None => per_row.push((key, m.own.abs())),
                 }
+                table_max = table_max.max(m.shift.abs());
             }
         }
-        if spreads.is_empty() {
+        if per_row.is_empty() {
             return None;
         }
+        let mut spreads: Vec<f64> = per_row.into_iter().map(|(_, s)| s.exp_m1()).collect();
         spreads.sort_by(f64::total_cmp);
         Some(Drift {
             runs: runs.len(),
             rows: spreads.len(),
-            median: jsoncost_engine::stats::percentile_sorted(&spreads, 0.5),
+            median: percentile_sorted(&spreads, 0.5),
             max: spreads[spreads.len() - 1],
+            table_max: table_max.exp_m1(),
         })
     }
 }
 
 /// The note every `compare` prints: unpaired runs carry the machine's drift between them.
 pub fn note(drift: Option<&Drift>, threshold: f64) -> String {
-    let head = "Unpaired comparison: BASE and NEW ran at different times, so whatever the machine did in between reads as change.";
+    let head = "Unpaired comparison: BASE and NEW ran at different times, so whatever the machine did in between reads as change; \
+                a row is judged by its change beyond its table's shift, against what the files resolve.";
     match drift {
         Some(d) => format!(
-            "{head} {} runs of the base build differ per row by a median {} and up to {}{}; jsoncost ab pairs two builds round by round instead.",
+            "{head} {} runs of the base build differ per row by a median {} and up to {} beyond their tables' shifts, \
+             and moved whole tables by up to {}{}; jsoncost ab pairs two builds round by round instead.",
             d.runs,
             units::percent(d.median),
             units::percent(d.max),
+            units::percent(d.table_max),
             if d.max >= threshold {
-                format!(
-                    ", more than the {} threshold: changes that size can be drift",
-                    units::percent(threshold)
-                )
+                format!(", more than the {} threshold on some rows", units::percent(threshold))
             } else {
                 String::new()
             }
         ),
         None => format!(
-            "{head} On a shared machine two runs of one build can differ by more than a few percent: measure it with --base-run (more runs of the base build), use a larger threshold, or let jsoncost ab pair the builds round by round."
+            "{head} On a shared machine two runs of one build can differ by more than a few percent: measure it with --base-run \
+             (more runs of the base build), or let jsoncost ab pair the builds round by round."
         ),
     }
 }
@@ -90,11 +86,11 @@ mod tests {
     use super::*;
     use jsoncost_engine::{Experiment, ExperimentKind, Machine, Row};
 
-    fn run(a: f64, b: f64) -> Results {
+    fn run(means: &[f64]) -> Results {
         let mut e = Experiment::new(ExperimentKind::Micro, "t");
-        for (m, ns) in [("a", a), ("b", b)] {
-            let mut r = Row::new(m);
-            r.mean_ns = Some(ns);
+        for (i, ns) in means.iter().enumerate() {
+            let mut r = Row::new(format!("m{i}"));
+            r.mean_ns = Some(*ns);
             e.rows.push(r);
         }
         Results {
@@ -117,17 +113,33 @@ mod tests {
         }
     }
 
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-12
+    }
+
     #[test]
-    fn drift_is_the_per_row_spread_between_runs_of_one_build() {
-        let (r1, r2, r3) = (run(100.0, 200.0), run(110.0, 200.0), run(105.0, 240.0));
+    fn drift_is_each_rows_move_beyond_its_tables_shift_between_runs_of_one_build() {
+        // The second run: the whole table 20% slower, m3 5% more than that. The third: the table
+        // as it was, m0 10% faster than the rest.
+        let r1 = run(&[100.0, 200.0, 300.0, 400.0]);
+        let r2 = run(&[120.0, 240.0, 360.0, 480.0 * 1.05]);
+        let r3 = run(&[90.0, 200.0, 300.0, 400.0]);
         let d = Drift::of(&[&r1, &r2, &r3]).unwrap();
-        // a: 110/100 − 1 = 10%; b: 240/200 − 1 = 20%.
-        assert_eq!((d.runs, d.rows), (3, 2));
-        assert!((d.median - 0.15).abs() < 1e-12 && (d.max - 0.2).abs() < 1e-12);
+        assert_eq!((d.runs, d.rows), (3, 4));
+        // Table shifts: 20% (median of four rows of which three moved 20%), and 0%.
+        assert!(close(d.table_max, 0.2), "{d:?}");
+        // Own moves: m3 5% (run 2), m0 ln(0.9) (run 3), the others 0: median of 0, 0, 5%, 11.1%.
+        let m0 = (1.0 / 0.9f64.ln().exp()) - 1.0;
+        assert!(close(d.max, m0), "{d:?}");
+        assert!(close(d.median, 0.025), "{d:?}");
         assert_eq!(Drift::of(&[&r1]), None);
         assert!(
+            note(Some(&d), 0.05).contains(
+                "3 runs of the base build differ per row by a median 2.5% and up to 11.1% beyond their tables' shifts, \
+                 and moved whole tables by up to 20.0%, more than the 5.0% threshold on some rows"
+            ),
+            "{}",
             note(Some(&d), 0.05)
-                .contains("3 runs of the base build differ per row by a median 15.0% and up to 20.0%, more than the 5.0% threshold")
         );
     }
 }

@@ -1,31 +1,50 @@
 //! `compare`: two results files row by row, with a verdict per row and a regression gate.
 //!
-//! Rows match by (experiment, table, method). Time is judged as criterion does: the change is
-//! real when Welch's t-test on the two rows' (mean, standard deviation, sample count) gives
-//! p < 0.05 AND the change exceeds the threshold. Allocation is deterministic, so any growth
-//! fails the gate. Rows that cannot be compared are listed; a row that was ok in the base and
-//! failed or is missing in the new file fails the gate too (a correctness break, a crashed or a
-//! filtered run must not pass), unless the comparison allows missing rows.
+//! Rows match by (experiment, table, method). Two runs minutes apart carry whatever the
+//! machine did in between, and most of that moves a whole table alike (another tenant, the
+//! virtual CPU's speed of the moment: every row of a table 40–70% apart, measured between two
+//! runs of one build). So time is judged from what the files hold, in three steps:
+//! 1. **The table's shift** ([`spread`]): the median of its rows' log changes (a table of fewer
+//!    than three rows takes its experiment's). Unpaired runs cannot tell it from a change of
+//!    every row, so it is reported under the comparison and never flagged (`jsoncost ab` pairs
+//!    builds round by round).
+//! 2. **A row's own change**: its change beyond its table's shift.
+//! 3. **What the files resolve** for the row ([`Resolution`]), the largest of: its own
+//!    intervals (the two runs' paired ratio intervals where its table was interleaved, else
+//!    their Errors, in quadrature); the runs' own spread, the far-out fences (Tukey, k = 3, as
+//!    the paired statistics drop hiccups) of every row's own change in its experiment, once
+//!    there are [`SPREAD_MIN_ROWS`] of them, so that one changed row stands out of the others
+//!    (with `--base-run`, the own changes of each more run of the base build against the
+//!    base count too: pure noise); and the largest own change a base run showed on that row.
+//!
+//! A row is slower (a regression) or faster when its own change lies beyond the threshold by
+//! more than what the files resolve (the whole band `own ± resolution` is beyond it), within
+//! noise when the whole band lies within the threshold, and "unresolvable" at the threshold
+//! when the band straddles it: the files cannot say whether the row moved by that much, and
+//! the verdict names the figure that limits them. This is stricter than `ab`'s rule (an
+//! interval beyond half the threshold): a resolution here bounds the noise of runs minutes
+//! apart, and a gate that fails the same build teaches its readers to ignore it. Allocation is
+//! deterministic: any growth of bytes or of allocations per operation fails the gate. Rows
+//! that cannot be compared are listed; a row that was ok in the base and failed or is missing
+//! in the new file fails the gate too (a correctness break, a crashed or a filtered run must
+//! not pass), unless the comparison allows missing rows.
 
 mod drift;
 mod render;
+pub mod spread;
 
 pub use drift::Drift;
+pub use spread::{Limit, Resolution, TableShift};
 
 use std::fmt;
 
-use jsoncost_engine::stats::welch_p_value;
 use jsoncost_engine::{Experiment, ExperimentKind, Results, Row};
 use serde::Serialize;
 
-use crate::columns::sample_count;
-
-/// Significance level of the Welch test.
-pub const SIGNIFICANCE: f64 = 0.05;
-
 /// Allocation growth per operation below this is not counted: per-operation bytes are a total
 /// divided by the operation count, so a one-time allocation amortised over different counts
-/// moves them by a fraction of a byte. One whole byte more per operation always counts.
+/// moves them by a fraction of a byte. One whole byte (or allocation) more per operation
+/// always counts.
 pub const ALLOCATION_TOLERANCE_BYTES: f64 = 0.5;
 
 /// For http rows the bytes are the server's per request under concurrent load: connection
@@ -34,12 +53,19 @@ pub const ALLOCATION_TOLERANCE_BYTES: f64 = 0.5;
 /// baseline counts there.
 pub const HTTP_ALLOCATION_TOLERANCE: f64 = 0.01;
 
+/// Rows an experiment needs in a comparison before their spread says what the runs resolve
+/// (quartiles of fewer say little).
+pub const SPREAD_MIN_ROWS: usize = 8;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     Faster,
     Slower,
     WithinNoise,
+    /// The files resolve less than the threshold for this row: a change of the threshold's
+    /// size could not be told from the runs' own spread.
+    Unresolvable,
 }
 
 impl Verdict {
@@ -49,6 +75,7 @@ impl Verdict {
             Verdict::Faster => "faster",
             Verdict::Slower => "slower",
             Verdict::WithinNoise => "within_noise",
+            Verdict::Unresolvable => "unresolvable",
         }
     }
 }
@@ -59,7 +86,17 @@ impl fmt::Display for Verdict {
             Verdict::Faster => "faster",
             Verdict::Slower => "slower",
             Verdict::WithinNoise => "within noise",
+            Verdict::Unresolvable => "unresolvable",
         })
+    }
+}
+
+/// Whether an allocation figure grew beyond what counts on `kind`'s rows.
+pub fn allocation_grew(kind: ExperimentKind, base: Option<f64>, new: Option<f64>) -> bool {
+    match (base, new) {
+        (Some(b), Some(n)) if kind == ExperimentKind::Http => n - b >= ALLOCATION_TOLERANCE_BYTES.max(b * HTTP_ALLOCATION_TOLERANCE),
+        (Some(b), Some(n)) => n - b >= ALLOCATION_TOLERANCE_BYTES,
+        _ => false,
     }
 }
 
@@ -73,12 +110,19 @@ pub struct RowChange {
     pub new_mean_ns: f64,
     /// (new − base) / base.
     pub time_change: f64,
-    /// Welch's two-sided p-value; `None` when a row lacks a spread or sample count, and then the
-    /// threshold alone decides.
-    pub p_value: Option<f64>,
+    /// How much its table moved as a whole (the median of its rows' changes).
+    pub table_shift: f64,
+    /// The row's change beyond its table's shift: `(1 + time_change) / (1 + table_shift) − 1`.
+    pub own_change: f64,
+    /// The smallest own change the files can tell from the runs' noise on this row; `None`
+    /// when they hold no spread to judge by (then the threshold alone decides).
+    pub resolution: Option<Resolution>,
     pub verdict: Verdict,
     pub base_allocated_bytes: Option<f64>,
     pub new_allocated_bytes: Option<f64>,
+    pub base_allocs: Option<f64>,
+    pub new_allocs: Option<f64>,
+    /// More bytes or more allocations per operation (exact figures, so any growth counts).
     pub allocation_grew: bool,
 }
 
@@ -94,6 +138,15 @@ impl RowChange {
     /// New minus base allocated bytes per operation, when both are known.
     pub fn allocation_change(&self) -> Option<f64> {
         Some(self.new_allocated_bytes? - self.base_allocated_bytes?)
+    }
+
+    /// The verdict in words; an unresolvable row says at what threshold and why, e.g.
+    /// "unresolvable at 5.0%: the runs' own spread is ±8.2%".
+    pub fn verdict_text(&self, threshold: f64) -> String {
+        match (self.verdict, &self.resolution) {
+            (Verdict::Unresolvable, Some(r)) => format!("unresolvable at {}: {}", crate::units::percent(threshold), r.why()),
+            (v, _) => v.to_string(),
+        }
     }
 }
 
@@ -177,6 +230,8 @@ pub struct Comparison {
     /// Smallest relative time change that counts (0.05 = 5%).
     pub threshold: f64,
     pub rows: Vec<RowChange>,
+    /// Tables that moved as a whole by more than the threshold: reported, not flagged.
+    pub table_shifts: Vec<TableShift>,
     pub not_compared: Vec<NotCompared>,
     /// Rows ok in base that failed or are missing in new are accepted (`--allow-missing`).
     pub allow_missing: bool,
@@ -186,12 +241,6 @@ pub struct Comparison {
 }
 
 impl Comparison {
-    /// Records the drift between several runs of the base build (for the unpaired note).
-    pub fn with_drift(mut self, drift: Option<Drift>) -> Self {
-        self.drift = drift;
-        self
-    }
-
     /// The note on what an unpaired comparison cannot tell apart, with the measured drift.
     pub fn unpaired_note(&self) -> String {
         drift::note(self.drift.as_ref(), self.threshold)
@@ -203,8 +252,8 @@ impl Comparison {
         self
     }
 
-    /// True when a row got significantly slower beyond the threshold or allocates more, or
-    /// (unless allowed) a row ok in base failed or is missing in new.
+    /// True when a row got slower beyond the threshold and what the files resolve, or
+    /// allocates more, or (unless allowed) a row ok in base failed or is missing in new.
     pub fn has_regression(&self) -> bool {
         self.rows.iter().any(RowChange::regression) || (!self.allow_missing && self.lost_rows() > 0)
     }
@@ -266,7 +315,69 @@ pub fn check_rows(path: &std::path::Path, results: &Results) -> Result<(), crate
 
 /// Compares `new` against `base`; `threshold` is a fraction (0.05 for 5%).
 pub fn compare(base: &Results, new: &Results, threshold: f64) -> Comparison {
-    let mut rows = Vec::new();
+    compare_with_runs(base, new, &[], threshold)
+}
+
+/// [`compare`], with `base_runs`: more runs of the base build, whose differences from `base`
+/// say how far runs of one build move on this machine (`--base-run`).
+pub fn compare_with_runs(base: &Results, new: &Results, base_runs: &[&Results], threshold: f64) -> Comparison {
+    let (pairs, not_compared) = matched(base, new);
+    let moved = spread::Moves::of(&pairs);
+    let runs: Vec<spread::Moves> = base_runs.iter().map(|run| spread::Moves::of(&matched(base, run).0)).collect();
+    let judge = spread::Judge::new(&moved, &runs, threshold);
+    let rows = pairs
+        .iter()
+        .zip(&moved.rows)
+        .map(|(p, m)| {
+            let (verdict, resolution) = judge.verdict(m);
+            RowChange {
+                experiment: p.exp.experiment,
+                table: p.exp.table.clone(),
+                method: p.base.method.clone(),
+                base_mean_ns: p.base_mean,
+                new_mean_ns: p.other_mean,
+                time_change: m.change.exp_m1(),
+                table_shift: m.shift.exp_m1(),
+                own_change: m.own.exp_m1(),
+                resolution,
+                verdict,
+                base_allocated_bytes: p.base.allocated_bytes,
+                new_allocated_bytes: p.other.allocated_bytes,
+                base_allocs: p.base.allocs,
+                new_allocs: p.other.allocs,
+                allocation_grew: allocation_grew(p.exp.experiment, p.base.allocated_bytes, p.other.allocated_bytes)
+                    || allocation_grew(p.exp.experiment, p.base.allocs, p.other.allocs),
+            }
+        })
+        .collect();
+    let mut all_runs: Vec<&Results> = vec![base];
+    all_runs.extend(base_runs);
+    Comparison {
+        threshold,
+        rows,
+        table_shifts: judge.table_shifts(&moved),
+        not_compared,
+        allow_missing: false,
+        drift: Drift::of(&all_runs),
+    }
+}
+
+/// A row ok and timed in both files.
+pub(crate) struct Pair<'a> {
+    /// The base file's table.
+    pub exp: &'a Experiment,
+    pub base: &'a Row,
+    pub other: &'a Row,
+    pub base_mean: f64,
+    pub other_mean: f64,
+    /// Both tables were measured in interleaved rounds (the rows' ratios are paired).
+    pub interleaved: bool,
+}
+
+/// The rows of `base` matched in `other` and timed in both, and those that could not be
+/// compared (with the rows ok in base that `other` loses).
+fn matched<'a>(base: &'a Results, other: &'a Results) -> (Vec<Pair<'a>>, Vec<NotCompared>) {
+    let mut pairs = Vec::new();
     let mut not_compared = Vec::new();
     let skip = |e: &Experiment, method: Option<&str>, reason: Reason, lost: usize| NotCompared {
         experiment: e.experiment,
@@ -277,7 +388,7 @@ pub fn compare(base: &Results, new: &Results, threshold: f64) -> Comparison {
     };
     // Safety tables hold findings (a case per row), not timings to regress on.
     for b in base.experiments.iter().filter(|e| e.experiment != ExperimentKind::Safety) {
-        let Some(n) = find(new, b) else {
+        let Some(n) = find(other, b) else {
             let ok = b.rows.iter().filter(|r| r.is_ok()).count();
             not_compared.push(skip(b, None, Reason::OnlyInBase, ok));
             continue;
@@ -289,13 +400,21 @@ pub fn compare(base: &Results, new: &Results, threshold: f64) -> Comparison {
             not_compared.push(skip(b, None, Reason::ParamsDiffer { base: p(b), new: p(n) }, 0));
             continue;
         }
+        let interleaved = b.schedule == jsoncost_engine::Schedule::Interleaved && n.schedule == b.schedule;
         for br in &b.rows {
             let Some(nr) = n.rows.iter().find(|r| r.method == br.method) else {
                 not_compared.push(skip(b, Some(&br.method), Reason::OnlyInBase, usize::from(br.is_ok())));
                 continue;
             };
-            match compare_rows(b, br, nr, threshold) {
-                Ok(change) => rows.push(change),
+            match timed_in_both(br, nr) {
+                Ok((base_mean, other_mean)) => pairs.push(Pair {
+                    exp: b,
+                    base: br,
+                    other: nr,
+                    base_mean,
+                    other_mean,
+                    interleaved,
+                }),
                 Err(reason) => {
                     let lost = usize::from(matches!(reason, Reason::Failed { side: Side::New, .. }));
                     not_compared.push(skip(b, Some(&br.method), reason, lost));
@@ -306,20 +425,14 @@ pub fn compare(base: &Results, new: &Results, threshold: f64) -> Comparison {
             not_compared.push(skip(n, Some(&nr.method), Reason::OnlyInNew, 0));
         }
     }
-    for n in new
+    for n in other
         .experiments
         .iter()
         .filter(|n| n.experiment != ExperimentKind::Safety && find(base, n).is_none())
     {
         not_compared.push(skip(n, None, Reason::OnlyInNew, 0));
     }
-    Comparison {
-        threshold,
-        rows,
-        not_compared,
-        allow_missing: false,
-        drift: None,
-    }
+    (pairs, not_compared)
 }
 
 fn find<'a>(results: &'a Results, e: &Experiment) -> Option<&'a Experiment> {
@@ -329,7 +442,9 @@ fn find<'a>(results: &'a Results, e: &Experiment) -> Option<&'a Experiment> {
         .find(|x| x.experiment == e.experiment && x.table == e.table)
 }
 
-fn compare_rows(exp: &Experiment, base: &Row, new: &Row, threshold: f64) -> Result<RowChange, Reason> {
+/// Both rows' mean times, or why they cannot be compared. A mean of 0 (a row too fast for the
+/// clock) has no relative change: it compares only with another 0 (no change).
+fn timed_in_both(base: &Row, new: &Row) -> Result<(f64, f64), Reason> {
     let message = |r: &Row| r.error_message.clone().unwrap_or_default();
     match (base.is_ok(), new.is_ok()) {
         (false, false) => {
@@ -352,55 +467,13 @@ fn compare_rows(exp: &Experiment, base: &Row, new: &Row, threshold: f64) -> Resu
         }
         (true, true) => {}
     }
-    let (bm, nm) = match (base.mean_ns, new.mean_ns) {
-        (Some(b), Some(n)) => (b, n),
-        (None, None) => return Err(Reason::NoTiming { side: Side::Both }),
-        (None, _) => return Err(Reason::NoTiming { side: Side::Base }),
-        (_, None) => return Err(Reason::NoTiming { side: Side::New }),
-    };
-    let time_change = if bm > 0.0 {
-        (nm - bm) / bm
-    } else if nm == bm {
-        0.0
-    } else {
-        f64::INFINITY
-    };
-    let p_value = welch(base, new);
-    let significant = p_value.is_none_or(|p| p < SIGNIFICANCE) && time_change.abs() > threshold;
-    let verdict = match (significant, time_change < 0.0) {
-        (false, _) => Verdict::WithinNoise,
-        (true, true) => Verdict::Faster,
-        (true, false) => Verdict::Slower,
-    };
-    let allocation_grew = match (base.allocated_bytes, new.allocated_bytes) {
-        (Some(b), Some(n)) if exp.experiment == ExperimentKind::Http => {
-            n - b >= ALLOCATION_TOLERANCE_BYTES.max(b * HTTP_ALLOCATION_TOLERANCE)
-        }
-        (Some(b), Some(n)) => n - b >= ALLOCATION_TOLERANCE_BYTES,
-        _ => false,
-    };
-    Ok(RowChange {
-        experiment: exp.experiment,
-        table: exp.table.clone(),
-        method: base.method.clone(),
-        base_mean_ns: bm,
-        new_mean_ns: nm,
-        time_change,
-        p_value,
-        verdict,
-        base_allocated_bytes: base.allocated_bytes,
-        new_allocated_bytes: new.allocated_bytes,
-        allocation_grew,
-    })
-}
-
-fn welch(base: &Row, new: &Row) -> Option<f64> {
-    welch_p_value(
-        base.mean_ns?,
-        base.stddev_ns?,
-        sample_count(base)?,
-        new.mean_ns?,
-        new.stddev_ns?,
-        sample_count(new)?,
-    )
+    match (base.mean_ns, new.mean_ns) {
+        (Some(b), Some(n)) if (b > 0.0 && n > 0.0) || b == n => Ok((b, n)),
+        (Some(b), Some(_)) => Err(Reason::NoTiming {
+            side: if b > 0.0 { Side::New } else { Side::Base },
+        }),
+        (None, None) => Err(Reason::NoTiming { side: Side::Both }),
+        (None, _) => Err(Reason::NoTiming { side: Side::Base }),
+        (_, None) => Err(Reason::NoTiming { side: Side::New }),
+    }
 }

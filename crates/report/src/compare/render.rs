@@ -1,17 +1,18 @@
 //! Comparison output: console table, markdown for PR comments, JSON and CSV.
 
-use super::{Comparison, NotCompared, RowChange, SIGNIFICANCE};
+use super::{Comparison, NotCompared, RowChange};
 use crate::columns::Align;
 use crate::verdicts::Verdicts;
 use crate::{Format, json, units};
 
-const COLUMNS: [(&str, Align); 11] = [
+const COLUMNS: [(&str, Align); 12] = [
     ("Table", Align::Left),
     ("Method", Align::Left),
     ("Base", Align::Right),
     ("New", Align::Right),
     ("Change", Align::Right),
-    ("p", Align::Right),
+    ("Beyond table", Align::Right),
+    ("Resolves", Align::Right),
     ("Verdict", Align::Left),
     ("Alloc base", Align::Right),
     ("Alloc new", Align::Right),
@@ -33,13 +34,18 @@ impl Comparison {
     /// The gate's outcome and what was compared, in a sentence or three.
     pub fn summary(&self) -> String {
         let count = |v| self.rows.iter().filter(|r| r.verdict == v).count();
-        let settings = format!("threshold {}, significant at p < {SIGNIFICANCE}", units::percent(self.threshold));
+        let settings = format!(
+            "threshold {}, beyond the table's shift and what the files resolve",
+            units::percent(self.threshold)
+        );
         let tally = format!(
-            "{} compared: {} faster, {} slower, {} within noise; {} not compared",
+            "{} compared: {} faster, {} slower, {} within noise, {} unresolvable at {}; {} not compared",
             rows(self.rows.len()),
             count(super::Verdict::Faster),
             count(super::Verdict::Slower),
             count(super::Verdict::WithinNoise),
+            count(super::Verdict::Unresolvable),
+            units::percent(self.threshold),
             self.not_compared.len()
         );
         let regressions: Vec<&RowChange> = self.regressions().collect();
@@ -85,14 +91,17 @@ impl Comparison {
     }
 
     fn verdicts(&self) -> Verdicts<'static> {
+        // Tables that moved as a whole, then what unpaired runs cannot tell apart.
+        let mut note: Vec<String> = self.table_shifts.iter().map(|t| format!("{}.", t.note())).collect();
+        note.push(self.unpaired_note());
         Verdicts {
             command: "compare",
             columns: &COLUMNS,
-            rows: self.rows.iter().map(cells).collect(),
+            rows: self.rows.iter().map(|r| cells(r, self.threshold)).collect(),
             not_compared: self.not_compared.iter().map(|n| self.not_compared_line(n)).collect(),
             summary: self.summary(),
             regression: self.has_regression(),
-            note: Some(self.unpaired_note()),
+            note: Some(note.join(" ")),
         }
     }
 
@@ -112,10 +121,14 @@ impl Comparison {
             "base_mean_ns",
             "new_mean_ns",
             "time_change",
-            "p_value",
+            "table_shift",
+            "own_change",
+            "resolution",
             "verdict",
             "base_allocated_bytes",
             "new_allocated_bytes",
+            "base_allocs",
+            "new_allocs",
             "allocation_grew",
             "regression",
         ];
@@ -130,10 +143,14 @@ impl Comparison {
                 r.base_mean_ns.to_string(),
                 r.new_mean_ns.to_string(),
                 r.time_change.to_string(),
-                num(r.p_value),
+                r.table_shift.to_string(),
+                r.own_change.to_string(),
+                num(r.resolution.map(|x| x.half_width)),
                 r.verdict.key().to_string(),
                 num(r.base_allocated_bytes),
                 num(r.new_allocated_bytes),
+                num(r.base_allocs),
+                num(r.new_allocs),
                 r.allocation_grew.to_string(),
                 r.regression().to_string(),
             ]);
@@ -145,9 +162,9 @@ impl Comparison {
                 _ => "missing_from_new",
             };
             let mut record = vec![n.experiment.to_string(), n.table.clone(), n.method.clone().unwrap_or_default()];
-            record.extend(["", "", "", ""].map(String::from));
+            record.extend(["", "", "", "", "", ""].map(String::from));
             record.push(verdict.to_string());
-            record.extend(["", "", ""].map(String::from));
+            record.extend(["", "", "", "", ""].map(String::from));
             record.push((!self.allow_missing).to_string());
             records.push(record);
         }
@@ -163,19 +180,17 @@ fn rows(n: usize) -> String {
     if n == 1 { "1 row".to_string() } else { format!("{n} rows") }
 }
 
-fn cells(r: &RowChange) -> Vec<String> {
+fn cells(r: &RowChange, threshold: f64) -> Vec<String> {
     vec![
         format!("{} {}", r.experiment, r.table),
         r.method.clone(),
         units::time(r.base_mean_ns),
         units::time(r.new_mean_ns),
         signed_percent(r.time_change),
-        match r.p_value {
-            None => units::ABSENT.to_string(),
-            Some(p) if p < 0.001 => "<0.001".to_string(),
-            Some(p) => format!("{p:.3}"),
-        },
-        r.verdict.to_string(),
+        signed_percent(r.own_change),
+        r.resolution
+            .map_or(units::ABSENT.to_string(), |x| format!("±{}", units::percent(x.half_width))),
+        r.verdict_text(threshold),
         units::opt(r.base_allocated_bytes, units::bytes),
         units::opt(r.new_allocated_bytes, units::bytes),
         units::opt(r.allocation_change(), |d| {

@@ -11,7 +11,7 @@ use serde::de::DeserializeOwned;
 use crate::blocks::BLOCK;
 use crate::error::{Error, ErrorKind};
 use crate::field::Field;
-use crate::library::ElementParser;
+use crate::library::{ElementParser, Library};
 use crate::pointer::Pointer;
 use crate::skip::{Skipper, is_ws};
 use crate::{Config, Keep};
@@ -305,10 +305,30 @@ impl Framer {
             return self.parse_element_slow(start, end, index);
         }
         let (lo, hi) = ((start - self.base) as usize, (end - self.base) as usize);
+        if self.parser.library() == Library::SonicRs
+            && matches!(self.buf[lo], b'{' | b'[')
+            && let Some(v) = self.parser.parse_sonic_window::<T>(&self.buf[lo..self.ascii_end(end)])
+        {
+            return Ok(v);
+        }
         match self.parser.parse::<T>(&self.buf[lo..hi], true) {
             Ok(v) => Ok(v),
             Err(e) => Err(self.element_error(start, index, Failure::Parser(e, None))),
         }
+    }
+
+    /// Where the bytes known to be ASCII after an all-ASCII element ending at `end` stop (an
+    /// index into the buffer): the structural scan has classified them, and no byte >= 0x80 at
+    /// or after the element's start was among them.
+    #[inline(always)]
+    fn ascii_end(&self, end: u64) -> usize {
+        let c = &self.cursor;
+        let classified = if c.valid {
+            (c.start + c.classified() as u64).min(self.avail_end())
+        } else {
+            end
+        };
+        (classified.max(end) - self.base) as usize
     }
 
     /// An element over the maximum, or holding bytes >= 0x80 (checked for UTF-8 first).

@@ -207,6 +207,13 @@ impl Framer {
     }
 }
 
+impl Cursor {
+    /// Bytes of the block classified so far (from `start`).
+    pub(super) fn classified(&self) -> usize {
+        self.len
+    }
+}
+
 /// Why [`Framer::scan_container`] found no end.
 pub(super) enum Unfinished {
     /// The bytes that have arrived end inside the element, at this depth.

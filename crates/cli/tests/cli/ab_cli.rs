@@ -1,0 +1,437 @@
+//! `jsoncost ab` with two tiny fake programs: shell scripts that write a fixed results.json per
+//! call (the n-th call of a side writes its n-th file), so the test controls every run's
+//! figures, drift included; they never join the lockstep, so they pair once per run. Exit codes
+//! and the flagged row are exact; nothing is timed. Then two real jsoncost programs in
+//! lockstep: the turns and the round counts are exact.
+
+#![cfg(unix)]
+
+use crate::common;
+
+use assert_cmd::Command;
+use common::{Killed, wait_bounded};
+use jsoncost_engine::{Experiment, ExperimentKind, Machine, Results, Row, SCHEMA_VERSION};
+use predicates::prelude::*;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+fn jsoncost() -> Command {
+    let mut c = Command::cargo_bin("jsoncost").unwrap();
+    c.env("NO_COLOR", "1").timeout(std::time::Duration::from_secs(60));
+    c
+}
+
+fn results(rows: &[(&str, f64)]) -> Results {
+    let mut e = Experiment::new(ExperimentKind::Micro, "data/deserialize");
+    e.params.insert("shape".into(), serde_json::json!("data"));
+    for (m, ns) in rows {
+        let mut r = Row::new(*m);
+        r.mean_ns = Some(*ns);
+        r.allocated_bytes = Some(40.0);
+        e.rows.push(r);
+    }
+    e.finish();
+    Results {
+        schema_version: SCHEMA_VERSION,
+        jsoncost_version: "0.1.0".into(),
+        machine: Machine {
+            cpu: "test cpu".into(),
+            cores: 2,
+            os: "linux".into(),
+            rustc: "1.95.0".into(),
+            target_features: vec![],
+            ..Machine::default()
+        },
+        started_at: "2026-01-01T00:00:00Z".into(),
+        quick: true,
+        interrupted: false,
+        rates: Default::default(),
+        experiments: vec![e],
+        allocators: Vec::new(),
+    }
+}
+
+/// The machine's speed in each round (shared by both programs of the round: up to ±15%).
+const DRIFT: [f64; 6] = [1.0, 1.15, 0.9, 1.05, 0.88, 1.1];
+/// A little noise of the new program's own.
+const WOBBLE: [f64; 6] = [1.0, 1.003, 0.998, 1.002, 0.997, 1.001];
+
+/// A fake program in `dir/name`: its n-th call copies `name/run-n.json` to the `--out` file,
+/// and records its arguments. `slow` multiplies row `typed/sonic-rs` (new's deliberate
+/// slowdown); `exit` makes it fail with that code instead.
+fn program(dir: &Path, name: &str, slow: f64, wobble: bool, exit: Option<i32>) -> PathBuf {
+    let data = dir.join(name);
+    std::fs::create_dir_all(&data).unwrap();
+    for (i, d) in DRIFT.iter().enumerate() {
+        let w = if wobble { WOBBLE[i] } else { 1.0 };
+        let r = results(&[("typed/serde_json", 150.0 * d * w), ("typed/sonic-rs", 112.0 * d * w * slow)]);
+        std::fs::write(data.join(format!("run-{}.json", i + 1)), serde_json::to_vec(&r).unwrap()).unwrap();
+    }
+    let fail = exit.map(|c| format!("echo 'error: bad flag' >&2; exit {c}\n")).unwrap_or_default();
+    let script = format!(
+        "#!/bin/sh\n{fail}d='{}'\nn=$(cat \"$d/count\" 2>/dev/null || echo 0); n=$((n+1)); echo $n > \"$d/count\"\n\
+         echo \"$@\" >> \"$d/args\"\nprev=''; for a in \"$@\"; do if [ \"$prev\" = --out ]; then out=$a; fi; prev=$a; done\n\
+         cp \"$d/run-$n.json\" \"$out\"\n",
+        data.display()
+    );
+    let path = dir.join(format!("{name}.sh"));
+    std::fs::write(&path, script).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+fn ab(base: &Path, new: &Path, extra: &[&str]) -> assert_cmd::assert::Assert {
+    jsoncost()
+        .args(["ab", "--runs", "6", "--threshold", "5%", "--base"])
+        .arg(base)
+        .arg("--new")
+        .arg(new)
+        .args(extra)
+        .args(["--", "micro", "--quick"])
+        .assert()
+}
+
+#[test]
+fn the_same_build_under_drift_passes_and_both_programs_get_the_same_arguments() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = program(dir.path(), "base", 1.0, false, None);
+    let new = program(dir.path(), "new", 1.0, true, None);
+    ab(&base, &new, &[])
+        .code(0)
+        .stdout(predicate::str::contains("No regression (paired over 6 ABBA runs"));
+    let args = std::fs::read_to_string(dir.path().join("base/args")).unwrap();
+    let lines: Vec<&str> = args.lines().collect();
+    assert_eq!(lines.len(), 6);
+    assert!(lines[0].starts_with("micro --quick --format json --out "), "{}", lines[0]);
+    assert_eq!(std::fs::read_to_string(dir.path().join("new/count")).unwrap().trim(), "6");
+}
+
+#[test]
+fn a_five_percent_slower_row_is_flagged_alone_with_exit_1_and_markdown_for_a_pr() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = program(dir.path(), "base", 1.0, false, None);
+    let new = program(dir.path(), "new", 1.05, true, None);
+    let out = ab(&base, &new, &["--format", "markdown"]).code(1);
+    let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(stdout.starts_with("### jsoncost ab: **Regression**"), "{stdout}");
+    let failing: Vec<&str> = stdout.lines().filter(|l| l.starts_with('|') && l.contains("FAIL")).collect();
+    assert_eq!(failing.len(), 1, "{stdout}");
+    assert!(
+        failing[0].contains("typed/sonic-rs") && failing[0].contains("slower"),
+        "{}",
+        failing[0]
+    );
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(stderr.contains("Regression in 1 of 2"), "{stderr}");
+}
+
+#[test]
+fn the_same_rows_through_unpaired_compare_cannot_tell_the_drift_from_a_change() {
+    // Round 2 against round 3 of the same build: a 22% "change" that is only the machine.
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
+    std::fs::write(&a, serde_json::to_vec(&results(&[("typed/serde_json", 150.0 * 1.15)])).unwrap()).unwrap();
+    std::fs::write(&b, serde_json::to_vec(&results(&[("typed/serde_json", 150.0 * 0.9)])).unwrap()).unwrap();
+    jsoncost()
+        .arg("compare")
+        .arg(&b)
+        .arg(&a)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("Unpaired comparison"));
+    // Given the other run of the base build, compare knows runs of one build differ by that
+    // much here, and says the files cannot resolve 5%.
+    jsoncost()
+        .arg("compare")
+        .arg(&b)
+        .arg(&a)
+        .arg("--base-run")
+        .arg(&a)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            "unresolvable at 5.0%: runs of the base build differ by ±27.8% on it",
+        ))
+        .stdout(predicate::str::contains(
+            "2 runs of the base build differ per row by a median 27.8% and up to 27.8% beyond their tables' shifts",
+        ));
+}
+
+#[test]
+fn a_program_that_refuses_its_arguments_is_bad_input_and_one_that_cannot_start_is_the_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = program(dir.path(), "base", 1.0, false, None);
+    let refusing = program(dir.path(), "new", 1.0, false, Some(2));
+    ab(&base, &refusing, &[])
+        .code(2)
+        .stderr(predicate::str::contains("refused the arguments (exit 2)").and(predicate::str::contains("error: bad flag")));
+    let broken = program(dir.path(), "other", 1.0, false, Some(7));
+    ab(&base, &broken, &[])
+        .code(3)
+        .stderr(predicate::str::contains("exited 7 in run 1"));
+    ab(&base, &dir.path().join("missing"), &[])
+        .code(3)
+        .stderr(predicate::str::contains("cannot be started"));
+    jsoncost()
+        .args(["ab", "--base", "x", "--new", "y", "--", "micro", "--out", "f.json"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--out is set by ab itself"));
+}
+
+#[test]
+fn two_jsoncost_programs_take_turns_abba_and_their_rows_pair_round_by_round() {
+    let dir = tempfile::tempdir().unwrap();
+    // Deeper than a Unix socket's path may be: the sockets live elsewhere.
+    let keep = dir.path().join("k".repeat(120));
+    let out = Command::from_std(ab_in_lockstep(4, &keep, &["--threshold", "50%"]))
+        .env("NO_COLOR", "1")
+        .timeout(std::time::Duration::from_secs(240))
+        .assert()
+        .code(0);
+    let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    // Pinned by default to the last CPU ab may run on.
+    assert!(
+        stdout.contains("No regression (in lockstep on CPU ") && stdout.contains(", paired round by round over 1 run of both programs"),
+        "{stdout}"
+    );
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(!stderr.contains("did not join"), "{stderr}");
+    // Every interleaved row ran exactly the conductor's 4 rounds, in both programs.
+    for side in ["base", "new"] {
+        let r: Results = serde_json::from_slice(&std::fs::read(keep.join(format!("run-001/{}.json", &side[..1]))).unwrap()).unwrap();
+        let rows: Vec<&Row> = r.experiments.iter().flat_map(|e| &e.rows).filter(|r| r.is_ok()).collect();
+        assert!(!rows.is_empty());
+        for row in rows {
+            assert_eq!(row.rounds_ns.len(), 4, "{side} {}", row.method);
+        }
+    }
+    // The grants: pairs in ABBA order, each side asking the same sequence, every round's ask
+    // answered go for rounds 0-3 and end at round 4.
+    let log = std::fs::read_to_string(keep.join("run-001/lockstep.log")).unwrap();
+    let lines: Vec<(&str, &str)> = log.lines().map(|l| l.split_once(' ').unwrap()).collect();
+    assert!(lines.len() >= 10 && lines.len().is_multiple_of(2), "{log}");
+    for (k, pair) in lines.chunks(2).enumerate() {
+        let expected = if k % 2 == 0 { ["base", "new"] } else { ["new", "base"] };
+        assert_eq!([pair[0].0, pair[1].0], expected, "pair {k}: {log}");
+        assert_eq!(pair[0].1, pair[1].1, "pair {k}: {log}");
+    }
+    let ends = lines.iter().filter(|(_, what)| what.ends_with("end")).count();
+    let tables = lines.iter().filter(|(_, what)| *what == "round 0 go").count();
+    assert_eq!(ends, tables, "{log}");
+    assert!(lines.iter().all(|(_, what)| !what.starts_with("round 5")), "{log}");
+    assert!(lines.iter().any(|(_, what)| *what == "round 4 end"), "{log}");
+}
+
+#[test]
+fn a_program_that_never_joins_runs_alone_and_its_rows_pair_once_per_run() {
+    // The script (a build without the lockstep) finishes first while the real program waits
+    // for its first turn; the run is not a lockstep run, whatever the order of events.
+    let dir = tempfile::tempdir().unwrap();
+    let script = program(dir.path(), "base", 1.0, false, None);
+    let bin = assert_cmd::cargo::cargo_bin("jsoncost");
+    let out = jsoncost()
+        .timeout(std::time::Duration::from_secs(240))
+        .args(["ab", "--rounds", "3", "--base"])
+        .arg(&script)
+        .arg("--new")
+        .arg(&bin)
+        .args(["--", "micro", "--quick", "--shape", "data", "--filter", "typed/serde_json"])
+        .assert();
+    let output = out.get_output();
+    let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert!(stderr.contains("the base program did not join the lockstep"), "{stderr}");
+    assert!(!stderr.contains("the new program did not join"), "{stderr}");
+    assert!(
+        !stdout.contains("in lockstep") && !stderr.contains("in lockstep,"),
+        "{stdout}{stderr}"
+    );
+}
+
+#[test]
+fn stream_tables_pair_round_by_round_in_lockstep_so_one_run_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let keep = dir.path().join("keep");
+    let bin = assert_cmd::cargo::cargo_bin("jsoncost");
+    let out = jsoncost()
+        .timeout(std::time::Duration::from_secs(240))
+        .args(["ab", "--rounds", "3", "--threshold", "50%", "--keep"])
+        .arg(&keep)
+        .arg("--base")
+        .arg(&bin)
+        .arg("--new")
+        .arg(&bin)
+        .args(["--", "stream", "--quick", "--readings", "500", "--runs", "5"])
+        .args(["--stream-filter", "{buffered,incremental}/{serde_json,sonic-rs}"])
+        .assert()
+        .code(0);
+    let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    // One run of both programs is an answer: every row paired over the conductor's 3 rounds.
+    assert!(
+        stdout.contains("No regression (in lockstep on CPU ") && stdout.contains(", paired round by round over 1 run of both programs"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("pair only") && !stdout.contains("Not compared"), "{stdout}");
+    assert!(stdout.contains("4 compared:"), "{stdout}");
+    for side in ["b", "n"] {
+        let r: Results = serde_json::from_slice(&std::fs::read(keep.join(format!("run-001/{side}.json"))).unwrap()).unwrap();
+        let table = &r.experiments[0];
+        assert_eq!((table.experiment, table.rows.len()), (ExperimentKind::Stream, 4));
+        for row in &table.rows {
+            assert_eq!(row.rounds_ns.len(), 3, "{side} {}", row.method);
+        }
+    }
+}
+
+/// `jsoncost ab` of the jsoncost under test against itself, in lockstep, for `rounds` rounds
+/// of the micro serde_json rows, keeping its files in `keep`.
+fn ab_in_lockstep(rounds: u32, keep: &Path, extra: &[&str]) -> std::process::Command {
+    let bin = assert_cmd::cargo::cargo_bin("jsoncost");
+    let mut c = std::process::Command::new(&bin);
+    c.args(["ab", "--rounds", &rounds.to_string(), "--keep"])
+        .arg(keep)
+        .args(extra)
+        .arg("--base")
+        .arg(&bin)
+        .arg("--new")
+        .arg(&bin)
+        .args(["--", "micro", "--quick", "--shape", "data", "--filter", "typed/serde_json*"]);
+    c
+}
+
+#[test]
+fn ctrl_c_to_ab_alone_stops_both_programs_in_lockstep_with_exit_130() {
+    let dir = tempfile::tempdir().unwrap();
+    let keep = dir.path().join("keep");
+    // Far more rounds than can finish before the signal.
+    let mut ab = Killed(
+        ab_in_lockstep(10_000, &keep, &[])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    // Waits (bounded) until both programs have started, then a little into their turns.
+    let started = std::time::Instant::now();
+    while started.elapsed() < std::time::Duration::from_secs(60)
+        && !["b", "n"]
+            .iter()
+            .all(|side| std::fs::read_to_string(keep.join(format!("run-001/{side}.stderr"))).is_ok_and(|t| t.contains("quick run")))
+    {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // Only ab gets the signal (not its process group): it must pass it on.
+    ab.signal(libc::SIGINT);
+    let status = wait_bounded(&mut ab.0, std::time::Duration::from_secs(60));
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(ab.0.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted"), "{stderr}");
+}
+
+/// A program that records its pid in `dir/NAME.pid` and then runs `then` (a shell command
+/// line) in its place (exec keeps the pid): `sleep 1000` never joins nor exits; the jsoncost
+/// under test, given the arguments (`"$@"`), joins.
+fn recording_pid(dir: &Path, name: &str, then: &str) -> PathBuf {
+    let path = dir.join(format!("{name}.sh"));
+    let script = format!("#!/bin/sh\necho $$ > '{}/{name}.pid'\nexec {then}\n", dir.display());
+    std::fs::write(&path, script).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+/// The pid a [`recording_pid`] program wrote (waits at most 60 s for it).
+fn pid_of(dir: &Path, name: &str) -> libc::pid_t {
+    let file = dir.join(format!("{name}.pid"));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        if let Some(pid) = std::fs::read_to_string(&file).ok().and_then(|t| t.trim().parse().ok()) {
+            return pid;
+        }
+        assert!(std::time::Instant::now() < deadline, "{} never appeared", file.display());
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// Whether `pid` is gone (after ab exited, its children are reaped or reparented and reaped).
+fn gone(pid: libc::pid_t) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        // SAFETY: kill(2) with signal 0 only checks the pid.
+        if unsafe { libc::kill(pid, 0) } != 0 {
+            return true;
+        }
+        if std::time::Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+fn ab_with(dir: &Path, base: &Path, new: &Path, extra: &[&str]) -> Killed {
+    Killed(
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("jsoncost"))
+            .args(["ab", "--rounds", "10000", "--cpu", "none"])
+            .args(extra)
+            .arg("--base")
+            .arg(base)
+            .arg("--new")
+            .arg(new)
+            .args(["--", "micro", "--quick", "--shape", "data", "--filter", "typed/serde_json*"])
+            .current_dir(dir)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap(),
+    )
+}
+
+fn stderr_of(ab: &mut Killed) -> String {
+    let mut text = String::new();
+    std::io::Read::read_to_string(ab.0.stderr.as_mut().unwrap(), &mut text).unwrap();
+    text
+}
+
+#[test]
+fn a_program_that_never_joins_nor_exits_is_given_up_after_the_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("jsoncost");
+    let base = recording_pid(dir.path(), "base", "sleep 1000");
+    let new = recording_pid(dir.path(), "new", &format!("'{}' \"$@\"", bin.display()));
+    let mut ab = ab_with(dir.path(), &base, &new, &["--timeout", "3"]);
+    let status = wait_bounded(&mut ab.0, std::time::Duration::from_secs(60));
+    let stderr = stderr_of(&mut ab);
+    assert_eq!(status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains(
+            "error: run 1: the base program neither joined the lockstep nor exited within 3 s (--timeout); both programs were stopped"
+        ),
+        "{stderr}"
+    );
+    assert!(gone(pid_of(dir.path(), "base")) && gone(pid_of(dir.path(), "new")));
+}
+
+#[test]
+fn a_program_stopped_by_sigstop_is_named_and_both_are_reaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("jsoncost");
+    let jsoncost = format!("'{}' \"$@\"", bin.display());
+    let base = recording_pid(dir.path(), "base", &jsoncost);
+    let new = recording_pid(dir.path(), "new", &jsoncost);
+    let mut ab = ab_with(dir.path(), &base, &new, &[]);
+    let (b, n) = (pid_of(dir.path(), "base"), pid_of(dir.path(), "new"));
+    // Into the lockstep's rounds (10,000 of them: far more than can finish).
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    // SAFETY: kill(2) on ab's child, alive (ab has not finished: it has thousands of rounds).
+    assert_eq!(unsafe { libc::kill(n, libc::SIGSTOP) }, 0);
+    let status = wait_bounded(&mut ab.0, std::time::Duration::from_secs(60));
+    let stderr = stderr_of(&mut ab);
+    assert_eq!(status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("error: run 1: the new program was stopped (SIGSTOP or SIGTSTP) for 5 s; both programs were stopped"),
+        "{stderr}"
+    );
+    assert!(gone(b) && gone(n));
+}

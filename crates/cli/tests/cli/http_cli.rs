@@ -1,0 +1,586 @@
+//! `jsoncost http` and `jsoncost serve` as a user runs them: a small real matrix, --target,
+//! exit codes for refused targets and failed runs, a Redis cache that dies mid-run, and
+//! `serve --cache`.
+
+use crate::common;
+
+use assert_cmd::Command;
+use common::{Stalling, free_port, http_get, load_json, own_redis, spawn_jsoncost, wait_bounded};
+use predicates::prelude::*;
+use std::time::{Duration, Instant};
+
+fn jsoncost() -> Command {
+    let mut c = Command::cargo_bin("jsoncost").unwrap();
+    c.env("NO_COLOR", "1").timeout(std::time::Duration::from_secs(180));
+    c
+}
+
+#[test]
+fn a_small_matrix_has_every_mode_with_server_cost() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    jsoncost()
+        .args([
+            "http",
+            "--quick",
+            "-n",
+            "200",
+            "-c",
+            "8",
+            "--study-load",
+            "false",
+            "--post-requests",
+            "2",
+            "--post-readings",
+            "2000",
+        ])
+        .arg("--http-store")
+        .arg(format!("redb:{}", dir.path().join("s.redb").display()))
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Server alloc/req"));
+    let results: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let tables = results["experiments"].as_array().unwrap();
+    let names: Vec<&str> = tables.iter().map(|t| t["table"].as_str().unwrap()).collect();
+    // The loaded table and the one-request-at-a-time table (ab -n 1000 -c 1) per route.
+    assert_eq!(
+        names,
+        [
+            "item/n200-c8",
+            "item/n1000-c1",
+            "list/n200-c8",
+            "list/n1000-c1",
+            "telemetry/post-2000-readings-c1",
+            "telemetry/post-2000-readings-c4"
+        ]
+    );
+    // Both POST parses answered the same summary before being timed, one upload at a time and
+    // four at once; the server's peak heap is filled from the counting allocator.
+    for t in &tables[4..] {
+        for r in t["rows"].as_array().unwrap() {
+            assert_eq!(r["status"], "ok", "{r}");
+            assert!(r["peak_bytes"].as_u64().is_some_and(|b| b > 0), "{r}");
+        }
+    }
+    for t in &tables[..4] {
+        let requests = if t["table"].as_str().unwrap().ends_with("-c1") { 1000 } else { 200 };
+        assert_eq!(t["params"]["connections"], if requests == 1000 { 1 } else { 8 });
+        let rows = t["rows"].as_array().unwrap();
+        let mut modes: Vec<&str> = rows.iter().map(|r| r["method"].as_str().unwrap()).collect();
+        modes.sort();
+        assert_eq!(modes, ["passthrough", "typed/serde_json", "typed/sonic-rs"]);
+        for r in rows {
+            assert_eq!(r["status"], "ok", "{r}");
+            assert_eq!(r["extra"]["requests"], requests, "{r}");
+            assert!(r["allocated_bytes"].as_f64().unwrap() > 0.0, "{r}");
+            assert!(r["extra"]["server_cpu_ns_per_req"].as_f64().unwrap() > 0.0, "{r}");
+        }
+        // Passthrough sends the stored bytes: it allocates less on the server than re-serializing.
+        let alloc = |m: &str| rows.iter().find(|r| r["method"] == m).unwrap()["allocated_bytes"].as_f64().unwrap();
+        assert!(alloc("passthrough") < alloc("typed/serde_json"));
+    }
+}
+
+#[test]
+fn a_refused_target_exits_3_naming_the_url() {
+    // A port nobody listens on: bind, note it, close.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let url = format!("http://127.0.0.1:{port}/x");
+    let started = std::time::Instant::now();
+    jsoncost()
+        .args(["http", "-n", "10", "-c", "2", "--study-load", "false", "--target", &url])
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains(url.as_str()));
+    assert!(started.elapsed() < std::time::Duration::from_secs(15));
+}
+
+#[test]
+fn target_mode_load_tests_any_endpoint_without_server_columns() {
+    let srv = jsoncost_http::server::start(jsoncost_http::ServerConfig::default()).unwrap();
+    let url = srv.url(jsoncost_http::mode::HEALTH_PATH);
+    let assert = jsoncost()
+        .args([
+            "http",
+            "-n",
+            "50",
+            "-c",
+            "2",
+            "--study-load",
+            "false",
+            "--format",
+            "json",
+            "--target",
+            &url,
+        ])
+        .assert()
+        .success();
+    let results: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    let row = &results["experiments"][0]["rows"][0];
+    assert_eq!(row["method"], "target");
+    assert_eq!(row["status"], "ok");
+    assert_eq!(row["extra"]["requests"], 50);
+    assert!(row["allocated_bytes"].is_null());
+    srv.shutdown().unwrap();
+}
+
+#[test]
+fn every_request_failing_exits_2_for_4xx_with_errors_by_status_code() {
+    let srv = jsoncost_http::server::start(jsoncost_http::ServerConfig::default()).unwrap();
+    let url = srv.url("/nope");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t.json");
+    // Never lost (a share of 100%): every request is made and counted.
+    jsoncost()
+        .args([
+            "http",
+            "-n",
+            "1000",
+            "-c",
+            "10",
+            "--study-load",
+            "false",
+            "--one-at-a-time",
+            "false",
+        ])
+        .args(["--max-error-share", "100%", "--target", &url, "--out"])
+        .arg(&out)
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains("404×1000"))
+        .stderr(predicate::str::contains(format!(
+            "error: every row of http: target/n1000-c10 failed (target: no successful response from {url}: 1000 requests, 404×1000)"
+        )));
+    let results = load_json(&out);
+    let row = &results["experiments"][0]["rows"][0];
+    assert_eq!(row["status"], "failed");
+    assert_eq!(row["extra"]["status_codes"], serde_json::json!({"404": 1000}));
+    assert_eq!(row["extra"]["errors"]["status"], 1000);
+
+    // By default the run is lost once judged, and the next table is not started: still bad input.
+    let assert = jsoncost()
+        .args(["http", "-n", "1000", "-c", "10", "--study-load", "false", "--target", &url, "--out"])
+        .arg(&out)
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("error: http run stopped: target/n1000-c10: target: lost after "),
+        "{stderr}"
+    );
+    assert!(stderr.contains("requests failed, more than 50% (404×"), "{stderr}");
+    let results = load_json(&out);
+    let tables = results["experiments"].as_array().unwrap();
+    let row = &tables[0]["rows"][0];
+    let requests = row["extra"]["requests"].as_u64().unwrap();
+    assert!((20..1000).contains(&requests), "{row}");
+    assert_eq!(row["extra"]["status_codes"]["404"], requests);
+    assert_eq!(row["extra"]["lost"]["rule"], "error_share");
+    assert_eq!(tables[1]["table"], "target/n1000-c1");
+    assert_eq!(
+        tables[1]["rows"][0]["error_message"],
+        "not started: the target was lost in target/n1000-c10 (target)"
+    );
+    srv.shutdown().unwrap();
+}
+
+#[test]
+fn a_target_that_stops_answering_ends_the_run_in_bounded_time_with_exit_3() {
+    // The first table is answered; the second stops being answered after 10 requests; the third
+    // is never started. Before, each table ran to its cap: minutes at any timeout.
+    let target = Stalling::start(60);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t.json");
+    let started = Instant::now();
+    let assert = jsoncost()
+        .args(["http", "-n", "50", "-c", "2", "--timeout", "1", "--target", &target.url(), "--out"])
+        .arg(&out)
+        .assert()
+        .code(3);
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(15), "{took:?}");
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    // Every table states its bound before it starts: one load run of at most 5 s to connect
+    // and 5 minutes of load.
+    for table in ["target/n50-c2", "target/n500-c100", "target/n1000-c1"] {
+        assert!(stderr.contains(&format!("http: {table}: ends within 5 min 5 s")), "{stderr}");
+    }
+    assert!(
+        stderr.contains("http: ends within 15 min 15 s (a lost target ends it sooner)"),
+        "{stderr}"
+    );
+    let lost = "error: http run stopped: target/n500-c100: target: lost after ";
+    assert!(stderr.contains(lost), "{stderr}");
+    assert!(stderr.contains(&format!("results written to {}", out.display())), "{stderr}");
+
+    let results = load_json(&out);
+    let tables = results["experiments"].as_array().unwrap();
+    let names: Vec<&str> = tables.iter().map(|t| t["table"].as_str().unwrap()).collect();
+    assert_eq!(names, ["target/n50-c2", "target/n500-c100", "target/n1000-c1"]);
+    for t in tables {
+        assert_eq!(t["params"]["wall_clock_bound_s"], 305.0, "{}", t["table"]);
+    }
+    // What was measured before is written as measured.
+    let first = &tables[0]["rows"][0];
+    assert_eq!(
+        (&first["status"], &first["extra"]["requests"]),
+        (&"ok".into(), &50.into()),
+        "{first}"
+    );
+    // The lost table's row is failed, with its errors by kind.
+    let lost = &tables[1]["rows"][0];
+    assert_eq!(lost["status"], "failed", "{lost}");
+    let message = lost["error_message"].as_str().unwrap();
+    assert!(message.starts_with("lost after ") && message.contains(&target.url()), "{message}");
+    assert!(lost["extra"]["errors"]["timeout"].as_u64().unwrap() > 0, "{lost}");
+    assert!(lost["extra"]["lost"]["rule"].is_string(), "{lost}");
+    // The table after it was not started, and says why.
+    let not_started = &tables[2]["rows"][0];
+    assert_eq!(
+        not_started["error_message"],
+        "not started: the target was lost in target/n500-c100 (target)"
+    );
+}
+
+#[test]
+fn the_open_model_against_a_target_that_never_answers_ends_within_its_bound() {
+    let target = Stalling::start(0);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t.json");
+    let started = Instant::now();
+    let assert = jsoncost()
+        .args([
+            "http",
+            "--rate",
+            "1e15",
+            "--duration",
+            "1",
+            "--timeout",
+            "1",
+            "--target",
+            &target.url(),
+            "--out",
+        ])
+        .arg(&out)
+        .assert()
+        .code(3);
+    let took = started.elapsed();
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    // 5 s to connect, 1 s of sending, 1 s for the requests in flight.
+    assert!(
+        stderr.contains("http: target/open-r1000000000000000-d1s-c100: ends within 7 s"),
+        "{stderr}"
+    );
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    let results = load_json(&out);
+    let table = &results["experiments"][0];
+    assert_eq!(table["params"]["wall_clock_bound_s"], 7.0);
+    let row = &table["rows"][0];
+    assert_eq!(row["status"], "failed", "{row}");
+    assert!(row["extra"]["errors"]["timeout"].as_u64().unwrap() > 0, "{row}");
+}
+
+#[test]
+fn the_open_model_stops_at_the_end_of_its_duration_and_counts_what_it_did_not_send() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("h.json");
+    let started = Instant::now();
+    let assert = jsoncost()
+        .args([
+            "http",
+            "--rate",
+            "1e15",
+            "--duration",
+            "1",
+            "-c",
+            "4",
+            "--http-filter",
+            "passthrough",
+        ])
+        .args(["--post-requests", "0", "--timeout", "2", "--http-store"])
+        .arg(format!("redb:{}", dir.path().join("s.redb").display()))
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let took = started.elapsed();
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert!(took < Duration::from_secs(20), "{took:?}");
+    let results = load_json(&out);
+    let tables = results["experiments"].as_array().unwrap();
+    assert_eq!(tables.len(), 2, "{results}");
+    for t in tables {
+        let row = &t["rows"][0];
+        assert_eq!((&row["method"], &row["status"]), (&"passthrough".into(), &"ok".into()), "{row}");
+        let (sent, unsent) = (row["extra"]["requests"].as_u64().unwrap(), row["extra"]["unsent"].as_u64().unwrap());
+        assert_eq!(sent + unsent, 1_000_000_000_000_000, "{row}");
+        let table = t["table"].as_str().unwrap();
+        assert!(
+            stderr.contains(&format!(
+                "http: {table}: passthrough: {unsent} of 1000000000000000 scheduled requests not sent: every connection was still busy when the 1 s ended (its latencies are those of the {sent} sent)"
+            )),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn a_redis_cache_killed_mid_run_stops_the_run_within_bounds_with_errors_by_kind() {
+    let test = "a_redis_cache_killed_mid_run";
+    let dir = tempfile::tempdir().unwrap();
+    let Some((mut redis, port)) = own_redis(test, dir.path()) else {
+        return;
+    };
+    let out = dir.path().join("h.json");
+    let store = format!("redb:{}", dir.path().join("s.redb").display());
+    let cache = format!("redis://127.0.0.1:{port}");
+    let out_arg = out.display().to_string();
+    let (mut run, mut stderr) = spawn_jsoncost(
+        &[
+            "http",
+            "--cache",
+            &cache,
+            "--http-store",
+            &store,
+            "-n",
+            "30000",
+            "-c",
+            "10",
+            "--study-load",
+            "false",
+            "--post-requests",
+            "0",
+            "--timeout",
+            "5",
+            "--out",
+            &out_arg,
+        ],
+        &dir.path().join("stdout.txt"),
+    );
+    stderr.wait_for("http: reference API on", Duration::from_secs(120));
+    std::thread::sleep(Duration::from_millis(1500));
+    redis.0.kill().unwrap();
+    redis.0.wait().unwrap();
+    let killed = Instant::now();
+    // The run ends at the first 503: the load under way stops at once, and nothing is started
+    // after it. It used to take ~0.3 s per 503, a quarter of an hour.
+    let status = wait_bounded(&mut run.0, Duration::from_secs(60));
+    stderr.drain();
+    let text = stderr.text();
+    assert_eq!(status.code(), Some(3), "{text}");
+    assert!(killed.elapsed() < Duration::from_secs(60));
+    assert!(text.contains("error: http run stopped: item/n30000-c10: "), "{text}");
+    assert!(text.contains("the reference API failed") && text.contains("503×"), "{text}");
+    assert!(text.contains(&format!("results written to {}", out.display())), "{text}");
+    assert_lost_at_a_503(&load_json(&out), "item/n30000-c10", 30000);
+}
+
+/// The results of a run whose Redis cache went away during `table`: the row that met it failed
+/// with its errors by kind, after fewer than `planned` requests; the rows after it were not started.
+fn assert_lost_at_a_503(results: &serde_json::Value, table: &str, planned: u64) {
+    let tables = results["experiments"].as_array().unwrap();
+    assert_eq!(tables[0]["table"], table);
+    let rows: Vec<&serde_json::Value> = tables.iter().flat_map(|t| t["rows"].as_array().unwrap()).collect();
+    let hit: Vec<&&serde_json::Value> = rows
+        .iter()
+        .filter(|r| r["extra"]["status_codes"]["503"].as_u64().is_some_and(|n| n > 0))
+        .collect();
+    assert_eq!(hit.len(), 1, "{rows:?}");
+    // Its latencies mix 503s with answers: failed, saying why, not timed.
+    assert_eq!(hit[0]["status"], "failed", "{}", hit[0]);
+    assert!(hit[0]["mean_ns"].is_null(), "{}", hit[0]);
+    assert!(
+        hit[0]["error_message"].as_str().unwrap().starts_with("the reference API failed "),
+        "{}",
+        hit[0]
+    );
+    let errors = &hit[0]["extra"]["errors"];
+    assert_eq!(errors["status"], hit[0]["extra"]["status_codes"]["503"], "{errors}");
+    assert!(hit[0]["extra"]["requests"].as_u64().unwrap() < planned, "{}", hit[0]);
+    assert_eq!(hit[0]["extra"]["lost"]["rule"], "server_error", "{}", hit[0]);
+    // Nothing was measured after it: every later row says where the server was lost.
+    let method = hit[0]["method"].as_str().unwrap();
+    let after = rows.iter().skip_while(|r| r["method"] != method).skip(1);
+    let mut later = 0;
+    for r in after {
+        later += 1;
+        assert_eq!(
+            r["error_message"],
+            format!("not started: the target was lost in {table} ({method})"),
+            "{r}"
+        );
+    }
+    assert!(later > 0, "{rows:?}");
+}
+
+#[test]
+fn a_redis_cache_that_stalls_mid_run_ends_the_run_at_its_first_503() {
+    // SIGSTOP: Redis keeps its connections and answers nothing; each request waits for the
+    // cache's 2 s bound and is answered 503. A load of a million requests used to crawl at
+    // ~5 requests a second per connection, for the 5-minute cap of each table.
+    let test = "a_redis_cache_that_stalls_mid_run";
+    let dir = tempfile::tempdir().unwrap();
+    let Some((redis, port)) = own_redis(test, dir.path()) else {
+        return;
+    };
+    let out = dir.path().join("h.json");
+    let store = format!("redb:{}", dir.path().join("s.redb").display());
+    let cache = format!("redis://127.0.0.1:{port}");
+    let out_arg = out.display().to_string();
+    let (mut run, mut stderr) = spawn_jsoncost(
+        &[
+            "http",
+            "--cache",
+            &cache,
+            "--http-store",
+            &store,
+            "-n",
+            "1000000",
+            "-c",
+            "10",
+            "--study-load",
+            "false",
+            "--post-requests",
+            "0",
+            "--out",
+            &out_arg,
+        ],
+        &dir.path().join("stdout.txt"),
+    );
+    stderr.wait_for("http: item/n1000000-c10: ends within", Duration::from_secs(120));
+    std::thread::sleep(Duration::from_millis(1500));
+    redis.signal(libc::SIGSTOP);
+    let stopped = Instant::now();
+    let status = wait_bounded(&mut run.0, Duration::from_secs(30));
+    let took = stopped.elapsed();
+    redis.signal(libc::SIGCONT);
+    stderr.drain();
+    let text = stderr.text();
+    assert_eq!(status.code(), Some(3), "{text}");
+    assert!(took < Duration::from_secs(15), "{took:?}");
+    assert!(text.contains("error: http run stopped: item/n1000000-c10: "), "{text}");
+    assert!(text.contains("the reference API failed") && text.contains("503×"), "{text}");
+    assert_lost_at_a_503(&load_json(&out), "item/n1000000-c10", 1_000_000);
+}
+
+#[test]
+fn serve_reads_items_through_a_redis_cache_and_answers_503_when_it_dies() {
+    let test = "serve_reads_items_through_a_redis_cache";
+    let dir = tempfile::tempdir().unwrap();
+    let Some((mut redis, redis_port)) = own_redis(test, dir.path()) else {
+        return;
+    };
+    let port = free_port();
+    let store = format!("redb:{}", dir.path().join("s.redb").display());
+    let cache = format!("redis://127.0.0.1:{redis_port}");
+    let addr = format!("127.0.0.1:{port}");
+    let (mut serve, mut stderr) = spawn_jsoncost(
+        &["serve", "--addr", &addr, "--store", &store, "--cache", &cache],
+        &dir.path().join("stdout.txt"),
+    );
+    stderr.wait_for("serving on", Duration::from_secs(120));
+    assert!(stderr.text().contains(&format!("cache {cache})")), "{}", stderr.text());
+
+    let (status, body) = http_get(port, "/passthrough/items/1");
+    assert_eq!(status, 200, "{body}");
+    // The item went through Redis: it is stored there now.
+    let exists = std::process::Command::new("redis-cli")
+        .args(["-p", &redis_port.to_string(), "exists", "jsoncost:http:item:1"])
+        .output();
+    match exists {
+        Ok(o) => assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "1", "{o:?}"),
+        Err(e) => common::skip(test, &format!("redis-cli cannot be run ({e})")),
+    }
+
+    // Redis gone: 503 naming the cache, not a stall, and the other routes still answer.
+    redis.0.kill().unwrap();
+    redis.0.wait().unwrap();
+    let (status, body) = http_get(port, "/passthrough/items/2");
+    assert_eq!(status, 503, "{body}");
+    assert!(body.contains("cache_unavailable") && body.contains(&cache), "{body}");
+    assert_eq!(http_get(port, "/health").0, 200);
+
+    // Ctrl-C stops it, saying so (it measures nothing, so it writes nothing).
+    serve.signal(libc::SIGINT);
+    let status = wait_bounded(&mut serve.0, Duration::from_secs(30));
+    stderr.drain();
+    let text = stderr.text();
+    assert_eq!(status.code(), Some(0), "{text}");
+    assert!(text.contains("interrupted: stopping the server"), "{text}");
+    assert!(!text.contains("writing what was measured"), "{text}");
+}
+
+#[test]
+fn serve_with_an_unreachable_cache_exits_3_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = format!("redis://127.0.0.1:{}", free_port());
+    let started = Instant::now();
+    jsoncost()
+        .timeout(Duration::from_secs(60))
+        .args(["serve", "--addr", "127.0.0.1:0", "--cache", &cache, "--store"])
+        .arg(format!("redb:{}", dir.path().join("s.redb").display()))
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains(format!("cannot connect to the cache at {cache}")));
+    assert!(started.elapsed() < Duration::from_secs(60));
+    jsoncost()
+        .args(["serve", "--addr", "127.0.0.1:0", "--cache", "redis://127.0.0.1:notaport", "--store"])
+        .arg(format!("redb:{}", dir.path().join("s.redb").display()))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("invalid cache URL"));
+}
+
+#[test]
+fn serve_refuses_a_body_limit_whose_bytes_do_not_fit() {
+    jsoncost()
+        .timeout(Duration::from_secs(30))
+        .args(["serve", "--addr", "127.0.0.1:0", "--body-limit-mib", "17592186044416"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "invalid value '17592186044416' for '--body-limit-mib <MIB>': 17592186044416 MiB is more bytes than a 64-bit size holds",
+        ));
+}
+
+#[test]
+fn a_busy_address_is_said_once_and_exits_3() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let assert = jsoncost()
+        .args(["serve", "--addr", &addr, "--store"])
+        .arg(format!("redb:{}", dir.path().join("s.redb").display()))
+        .assert()
+        .code(3);
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert_eq!(stderr.matches("Address already in use").count(), 1, "{stderr}");
+}
+
+#[test]
+fn durations_and_rates_that_cannot_be_used_are_usage_errors_not_panics() {
+    let url = format!("http://127.0.0.1:{}/x", free_port());
+    for (args, expected) in [
+        (&["--timeout", "inf"][..], "invalid value 'inf' for '--timeout <SECONDS>'"),
+        (
+            &["--rate", "1", "--duration", "1e30"][..],
+            "1e30 seconds is longer than a duration can hold",
+        ),
+        (&["--rate", "NaN", "--duration", "1"][..], "is not a rate above 0"),
+    ] {
+        jsoncost()
+            .args(["http", "-n", "1", "--target", &url])
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(expected))
+            .stderr(predicate::str::contains("panicked").not());
+    }
+    jsoncost()
+        .args(["http", "--http-filter", "nope"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--http-filter \"nope\" matches no strategy"));
+}

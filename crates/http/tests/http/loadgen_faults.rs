@@ -1,0 +1,120 @@
+//! Faults: errors are counted by kind and the run completes; a refused target is a distinct error.
+
+use crate::common;
+
+use std::time::Duration;
+
+use common::{Fault, FaultServer, refused_addr};
+use jsoncost_http::loadgen::{self, LoadError, LoadSpec, StopReason};
+use jsoncost_http::row::http_row;
+
+#[test]
+fn status_500s_are_counted_and_the_run_completes() {
+    let srv = FaultServer::start(Fault::FailEvery(5), None);
+    let r = loadgen::run(&LoadSpec::closed(srv.url(), 100, 4)).unwrap();
+    assert_eq!((r.requests, r.ok, r.errors.status, r.errors.total()), (100, 80, 20, 20));
+    assert_eq!(r.status_codes.get(&500), Some(&20));
+    assert_eq!(r.responses(), 100);
+    assert_eq!(r.stop, StopReason::Completed);
+    let row = http_row("x", &r, None);
+    assert_eq!(
+        row.extra["errors"],
+        serde_json::json!({"connect": 0, "timeout": 0, "status": 20, "closed": 0})
+    );
+    assert_eq!(row.extra["status_codes"], serde_json::json!({"500": 20}));
+}
+
+#[test]
+fn closed_connections_are_counted_and_reconnected() {
+    let srv = FaultServer::start(Fault::CloseEvery(4), None);
+    let r = loadgen::run(&LoadSpec::closed(srv.url(), 100, 3)).unwrap();
+    assert_eq!((r.requests, r.ok, r.errors.closed, r.errors.total()), (100, 75, 25, 25));
+}
+
+#[test]
+fn a_peer_ending_keep_alive_is_reconnected_without_errors() {
+    let srv = FaultServer::start(Fault::AnswerThenClose, None);
+    let r = loadgen::run(&LoadSpec::closed(srv.url(), 60, 3)).unwrap();
+    assert_eq!((r.requests, r.ok, r.errors.total()), (60, 60, 0), "{:?}", r.errors);
+}
+
+#[test]
+fn slow_responses_are_counted_as_timeouts() {
+    let srv = FaultServer::start(Fault::HangEvery(10), None);
+    let mut spec = LoadSpec::closed(srv.url(), 50, 2);
+    spec.timeout = Duration::from_millis(200);
+    let r = loadgen::run(&spec).unwrap();
+    assert_eq!((r.requests, r.ok, r.errors.timeout, r.errors.total()), (50, 45, 5, 5));
+}
+
+#[test]
+fn connection_errors_mid_run_are_counted_not_fatal() {
+    // Two connections are accepted (the probe and the one worker), then the listener closes:
+    // after the 5th request closes its connection, every reconnect is refused.
+    let srv = FaultServer::start(Fault::CloseEvery(5), Some(2));
+    let r = loadgen::run(&LoadSpec::closed(srv.url(), 20, 1)).unwrap();
+    assert_eq!((r.requests, r.ok, r.errors.closed, r.errors.connect), (20, 4, 1, 15));
+    assert_eq!(r.stop, StopReason::Completed);
+}
+
+#[test]
+fn a_refused_target_is_a_distinct_error_naming_the_url() {
+    let url = format!("http://{}/passthrough/items/1", refused_addr());
+    let err = loadgen::run(&LoadSpec::closed(&url, 10, 2)).unwrap_err();
+    assert!(matches!(&err, LoadError::Unreachable { url: u, .. } if *u == url), "{err:?}");
+    assert!(err.to_string().contains(&url), "{err}");
+}
+
+#[test]
+fn invalid_urls_and_loads_are_rejected_before_sending() {
+    for url in ["https://127.0.0.1:1/", "127.0.0.1:1/x", "http://"] {
+        assert!(
+            matches!(loadgen::run(&LoadSpec::closed(url, 1, 1)), Err(LoadError::InvalidUrl { .. })),
+            "{url}"
+        );
+    }
+    let url = format!("http://{}/", refused_addr());
+    assert!(matches!(
+        loadgen::run(&LoadSpec::closed(&url, 0, 1)),
+        Err(LoadError::InvalidSpec { .. })
+    ));
+    assert!(matches!(
+        loadgen::run(&LoadSpec::closed(&url, 1, 0)),
+        Err(LoadError::InvalidSpec { .. })
+    ));
+    assert!(matches!(
+        loadgen::run(&LoadSpec::open(&url, 0.0, Duration::from_secs(1), 1)),
+        Err(LoadError::InvalidSpec { .. })
+    ));
+    assert!(matches!(
+        loadgen::run(&LoadSpec::open(&url, f64::NAN, Duration::from_secs(1), 1)),
+        Err(LoadError::InvalidSpec { .. })
+    ));
+}
+
+#[test]
+fn a_run_with_no_success_is_a_failed_row() {
+    let srv = FaultServer::start(Fault::FailEvery(1), None);
+    let r = loadgen::run(&LoadSpec::closed(srv.url(), 10, 2)).unwrap();
+    let row = http_row("passthrough", &r, None);
+    assert!(!row.is_ok());
+    // The errors by status code, in the message and in `extra`.
+    assert_eq!(
+        row.error_message.as_deref().unwrap(),
+        format!("no successful response from {}: 10 requests, 500×10", srv.url())
+    );
+    assert_eq!(row.extra["status_codes"], serde_json::json!({"500": 10}));
+    assert_eq!(row.extra["errors"]["status"], 10);
+    assert_eq!((r.server_errors(), r.errors_by_kind().as_str()), (10, "500×10"));
+}
+
+#[test]
+fn errors_by_kind_name_each_status_and_kind() {
+    let srv = FaultServer::start(Fault::HangEvery(4), None);
+    let mut spec = LoadSpec::closed(srv.url(), 8, 1);
+    spec.timeout = Duration::from_millis(200);
+    let r = loadgen::run(&spec).unwrap();
+    assert_eq!(r.errors_by_kind(), "timeout×2");
+    // Timeouts are the load's, not a server failure.
+    assert_eq!(r.server_errors(), 0);
+}

@@ -1,0 +1,54 @@
+//! Clients that open a connection and never finish a request header (slowloris) are closed after
+//! the header-read timeout, and beyond the connection cap they wait, so the server keeps
+//! answering. Loopback only; every wait is bounded.
+
+use crate::common;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use jsoncost_http::MemorySource;
+use jsoncost_http::mode::HEALTH_PATH;
+use jsoncost_http::server::{self, ServerConfig};
+
+/// Partial-header connections opened (twice the cap, well under the 1024 descriptors a test
+/// process has by default, counting the server's side of each).
+const PARTIAL: usize = 200;
+const CAP: usize = 100;
+
+#[test]
+fn partial_headers_are_closed_after_the_timeout_and_a_normal_request_is_answered() {
+    let mut config = ServerConfig::with_source(Arc::new(MemorySource::generate(1, 1, 1)));
+    config.worker_threads = 2;
+    config.header_read_timeout = Duration::from_millis(500);
+    config.max_connections = CAP;
+    let srv = server::start(config).expect("server starts");
+    let mut partial: Vec<TcpStream> = (0..PARTIAL)
+        .map(|_| {
+            let mut s = TcpStream::connect(srv.addr()).expect("connect");
+            s.write_all(b"GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: ").unwrap();
+            s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+            s
+        })
+        .collect();
+    // Past the cap, the request waits until the timeout frees a slot, then is answered.
+    let r = common::get(srv.addr(), HEALTH_PATH);
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    // Every partial connection is closed by the server (EOF or reset), none answered with a
+    // response to a request it never finished; each read is bounded by its 10 s timeout.
+    let started = Instant::now();
+    for (i, s) in partial.iter_mut().enumerate() {
+        let mut buf = Vec::new();
+        match s.read_to_end(&mut buf) {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {}
+            Err(e) => panic!("partial connection {i} was not closed: {e} after {:?}", started.elapsed()),
+        }
+        let head = String::from_utf8_lossy(&buf);
+        assert!(buf.is_empty() || head.starts_with("HTTP/1.1 408"), "connection {i}: {head}");
+    }
+    assert_eq!(common::get(srv.addr(), HEALTH_PATH).status, 200);
+    srv.shutdown().unwrap();
+}

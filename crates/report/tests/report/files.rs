@@ -1,0 +1,174 @@
+//! Loading results files (and what is said when they are bad) and atomic writes.
+
+use crate::common;
+
+use std::path::Path;
+
+use common::{fixture, fixture_path};
+use jsoncost_report::ReportError;
+use jsoncost_report::files::{load, write_output, write_results};
+
+fn load_text(text: &str) -> (std::path::PathBuf, ReportError, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("results.json");
+    std::fs::write(&path, text).unwrap();
+    let err = load(&path).expect_err("should not load");
+    (path, err, dir)
+}
+
+#[test]
+fn the_fixture_loads() {
+    let r = load(&fixture_path()).unwrap();
+    assert_eq!(r.experiments.len(), 5);
+    assert_eq!(r.machine.cores, 2);
+}
+
+#[test]
+fn a_truncated_file_says_where_it_ends() {
+    let full = std::fs::read_to_string(fixture_path()).unwrap();
+    // The first 200 bytes end inside line 9, `    "target_features": ["`, after its 25th character.
+    let (path, err, _dir) = load_text(&full[..200]);
+    assert_eq!(full[..200].lines().nth(8), Some("    \"target_features\": [\""));
+    assert!(matches!(err, ReportError::Truncated { line: 9, column: 25, .. }), "{err:?}");
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "results file {} is truncated: the JSON ends early at line 9, column 25",
+            path.display()
+        )
+    );
+}
+
+#[test]
+fn not_json_gives_line_column_and_the_parser_message() {
+    let (path, err, _dir) = load_text("{\n  \"schema_version\": 1,\n  oops\n}\n");
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "results file {} is not JSON: key must be a string at line 3, column 3",
+            path.display()
+        )
+    );
+    let (_, err, _dir) = load_text("jsoncost results\n");
+    assert!(matches!(err, ReportError::NotJson { line: 1, column: 1, .. }), "{err:?}");
+    let (_, err, _dir) = load_text("\u{feff}{}");
+    assert!(matches!(err, ReportError::NotJson { .. }), "{err:?}");
+}
+
+#[test]
+fn another_schema_version_names_both_versions() {
+    let text = std::fs::read_to_string(fixture_path())
+        .unwrap()
+        .replacen("\"schema_version\": 1", "\"schema_version\": 2", 1);
+    let (path, err, _dir) = load_text(&text);
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "results file {} has schema_version 2, but this build of jsoncost reads schema_version 1",
+            path.display()
+        )
+    );
+    let (_, err, _dir) = load_text("{\"schema_version\": \"1\"}");
+    assert_eq!(
+        err.to_string().split_once(" has ").unwrap().1,
+        "schema_version \"1\", but this build of jsoncost reads schema_version 1"
+    );
+}
+
+#[test]
+fn json_that_is_not_a_results_file_is_named_so() {
+    let (path, err, _dir) = load_text("[1, 2, 3]");
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "results file {} is not a jsoncost results file: it has no top-level schema_version field",
+            path.display()
+        )
+    );
+    let (path, err, _dir) = load_text("{\"schema_version\": 1,\n \"jsoncost_version\": 7}");
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "results file {} does not match the results schema: invalid type: integer `7`, expected a string at line 2, column 22",
+            path.display()
+        )
+    );
+}
+
+#[test]
+fn empty_missing_and_directory_paths_are_io_or_empty_errors() {
+    let (path, err, _dir) = load_text(" \n");
+    assert_eq!(err.to_string(), format!("results file {} is empty", path.display()));
+
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nope.json");
+    let err = load(&missing).unwrap_err();
+    assert!(
+        matches!(&err, ReportError::Io { cause, .. } if cause.kind() == std::io::ErrorKind::NotFound),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string()
+            .starts_with(&format!("cannot read results file {}: ", missing.display()))
+    );
+
+    let err = load(dir.path()).unwrap_err();
+    assert!(matches!(err, ReportError::Io { .. }), "{err:?}");
+}
+
+#[test]
+fn write_output_replaces_the_file_and_leaves_no_temp_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("report.md");
+    std::fs::write(&path, "old").unwrap();
+    write_output(&path, b"new contents").unwrap();
+    assert_eq!(std::fs::read(&path).unwrap(), b"new contents");
+    let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names, vec![std::ffi::OsString::from("report.md")]);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o644);
+    }
+}
+
+#[test]
+fn write_output_into_a_missing_directory_fails_without_creating_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("absent/results.json");
+    let err = write_output(&path, b"x").unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
+    assert!(!Path::new(&dir.path().join("absent")).exists());
+}
+
+#[test]
+fn written_results_load_back_equal() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("results.json");
+    write_results(&path, &fixture()).unwrap();
+    assert_eq!(load(&path).unwrap(), fixture());
+}
+
+#[test]
+fn a_read_is_bounded_while_reading_not_by_the_file_size() {
+    // /dev/zero has size 0 and never ends: the bound must hold as the bytes arrive.
+    let err = jsoncost_report::files::read_limited(Path::new("/dev/zero"), 1000).unwrap_err();
+    assert!(
+        matches!(err, jsoncost_report::files::ReadError::TooLarge { limit: 1000 }),
+        "{err:?}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("f");
+    std::fs::write(&path, b"12345").unwrap();
+    assert_eq!(jsoncost_report::files::read_limited(&path, 5).unwrap(), b"12345");
+    assert!(jsoncost_report::files::read_limited(&path, 4).is_err());
+}
+
+#[test]
+fn an_io_error_is_said_once() {
+    // Its text is in the message; were it also the source, `{:#}` would print it twice.
+    let dir = tempfile::tempdir().unwrap();
+    let err = load(dir.path()).unwrap_err();
+    assert!(std::error::Error::source(&err).is_none(), "{err:?}");
+    assert_eq!(err.to_string().matches("(os error 21)").count(), 1, "{err}");
+}

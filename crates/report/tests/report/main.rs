@@ -1,0 +1,11 @@
+//! The integration tests of report, one binary (one link, one build of what they share).
+
+mod advisor;
+mod chromium;
+mod common;
+mod compare;
+mod destinations;
+mod files;
+mod html;
+mod render;
+mod simd_note;
