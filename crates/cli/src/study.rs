@@ -45,8 +45,8 @@ pub enum AllocatorTable {
     /// (8 with --quick): seconds.
     Small,
     /// micro's data, order and order-large tables under system, mimalloc and jemalloc (30
-    /// rounds), and the stream's buffered and incremental serde_json rows over 5 runs of both
-    /// processes: minutes.
+    /// rounds), and the stream's buffered and incremental serde_json rows (10 rounds of whole
+    /// runs): minutes.
     Full,
     Off,
 }
@@ -307,13 +307,9 @@ fn allocator_plans(args: &RunArgs, selected: &[ExperimentName]) -> Vec<(Vec<Allo
                 &readings.to_string(),
                 "--stream-filter",
                 "{buffered,incremental}/serde_json",
-                "--runs",
-                "2",
-                "--max-runs",
-                "2",
             ]),
-            5,
-            2,
+            1,
+            rounds(10),
         ));
     }
     plans
@@ -395,7 +391,7 @@ mod tests {
             1,
             20,
         );
-        assert_eq!(plans(&[]), [small.clone()]);
+        assert_eq!(plans(&[]), std::slice::from_ref(&small));
         let mut quick = small;
         quick.1.push("--quick".into());
         quick.3 = 8;
@@ -416,14 +412,10 @@ mod tests {
                         "--readings",
                         "1000",
                         "--stream-filter",
-                        "{buffered,incremental}/serde_json",
-                        "--runs",
-                        "2",
-                        "--max-runs",
-                        "2"
+                        "{buffered,incremental}/serde_json"
                     ]),
-                    5,
-                    2
+                    1,
+                    10
                 ),
             ]
         );

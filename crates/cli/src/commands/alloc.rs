@@ -34,11 +34,12 @@ pub struct AllocArgs {
     )]
     pub allocators: Vec<Allocator>,
     /// Rounds of every interleaved table, under both allocators of a pair; each round is one
-    /// pair.
+    /// pair (a stream round is a whole run of every strategy: give it fewer).
     #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(2..=10_000))]
     pub rounds: u64,
-    /// Runs of both processes of a pair. A table measured one strategy after another (stream)
-    /// pairs once per run, so it needs 5 or more.
+    /// Runs of both processes of a pair: with 2 or more, each row's interval comes from the
+    /// runs' own ratios, so it holds process-to-process variation (5 for DOM-heavy rows). A
+    /// table measured one strategy after another (`--schedule sequential`) pairs once per run.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub runs: u32,
     /// The CPU both processes of a pair are pinned to, or `none` (see `jsoncost ab --help`).

@@ -190,7 +190,7 @@ fn alloc_refuses_a_lone_allocator_an_unknown_one_and_the_flags_it_sets() {
 }
 
 #[test]
-fn alloc_of_the_stream_pairs_whole_runs_and_shows_both_peak_rss() {
+fn alloc_of_the_stream_pairs_its_rounds_of_whole_runs_and_shows_both_peak_rss() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r.json");
     jsoncost()
@@ -198,8 +198,8 @@ fn alloc_of_the_stream_pairs_whole_runs_and_shows_both_peak_rss() {
             "alloc",
             "--allocators",
             "system,mimalloc",
-            "--runs",
-            "2",
+            "--rounds",
+            "3",
             "--format",
             "csv",
             "--out",
@@ -210,8 +210,6 @@ fn alloc_of_the_stream_pairs_whole_runs_and_shows_both_peak_rss() {
             "stream",
             "--readings",
             "2000",
-            "--runs",
-            "2",
             "--stream-filter",
             "{buffered,incremental}/serde_json",
         ])
@@ -221,12 +219,12 @@ fn alloc_of_the_stream_pairs_whole_runs_and_shows_both_peak_rss() {
     let r = load(&out);
     assert_eq!(r.allocators.len(), 1);
     let c = &r.allocators[0];
-    assert_eq!(c.runs, 2);
+    assert_eq!((c.runs, c.lockstep), (1, true));
     let methods: Vec<&str> = c.rows.iter().map(|row| row.method.as_str()).collect();
     assert_eq!(methods, ["buffered/serde_json", "incremental/serde_json"]);
     for row in &c.rows {
-        // Whole runs pair once per run of both processes.
-        assert_eq!(row.ratio.n, 2, "{row:?}");
+        // Each round (a whole run of every strategy) is a pair.
+        assert_eq!(row.ratio.n, 3, "{row:?}");
         assert!(row.base_peak_rss_bytes.is_some() && row.peak_rss_bytes.is_some(), "{row:?}");
         assert_eq!(
             (row.base_allocated_bytes, row.base_allocs),
