@@ -30,11 +30,12 @@ pub struct AbArgs {
     #[arg(long, value_name = "CMD")]
     pub new: String,
     /// Rounds of every interleaved table, in both programs (each round: one timed iteration
-    /// of every strategy, base's and new's in turn); each round is one pair.
+    /// of every strategy, base's and new's in turn; a stream round is a whole run of each);
+    /// each round is one pair.
     #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(2..=10_000))]
     pub rounds: u64,
     /// Runs of both programs, in lockstep; odd runs start with base, even ones with new. A
-    /// table measured one strategy after another (stream, http, `--schedule sequential`)
+    /// table measured one strategy after another (http, `--schedule sequential`)
     /// pairs once per run, so it needs 5 or more.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub runs: u32,

@@ -179,6 +179,14 @@ fn a_program_that_refuses_its_arguments_is_bad_input_and_one_that_cannot_start_i
         .stderr(predicate::str::contains("--out is set by ab itself"));
 }
 
+/// `ab`'s summary of one run of both programs in lockstep (pinned to a CPU) that passed.
+fn assert_one_run_in_lockstep_passed(stdout: &str) {
+    assert!(
+        stdout.contains("No regression (in lockstep on CPU ") && stdout.contains(", paired round by round over 1 run of both programs"),
+        "{stdout}"
+    );
+}
+
 #[test]
 fn two_jsoncost_programs_take_turns_abba_and_their_rows_pair_round_by_round() {
     let dir = tempfile::tempdir().unwrap();
@@ -191,10 +199,7 @@ fn two_jsoncost_programs_take_turns_abba_and_their_rows_pair_round_by_round() {
         .code(0);
     let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     // Pinned by default to the last CPU ab may run on.
-    assert!(
-        stdout.contains("No regression (in lockstep on CPU ") && stdout.contains(", paired round by round over 1 run of both programs"),
-        "{stdout}"
-    );
+    assert_one_run_in_lockstep_passed(&stdout);
     let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
     assert!(!stderr.contains("did not join"), "{stderr}");
     // Every interleaved row ran exactly the conductor's 4 rounds, in both programs.
@@ -267,10 +272,7 @@ fn stream_tables_pair_round_by_round_in_lockstep_so_one_run_answers() {
         .code(0);
     let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     // One run of both programs is an answer: every row paired over the conductor's 3 rounds.
-    assert!(
-        stdout.contains("No regression (in lockstep on CPU ") && stdout.contains(", paired round by round over 1 run of both programs"),
-        "{stdout}"
-    );
+    assert_one_run_in_lockstep_passed(&stdout);
     assert!(!stdout.contains("pair only") && !stdout.contains("Not compared"), "{stdout}");
     assert!(stdout.contains("4 compared:"), "{stdout}");
     for side in ["b", "n"] {

@@ -90,9 +90,9 @@ fn a_clear_speedup_is_faster_and_passes() {
 }
 
 #[test]
-fn rows_whose_own_intervals_are_wider_than_half_the_threshold_are_unresolvable_at_it() {
+fn a_row_whose_change_and_own_intervals_straddle_the_threshold_is_unresolvable_at_it() {
     // Means 1% apart with a 5% spread over 20 iterations: each mean's 99.9% interval is ±4.3%,
-    // ±6.1% in quadrature, so a 5% change could not be told from them.
+    // ±6.3% in quadrature (as a log ratio), so the change's band, 1% ± 6.3%, reaches past 5%.
     let c = one(row("m", 100.0, 5.0, 20, 40.0), row("m", 101.0, 5.0, 20, 40.0));
     let r = &c.rows[0];
     assert_eq!(r.verdict, Verdict::Unresolvable);
