@@ -189,7 +189,7 @@ fn every_request_failing_exits_2_for_4xx_with_errors_by_status_code() {
 #[test]
 fn a_target_that_stops_answering_ends_the_run_in_bounded_time_with_exit_3() {
     // The first table is answered; the second stops being answered after 10 requests; the third
-    // is never started. Before, each table ran to its cap: minutes at any timeout.
+    // is never started.
     let target = Stalling::start(60);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("t.json");
@@ -326,9 +326,20 @@ fn the_open_model_stops_at_the_end_of_its_duration_and_counts_what_it_did_not_se
     }
 }
 
-#[test]
-fn a_redis_cache_killed_mid_run_stops_the_run_within_bounds_with_errors_by_kind() {
-    let test = "a_redis_cache_killed_mid_run";
+/// How a test's Redis cache fails mid-run.
+enum RedisFailure {
+    /// Killed: every request finds the connection refused and is answered 503 at once.
+    Killed,
+    /// SIGSTOP: Redis keeps its connections and answers nothing; each request waits for the
+    /// cache's 2 s bound and is answered 503.
+    Stopped,
+}
+
+/// Runs `http` over a Redis cache of its own with `requests` GETs at 10 connections, makes the
+/// cache fail 1.5 s into the first table, and checks that the run ends at the first 503: within
+/// `limit` of the failure, exit 3, the row that met it failed with its errors by kind, the rows
+/// after it not started, everything written.
+fn a_redis_cache_fails_mid_run(test: &str, failure: RedisFailure, requests: u64, limit: Duration) {
     let dir = tempfile::tempdir().unwrap();
     let Some((mut redis, port)) = own_redis(test, dir.path()) else {
         return;
@@ -336,7 +347,8 @@ fn a_redis_cache_killed_mid_run_stops_the_run_within_bounds_with_errors_by_kind(
     let out = dir.path().join("h.json");
     let store = format!("redb:{}", dir.path().join("s.redb").display());
     let cache = format!("redis://127.0.0.1:{port}");
-    let out_arg = out.display().to_string();
+    let (out_arg, requests_arg) = (out.display().to_string(), requests.to_string());
+    let table = format!("item/n{requests}-c10");
     let (mut run, mut stderr) = spawn_jsoncost(
         &[
             "http",
@@ -345,41 +357,42 @@ fn a_redis_cache_killed_mid_run_stops_the_run_within_bounds_with_errors_by_kind(
             "--http-store",
             &store,
             "-n",
-            "30000",
+            &requests_arg,
             "-c",
             "10",
             "--study-load",
             "false",
             "--post-requests",
             "0",
-            "--timeout",
-            "5",
             "--out",
             &out_arg,
         ],
         &dir.path().join("stdout.txt"),
     );
-    stderr.wait_for("http: reference API on", Duration::from_secs(120));
+    stderr.wait_for(&format!("http: {table}: ends within"), Duration::from_secs(120));
     std::thread::sleep(Duration::from_millis(1500));
-    redis.0.kill().unwrap();
-    redis.0.wait().unwrap();
-    let killed = Instant::now();
-    // The run ends at the first 503: the load under way stops at once, and nothing is started
-    // after it. It used to take ~0.3 s per 503, a quarter of an hour.
-    let status = wait_bounded(&mut run.0, Duration::from_secs(60));
+    match failure {
+        RedisFailure::Killed => {
+            redis.0.kill().unwrap();
+            redis.0.wait().unwrap();
+        }
+        RedisFailure::Stopped => redis.signal(libc::SIGSTOP),
+    }
+    let failed = Instant::now();
+    let status = wait_bounded(&mut run.0, limit);
+    let took = failed.elapsed();
+    if let RedisFailure::Stopped = failure {
+        redis.signal(libc::SIGCONT);
+    }
     stderr.drain();
     let text = stderr.text();
     assert_eq!(status.code(), Some(3), "{text}");
-    assert!(killed.elapsed() < Duration::from_secs(60));
-    assert!(text.contains("error: http run stopped: item/n30000-c10: "), "{text}");
+    assert!(took < limit, "{took:?}");
+    assert!(text.contains(&format!("error: http run stopped: {table}: ")), "{text}");
     assert!(text.contains("the reference API failed") && text.contains("503×"), "{text}");
     assert!(text.contains(&format!("results written to {}", out.display())), "{text}");
-    assert_lost_at_a_503(&load_json(&out), "item/n30000-c10", 30000);
-}
 
-/// The results of a run whose Redis cache went away during `table`: the row that met it failed
-/// with its errors by kind, after fewer than `planned` requests; the rows after it were not started.
-fn assert_lost_at_a_503(results: &serde_json::Value, table: &str, planned: u64) {
+    let results = load_json(&out);
     let tables = results["experiments"].as_array().unwrap();
     assert_eq!(tables[0]["table"], table);
     let rows: Vec<&serde_json::Value> = tables.iter().flat_map(|t| t["rows"].as_array().unwrap()).collect();
@@ -398,71 +411,41 @@ fn assert_lost_at_a_503(results: &serde_json::Value, table: &str, planned: u64) 
     );
     let errors = &hit[0]["extra"]["errors"];
     assert_eq!(errors["status"], hit[0]["extra"]["status_codes"]["503"], "{errors}");
-    assert!(hit[0]["extra"]["requests"].as_u64().unwrap() < planned, "{}", hit[0]);
+    assert!(hit[0]["extra"]["requests"].as_u64().unwrap() < requests, "{}", hit[0]);
     assert_eq!(hit[0]["extra"]["lost"]["rule"], "server_error", "{}", hit[0]);
     // Nothing was measured after it: every later row says where the server was lost.
     let method = hit[0]["method"].as_str().unwrap();
-    let after = rows.iter().skip_while(|r| r["method"] != method).skip(1);
-    let mut later = 0;
+    let after: Vec<_> = rows.iter().skip_while(|r| r["method"] != method).skip(1).collect();
+    assert!(!after.is_empty(), "{rows:?}");
     for r in after {
-        later += 1;
         assert_eq!(
             r["error_message"],
             format!("not started: the target was lost in {table} ({method})"),
             "{r}"
         );
     }
-    assert!(later > 0, "{rows:?}");
+}
+
+#[test]
+fn a_redis_cache_killed_mid_run_ends_the_run_at_its_first_503() {
+    a_redis_cache_fails_mid_run(
+        "a_redis_cache_killed_mid_run",
+        RedisFailure::Killed,
+        30_000,
+        Duration::from_secs(60),
+    );
 }
 
 #[test]
 fn a_redis_cache_that_stalls_mid_run_ends_the_run_at_its_first_503() {
-    // SIGSTOP: Redis keeps its connections and answers nothing; each request waits for the
-    // cache's 2 s bound and is answered 503. A load of a million requests used to crawl at
-    // ~5 requests a second per connection, for the 5-minute cap of each table.
-    let test = "a_redis_cache_that_stalls_mid_run";
-    let dir = tempfile::tempdir().unwrap();
-    let Some((redis, port)) = own_redis(test, dir.path()) else {
-        return;
-    };
-    let out = dir.path().join("h.json");
-    let store = format!("redb:{}", dir.path().join("s.redb").display());
-    let cache = format!("redis://127.0.0.1:{port}");
-    let out_arg = out.display().to_string();
-    let (mut run, mut stderr) = spawn_jsoncost(
-        &[
-            "http",
-            "--cache",
-            &cache,
-            "--http-store",
-            &store,
-            "-n",
-            "1000000",
-            "-c",
-            "10",
-            "--study-load",
-            "false",
-            "--post-requests",
-            "0",
-            "--out",
-            &out_arg,
-        ],
-        &dir.path().join("stdout.txt"),
+    // Without the first 503 ending it, a million requests would crawl at 5 a second per
+    // connection to each table's 5-minute cap.
+    a_redis_cache_fails_mid_run(
+        "a_redis_cache_that_stalls_mid_run",
+        RedisFailure::Stopped,
+        1_000_000,
+        Duration::from_secs(15),
     );
-    stderr.wait_for("http: item/n1000000-c10: ends within", Duration::from_secs(120));
-    std::thread::sleep(Duration::from_millis(1500));
-    redis.signal(libc::SIGSTOP);
-    let stopped = Instant::now();
-    let status = wait_bounded(&mut run.0, Duration::from_secs(30));
-    let took = stopped.elapsed();
-    redis.signal(libc::SIGCONT);
-    stderr.drain();
-    let text = stderr.text();
-    assert_eq!(status.code(), Some(3), "{text}");
-    assert!(took < Duration::from_secs(15), "{took:?}");
-    assert!(text.contains("error: http run stopped: item/n1000000-c10: "), "{text}");
-    assert!(text.contains("the reference API failed") && text.contains("503×"), "{text}");
-    assert_lost_at_a_503(&load_json(&out), "item/n1000000-c10", 1_000_000);
 }
 
 #[test]
