@@ -56,6 +56,43 @@ pub struct AllocatorComparison {
     /// Rows that could not be paired, and why (`experiment table method: reason`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_compared: Vec<String>,
+    /// Set when another program's work took the CPU from these two beyond [`CpuWait::BUSY`]:
+    /// then no row's time is judged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub busy: Option<CpuWait>,
+}
+
+/// How long two programs in lockstep waited for a CPU while they were runnable, as a share of
+/// the time they ran (the kernel's run-queue wait in `/proc/PID/task/*/schedstat`), in one run.
+/// Only one of the two works at any moment, so neither waits for the other: the wait is other
+/// programs' work on the same CPU. It lands on one side's iteration and not on its pair's, and
+/// it does not even out (measured: the same binary on both sides, a compiler running beside
+/// them, paired ratios of 0.3 to 2.8 with 99% intervals excluding 1 in 9 of 10 runs, at 100–220%
+/// wait), so a paired interval cannot be trusted past a small wait.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct CpuWait {
+    /// The run (from 1).
+    pub run: usize,
+    /// Base's wait over its time on a CPU.
+    pub base: f64,
+    /// New's.
+    pub new: f64,
+}
+
+impl CpuWait {
+    /// The wait share above which a run's pairing is not trusted: on a quiet machine it stays
+    /// well under it, and beside a build it is over 100%.
+    pub const BUSY: f64 = 0.05;
+
+    /// Either side waited more than [`CpuWait::BUSY`].
+    pub fn busy(&self) -> bool {
+        self.base.max(self.new) > Self::BUSY
+    }
+
+    /// The worse side's share.
+    pub fn worst(&self) -> f64 {
+        self.base.max(self.new)
+    }
 }
 
 /// One row under both allocators. Allocation is counted over whichever allocator serves, in

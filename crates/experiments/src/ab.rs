@@ -349,10 +349,16 @@ fn run_both(settings: &Settings, programs: [&Program; 2], dirs: &Dirs, k: u32, i
     let [Some(base), Some(new)] = results else {
         unreachable!("both sides were read")
     };
+    let [base_sched, new_sched] = conducted.sched.map(|t| t.and_then(|t| t.wait_share()));
     Ok(Run {
         base,
         new,
         lockstep: conducted.joined.iter().all(|j| *j),
+        cpu_wait: base_sched.zip(new_sched).map(|(base, new)| jsoncost_engine::CpuWait {
+            run: k as usize,
+            base,
+            new,
+        }),
     })
 }
 

@@ -26,7 +26,7 @@
 use std::fmt;
 
 use jsoncost_engine::paired::{self, Interval, PAIRED_CONFIDENCE};
-use jsoncost_engine::{ExperimentKind, Results, Row};
+use jsoncost_engine::{CpuWait, ExperimentKind, Results, Row};
 use serde::Serialize;
 
 use crate::columns::Align;
@@ -42,6 +42,8 @@ pub struct Run {
     /// Both programs ran in lockstep (`engine::lockstep`): an interleaved row's rounds pair
     /// one by one (`Row::rounds_ns`). Otherwise each row pairs once, by its means.
     pub lockstep: bool,
+    /// How long each program waited for a CPU, where the kernel tells.
+    pub cpu_wait: Option<CpuWait>,
 }
 
 /// The pairs `(base, new)` of a row in one run: its rounds in lockstep (as many as both have),
@@ -66,6 +68,8 @@ pub enum AbVerdict {
     NoChange,
     /// The ratio is beyond half the threshold, but its interval is not.
     Inconclusive,
+    /// Not judged: other programs' work took the CPU from the two (see [`CpuWait`]).
+    Busy,
 }
 
 impl fmt::Display for AbVerdict {
@@ -76,6 +80,7 @@ impl fmt::Display for AbVerdict {
             AbVerdict::SmallChange => "small change",
             AbVerdict::NoChange => "no change",
             AbVerdict::Inconclusive => "inconclusive",
+            AbVerdict::Busy => "busy: not judged",
         })
     }
 }
@@ -113,6 +118,9 @@ pub struct AbComparison {
     pub runs: usize,
     /// Every run was in lockstep (interleaved rows paired round by round).
     pub lockstep: bool,
+    /// The run whose programs waited longest for a CPU, when that is past [`CpuWait::BUSY`]:
+    /// no row's time is judged then (allocation still is).
+    pub busy: Option<CpuWait>,
     /// The CPU both programs were pinned to.
     pub cpu: Option<usize>,
     pub rows: Vec<AbRow>,
@@ -148,6 +156,23 @@ impl AbComparison {
     pub fn regressions(&self) -> impl Iterator<Item = &AbRow> {
         self.rows.iter().filter(|r| r.regression())
     }
+}
+
+/// The two programs in `ab`'s messages.
+const SIDES_NAMED: [&str; 2] = ["base", "new"];
+
+/// Why no row's time was judged, the two programs called `names`.
+pub fn busy_note(busy: &CpuWait, names: [&str; 2]) -> String {
+    format!(
+        "the machine was busy: in run {} {} waited for a CPU {} of its time on one and {} {}, over the {} a pairing holds to \
+         (another program's work lands on one side of a pair and not on the other, and does not even out); run again when the machine is quiet",
+        busy.run,
+        names[0],
+        units::percent(busy.base),
+        names[1],
+        units::percent(busy.new),
+        units::percent(CpuWait::BUSY)
+    )
 }
 
 /// The verdict of a paired ratio at `threshold` (a fraction).
@@ -187,6 +212,11 @@ pub fn ab(runs: &[Run], threshold: f64) -> AbComparison {
         threshold,
         runs: runs.len(),
         lockstep: !runs.is_empty() && runs.iter().all(|r| r.lockstep),
+        busy: runs
+            .iter()
+            .filter_map(|r| r.cpu_wait)
+            .filter(CpuWait::busy)
+            .max_by(|a, b| a.worst().total_cmp(&b.worst())),
         cpu: None,
         rows: Vec::new(),
         not_compared: Vec::new(),
@@ -292,7 +322,11 @@ pub fn ab(runs: &[Run], threshold: f64) -> AbComparison {
                 method: method.to_string(),
                 base_mean_ns: mean(&base_ns),
                 new_mean_ns: mean(&new_ns),
-                verdict: verdict(&ratio, threshold),
+                verdict: if out.busy.is_some() {
+                    AbVerdict::Busy
+                } else {
+                    verdict(&ratio, threshold)
+                },
                 ratio,
                 signed_rank_p: paired::signed_rank(&logs).map(|s| s.p),
                 base_allocated_bytes,
@@ -421,7 +455,22 @@ impl AbComparison {
                 tally
             }
         };
-        if regressions.is_empty() {
+        if let Some(busy) = &self.busy {
+            let verdict = if regressions.is_empty() {
+                "No allocation regression".to_string()
+            } else {
+                format!(
+                    "Regression in {} of {}: {}",
+                    regressions.len(),
+                    self.rows.len() + self.lost_rows(),
+                    regressions.join("; ")
+                )
+            };
+            format!(
+                "{verdict}; time not judged ({settings}): {}. {tally}.",
+                busy_note(busy, SIDES_NAMED)
+            )
+        } else if regressions.is_empty() {
             format!("No regression ({settings}). {tally}.")
         } else {
             format!(
@@ -562,6 +611,7 @@ mod tests {
                 base: results(&[("a", 100.0 * d), ("b", 200.0 * d)]),
                 new: results(&[("a", 100.0 * d * w), ("b", 200.0 * d * w * slow)]),
                 lockstep: false,
+                cpu_wait: None,
             })
             .collect()
     }
@@ -635,7 +685,54 @@ mod tests {
             base: side(false),
             new: side(true),
             lockstep: true,
+            cpu_wait: Some(CpuWait {
+                run: 1,
+                base: 0.004,
+                new: 0.006,
+            }),
         }
+    }
+
+    #[test]
+    fn a_run_that_waited_for_the_cpu_past_the_limit_judges_no_time_but_still_allocation() {
+        let mut busy = lockstep_run(1.3);
+        busy.cpu_wait = Some(CpuWait {
+            run: 1,
+            base: 1.07,
+            new: 0.049,
+        });
+        let mut more_alloc = busy.clone();
+        more_alloc.new.experiments[0].rows[0].allocated_bytes = Some(4096.0);
+        let c = ab(&[lockstep_run(1.0), busy], 0.05);
+        assert_eq!(
+            c.busy,
+            Some(CpuWait {
+                run: 1,
+                base: 1.07,
+                new: 0.049
+            })
+        );
+        assert!(c.rows.iter().all(|r| r.verdict == AbVerdict::Busy), "{:?}", c.rows);
+        assert!(!c.has_regression());
+        assert_eq!(
+            c.summary().split(". ").next().unwrap(),
+            "No allocation regression; time not judged (in lockstep, each row's interval from the ratios of its 2 runs, threshold 5.0%: \
+             a row fails when the 99% interval of new/base lies above 1 + 2.5%): the machine was busy: in run 1 base waited for a CPU \
+             107.0% of its time on one and new 4.9%, over the 5.0% a pairing holds to (another program's work lands on one side of a \
+             pair and not on the other, and does not even out); run again when the machine is quiet"
+        );
+        assert!(c.render(Format::Table).contains("busy: not judged"));
+        // Allocation is exact, whatever the machine did.
+        let c = ab(&[more_alloc], 0.05);
+        assert_eq!(c.regressions().map(|r| r.method.as_str()).collect::<Vec<_>>(), ["a"]);
+        assert!(
+            c.summary()
+                .starts_with("Regression in 1 of 2: micro data/deserialize a (FAIL (allocation)); time not judged"),
+            "{}",
+            c.summary()
+        );
+        // Under the limit on both sides, rows are judged as ever.
+        assert!(ab(&[lockstep_run(1.3)], 0.05).busy.is_none());
     }
 
     #[test]

@@ -80,6 +80,7 @@ pub fn compare(base: Allocator, allocator: Allocator, runs: &[Run], cpu: Option<
         cpu,
         rows,
         not_compared,
+        busy: paired.busy,
     }
 }
 
@@ -117,11 +118,15 @@ enum Change {
     More { share: f64, low: f64, high: f64 },
     /// The interval holds 1.
     None,
+    /// Not judged: the two processes waited for a CPU past [`jsoncost_engine::CpuWait::BUSY`].
+    Busy,
 }
 
-fn change(r: &AllocatorRow) -> Change {
+fn change(c: &AllocatorComparison, r: &AllocatorRow) -> Change {
     let i = r.ratio;
-    if i.high < 1.0 {
+    if c.busy.is_some() {
+        Change::Busy
+    } else if i.high < 1.0 {
         Change::Less {
             share: 1.0 - i.estimate,
             low: 1.0 - i.high,
@@ -138,11 +143,12 @@ fn change(r: &AllocatorRow) -> Change {
     }
 }
 
-fn change_cell(r: &AllocatorRow) -> String {
-    match change(r) {
+fn change_cell(c: &AllocatorComparison, r: &AllocatorRow) -> String {
+    match change(c, r) {
         Change::Less { share, .. } => format!("{} less", units::percent(share)),
         Change::More { share, .. } => format!("{} more", units::percent(share)),
         Change::None => "no change".to_string(),
+        Change::Busy => "busy: not judged".to_string(),
     }
 }
 
@@ -171,7 +177,7 @@ fn columns(c: &AllocatorComparison) -> Vec<(String, Align)> {
     .to_vec()
 }
 
-fn cells(r: &AllocatorRow) -> Vec<String> {
+fn cells(c: &AllocatorComparison, r: &AllocatorRow) -> Vec<String> {
     let method = if r.baseline {
         format!("{} (baseline)", r.method)
     } else {
@@ -184,7 +190,7 @@ fn cells(r: &AllocatorRow) -> Vec<String> {
         units::time(r.mean_ns),
         format!("{:.3}", r.ratio.estimate),
         format!("{:.3}–{:.3}", r.ratio.low, r.ratio.high),
-        change_cell(r),
+        change_cell(c, r),
         both(r.base_allocated_bytes, r.allocated_bytes, ALLOCATION_TOLERANCE_BYTES, units::bytes),
         both(r.base_allocs, r.allocs, 0.5, units::count),
         match (r.base_peak_rss_bytes, r.peak_rss_bytes) {
@@ -215,6 +221,12 @@ fn legend(c: &AllocatorComparison) -> String {
         a = c.allocator,
         b = c.base
     );
+    if let Some(busy) = &c.busy {
+        text = format!(
+            "Time not judged: {}. {text}",
+            ab::busy_note(busy, [c.base.as_str(), c.allocator.as_str()])
+        );
+    }
     if c.runs == 1 {
         text.push_str(
             " One run's interval holds no process-to-process variation (up to 9% measured on rows building large DOMs, one \
@@ -258,7 +270,7 @@ fn console(c: &AllocatorComparison) -> String {
         table.load_style(presets::UTF8_FULL_CONDENSED);
         table.set_header(cols.iter().map(|(name, _)| name.clone()));
         for r in &c.rows {
-            table.add_row(cells(r));
+            table.add_row(cells(c, r));
         }
         for (i, (_, align)) in cols.iter().enumerate() {
             if let (Align::Right, Some(col)) = (align, table.column_mut(i)) {
@@ -281,7 +293,7 @@ fn markdown(c: &AllocatorComparison) -> String {
     if !c.rows.is_empty() {
         let cols = columns(c);
         let names: Vec<(&str, Align)> = cols.iter().map(|(n, a)| (n.as_str(), *a)).collect();
-        let rows: Vec<Vec<String>> = c.rows.iter().map(cells).collect();
+        let rows: Vec<Vec<String>> = c.rows.iter().map(|r| cells(c, r)).collect();
         out.push_str(&markdown_table(&names, &rows));
         out.push('\n');
     }
@@ -361,13 +373,13 @@ pub(crate) fn html(c: &AllocatorComparison) -> String {
     }
     out.push_str("</tr></thead>\n<tbody>\n");
     for r in &c.rows {
-        let class = match change(r) {
+        let class = match change(c, r) {
             Change::Less { .. } => "less",
             Change::More { .. } => "more",
-            Change::None => "same",
+            Change::None | Change::Busy => "same",
         };
         let _ = write!(out, "<tr class=\"{class}\">");
-        for (i, (cell, (_, align))) in cells(r).iter().zip(&cols).enumerate() {
+        for (i, (cell, (_, align))) in cells(c, r).iter().zip(&cols).enumerate() {
             if i == 1 {
                 let _ = write!(out, "<th scope=\"row\">{}</th>", esc(cell));
             } else if *align == Align::Right {
@@ -417,8 +429,14 @@ pub fn advise(results: &Results) -> Vec<Advice> {
 /// The sentence for one allocator on one table's rows.
 fn lever(c: &AllocatorComparison, table: &str, rows: &[&AllocatorRow]) -> String {
     let (a, b) = (c.allocator, c.base);
-    let less: Vec<&&AllocatorRow> = rows.iter().filter(|r| matches!(change(r), Change::Less { .. })).collect();
-    let more: Vec<&&AllocatorRow> = rows.iter().filter(|r| matches!(change(r), Change::More { .. })).collect();
+    if let Some(busy) = &c.busy {
+        return format!(
+            "With {a}, time on {table} not judged: {}.",
+            ab::busy_note(busy, [b.as_str(), a.as_str()])
+        );
+    }
+    let less: Vec<&&AllocatorRow> = rows.iter().filter(|r| matches!(change(c, r), Change::Less { .. })).collect();
+    let more: Vec<&&AllocatorRow> = rows.iter().filter(|r| matches!(change(c, r), Change::More { .. })).collect();
     let tally = if rows.len() == 1 {
         String::new()
     } else {
@@ -436,7 +454,7 @@ fn lever(c: &AllocatorComparison, table: &str, rows: &[&AllocatorRow]) -> String
         (_, n) => format!("paired with {b} over {n} runs of each"),
     };
     if let Some(best) = less.iter().min_by(|x, y| x.ratio.estimate.total_cmp(&y.ratio.estimate)) {
-        let Change::Less { share, low, high } = change(best) else {
+        let Change::Less { share, low, high } = change(c, best) else {
             unreachable!("filtered")
         };
         return format!(
@@ -449,7 +467,7 @@ fn lever(c: &AllocatorComparison, table: &str, rows: &[&AllocatorRow]) -> String
         );
     }
     if let Some(worst) = more.iter().max_by(|x, y| x.ratio.estimate.total_cmp(&y.ratio.estimate)) {
-        let Change::More { share, low, high } = change(worst) else {
+        let Change::More { share, low, high } = change(c, worst) else {
             unreachable!("filtered")
         };
         return format!(
@@ -520,6 +538,7 @@ mod tests {
             cpu: Some(1),
             rows,
             not_compared: vec![],
+            busy: None,
         }];
         r
     }
@@ -573,5 +592,25 @@ mod tests {
             (advice[0].baseline.as_str(), advice[0].candidate.as_deref()),
             ("system", Some("mimalloc"))
         );
+    }
+
+    #[test]
+    fn on_a_busy_machine_no_row_is_judged_and_the_lever_says_why() {
+        let mut results = comparison(vec![row("order/deserialize", "dom/serde_json", 0.766, 0.735, 0.799)]);
+        results.allocators[0].busy = Some(jsoncost_engine::CpuWait {
+            run: 1,
+            base: 0.02,
+            new: 1.3,
+        });
+        let advice = advise(&results);
+        assert_eq!(
+            advice[0].text,
+            "With mimalloc, time on order/deserialize not judged: the machine was busy: in run 1 system waited for a CPU 2.0% of \
+             its time on one and mimalloc 130.0%, over the 5.0% a pairing holds to (another program's work lands on one side of a \
+             pair and not on the other, and does not even out); run again when the machine is quiet."
+        );
+        let md = crate::render(&results, Format::Markdown, false);
+        assert!(md.contains("| 0.766 | 0.735–0.799 | busy: not judged |"), "{md}");
+        assert!(md.contains("Time not judged: the machine was busy: in run 1 system waited"), "{md}");
     }
 }

@@ -6,8 +6,8 @@
 //! the same seed and payloads; each writes its results with `--format json --out FILE`, and
 //! every row is decided from its paired ratios (`jsoncost_report::ab`). Exit codes as
 //! `compare`: 0 no regression, 1 regression, 2 bad input (also a program that exits 2), 3
-//! environment (a program that cannot start, fails otherwise, or writes no results), 130
-//! interrupted.
+//! environment (a program that cannot start, fails otherwise, or writes no results; or the
+//! machine was too busy for the pairs to hold: time not judged), 130 interrupted.
 
 use std::path::PathBuf;
 
@@ -111,6 +111,13 @@ pub fn run(args: &AbArgs) -> anyhow::Result<()> {
         return Err(Failure {
             code: ExitCode::Regression,
             error: anyhow!("{}", comparison.summary()),
+        }
+        .into());
+    }
+    if let Some(busy) = &comparison.busy {
+        return Err(Failure {
+            code: ExitCode::Environment,
+            error: anyhow!("time not judged: {}", ab::busy_note(busy, ["base", "new"])),
         }
         .into());
     }

@@ -106,6 +106,19 @@ pub fn run(args: &AllocArgs) -> anyhow::Result<()> {
             jsoncost::output::write_results_of(results, out).map_err(library)?;
             eprintln!("results written to {}", out.display());
         }
+        // Measured but not judged: the machine's other work took the CPU from the processes.
+        if ran.error.is_none()
+            && let Some((busy, names)) = results
+                .allocators
+                .iter()
+                .find_map(|c| c.busy.map(|b| (b, [c.base.as_str(), c.allocator.as_str()])))
+        {
+            return Err(crate::failure::Failure {
+                code: crate::failure::ExitCode::Environment,
+                error: anyhow::anyhow!("time not judged: {}", jsoncost_report::ab::busy_note(&busy, names)),
+            }
+            .into());
+        }
     }
     ran.error.map_or(Ok(()), |e| Err(library(e)))
 }

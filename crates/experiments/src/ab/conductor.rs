@@ -125,6 +125,42 @@ impl Member {
     }
 }
 
+/// A process's main thread's time on a CPU and its time runnable but waiting for one: the
+/// first two fields of `/proc/PID/schedstat` (nanoseconds). The main thread is the one that
+/// measures; other threads of the program (an http table's server and load generator) share
+/// its pinned CPU with it by design, and would count as waits of their own.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SchedTimes {
+    /// Time spent running on a CPU.
+    pub on_cpu_ns: u64,
+    /// Time spent runnable, waiting in a run queue for a CPU.
+    pub waiting_ns: u64,
+}
+
+impl SchedTimes {
+    /// One `schedstat` line: "on-CPU ns, run-queue wait ns, time slices".
+    pub fn parse(line: &str) -> Option<SchedTimes> {
+        let mut fields = line.split_whitespace().map(str::parse::<u64>);
+        Some(SchedTimes {
+            on_cpu_ns: fields.next()?.ok()?,
+            waiting_ns: fields.next()?.ok()?,
+        })
+    }
+
+    /// The process `pid`'s (None once it is gone, or where the kernel keeps no schedstat).
+    fn of(pid: u32) -> Option<SchedTimes> {
+        SchedTimes::parse(&std::fs::read_to_string(format!("/proc/{pid}/schedstat")).ok()?)
+    }
+
+    /// The wait over the time on a CPU.
+    pub fn wait_share(&self) -> Option<f64> {
+        (self.on_cpu_ns > 0).then(|| self.waiting_ns as f64 / self.on_cpu_ns as f64)
+    }
+}
+
+/// How often the conductor reads both programs' [`SchedTimes`].
+const SCHED_EVERY: Duration = Duration::from_millis(100);
+
 /// What one run of both programs gave.
 pub struct Conducted {
     /// How each program exited.
@@ -133,6 +169,8 @@ pub struct Conducted {
     pub joined: [bool; 2],
     /// Every grant in order: side, what it asked, what it was told.
     pub log: Vec<(usize, Ask, Grant)>,
+    /// Each program's main thread's CPU and run-queue wait time, as last read before it exited.
+    pub sched: [Option<SchedTimes>; 2],
 }
 
 /// Listens for side `side` on `path` (the socket file is removed first, in case).
@@ -210,6 +248,8 @@ fn conduct_within(
     let mut log = Vec::new();
     let mut released = false;
     let mut tick = Instant::now();
+    let mut sched: [Option<SchedTimes>; 2] = [None, None];
+    let mut sched_read: Option<Instant> = None;
     loop {
         match rx.recv_timeout(Duration::from_millis(20)) {
             // After its exit a side's "join" is only our own wake-up call to its accept().
@@ -241,6 +281,16 @@ fn conduct_within(
         tick = Instant::now();
         if !interrupted() {
             check_limits(&mut members, children, limits, passed)?;
+        }
+        if sched_read.is_none_or(|t| t.elapsed() >= SCHED_EVERY) {
+            sched_read = Some(Instant::now());
+            for side in 0..2 {
+                if members[side].status.is_none()
+                    && let Some(now) = SchedTimes::of(children[side].id())
+                {
+                    sched[side] = Some(now);
+                }
+            }
         }
         for side in 0..2 {
             if members[side].status.is_none()
@@ -310,6 +360,7 @@ fn conduct_within(
         status: members.each_ref().map(|m| m.status.expect("both exited")),
         joined: members.each_ref().map(|m| m.joined),
         log,
+        sched,
     })
 }
 
@@ -373,6 +424,24 @@ mod tests {
         assert_eq!(order, "ABBAABBA");
         assert_eq!(abba_next([0, 0], 1), 1);
         assert_eq!(abba_next([5, 3], 0), 1);
+    }
+
+    #[test]
+    fn schedstat_gives_the_time_on_a_cpu_and_the_wait_for_one() {
+        let t = SchedTimes::parse("6660000000 6980000000 4171\n").unwrap();
+        assert_eq!(
+            t,
+            SchedTimes {
+                on_cpu_ns: 6_660_000_000,
+                waiting_ns: 6_980_000_000
+            }
+        );
+        assert_eq!(t.wait_share(), Some(6.98 / 6.66));
+        assert_eq!(SchedTimes::parse("12"), None);
+        assert_eq!(SchedTimes::parse("x 1 2"), None);
+        assert_eq!(SchedTimes::default().wait_share(), None);
+        // This process has one (a test thread of it is running).
+        assert!(SchedTimes::of(std::process::id()).is_some_and(|t| t.on_cpu_ns > 0));
     }
 
     /// Taken by the tests that spawn processes and the one that needs a dropped listener to
