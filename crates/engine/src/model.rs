@@ -56,14 +56,21 @@ pub struct AllocatorComparison {
     /// Rows that could not be paired, and why (`experiment table method: reason`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_compared: Vec<String>,
-    /// Set when another program's work took the CPU from these two beyond [`CpuWait::BUSY`]:
-    /// then no row's time is judged.
+    /// The run whose programs waited longest for a CPU (None where the kernel keeps no
+    /// schedstat). Past [`CpuWait::BUSY`] no row's time is judged: see [`Self::busy`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub busy: Option<CpuWait>,
+    pub cpu_wait: Option<CpuWait>,
+}
+
+impl AllocatorComparison {
+    /// The worst run's wait, when it is past [`CpuWait::BUSY`].
+    pub fn busy(&self) -> Option<&CpuWait> {
+        self.cpu_wait.as_ref().filter(|w| w.busy())
+    }
 }
 
 /// How long two programs in lockstep waited for a CPU while they were runnable, as a share of
-/// the time they ran (the kernel's run-queue wait in `/proc/PID/task/*/schedstat`), in one run.
+/// the time they ran (the kernel's run-queue wait of each main thread, `/proc/PID/schedstat`), in one run.
 /// Only one of the two works at any moment, so neither waits for the other: the wait is other
 /// programs' work on the same CPU. It lands on one side's iteration and not on its pair's, and
 /// it does not even out (measured: the same binary on both sides, a compiler running beside

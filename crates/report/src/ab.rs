@@ -118,9 +118,9 @@ pub struct AbComparison {
     pub runs: usize,
     /// Every run was in lockstep (interleaved rows paired round by round).
     pub lockstep: bool,
-    /// The run whose programs waited longest for a CPU, when that is past [`CpuWait::BUSY`]:
-    /// no row's time is judged then (allocation still is).
-    pub busy: Option<CpuWait>,
+    /// The run whose programs waited longest for a CPU (None where that was not read). Past
+    /// [`CpuWait::BUSY`] no row's time is judged (allocation still is): see [`Self::busy`].
+    pub cpu_wait: Option<CpuWait>,
     /// The CPU both programs were pinned to.
     pub cpu: Option<usize>,
     pub rows: Vec<AbRow>,
@@ -175,6 +175,16 @@ pub fn busy_note(busy: &CpuWait, names: [&str; 2]) -> String {
     )
 }
 
+/// How long the programs waited for a CPU when that stayed under [`CpuWait::BUSY`].
+pub fn wait_note(wait: &CpuWait) -> String {
+    format!(
+        "The two programs waited for a CPU at most {} of their time on one (run {}; a pairing is trusted up to {}).",
+        units::percent(wait.worst()),
+        wait.run,
+        units::percent(CpuWait::BUSY)
+    )
+}
+
 /// The verdict of a paired ratio at `threshold` (a fraction).
 pub fn verdict(ratio: &Interval, threshold: f64) -> AbVerdict {
     let margin = threshold / 2.0;
@@ -212,10 +222,9 @@ pub fn ab(runs: &[Run], threshold: f64) -> AbComparison {
         threshold,
         runs: runs.len(),
         lockstep: !runs.is_empty() && runs.iter().all(|r| r.lockstep),
-        busy: runs
+        cpu_wait: runs
             .iter()
             .filter_map(|r| r.cpu_wait)
-            .filter(CpuWait::busy)
             .max_by(|a, b| a.worst().total_cmp(&b.worst())),
         cpu: None,
         rows: Vec::new(),
@@ -322,7 +331,7 @@ pub fn ab(runs: &[Run], threshold: f64) -> AbComparison {
                 method: method.to_string(),
                 base_mean_ns: mean(&base_ns),
                 new_mean_ns: mean(&new_ns),
-                verdict: if out.busy.is_some() {
+                verdict: if out.busy().is_some() {
                     AbVerdict::Busy
                 } else {
                     verdict(&ratio, threshold)
@@ -400,6 +409,11 @@ fn gate(r: &AbRow) -> &'static str {
 }
 
 impl AbComparison {
+    /// The worst run's wait for a CPU, when it is past [`CpuWait::BUSY`].
+    pub fn busy(&self) -> Option<&CpuWait> {
+        self.cpu_wait.as_ref().filter(|w| w.busy())
+    }
+
     /// One sentence: the gate's outcome, its rule and what was compared.
     pub fn summary(&self) -> String {
         let count = |v| self.rows.iter().filter(|r| r.verdict == v).count();
@@ -413,8 +427,15 @@ impl AbComparison {
         } else {
             format!("paired over {} ABBA runs{pinned}", self.runs)
         };
+        let waited = match &self.cpu_wait {
+            Some(wait) if !wait.busy() => format!(
+                " (each waiting for a CPU at most {} of its time on one)",
+                units::percent(wait.worst())
+            ),
+            _ => String::new(),
+        };
         let settings = format!(
-            "{pairing}, threshold {}: a row fails when the 99% interval of new/base lies above 1 + {}",
+            "{pairing}{waited}, threshold {}: a row fails when the 99% interval of new/base lies above 1 + {}",
             units::percent(self.threshold),
             units::percent(self.threshold / 2.0)
         );
@@ -455,7 +476,7 @@ impl AbComparison {
                 tally
             }
         };
-        if let Some(busy) = &self.busy {
+        if let Some(busy) = self.busy() {
             let verdict = if regressions.is_empty() {
                 "No allocation regression".to_string()
             } else {
@@ -705,7 +726,7 @@ mod tests {
         more_alloc.new.experiments[0].rows[0].allocated_bytes = Some(4096.0);
         let c = ab(&[lockstep_run(1.0), busy], 0.05);
         assert_eq!(
-            c.busy,
+            c.cpu_wait,
             Some(CpuWait {
                 run: 1,
                 base: 1.07,
@@ -732,7 +753,7 @@ mod tests {
             c.summary()
         );
         // Under the limit on both sides, rows are judged as ever.
-        assert!(ab(&[lockstep_run(1.3)], 0.05).busy.is_none());
+        assert!(ab(&[lockstep_run(1.3)], 0.05).busy().is_none());
     }
 
     #[test]

@@ -80,7 +80,7 @@ pub fn compare(base: Allocator, allocator: Allocator, runs: &[Run], cpu: Option<
         cpu,
         rows,
         not_compared,
-        busy: paired.busy,
+        cpu_wait: paired.cpu_wait,
     }
 }
 
@@ -124,7 +124,7 @@ enum Change {
 
 fn change(c: &AllocatorComparison, r: &AllocatorRow) -> Change {
     let i = r.ratio;
-    if c.busy.is_some() {
+    if c.busy().is_some() {
         Change::Busy
     } else if i.high < 1.0 {
         Change::Less {
@@ -221,11 +221,13 @@ fn legend(c: &AllocatorComparison) -> String {
         a = c.allocator,
         b = c.base
     );
-    if let Some(busy) = &c.busy {
+    if let Some(busy) = c.busy() {
         text = format!(
             "Time not judged: {}. {text}",
             ab::busy_note(busy, [c.base.as_str(), c.allocator.as_str()])
         );
+    } else if let Some(wait) = &c.cpu_wait {
+        text = format!("{text} {}", ab::wait_note(wait));
     }
     if c.runs == 1 {
         text.push_str(
@@ -429,7 +431,7 @@ pub fn advise(results: &Results) -> Vec<Advice> {
 /// The sentence for one allocator on one table's rows.
 fn lever(c: &AllocatorComparison, table: &str, rows: &[&AllocatorRow]) -> String {
     let (a, b) = (c.allocator, c.base);
-    if let Some(busy) = &c.busy {
+    if let Some(busy) = c.busy() {
         return format!(
             "With {a}, time on {table} not judged: {}.",
             ab::busy_note(busy, [b.as_str(), a.as_str()])
@@ -538,7 +540,7 @@ mod tests {
             cpu: Some(1),
             rows,
             not_compared: vec![],
-            busy: None,
+            cpu_wait: None,
         }];
         r
     }
@@ -597,7 +599,7 @@ mod tests {
     #[test]
     fn on_a_busy_machine_no_row_is_judged_and_the_lever_says_why() {
         let mut results = comparison(vec![row("order/deserialize", "dom/serde_json", 0.766, 0.735, 0.799)]);
-        results.allocators[0].busy = Some(jsoncost_engine::CpuWait {
+        results.allocators[0].cpu_wait = Some(jsoncost_engine::CpuWait {
             run: 1,
             base: 0.02,
             new: 1.3,
@@ -612,5 +614,21 @@ mod tests {
         let md = crate::render(&results, Format::Markdown, false);
         assert!(md.contains("| 0.766 | 0.735–0.799 | busy: not judged |"), "{md}");
         assert!(md.contains("Time not judged: the machine was busy: in run 1 system waited"), "{md}");
+    }
+
+    #[test]
+    fn on_a_quiet_machine_rows_are_judged_and_the_legend_gives_the_wait() {
+        let mut results = comparison(vec![row("order/deserialize", "dom/serde_json", 0.766, 0.735, 0.799)]);
+        results.allocators[0].cpu_wait = Some(jsoncost_engine::CpuWait {
+            run: 1,
+            base: 0.004,
+            new: 0.031,
+        });
+        let md = crate::render(&results, Format::Markdown, false);
+        assert!(md.contains("| 0.766 | 0.735–0.799 | 23.4% less |"), "{md}");
+        assert!(
+            md.contains("The two programs waited for a CPU at most 3.1% of their time on one (run 1; a pairing is trusted up to 5.0%)."),
+            "{md}"
+        );
     }
 }

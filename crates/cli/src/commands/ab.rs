@@ -114,7 +114,7 @@ pub fn run(args: &AbArgs) -> anyhow::Result<()> {
         }
         .into());
     }
-    if let Some(busy) = &comparison.busy {
+    if let Some(busy) = comparison.busy() {
         return Err(Failure {
             code: ExitCode::Environment,
             error: anyhow!("time not judged: {}", ab::busy_note(busy, ["base", "new"])),

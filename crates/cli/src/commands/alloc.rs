@@ -111,7 +111,7 @@ pub fn run(args: &AllocArgs) -> anyhow::Result<()> {
             && let Some((busy, names)) = results
                 .allocators
                 .iter()
-                .find_map(|c| c.busy.map(|b| (b, [c.base.as_str(), c.allocator.as_str()])))
+                .find_map(|c| c.busy().map(|b| (*b, [c.base.as_str(), c.allocator.as_str()])))
         {
             return Err(crate::failure::Failure {
                 code: crate::failure::ExitCode::Environment,
