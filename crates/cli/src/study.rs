@@ -2,6 +2,7 @@
 //! progress on stderr, tables on stdout, and results.json, report.md and report.html in one
 //! directory per run.
 
+use jsoncost_report::Format;
 use anyhow::{Context, anyhow};
 use jsoncost::ab::{AllocatorPlan, CpuChoice, Settings};
 use jsoncost_engine::alloc::Allocator;
@@ -14,7 +15,7 @@ use crate::experiments;
 use crate::failure::{environment, library, usage};
 use crate::interrupt;
 use crate::progress::Progress;
-use crate::session::{FormatArg, OutputArgs, Session, check_writable};
+use crate::session::{format_parser, OutputArgs, Session, check_writable};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ExperimentName {
@@ -72,8 +73,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "NAME")]
     pub save_baseline: Option<String>,
     /// What stdout carries.
-    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
-    pub format: FormatArg,
+    #[arg(long, default_value = "table", value_parser = format_parser())]
+    pub format: Format,
     /// The rate one experiment's advice states per-second figures at, as EXPERIMENT=PER_S
     /// (repeatable): micro operations/s (default 10,000), store reads/s (2,000), stream
     /// bodies/s (1), http requests/s (1,000).

@@ -11,8 +11,7 @@ use jsoncost_engine::{Contract, Experiment, Results, Row, Summary};
 use serde::Serialize;
 
 use crate::columns::{FLOOR, extra, mean_interval as interval};
-use crate::markdown::inline;
-use crate::{Format, fidelity, json, units};
+use crate::{fidelity, units};
 use jsoncost_engine::ExperimentKind as Kind;
 
 /// The CSV `kind` of an "if you only need ..." option (a strategy with another contract).
@@ -607,69 +606,3 @@ fn keep_text(kind: Kind, base: &Row, next: &Row) -> String {
     }
 }
 
-/// The advisor section in `format` (Table is plain text for the console).
-pub fn render(advice: &[Advice], format: Format) -> String {
-    match format {
-        Format::Table => {
-            let mut out = format!("{TITLE}\n");
-            if advice.is_empty() {
-                out.push_str("No tables to advise on.\n");
-            }
-            for a in advice {
-                out.push_str(&format!("- {} {}: {}\n", a.experiment, a.table, a.text));
-                for alt in &a.alternatives {
-                    out.push_str(&format!("  - {}\n", alt.text));
-                }
-            }
-            out
-        }
-        Format::Markdown => {
-            let mut out = format!("## {TITLE}\n\n");
-            if advice.is_empty() {
-                out.push_str("No tables to advise on.\n");
-            }
-            for a in advice {
-                out.push_str(&format!("- **{}**: {}\n", inline(&heading_of(a)), inline(&a.text)));
-                for alt in &a.alternatives {
-                    out.push_str(&format!("  - {}\n", inline(&alt.text)));
-                }
-            }
-            out
-        }
-        Format::Json => json::pretty(&advice),
-        Format::Csv => {
-            let mut w = csv::Writer::from_writer(Vec::new());
-            let mut records = vec![["experiment", "table", "kind", "baseline", "candidate", "text"].map(String::from)];
-            for a in advice {
-                records.push([
-                    a.experiment.to_string(),
-                    a.table.clone(),
-                    a.kind.key().to_string(),
-                    a.baseline.clone(),
-                    a.candidate.clone().unwrap_or_default(),
-                    a.text.clone(),
-                ]);
-                // Each "if you only need ..." option is a row of its own.
-                for alt in &a.alternatives {
-                    records.push([
-                        a.experiment.to_string(),
-                        a.table.clone(),
-                        ALTERNATIVE_KEY.to_string(),
-                        a.baseline.clone(),
-                        alt.method.clone(),
-                        alt.text.clone(),
-                    ]);
-                }
-            }
-            for r in records {
-                // Writing to a Vec cannot fail.
-                w.write_record(&r).expect("CSV into memory");
-            }
-            String::from_utf8(w.into_inner().expect("CSV into memory")).expect("CSV of strings is UTF-8")
-        }
-    }
-}
-
-fn heading_of(a: &Advice) -> String {
-    format!("{}: {}", a.experiment, a.table)
-}
