@@ -2,7 +2,7 @@
 //! floor (raw bytes read, discarded), and show how much of the read is JSON work.
 
 use jsoncost_codecs::gate::Reference;
-use jsoncost_codecs::typed::{Through, pointer_tree, sonic_projection};
+use jsoncost_codecs::toolkit::{Through, pointer_tree, sonic_projection};
 use jsoncost_codecs::{BoxedStrategy, Canonical, Contract, RunFailure, Strategy};
 use jsoncost_engine::ExperimentKind;
 use jsoncost_shapes::{ORDER_LARGE_LINES, ORDER_LINES, Order};

@@ -180,7 +180,7 @@ pub fn parse<'a>(library: Library, path: SafetyPath, input: &'a [u8], target: Ta
         },
         (Library::SonicRs, SafetyPath::Lazy) => {
             let fields = [projection.to_string()];
-            let tree = jsoncost_codecs::typed::pointer_tree(&fields);
+            let tree = jsoncost_codecs::toolkit::pointer_tree(&fields);
             let found = sonic_rs::get_many(input, &tree).map_err(msg)?;
             Ok(Box::new(Projection(
                 fields
