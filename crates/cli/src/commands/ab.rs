@@ -16,7 +16,7 @@ use jsoncost::ab::{CpuChoice, Program, Settings};
 use jsoncost_report::{Format, ab};
 
 use super::compare::parse_threshold;
-use crate::failure::{ExitCode, Failure, library, usage};
+use crate::failure::{library, regression, usage};
 use crate::interrupt;
 use crate::session::{format_parser, print_stdout};
 
@@ -108,11 +108,7 @@ pub fn run(args: &AbArgs) -> anyhow::Result<()> {
         )));
     }
     if comparison.has_regression() {
-        return Err(Failure {
-            code: ExitCode::Regression,
-            error: anyhow!("{}", comparison.summary()),
-        }
-        .into());
+        return Err(regression());
     }
     Ok(())
 }

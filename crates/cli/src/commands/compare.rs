@@ -9,7 +9,7 @@ use anyhow::anyhow;
 use jsoncost_report::{Format, compare, files};
 
 use super::baselines;
-use crate::failure::{ExitCode, Failure, usage};
+use crate::failure::{regression, usage};
 use crate::session::{format_parser, print_stdout};
 
 #[derive(Debug, Clone, clap::Args)]
@@ -81,11 +81,7 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<()> {
         )));
     }
     if comparison.has_regression() {
-        return Err(Failure {
-            code: ExitCode::Regression,
-            error: anyhow!("{}", comparison.summary()),
-        }
-        .into());
+        return Err(regression());
     }
     Ok(())
 }

