@@ -1,5 +1,6 @@
-//! jsoncost's measurement engine. It knows no JSON library: it times closures, counts their
-//! allocations, summarises samples, and holds the result model every experiment fills.
+//! jsoncost's measurement engine. It times closures, counts their allocations, summarises
+//! samples, and holds the result model every experiment fills (serialized with serde_json);
+//! no JSON library under measurement is known to it.
 
 pub mod alloc;
 pub mod lockstep;

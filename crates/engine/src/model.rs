@@ -152,15 +152,19 @@ pub fn parse_experiment_rate(text: &str) -> Result<(ExperimentKind, f64), String
     let (kind, rate) = text
         .split_once('=')
         .ok_or_else(|| format!("{text:?}: give EXPERIMENT=PER_S, e.g. store=500"))?;
-    let kind = [
+    // Safety's rows are findings: no rate applies to them.
+    let rated = [
         ExperimentKind::Micro,
         ExperimentKind::Store,
         ExperimentKind::Stream,
         ExperimentKind::Http,
-    ]
-    .into_iter()
-    .find(|k| k.as_str() == kind.trim())
-    .ok_or_else(|| format!("{text:?}: unknown experiment {kind:?}; valid: micro, store, stream, http"))?;
+    ];
+    let kind = rated.into_iter().find(|k| k.as_str() == kind.trim()).ok_or_else(|| {
+        format!(
+            "{text:?}: unknown experiment {kind:?}; valid: {}",
+            rated.map(ExperimentKind::as_str).join(", ")
+        )
+    })?;
     Ok((kind, parse_rate(rate)?))
 }
 
