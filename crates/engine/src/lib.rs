@@ -15,7 +15,7 @@ pub mod summary;
 
 pub use model::{
     AllocatorComparison, AllocatorRow, Contract, DifferenceKind, Experiment, ExperimentKind, Fidelity, Machine, NumberDifference, Rates,
-    Results, Row, SCHEMA_VERSION, Schedule, Status, parse_experiment_rate, parse_rate,
+    FLOOR, Results, Row, SCHEMA_VERSION, Schedule, Status, parse_experiment_rate, parse_rate,
 };
 pub use paired::Interval;
 pub use runner::{

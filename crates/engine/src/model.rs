@@ -372,6 +372,10 @@ pub struct Row {
     pub rss: Option<crate::rss::RssPeak>,
 }
 
+/// The method name of the store experiment's reference row: the document's bytes read and
+/// discarded ([`Contract::Discarded`]); a read's JSON work is its time above this row's.
+pub const FLOOR: &str = "floor";
+
 /// What a strategy hands its caller: two strategies do the same job only when they deliver the
 /// same thing, so advice never swaps one for the other silently.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -29,7 +29,7 @@ use jsoncost_engine::paired::{self, Interval, PAIRED_CONFIDENCE};
 use jsoncost_engine::{ExperimentKind, Results, Row};
 use serde::Serialize;
 
-use crate::columns::Align;
+use crate::view::Align;
 use crate::compare::{ALLOCATION_TOLERANCE_BYTES, NotCompared, Reason, Side};
 use crate::verdicts::Verdicts;
 use crate::units;

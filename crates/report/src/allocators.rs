@@ -10,7 +10,7 @@ use jsoncost_engine::{AllocatorComparison, AllocatorRow, ExperimentKind, Results
 
 use crate::ab::{self, Run};
 use crate::advisor::{Advice, AdviceKind};
-use crate::columns::Align;
+use crate::view::Align;
 use crate::compare::{ALLOCATION_TOLERANCE_BYTES, Reason, Side};
 use crate::units;
 

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use crate::ab::AbComparison;
 use crate::advisor::{ALTERNATIVE_KEY, Advice};
-use crate::columns::{error_total, extra};
+use crate::row_figures::{error_total, extra};
 use crate::compare::{Comparison, Reason};
 use crate::export::Exporter;
 

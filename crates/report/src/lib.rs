@@ -4,6 +4,7 @@
 //! reading and writing results files. Input is only the engine's result model.
 
 pub mod ab;
+mod advice;
 pub mod advisor;
 pub mod allocators;
 mod columns;
@@ -18,11 +19,13 @@ pub mod html;
 mod json;
 mod markdown;
 mod notes;
+mod row_figures;
 mod safety;
 pub mod summary;
 mod table;
 pub mod units;
 mod verdicts;
+mod view;
 
 use jsoncost_engine::{Experiment, Machine, Results};
 

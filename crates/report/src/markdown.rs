@@ -7,7 +7,7 @@ use jsoncost_engine::{AllocatorComparison, Experiment, Results};
 use crate::ab::AbComparison;
 use crate::advisor::{self, Advice};
 use crate::allocators;
-use crate::columns::{Align, View};
+use crate::view::{Align, View};
 use crate::compare::Comparison;
 use crate::export::Exporter;
 use crate::notes::{INTERRUPTED_NOTE, QUICK_NOTE, features, simd_note};

@@ -1,7 +1,7 @@
 //! What `compare` and `ab` print alike: a table of per-row verdicts, the rows that could not be
 //! compared, the summary and an optional note; each format lays it out.
 
-use crate::columns::Align;
+use crate::view::Align;
 
 pub(crate) struct Verdicts<'a> {
     /// `compare`, `ab`: the markdown heading's command.

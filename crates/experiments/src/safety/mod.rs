@@ -201,6 +201,7 @@ fn row(library: Library, path: SafetyPath, case: &str, report: child::Report) ->
         path,
         case: case.to_string(),
         outcome: report.outcome,
+        crash: report.crash,
         agreement: report.agreement,
         agreement_message: report.agreement_message,
     });

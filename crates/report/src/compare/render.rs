@@ -1,7 +1,7 @@
 //! What every format shows of a comparison: its verdict cells and summary sentence.
 
 use super::{Comparison, NotCompared, RowChange};
-use crate::columns::Align;
+use crate::view::Align;
 use crate::verdicts::Verdicts;
 use crate::units;
 

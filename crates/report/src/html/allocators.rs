@@ -6,7 +6,7 @@ use jsoncost_engine::AllocatorComparison;
 
 use super::esc;
 use crate::allocators::{Change, TITLE, cells, change, columns, heading, legend};
-use crate::columns::Align;
+use crate::view::Align;
 
 /// The section id of comparison `c`.
 pub(super) fn id(c: &AllocatorComparison) -> String {

@@ -3,7 +3,11 @@
 
 mod allocators;
 mod charts;
+mod escape;
 mod experiment;
+mod safety;
+
+pub(crate) use escape::{esc, slug};
 
 use std::fmt::Write;
 
@@ -11,7 +15,7 @@ use jsoncost_engine::{AllocatorComparison, Experiment, Results};
 
 use crate::ab::AbComparison;
 use crate::advisor::{self, Advice, AdviceKind};
-use crate::columns::Align;
+use crate::view::{Align, heading};
 use crate::compare::Comparison;
 use crate::export::Exporter;
 use crate::notes::{INTERRUPTED_NOTE, QUICK_NOTE, features, simd_note};
@@ -42,7 +46,7 @@ impl Exporter for Html {
             let _ = writeln!(body, "<p class=\"note simd\">{}</p>", esc(note));
         }
         body.push_str(&experiment::render(exp, &format!("t1-{}", slug(&exp.table))));
-        page(&crate::columns::heading(exp), &body)
+        page(&heading(exp), &body)
     }
 
     fn advice(&self, advice: &[Advice]) -> String {
@@ -107,7 +111,7 @@ pub fn render(results: &Results) -> String {
         .collect();
     out.push_str("<nav>\n<ul>\n");
     for (exp, id) in results.experiments.iter().zip(&ids) {
-        let _ = writeln!(out, "<li><a href=\"#{id}\">{}</a></li>", esc(&crate::columns::heading(exp)));
+        let _ = writeln!(out, "<li><a href=\"#{id}\">{}</a></li>", esc(&heading(exp)));
     }
     for c in &results.allocators {
         let _ = writeln!(
@@ -214,53 +218,4 @@ fn verdicts_page(v: &Verdicts) -> String {
         body.push_str("</ul>\n");
     }
     page(&format!("{} {verdict}", v.command), &body)
-}
-
-/// Escapes text for HTML content and attribute values. Five replacements do not warrant a
-/// dependency.
-pub(crate) fn esc(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// An id fragment from a table name: lowercase letters and digits, dashes between.
-fn slug(text: &str) -> String {
-    let mut out = String::new();
-    for c in text.chars() {
-        if c.is_ascii_alphanumeric() {
-            out.push(c.to_ascii_lowercase());
-        } else if !out.ends_with('-') && !out.is_empty() {
-            out.push('-');
-        }
-    }
-    out.trim_end_matches('-').to_string()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn escapes_markup_and_quotes() {
-        assert_eq!(
-            esc("<a href=\"x\">'&'</a>"),
-            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
-        );
-    }
-
-    #[test]
-    fn slugs_are_safe_ids() {
-        assert_eq!(slug("items/closed-n5000-c100"), "items-closed-n5000-c100");
-        assert_eq!(slug("<Data> / Deserialize!"), "data-deserialize");
-    }
 }
