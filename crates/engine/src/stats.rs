@@ -10,9 +10,9 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 /// Confidence level of the Error column.
 pub const CONFIDENCE: f64 = 0.999;
 
-/// Summary of a sample set (all values in the samples' unit).
+/// Statistics of a sample set (all values in the samples' unit).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Summary {
+pub struct SampleStats {
     pub n: usize,
     pub mean: f64,
     /// Sample standard deviation (n − 1 in the denominator); 0 for a single sample.
@@ -25,9 +25,9 @@ pub struct Summary {
     pub max: f64,
 }
 
-impl Summary {
+impl SampleStats {
     /// Summarises `samples`; `None` when there are none or one is not finite.
-    pub fn of(samples: &[f64]) -> Option<Summary> {
+    pub fn of(samples: &[f64]) -> Option<SampleStats> {
         if samples.is_empty() || samples.iter().any(|x| !x.is_finite()) {
             return None;
         }
@@ -45,7 +45,7 @@ impl Summary {
         } else {
             0.0
         };
-        Some(Summary {
+        Some(SampleStats {
             n,
             mean,
             stddev,
@@ -108,7 +108,7 @@ pub fn ratio_of_samples(baseline: &[f64], row: &[f64]) -> Option<(f64, f64)> {
         return None;
     }
     let quotients: Vec<f64> = baseline.iter().flat_map(|&b| row.iter().map(move |&x| x / b)).collect();
-    let s = Summary::of(&quotients)?;
+    let s = SampleStats::of(&quotients)?;
     Some((s.mean, s.stddev))
 }
 
@@ -126,7 +126,7 @@ mod tests {
         let xs = [
             8.0, 9.0, 9.0, 10.0, 10.0, 10.0, 10.0, 10.0, 10.0, 10.0, 10.0, 11.0, 11.0, 12.0, 10.0,
         ];
-        let s = Summary::of(&xs).unwrap();
+        let s = SampleStats::of(&xs).unwrap();
         assert_eq!(s.n, 15);
         assert!(close(s.mean, 10.0, 1e-12));
         let ss: f64 = xs.iter().map(|x| (x - 10.0f64).powi(2)).sum();
@@ -150,7 +150,7 @@ mod tests {
 
     #[test]
     fn median_of_even_count_interpolates() {
-        let s = Summary::of(&[4.0, 1.0, 3.0, 2.0]).unwrap();
+        let s = SampleStats::of(&[4.0, 1.0, 3.0, 2.0]).unwrap();
         assert_eq!(s.median, 2.5);
         assert_eq!(s.mean, 2.5);
     }
