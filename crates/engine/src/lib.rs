@@ -8,8 +8,8 @@ pub mod machine;
 pub mod model;
 pub mod paired;
 pub mod rss;
-pub mod runner;
 pub mod safety;
+pub mod stages;
 pub mod stats;
 pub mod summary;
 
@@ -18,7 +18,7 @@ pub use model::{
     FLOOR, Results, Row, SCHEMA_VERSION, Schedule, Status, parse_experiment_rate, parse_rate,
 };
 pub use paired::Interval;
-pub use runner::{
+pub use stages::{
     AllocScope, Clock, Config, DEFAULT_SCHEDULE_SEED, Interleaved, Lineup, Measurement, Stage, SystemClock, measure, measure_interleaved,
     measure_interleaved_with, measure_staged, try_measure_staged, try_measure_staged_with,
 };
