@@ -8,8 +8,8 @@ mod experiments;
 mod failure;
 mod interrupt;
 mod progress;
+mod run;
 mod session;
-mod study;
 
 use clap::{Parser, Subcommand};
 use jsoncost_engine::alloc::{self, CountingAllocator, SelectedAllocator};
@@ -42,7 +42,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// The whole study in one command: every experiment, a report, and an optional baseline.
-    Run(Box<study::RunArgs>),
+    Run(Box<run::RunArgs>),
     /// Serialize and deserialize small records and documents through every library and API style.
     Micro {
         #[command(flatten)]
@@ -146,7 +146,7 @@ impl PrecisionArgs {
 
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        Command::Run(args) => study::run(&args),
+        Command::Run(args) => run::run(&args),
         Command::Compare(args) => commands::compare::run(&args),
         Command::Ab(args) => commands::ab::run(&args),
         Command::Alloc(args) => commands::alloc::run(&args),
