@@ -13,7 +13,7 @@ use jsoncost_engine::safety::{Agreement, CrashCause, SafetyOutcome, SafetyPath};
 use serde::{Deserialize, Serialize};
 
 use super::corpus::{Case, Target};
-use super::subject::{self, Library};
+use super::subject::{self, Parser};
 
 /// Largest suite file a child reads.
 pub(crate) const SUITE_FILE_MAX_BYTES: u64 = 64 << 20;
@@ -42,7 +42,7 @@ pub(crate) struct Report {
 /// What the parent asks for.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Request {
-    pub library: Library,
+    pub library: Parser,
     pub path: SafetyPath,
     pub memory_mib: u64,
     pub stack_kib: u64,
@@ -80,7 +80,7 @@ impl Request {
         let text = |v: OsString| v.into_string().map_err(|v| format!("not UTF-8: {v:?}"));
         while let Some(arg) = p.next().map_err(|e| e.to_string())? {
             match arg {
-                Long("library") => library = Some(text(p.value().map_err(|e| e.to_string())?)?.parse::<Library>()?),
+                Long("library") => library = Some(text(p.value().map_err(|e| e.to_string())?)?.parse::<Parser>()?),
                 Long("path") => {
                     let v = text(p.value().map_err(|e| e.to_string())?)?;
                     path = Some(

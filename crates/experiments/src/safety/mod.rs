@@ -27,7 +27,7 @@ use serde_json::{Map, json};
 
 pub use child::child_main;
 pub use corpus::Case;
-pub use subject::Library;
+pub use subject::Parser;
 
 use crate::{Error, Runner};
 
@@ -56,8 +56,8 @@ pub struct ChildCommand {
 pub struct SafetyOptions {
     /// How to start a child.
     pub child: ChildCommand,
-    /// Libraries to run (default: [`Library::ALL`]).
-    pub libraries: Vec<Library>,
+    /// Libraries to run (default: [`Parser::ALL`]).
+    pub libraries: Vec<Parser>,
     /// Corpus cases (default: [`Case::all`]); ignored with `suite`.
     pub cases: Vec<Case>,
     /// A JSONTestSuite-style directory (`y_`/`n_`/`i_` files) instead of the corpus.
@@ -75,7 +75,7 @@ impl SafetyOptions {
     pub fn new(child: ChildCommand) -> SafetyOptions {
         SafetyOptions {
             child,
-            libraries: Library::ALL.to_vec(),
+            libraries: Parser::ALL.to_vec(),
             cases: Case::all(),
             suite: None,
             time_limit: DEFAULT_TIME_LIMIT,
@@ -191,7 +191,7 @@ fn params(options: &SafetyOptions, suite_files: Option<usize>) -> Map<String, se
     p
 }
 
-fn row(library: Library, path: SafetyPath, case: &str, report: child::Report) -> Row {
+fn row(library: Parser, path: SafetyPath, case: &str, report: child::Report) -> Row {
     let mut row = Row::new(format!("{path}/{library}"));
     row.mean_ns = Some(report.time_ns as f64);
     row.peak_bytes = report.peak_bytes;
