@@ -35,7 +35,7 @@ pub(crate) fn dom_strategies(input: &[u8]) -> Vec<BoxedStrategy<'_>> {
         }),
     ];
     #[cfg(feature = "more-libraries")]
-    v.extend(crate::others::dom_strategies(input));
+    v.extend(crate::more_libraries::dom_strategies(input));
     v
 }
 
@@ -70,7 +70,7 @@ pub fn serialize_strategies<'a>(input: &[u8]) -> Result<Vec<BoxedStrategy<'a>>, 
         }),
     ];
     #[cfg(feature = "more-libraries")]
-    v.extend(crate::others::serialize_dom_strategies(input)?);
+    v.extend(crate::more_libraries::serialize_dom_strategies(input)?);
     Ok(v)
 }
 

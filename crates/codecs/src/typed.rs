@@ -83,7 +83,7 @@ pub fn deserialize_strategies<'a, T: Serialize + DeserializeOwned + 'a>(input: &
         v.extend(derived(input));
     }
     #[cfg(feature = "more-libraries")]
-    v.extend(crate::others::typed_strategies::<T>(input));
+    v.extend(crate::more_libraries::typed_strategies::<T>(input));
     if let Some(borrowed) = options.borrowed {
         v.extend(borrowed(input));
     }
@@ -133,7 +133,7 @@ pub fn borrowed_strategies<T, F: BorrowedForm<T>>(input: &[u8]) -> Vec<BoxedStra
         }),
     ];
     #[cfg(feature = "more-libraries")]
-    v.push(crate::others::borrowed_strategy::<T, F>(input));
+    v.push(crate::more_libraries::borrowed_strategy::<T, F>(input));
     v
 }
 
