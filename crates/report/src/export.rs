@@ -32,8 +32,15 @@ pub trait Exporter: Sync {
     /// Allocator tables (one per allocator) with the rows that could not be paired.
     fn allocator_tables(&self, comparisons: &[AllocatorComparison]) -> String;
 
-    /// What `jsoncost alloc` and a bench's `--allocators` print of their results.
-    fn allocator_run(&self, results: &Results) -> String;
+    /// What `jsoncost alloc` and a bench's `--allocators` print of their results: by default
+    /// the allocator tables and their levers.
+    fn allocator_run(&self, results: &Results) -> String {
+        format!(
+            "{}\n{}",
+            self.allocator_tables(&results.allocators),
+            self.advice(&crate::allocators::advise(results))
+        )
+    }
 
     /// The outcome of `compare`.
     fn comparison(&self, comparison: &Comparison) -> String;

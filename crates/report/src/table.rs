@@ -55,14 +55,6 @@ impl Exporter for Console {
         comparisons.iter().map(allocator_table).collect::<Vec<_>>().join("\n")
     }
 
-    fn allocator_run(&self, results: &Results) -> String {
-        format!(
-            "{}\n{}",
-            self.allocator_tables(&results.allocators),
-            self.advice(&allocators::advise(results))
-        )
-    }
-
     fn comparison(&self, comparison: &Comparison) -> String {
         verdicts(&comparison.verdicts())
     }
