@@ -63,7 +63,7 @@ impl Comparison {
             (false, lost) => {
                 let list: Vec<String> = regressions
                     .iter()
-                    .map(|r| format!("{} {} {} ({})", r.experiment, r.table, r.method, gate(r)))
+                    .map(|r| format!("{} {} {} ({})", r.experiment, r.table, r.method, r.gate()))
                     .collect();
                 let lost = match lost {
                     None => String::new(),
@@ -122,20 +122,10 @@ fn cells(r: &RowChange, threshold: f64) -> Vec<String> {
                 units::bytes(d)
             }
         }),
-        gate(r),
+        r.gate(),
     ]
 }
 
-/// The gate's outcome for one row: `ok`, or which regression.
-pub(crate) fn gate(r: &RowChange) -> String {
-    match (r.time_regression(), r.allocation_grew) {
-        (true, true) => "regression: time, allocation",
-        (true, false) => "regression: time",
-        (false, true) => "regression: allocation",
-        (false, false) => "ok",
-    }
-    .to_string()
-}
 
 fn signed_percent(change: f64) -> String {
     if change > 0.0 {
@@ -169,5 +159,18 @@ fn lost_entry(n: &NotCompared) -> String {
     match &n.method {
         Some(m) => format!("{} {} {m} ({how})", n.experiment, n.table),
         None => format!("{} {} (whole table, {} ok, {how})", n.experiment, n.table, rows(n.lost)),
+    }
+}
+
+impl RowChange {
+    /// The gate's outcome for this row: `ok`, or which regression.
+    pub fn gate(&self) -> String {
+        match (self.time_regression(), self.allocation_grew) {
+            (true, true) => "regression: time, allocation",
+            (true, false) => "regression: time",
+            (false, true) => "regression: allocation",
+            (false, false) => "ok",
+        }
+        .to_string()
     }
 }
