@@ -17,7 +17,6 @@ pub mod corpus;
 mod parent;
 pub mod subject;
 
-use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -27,6 +26,7 @@ use serde_json::{Map, json};
 
 pub use child::child_main;
 pub use corpus::Case;
+pub use parent::ChildCommand;
 pub use subject::Parser;
 
 use crate::{Error, Runner};
@@ -40,16 +40,6 @@ pub const DEFAULT_MEMORY_MIB: u64 = 2048;
 pub const DEFAULT_STACK_KIB: u64 = 2048;
 /// Largest number of suite files read from a directory.
 pub const SUITE_MAX_FILES: usize = 10_000;
-
-/// How to start a child: the program (normally this executable) and the arguments that select
-/// its hidden child subcommand; the child then calls [`child_main`] with the rest.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ChildCommand {
-    /// The program to run.
-    pub program: PathBuf,
-    /// Its arguments, before the case.
-    pub args: Vec<OsString>,
-}
 
 /// What to run and with which limits.
 #[derive(Debug, Clone, PartialEq)]

@@ -3,17 +3,28 @@
 //! is bounded (each child started consumes at least one input) and every child is killed by
 //! its own handle (its PID) when it overruns.
 
+use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read};
 use std::os::unix::process::ExitStatusExt;
+use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use jsoncost_engine::safety::{CrashCause, SafetyOutcome};
 
-use super::ChildCommand;
 use super::child::{Report, Request, shorten};
 use crate::Error;
+
+/// How to start a child: the program (normally this executable) and the arguments that select
+/// its hidden child subcommand; the child then calls [`super::child_main`] with the rest.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChildCommand {
+    /// The program to run.
+    pub program: PathBuf,
+    /// Its arguments, before the case.
+    pub args: Vec<OsString>,
+}
 
 /// Bytes of a child's stderr kept to tell why it died.
 const STDERR_KEPT: u64 = 64 * 1024;
