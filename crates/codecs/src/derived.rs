@@ -115,6 +115,7 @@ where
 
 /// The serialize strategies of a value of such a plain copy, held with it.
 pub trait PlainValue {
+    /// Serializing this value with each library whose derive its type has.
     fn serialize_strategies(&self) -> Vec<BoxedStrategy<'_>>;
 }
 

@@ -15,6 +15,8 @@
 //! miniserde on a type that derives them) and `jiter_decode` (hand decoders over jiter's pull
 //! parser).
 
+#![deny(missing_docs)]
+
 pub mod canonical;
 #[cfg(feature = "more-libraries")]
 pub mod derived;
@@ -37,11 +39,14 @@ pub use typed::TypeOptions;
 /// Serialize or deserialize: one table each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Direction {
+    /// JSON text into a value.
     Deserialize,
+    /// A value into JSON text.
     Serialize,
 }
 
 impl Direction {
+    /// The name tables use: `deserialize`, `serialize`.
     pub fn as_str(self) -> &'static str {
         match self {
             Direction::Deserialize => "deserialize",
@@ -97,6 +102,7 @@ pub trait Strategy {
 /// An operation's failure, met in the gate's check or while timed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunFailure {
+    /// What failed, as the row shows it.
     pub message: String,
     /// True when the rest of the run cannot go on either (the server is gone).
     pub fatal: bool,

@@ -24,6 +24,7 @@ pub struct OpStrategy<F> {
 }
 
 impl<F: FnMut(Slot<'_>) -> Result<(), String>> OpStrategy<F> {
+    /// A strategy `name` delivering `contract` over `bytes` of payload, doing `f`.
     pub fn boxed<'a>(name: impl Into<String>, contract: Contract, bytes: Option<u64>, f: F) -> BoxedStrategy<'a>
     where
         F: 'a,
