@@ -2,11 +2,11 @@
 //! progress on stderr, tables on stdout, and results.json, report.md and report.html in one
 //! directory per run.
 
-use jsoncost_report::Format;
 use anyhow::{Context, anyhow};
 use jsoncost::ab::{AllocatorPlan, CpuChoice, Settings};
 use jsoncost_engine::alloc::Allocator;
 use jsoncost_engine::{AllocatorComparison, Config, ExperimentKind};
+use jsoncost_report::Format;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -15,7 +15,7 @@ use crate::experiments;
 use crate::failure::{environment, library, usage};
 use crate::interrupt;
 use crate::progress::Progress;
-use crate::session::{format_parser, OutputArgs, Session, check_writable};
+use crate::session::{OutputArgs, Session, check_writable, format_parser};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ExperimentName {

@@ -63,7 +63,10 @@ pub fn dom_strategies(input: &[u8]) -> Vec<BoxedStrategy<'_>> {
     let mut owned_scratch = JsonValueScratch::<'static>::new();
     vec![
         OpStrategy::boxed("dom-borrowed/serde_json_borrow", Contract::BorrowedDom, n, move |s| {
-            emit(s, &serde_json::from_slice::<serde_json_borrow::Value<'_>>(input).map_err(error_text)?)
+            emit(
+                s,
+                &serde_json::from_slice::<serde_json_borrow::Value<'_>>(input).map_err(error_text)?,
+            )
         }),
         OpStrategy::boxed("dom-borrowed/jiter", Contract::BorrowedDom, n, move |s| {
             emit_jiter(s, &JsonValue::parse(input, false).map_err(error_text)?)

@@ -14,8 +14,8 @@ pub mod stats;
 pub mod summary;
 
 pub use model::{
-    AllocatorComparison, AllocatorRow, Contract, DifferenceKind, Experiment, ExperimentKind, Fidelity, Machine, NumberDifference, Rates,
-    FLOOR, Results, Row, SCHEMA_VERSION, Schedule, Status, parse_experiment_rate, parse_rate,
+    AllocatorComparison, AllocatorRow, Contract, DifferenceKind, Experiment, ExperimentKind, FLOOR, Fidelity, Machine, NumberDifference,
+    Rates, Results, Row, SCHEMA_VERSION, Schedule, Status, parse_experiment_rate, parse_rate,
 };
 pub use paired::Interval;
 pub use stages::{

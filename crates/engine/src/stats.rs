@@ -6,7 +6,6 @@
 
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
-
 /// Confidence level of the Error column.
 pub const CONFIDENCE: f64 = 0.999;
 

@@ -29,10 +29,10 @@ use jsoncost_engine::paired::{self, Interval, PAIRED_CONFIDENCE};
 use jsoncost_engine::{ExperimentKind, Results, Row};
 use serde::Serialize;
 
-use crate::view::Align;
 use crate::compare::{ALLOCATION_TOLERANCE_BYTES, NotCompared, Reason, Side};
-use crate::verdicts::Verdicts;
 use crate::units;
+use crate::verdicts::Verdicts;
+use crate::view::Align;
 
 /// The two results files of one run of both programs.
 #[derive(Debug, Clone)]
@@ -529,7 +529,12 @@ mod tests {
         // All ten log ratios are above 0: the exact signed-rank p is 2/1024.
         assert_eq!(b.signed_rank_p, Some(2.0 / 1024.0));
         assert_eq!(c.rows.iter().find(|r| r.method == "a").unwrap().verdict, AbVerdict::NoChange);
-        assert!(crate::Format::Markdown.exporter().ab(&c).starts_with("### jsoncost ab: **Regression**"));
+        assert!(
+            crate::Format::Markdown
+                .exporter()
+                .ab(&c)
+                .starts_with("### jsoncost ab: **Regression**")
+        );
     }
 
     #[test]

@@ -545,4 +545,3 @@ fn keep_text(kind: Kind, base: &Row, next: &Row) -> String {
         )
     }
 }
-

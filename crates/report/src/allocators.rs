@@ -10,9 +10,9 @@ use jsoncost_engine::{AllocatorComparison, AllocatorRow, ExperimentKind, Results
 
 use crate::ab::{self, Run};
 use crate::advisor::{Advice, AdviceKind};
-use crate::view::Align;
 use crate::compare::{ALLOCATION_TOLERANCE_BYTES, Reason, Side};
 use crate::units;
+use crate::view::Align;
 
 /// Title of the allocator section in every format.
 pub const TITLE: &str = "Allocators";
@@ -307,8 +307,8 @@ fn count_word(n: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use jsoncost_engine::Interval;
     use crate::Format;
+    use jsoncost_engine::Interval;
 
     fn row(table: &str, method: &str, estimate: f64, low: f64, high: f64) -> AllocatorRow {
         AllocatorRow {
@@ -388,10 +388,7 @@ mod tests {
             "{md}"
         );
         assert!(md.contains("\n| micro order/deserialize | dom/serde_json | 1.000 µs | 766.0 ns | 0.766 | 0.735–0.799 | 23.4% less | 8.00 KB | 112 | - |\n"), "{md}");
-        assert!(
-            md.contains(&format!("- **micro: order/deserialize**: {}", texts[0])),
-            "{md}"
-        );
+        assert!(md.contains(&format!("- **micro: order/deserialize**: {}", texts[0])), "{md}");
         let console = crate::render(&results, Format::Table, false);
         assert!(console.contains(&format!("- micro order/deserialize: {}", texts[0])), "{console}");
         let html = crate::html::render(&results);

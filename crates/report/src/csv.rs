@@ -5,9 +5,9 @@ use serde_json::Value;
 
 use crate::ab::AbComparison;
 use crate::advisor::{ALTERNATIVE_KEY, Advice};
-use crate::row_figures::{error_total, extra};
 use crate::compare::{Comparison, Reason};
 use crate::export::Exporter;
+use crate::row_figures::{error_total, extra};
 
 /// CSV: the rows only, printed once at the end of a run.
 pub(crate) struct Csv;

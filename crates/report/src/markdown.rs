@@ -7,11 +7,11 @@ use jsoncost_engine::{AllocatorComparison, Experiment, Results};
 use crate::ab::AbComparison;
 use crate::advisor::{self, Advice};
 use crate::allocators;
-use crate::view::{Align, View};
 use crate::compare::Comparison;
 use crate::export::Exporter;
 use crate::notes::{INTERRUPTED_NOTE, QUICK_NOTE, features, simd_note};
 use crate::verdicts::Verdicts;
+use crate::view::{Align, View};
 
 /// Markdown: report.md, and a PR comment for `compare` and `ab`.
 pub(crate) struct Markdown;

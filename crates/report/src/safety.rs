@@ -10,8 +10,8 @@ use jsoncost_engine::Experiment;
 use jsoncost_engine::Row;
 use jsoncost_engine::safety::{Agreement, Expectation, SafetyCell, SafetyOutcome, SafetyPath};
 
-use crate::view::{Align, Column, Line, View, heading, params};
 use crate::units::{self, ABSENT};
+use crate::view::{Align, Column, Line, View, heading, params};
 
 /// The legend under every matrix.
 const LEGEND: &str = "Cells: accepted (the value serde_json gives), accepted ≈ (numbers changed as noted), accepted ≠ (a different value), accepted ! (the exact reference, serde_json::Value's rules, rejects this input), accepted ? (not compared: the note says why), rejected, CRASHED, TIMED OUT; time is the parse's in the child; \"-\": the library has no such path or the path does not apply.";

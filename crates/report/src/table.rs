@@ -10,11 +10,11 @@ use jsoncost_engine::{AllocatorComparison, Experiment, Results};
 use crate::ab::AbComparison;
 use crate::advisor::{self, Advice};
 use crate::allocators;
-use crate::view::{Align, Line, View};
 use crate::compare::Comparison;
 use crate::export::Exporter;
 use crate::notes::{INTERRUPTED_NOTE, QUICK_NOTE, features, simd_note};
 use crate::verdicts::Verdicts;
+use crate::view::{Align, Line, View};
 
 /// The console table: what a terminal shows, tables as they finish.
 pub(crate) struct Console;

@@ -15,7 +15,7 @@ use jsoncost_report::Format;
 
 use crate::failure::{library, usage};
 use crate::interrupt;
-use crate::session::{format_parser, check_writable, print_stdout};
+use crate::session::{check_writable, format_parser, print_stdout};
 
 /// What `jsoncost alloc` runs when given no experiment: the small record, the ~4 KB document
 /// and its ~40 KB form through every strategy.

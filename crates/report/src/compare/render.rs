@@ -1,9 +1,9 @@
 //! What every format shows of a comparison: its verdict cells and summary sentence.
 
 use super::{Comparison, NotCompared, RowChange};
-use crate::view::Align;
-use crate::verdicts::Verdicts;
 use crate::units;
+use crate::verdicts::Verdicts;
+use crate::view::Align;
 
 const COLUMNS: [(&str, Align); 12] = [
     ("Table", Align::Left),
@@ -95,7 +95,6 @@ impl Comparison {
             note: Some(note.join(" ")),
         }
     }
-
 }
 
 fn rows(n: usize) -> String {
@@ -125,7 +124,6 @@ fn cells(r: &RowChange, threshold: f64) -> Vec<String> {
         r.gate(),
     ]
 }
-
 
 fn signed_percent(change: f64) -> String {
     if change > 0.0 {

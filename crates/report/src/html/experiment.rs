@@ -8,8 +8,8 @@ use super::charts::{Chart, ChartRow, Segment, Track};
 use super::esc;
 use crate::columns::floor_mean_ns;
 use crate::row_figures::extra;
-use crate::view::{Align, Line, NO_MESSAGE, View};
 use crate::units::{self, TimeColumn};
+use crate::view::{Align, Line, NO_MESSAGE, View};
 
 pub(super) fn render(exp: &Experiment, id: &str) -> String {
     if exp.experiment == Kind::Safety {

@@ -15,11 +15,11 @@ use jsoncost_engine::{AllocatorComparison, Experiment, Results};
 
 use crate::ab::AbComparison;
 use crate::advisor::{self, Advice, AdviceKind};
-use crate::view::{Align, heading};
 use crate::compare::Comparison;
 use crate::export::Exporter;
 use crate::notes::{INTERRUPTED_NOTE, QUICK_NOTE, features, simd_note};
 use crate::verdicts::Verdicts;
+use crate::view::{Align, heading};
 
 const STYLE: &str = include_str!("style.css");
 

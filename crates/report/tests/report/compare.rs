@@ -368,7 +368,12 @@ fn one_row_made_15_percent_slower_is_the_one_regression() {
             .regressions()
             .map(|r| format!("{} {} {}", r.experiment, r.table, r.method))
             .collect();
-        assert_eq!(flagged, ["micro order/deserialize typed/sonic-rs"], "{}", Format::Table.exporter().comparison(&c));
+        assert_eq!(
+            flagged,
+            ["micro order/deserialize typed/sonic-rs"],
+            "{}",
+            Format::Table.exporter().comparison(&c)
+        );
         assert!(c.has_regression());
     }
 }
