@@ -1014,7 +1014,7 @@ mod tests {
         assert!(e.to_string().ends_with("--help lists the options"), "{e}");
         assert_eq!(
             parse(&["--format", "yaml"]).unwrap_err().to_string(),
-            "--format: unknown format `yaml`; valid formats: table, markdown, json, csv, html"
+            "--format: unknown format `yaml`; valid formats: table, markdown, json, csv, html, junit"
         );
         assert!(
             parse(&["--filter"])

@@ -21,11 +21,20 @@ pub enum Format {
     Csv,
     /// The self-contained HTML report (inline CSS and SVG charts).
     Html,
+    /// JUnit XML, for CI systems: rows as test cases, failures and regressions as failures.
+    Junit,
 }
 
 impl Format {
     /// Every format, in the order `--help` lists them.
-    pub const ALL: [Format; 5] = [Format::Table, Format::Markdown, Format::Json, Format::Csv, Format::Html];
+    pub const ALL: [Format; 6] = [
+        Format::Table,
+        Format::Markdown,
+        Format::Json,
+        Format::Csv,
+        Format::Html,
+        Format::Junit,
+    ];
 
     /// What renders this format.
     pub fn exporter(self) -> &'static dyn Exporter {
@@ -35,6 +44,7 @@ impl Format {
             Format::Json => &crate::json::Json,
             Format::Csv => &crate::csv::Csv,
             Format::Html => &crate::html::Html,
+            Format::Junit => &crate::junit::Junit,
         }
     }
 
@@ -86,7 +96,7 @@ mod tests {
         let err = "yaml".parse::<Format>().unwrap_err();
         assert_eq!(
             err.to_string(),
-            "unknown format `yaml`; valid formats: table, markdown, json, csv, html"
+            "unknown format `yaml`; valid formats: table, markdown, json, csv, html, junit"
         );
     }
 }

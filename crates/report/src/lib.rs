@@ -17,6 +17,7 @@ pub mod files;
 mod format;
 pub mod html;
 mod json;
+mod junit;
 mod markdown;
 mod notes;
 mod row_figures;
