@@ -66,7 +66,7 @@ pub struct RunArgs {
     /// Skip these experiments (comma-separated).
     #[arg(long, value_enum, value_delimiter = ',')]
     pub skip: Vec<ExperimentName>,
-    /// Directory for results.json, report.md and report.html (default: jsoncost-results/<timestamp>).
+    /// Directory for results.json, report.md and report.html (default: `jsoncost-results/<timestamp>`).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Also keep the results as a named baseline for `jsoncost compare`.
