@@ -27,6 +27,7 @@ pub struct TooDeep {
     pub library: Library,
     /// Offset, in the bytes checked, of the bracket that opens level `limit`.
     pub offset: u64,
+    /// The nesting refused (`MAX_DEPTH`).
     pub limit: usize,
 }
 
@@ -60,6 +61,7 @@ pub struct DepthGuard {
 }
 
 impl DepthGuard {
+    /// A guard for bytes meant for `library`.
     pub fn new(library: Library) -> Self {
         DepthGuard {
             library,
