@@ -125,7 +125,7 @@ mod tests {
             Mebibytes::MAX.to_string().parse::<Mebibytes>().unwrap().bytes(),
             Mebibytes::MAX << 20
         );
-        // 2^44 MiB is 2^64 bytes: it used to wrap to a 0-byte limit.
+        // 2^44 MiB is 2^64 bytes: a wrapping multiplication would make it a 0-byte limit.
         let err = "17592186044416".parse::<Mebibytes>().unwrap_err();
         assert_eq!(
             err,

@@ -1,4 +1,4 @@
-//! Exit codes: 0 success, 1 `compare` found a regression, 2 usage or bad
+//! Exit codes: 0 success, 1 `compare` or `ab` found a regression, 2 usage or bad
 //! input, 3 environment failure (store or server unreachable, I/O); 130 when Ctrl-C stopped a
 //! run, or SIGTERM/SIGHUP did (after what was measured was printed and written).
 
@@ -43,6 +43,16 @@ pub fn environment(error: impl Into<anyhow::Error>) -> anyhow::Error {
     Failure {
         code: ExitCode::Environment,
         error: error.into(),
+    }
+    .into()
+}
+
+/// A regression found by `compare` or `ab` (exit 1). Its sentence is already on stdout with the
+/// comparison, so nothing more is printed.
+pub fn regression() -> anyhow::Error {
+    Failure {
+        code: ExitCode::Regression,
+        error: anyhow::anyhow!("regression"),
     }
     .into()
 }

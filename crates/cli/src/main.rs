@@ -8,8 +8,8 @@ mod experiments;
 mod failure;
 mod interrupt;
 mod progress;
+mod run;
 mod session;
-mod study;
 
 use clap::{Parser, Subcommand};
 use jsoncost_engine::alloc::{self, CountingAllocator, SelectedAllocator};
@@ -42,7 +42,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// The whole study in one command: every experiment, a report, and an optional baseline.
-    Run(Box<study::RunArgs>),
+    Run(Box<run::RunArgs>),
     /// Serialize and deserialize small records and documents through every library and API style.
     Micro {
         #[command(flatten)]
@@ -85,6 +85,10 @@ enum Command {
     Safety {
         #[command(flatten)]
         args: experiments::safety::SafetyArgs,
+        /// Leave out the large cases (the 64 MiB string, the million numbers) unless
+        /// --safety-case names them: seconds rather than minutes.
+        #[arg(long)]
+        quick: bool,
         #[command(flatten)]
         output: OutputArgs,
     },
@@ -142,7 +146,7 @@ impl PrecisionArgs {
 
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        Command::Run(args) => study::run(&args),
+        Command::Run(args) => run::run(&args),
         Command::Compare(args) => commands::compare::run(&args),
         Command::Ab(args) => commands::ab::run(&args),
         Command::Alloc(args) => commands::alloc::run(&args),
@@ -160,14 +164,14 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Http { args, precision, output } => one_experiment(&output, &precision, ExperimentKind::Http, |_, session, progress| {
             experiments::http::run(&args, precision.quick, session, progress)
         }),
-        Command::Safety { args, output } => {
-            // Findings, not timings: no precision to choose.
+        Command::Safety { args, quick, output } => {
+            // Findings, not timings: no schedule to choose.
             let precision = PrecisionArgs {
-                quick: false,
+                quick,
                 schedule: ScheduleArg::Sequential,
             };
             one_experiment(&output, &precision, ExperimentKind::Safety, |_, session, progress| {
-                experiments::safety::run(&args, false, session, progress)
+                experiments::safety::run(&args, quick, session, progress)
             })
         }
         Command::Serve(args) => commands::serve::run(&args),
@@ -225,13 +229,16 @@ fn main() {
         _ => interrupt::OnInterrupt::WriteMeasured,
     });
     if let Err(e) = run(cli) {
-        eprintln!("error: {e:#}");
         // An error met after a signal (a read it cut short) is the interruption's: 130.
         let code = if interrupt::interrupted() {
             failure::ExitCode::Interrupted as i32
         } else {
             failure::exit_code_of(&e)
         };
+        // A regression's sentence is on stdout with the comparison: exit 1 is all there is to add.
+        if code != failure::ExitCode::Regression as i32 {
+            eprintln!("error: {e:#}");
+        }
         std::process::exit(code);
     }
 }

@@ -14,8 +14,8 @@ use crate::interrupt;
 #[derive(Debug, Clone, clap::Args)]
 pub struct OutputArgs {
     /// What stdout carries.
-    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
-    pub format: FormatArg,
+    #[arg(long, default_value = "table", value_parser = format_parser())]
+    pub format: Format,
     /// Also write the results (results.json, schema version 1) to this file.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
@@ -29,23 +29,11 @@ pub struct OutputArgs {
 
 pub use jsoncost_engine::{parse_experiment_rate, parse_rate};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum FormatArg {
-    Table,
-    Markdown,
-    Json,
-    Csv,
-}
-
-impl From<FormatArg> for Format {
-    fn from(f: FormatArg) -> Format {
-        match f {
-            FormatArg::Table => Format::Table,
-            FormatArg::Markdown => Format::Markdown,
-            FormatArg::Json => Format::Json,
-            FormatArg::Csv => Format::Csv,
-        }
-    }
+/// `--format`'s parser: the report's formats by name (`Format::ALL`), listed in `--help`.
+pub fn format_parser() -> impl clap::builder::TypedValueParser<Value = Format> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(Format::ALL.map(Format::name))
+        .map(|name| name.parse::<Format>().expect("a name from Format::ALL"))
 }
 
 /// Colour on stdout only for a terminal and when NO_COLOR is unset (no-color.org).
@@ -68,7 +56,7 @@ impl Session {
     /// before any experiment runs.
     pub fn new(output: &OutputArgs, quick: bool) -> anyhow::Result<Session> {
         Ok(Session {
-            output: Output::new(output.format.into(), quick, output.out.clone()).map_err(failure::library)?,
+            output: Output::new(output.format, quick, output.out.clone()).map_err(failure::library)?,
             reports: None,
             baseline: None,
             out: output.out.clone(),

@@ -12,7 +12,7 @@ use serde::Serialize;
 // The versions measured (pinned in the workspace); a type's derive must come from the same.
 pub use {miniserde, nanoserde, simd_json_derive};
 
-use crate::typed::{OpStrategy, emit, emit_bytes, msg};
+use crate::toolkit::{OpStrategy, emit, emit_bytes, error_text};
 use crate::{BoxedStrategy, Contract};
 
 pub use crate::shape_model::DerivedDeserialize;
@@ -30,12 +30,12 @@ where
     vec![
         OpStrategy::boxed("typed/simd-json-derive", Contract::TypedValue, n, move |s| {
             let mut copy = input.to_vec();
-            emit(s, &T::from_slice(&mut copy).map_err(msg)?)
+            emit(s, &T::from_slice(&mut copy).map_err(error_text)?)
         }),
         OpStrategy::boxed("typed-reuse/simd-json-derive", Contract::TypedValue, n, move |s| {
             buf.clear();
             buf.extend_from_slice(input);
-            emit(s, &T::from_slice_with_buffers(&mut buf, &mut buffers).map_err(msg)?)
+            emit(s, &T::from_slice_with_buffers(&mut buf, &mut buffers).map_err(error_text)?)
         }),
     ]
 }
@@ -47,11 +47,11 @@ pub fn simd_json_derive_serialize<T: simd_json_derive::Serialize>(value: &T) -> 
     let mut buf = Vec::new();
     vec![
         OpStrategy::boxed("typed/simd-json-derive", Contract::BytesFromTyped, n, move |s| {
-            emit_bytes(s, &value.json_vec().map_err(msg)?)
+            emit_bytes(s, &value.json_vec().map_err(error_text)?)
         }),
         OpStrategy::boxed("typed-writer/simd-json-derive", Contract::BytesFromTyped, n, move |s| {
             buf.clear();
-            value.json_write(&mut buf).map_err(msg)?;
+            value.json_write(&mut buf).map_err(error_text)?;
             emit_bytes(s, &buf)
         }),
     ]
@@ -64,8 +64,8 @@ pub fn nanoserde_deserialize<T: nanoserde::DeJson + Serialize>(input: &[u8]) -> 
         Contract::TypedValue,
         Some(input.len() as u64),
         move |s| {
-            let text = std::str::from_utf8(input).map_err(msg)?;
-            emit(s, &T::deserialize_json(text).map_err(msg)?)
+            let text = std::str::from_utf8(input).map_err(error_text)?;
+            emit(s, &T::deserialize_json(text).map_err(error_text)?)
         },
     )]
 }
@@ -85,7 +85,7 @@ pub fn miniserde_deserialize<T: miniserde::Deserialize + Serialize>(input: &[u8]
         Contract::TypedValue,
         Some(input.len() as u64),
         move |s| {
-            let text = std::str::from_utf8(input).map_err(msg)?;
+            let text = std::str::from_utf8(input).map_err(error_text)?;
             // miniserde's error says only that the input did not fit.
             emit(s, &miniserde::json::from_str::<T>(text).map_err(|e| format!("miniserde: {e}"))?)
         },
@@ -115,6 +115,7 @@ where
 
 /// The serialize strategies of a value of such a plain copy, held with it.
 pub trait PlainValue {
+    /// Serializing this value with each library whose derive its type has.
     fn serialize_strategies(&self) -> Vec<BoxedStrategy<'_>>;
 }
 

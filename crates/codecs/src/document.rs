@@ -1,6 +1,6 @@
 //! Strategies for any JSON document (`--payload FILE`): those that need no Rust type.
 
-use crate::typed::{OpStrategy, emit, emit_bytes, msg};
+use crate::toolkit::{OpStrategy, emit, emit_bytes, error_text};
 use crate::{BoxedStrategy, Contract};
 
 /// Deserialize strategies for an arbitrary document, baseline (`dom/serde_json`) first;
@@ -9,7 +9,7 @@ pub fn deserialize_strategies<'a>(input: &'a [u8], fields: &[String]) -> Vec<Box
     let mut v = dom_strategies(input);
     v.push(raw_strategy(input));
     if !fields.is_empty() {
-        v.push(crate::typed::lazy_strategy(input, fields));
+        v.push(crate::toolkit::lazy_strategy(input, fields));
     }
     v
 }
@@ -20,29 +20,29 @@ pub(crate) fn dom_strategies(input: &[u8]) -> Vec<BoxedStrategy<'_>> {
     #[cfg_attr(not(feature = "more-libraries"), allow(unused_mut))]
     let mut v = vec![
         OpStrategy::boxed("dom/serde_json", Contract::Dom, n, move |s| {
-            emit(s, &serde_json::from_slice::<serde_json::Value>(input).map_err(msg)?)
+            emit(s, &serde_json::from_slice::<serde_json::Value>(input).map_err(error_text)?)
         }),
         OpStrategy::boxed("dom/sonic-rs", Contract::Dom, n, move |s| {
-            emit(s, &sonic_rs::from_slice::<sonic_rs::Value>(input).map_err(msg)?)
+            emit(s, &sonic_rs::from_slice::<sonic_rs::Value>(input).map_err(error_text)?)
         }),
         OpStrategy::boxed("dom/simd-json", Contract::Dom, n, move |s| {
             let mut buf = input.to_vec();
-            emit(s, &simd_json::owned::to_value(&mut buf).map_err(msg)?)
+            emit(s, &simd_json::owned::to_value(&mut buf).map_err(error_text)?)
         }),
         OpStrategy::boxed("dom-borrowed/simd-json", Contract::BorrowedDom, n, move |s| {
             let mut buf = input.to_vec();
-            emit(s, &simd_json::borrowed::to_value(&mut buf).map_err(msg)?)
+            emit(s, &simd_json::borrowed::to_value(&mut buf).map_err(error_text)?)
         }),
     ];
     #[cfg(feature = "more-libraries")]
-    v.extend(crate::others::dom_strategies(input));
+    v.extend(crate::more_libraries::dom_strategies(input));
     v
 }
 
 /// `raw/serde_json`: validate and keep the bytes (`Box<RawValue>`).
 pub(crate) fn raw_strategy(input: &[u8]) -> BoxedStrategy<'_> {
     OpStrategy::boxed("raw/serde_json", Contract::RawValidated, Some(input.len() as u64), move |s| {
-        let raw = serde_json::from_slice::<Box<serde_json::value::RawValue>>(input).map_err(msg)?;
+        let raw = serde_json::from_slice::<Box<serde_json::value::RawValue>>(input).map_err(error_text)?;
         match s {
             Some(_) => emit_bytes(s, raw.get().as_bytes()),
             None => emit(None, &raw),
@@ -52,17 +52,17 @@ pub(crate) fn raw_strategy(input: &[u8]) -> BoxedStrategy<'_> {
 
 /// Serialize strategies for an arbitrary document: each library's DOM written back out.
 pub fn serialize_strategies<'a>(input: &[u8]) -> Result<Vec<BoxedStrategy<'a>>, String> {
-    let serde_dom: serde_json::Value = serde_json::from_slice(input).map_err(msg)?;
-    let sonic_dom: sonic_rs::Value = sonic_rs::from_slice(input).map_err(msg)?;
-    let simd_dom = simd_json::owned::to_value(&mut input.to_vec()).map_err(msg)?;
-    let n = Some(serde_json::to_vec(&serde_dom).map_err(msg)?.len() as u64);
+    let serde_dom: serde_json::Value = serde_json::from_slice(input).map_err(error_text)?;
+    let sonic_dom: sonic_rs::Value = sonic_rs::from_slice(input).map_err(error_text)?;
+    let simd_dom = simd_json::owned::to_value(&mut input.to_vec()).map_err(error_text)?;
+    let n = Some(serde_json::to_vec(&serde_dom).map_err(error_text)?.len() as u64);
     #[cfg_attr(not(feature = "more-libraries"), allow(unused_mut))]
     let mut v = vec![
         OpStrategy::boxed("dom/serde_json", Contract::BytesFromDom, n, move |s| {
-            emit_bytes(s, &serde_json::to_vec(&serde_dom).map_err(msg)?)
+            emit_bytes(s, &serde_json::to_vec(&serde_dom).map_err(error_text)?)
         }),
         OpStrategy::boxed("dom/sonic-rs", Contract::BytesFromDom, n, move |s| {
-            emit_bytes(s, &sonic_rs::to_vec(&sonic_dom).map_err(msg)?)
+            emit_bytes(s, &sonic_rs::to_vec(&sonic_dom).map_err(error_text)?)
         }),
         OpStrategy::boxed("dom/simd-json", Contract::BytesFromDom, n, move |s| {
             use simd_json::prelude::Writable;
@@ -70,7 +70,7 @@ pub fn serialize_strategies<'a>(input: &[u8]) -> Result<Vec<BoxedStrategy<'a>>, 
         }),
     ];
     #[cfg(feature = "more-libraries")]
-    v.extend(crate::others::serialize_dom_strategies(input)?);
+    v.extend(crate::more_libraries::serialize_dom_strategies(input)?);
     Ok(v)
 }
 

@@ -32,7 +32,9 @@ pub const MAX_DEPTH: usize = 512;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message} at byte {offset}")]
 pub struct ParseError {
+    /// The byte offset in the document where the error was met.
     pub offset: u64,
+    /// What is wrong there.
     pub message: String,
 }
 
@@ -55,7 +57,9 @@ pub fn parse(bytes: &[u8]) -> Result<Value, ParseError> {
 /// What ended a streamed parse: the reference's own error, or the element callback's.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Stop<E> {
+    /// The document is not JSON the reference reads.
     Reference(ParseError),
+    /// The element callback stopped the parse with its own error.
     Element(E),
 }
 

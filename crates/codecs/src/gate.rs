@@ -44,6 +44,7 @@ impl Reference {
         }
     }
 
+    /// The reference's value, as `serde_json::Value` holds it.
     pub fn value(&self) -> &Value {
         &self.value
     }

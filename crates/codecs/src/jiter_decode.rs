@@ -10,7 +10,7 @@ use jsoncost_shapes::{Address, Attributes, Customer, Data, Item, ListItem, Order
 use serde::Serialize;
 use time::OffsetDateTime;
 
-use crate::typed::{OpStrategy, emit, msg};
+use crate::toolkit::{OpStrategy, emit, error_text};
 use crate::{BoxedStrategy, Contract};
 
 /// A type decoded from jiter's pull parser (the built-in shapes' decoders).
@@ -65,7 +65,7 @@ pub fn strategies<T: Serialize, D: JiterDecoder<T>>(input: &[u8]) -> Vec<BoxedSt
         move |s| {
             let mut j = Jiter::new(input);
             let v = D::decode(&mut j)?;
-            j.finish().map_err(msg)?;
+            j.finish().map_err(error_text)?;
             emit(s, &v)
         },
     )]
@@ -80,10 +80,10 @@ macro_rules! fields {
         loop {
             let key = if first { $j.next_object() } else { $j.next_key() };
             first = false;
-            match key.map_err(msg)? {
+            match key.map_err(error_text)? {
                 None => break,
                 $(Some($key) => $slot = Some($read),)*
-                Some(_) => $j.next_skip().map_err(msg)?,
+                Some(_) => $j.next_skip().map_err(error_text)?,
             }
         }
     }};
@@ -94,20 +94,20 @@ fn need<T>(v: Option<T>, field: &str) -> Result<T, String> {
 }
 
 fn string(j: &mut Jiter<'_>) -> Result<String, String> {
-    j.next_str().map(str::to_owned).map_err(msg)
+    j.next_str().map(str::to_owned).map_err(error_text)
 }
 
 fn float(j: &mut Jiter<'_>) -> Result<f64, String> {
-    j.next_float().map_err(msg)
+    j.next_float().map_err(error_text)
 }
 
 fn boolean(j: &mut Jiter<'_>) -> Result<bool, String> {
-    j.next_bool().map_err(msg)
+    j.next_bool().map_err(error_text)
 }
 
 fn int<T: TryFrom<i64> + TryFrom<u64>>(j: &mut Jiter<'_>) -> Result<T, String> {
     let out_of_range = |n: &dyn std::fmt::Display| format!("integer {n} out of range for {}", std::any::type_name::<T>());
-    match j.next_int().map_err(msg)? {
+    match j.next_int().map_err(error_text)? {
         NumberInt::Int(i) => T::try_from(i).map_err(|_| out_of_range(&i)),
         NumberInt::BigInt(b) => u64::try_from(&b)
             .ok()
@@ -117,15 +117,15 @@ fn int<T: TryFrom<i64> + TryFrom<u64>>(j: &mut Jiter<'_>) -> Result<T, String> {
 }
 
 fn timestamp(j: &mut Jiter<'_>) -> Result<OffsetDateTime, String> {
-    parse_rfc3339(j.next_str().map_err(msg)?)
+    parse_rfc3339(j.next_str().map_err(error_text)?)
 }
 
 fn array<T>(j: &mut Jiter<'_>, mut element: impl FnMut(&mut Jiter<'_>) -> Result<T, String>) -> Result<Vec<T>, String> {
     let mut out = Vec::new();
-    if j.next_array().map_err(msg)?.is_some() {
+    if j.next_array().map_err(error_text)?.is_some() {
         loop {
             out.push(element(j)?);
-            if j.array_step().map_err(msg)?.is_none() {
+            if j.array_step().map_err(error_text)?.is_none() {
                 break;
             }
         }

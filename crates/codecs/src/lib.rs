@@ -4,10 +4,18 @@
 //! the source text ([`exact`]); only strategies whose output holds the reference's values are
 //! handed to the engine for timing, with how exactly they hold them recorded on the row.
 //!
-//! Modules: [`typed`] (strategies over any serde type: typed, typed-reuse, borrowed when the type
-//! has a zero-copy form, dom, dom-then-typed, reader, raw, lazy when fields are given; serialize
-//! typed, typed-writer, dom), [`document`] (any JSON document, no Rust type), [`canonical`]
-//! (the common form outputs are compared in), [`exact`] (the reference parser), [`gate`].
+//! Modules: [`toolkit`] (what every strategy is built from: `OpStrategy`, `Through`, the
+//! outcome slot, the sonic-rs projection), [`typed`] (strategies over any serde type: typed,
+//! typed-reuse, borrowed when the type has a zero-copy form, dom, dom-then-typed, reader, raw,
+//! lazy when fields are given; serialize typed, typed-writer, dom; [`TypeOptions`]),
+//! [`shape_model`] (a type's zero-copy form, [`BorrowedForm`]), [`document`] (any JSON
+//! document, no Rust type), [`canonical`] (the common form outputs are compared in), [`exact`]
+//! (the reference parser), [`gate`]; with the feature `more-libraries`, `more_libraries` (jiter's DOMs
+//! and serde deserializer, serde_json_borrow), `derived` (simd-json-derive, nanoserde and
+//! miniserde on a type that derives them) and `jiter_decode` (hand decoders over jiter's pull
+//! parser).
+
+#![deny(missing_docs)]
 
 pub mod canonical;
 #[cfg(feature = "more-libraries")]
@@ -18,22 +26,27 @@ pub mod gate;
 #[cfg(feature = "more-libraries")]
 pub mod jiter_decode;
 #[cfg(feature = "more-libraries")]
-pub mod others;
+pub mod more_libraries;
 pub mod shape_model;
+pub mod toolkit;
 pub mod typed;
 
 pub use canonical::Canonical;
 pub use jsoncost_engine::Contract;
-pub use shape_model::{BorrowedForm, DerivedDeserialize, TypeOptions};
+pub use shape_model::{BorrowedForm, DerivedDeserialize};
+pub use typed::TypeOptions;
 
 /// Serialize or deserialize: one table each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Direction {
+    /// JSON text into a value.
     Deserialize,
+    /// A value into JSON text.
     Serialize,
 }
 
 impl Direction {
+    /// The name tables use: `deserialize`, `serialize`.
     pub fn as_str(self) -> &'static str {
         match self {
             Direction::Deserialize => "deserialize",
@@ -89,6 +102,7 @@ pub trait Strategy {
 /// An operation's failure, met in the gate's check or while timed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunFailure {
+    /// What failed, as the row shows it.
     pub message: String,
     /// True when the rest of the run cannot go on either (the server is gone).
     pub fatal: bool,

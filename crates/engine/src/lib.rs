@@ -1,5 +1,6 @@
-//! jsoncost's measurement engine. It knows no JSON library: it times closures, counts their
-//! allocations, summarises samples, and holds the result model every experiment fills.
+//! jsoncost's measurement engine. It times closures, counts their allocations, summarises
+//! samples, and holds the result model every experiment fills (serialized with serde_json);
+//! no JSON library under measurement is known to it.
 
 pub mod alloc;
 pub mod lockstep;
@@ -7,17 +8,17 @@ pub mod machine;
 pub mod model;
 pub mod paired;
 pub mod rss;
-pub mod runner;
 pub mod safety;
+pub mod stages;
 pub mod stats;
 pub mod summary;
 
 pub use model::{
-    AllocatorComparison, AllocatorRow, Contract, CpuWait, DifferenceKind, Experiment, ExperimentKind, Fidelity, Machine, NumberDifference,
-    Rates, Results, Row, SCHEMA_VERSION, Schedule, Status, parse_experiment_rate, parse_rate,
+    AllocatorComparison, AllocatorRow, Contract, CpuWait, DifferenceKind, Experiment, ExperimentKind, FLOOR, Fidelity, Machine,
+    NumberDifference, Rates, Results, Row, SCHEMA_VERSION, Schedule, Status, parse_experiment_rate, parse_rate,
 };
 pub use paired::Interval;
-pub use runner::{
+pub use stages::{
     AllocScope, Clock, Config, DEFAULT_SCHEDULE_SEED, Interleaved, Lineup, Measurement, Stage, SystemClock, measure, measure_interleaved,
     measure_interleaved_with, measure_staged, try_measure_staged, try_measure_staged_with,
 };

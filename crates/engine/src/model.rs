@@ -196,15 +196,19 @@ pub fn parse_experiment_rate(text: &str) -> Result<(ExperimentKind, f64), String
     let (kind, rate) = text
         .split_once('=')
         .ok_or_else(|| format!("{text:?}: give EXPERIMENT=PER_S, e.g. store=500"))?;
-    let kind = [
+    // Safety's rows are findings: no rate applies to them.
+    let rated = [
         ExperimentKind::Micro,
         ExperimentKind::Store,
         ExperimentKind::Stream,
         ExperimentKind::Http,
-    ]
-    .into_iter()
-    .find(|k| k.as_str() == kind.trim())
-    .ok_or_else(|| format!("{text:?}: unknown experiment {kind:?}; valid: micro, store, stream, http"))?;
+    ];
+    let kind = rated.into_iter().find(|k| k.as_str() == kind.trim()).ok_or_else(|| {
+        format!(
+            "{text:?}: unknown experiment {kind:?}; valid: {}",
+            rated.map(ExperimentKind::as_str).join(", ")
+        )
+    })?;
     Ok((kind, parse_rate(rate)?))
 }
 
@@ -411,6 +415,10 @@ pub struct Row {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rss: Option<crate::rss::RssPeak>,
 }
+
+/// The method name of the store experiment's reference row: the document's bytes read and
+/// discarded ([`Contract::Discarded`]); a read's JSON work is its time above this row's.
+pub const FLOOR: &str = "floor";
 
 /// What a strategy hands its caller: two strategies do the same job only when they deliver the
 /// same thing, so advice never swaps one for the other silently.
@@ -664,7 +672,7 @@ impl Experiment {
         let base = self.baseline().cloned();
         if let Some(base) = base {
             for row in self.rows.iter_mut().filter(|r| r.is_ok()) {
-                crate::stats::fill_ratios(&base, row);
+                fill_ratios(&base, row);
             }
         }
         self.rows.sort_by(|a, b| {
@@ -677,5 +685,47 @@ impl Experiment {
             };
             key(a).total_cmp(&key(b)).then((!a.is_ok()).cmp(&!b.is_ok()))
         });
+    }
+}
+
+/// Fills `ratio`, `ratio_sd` and `alloc_ratio` of `row` against `base`. Rows measured in the
+/// same interleaved rounds are paired ([`crate::paired::log_ratio`]: geometric mean of the
+/// per-round ratios, its 99% interval, RatioSD the SD of the per-round ratios); others get
+/// BenchmarkDotNet's pairwise quotients.
+fn fill_ratios(base: &Row, row: &mut Row) {
+    if let Some(interval) = row.paired_ratio_to(base) {
+        row.ratio = Some(interval.estimate);
+        row.ratio_sd = crate::paired::ratio_sd(&base.rounds_ns, &row.rounds_ns);
+        row.ratio_interval = Some(interval);
+    } else if let Some((r, sd)) = crate::stats::ratio_of_samples(&base.samples_ns, &row.samples_ns) {
+        row.ratio = Some(r);
+        row.ratio_sd = Some(sd);
+    } else if let (Some(b), Some(m)) = (base.mean_ns, row.mean_ns)
+        && b > 0.0
+    {
+        row.ratio = Some(m / b);
+    }
+    row.alloc_ratio = match (base.allocated_bytes, row.allocated_bytes) {
+        (Some(b), Some(a)) if b > 0.0 => Some(a / b),
+        (Some(b), Some(a)) if b == 0.0 && a == 0.0 => Some(1.0),
+        _ => None,
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn alloc_ratio_handles_zero_baseline() {
+        let mut base = Row::new("a");
+        base.allocated_bytes = Some(0.0);
+        let mut row = Row::new("b");
+        row.allocated_bytes = Some(0.0);
+        fill_ratios(&base, &mut row);
+        assert_eq!(row.alloc_ratio, Some(1.0));
+        row.allocated_bytes = Some(8.0);
+        fill_ratios(&base, &mut row);
+        assert_eq!(row.alloc_ratio, None);
     }
 }

@@ -64,6 +64,39 @@ impl SafetyOutcome {
     }
 }
 
+/// Why a child process died ([`SafetyOutcome::Crashed`]), as the parent read it from the exit
+/// status and what the child printed.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CrashCause {
+    /// The runtime's "has overflowed its stack" (then SIGABRT).
+    StackOverflow,
+    /// An allocation failed under the memory limit (then SIGABRT).
+    OutOfMemory,
+    /// A panic the parse did not catch.
+    Panic,
+    /// Killed by this signal (`SIGSEGV`, `SIGBUS` ...), with nothing printed that says more.
+    Signal(String),
+    /// Exited with this code, with nothing printed that says more.
+    Exit(i32),
+    /// No exit status could be read.
+    Unknown,
+}
+
+impl CrashCause {
+    /// The cause in a word or two, as the matrix shows it.
+    pub fn label(&self) -> String {
+        match self {
+            CrashCause::StackOverflow => "stack overflow".into(),
+            CrashCause::OutOfMemory => "out of memory".into(),
+            CrashCause::Panic => "panic".into(),
+            CrashCause::Signal(name) => name.clone(),
+            CrashCause::Exit(code) => format!("exit code {code}"),
+            CrashCause::Unknown => "no exit status".into(),
+        }
+    }
+}
+
 /// Whether an accepted value is the one serde_json's semantics give (checked against the exact
 /// reference, `codecs::exact`, as the correctness gate does).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -106,6 +139,9 @@ pub struct SafetyCell {
     /// The corpus case (`deep-array-100000`) or the suite file name (`n_array_extra_comma.json`).
     pub case: String,
     pub outcome: SafetyOutcome,
+    /// Why the process died, when it crashed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crash: Option<CrashCause>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agreement: Option<Agreement>,
     /// How the value differs, or which numbers changed, when `agreement` says so.

@@ -6,14 +6,12 @@
 
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
-use crate::model::Row;
-
 /// Confidence level of the Error column.
 pub const CONFIDENCE: f64 = 0.999;
 
-/// Summary of a sample set (all values in the samples' unit).
+/// Statistics of a sample set (all values in the samples' unit).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Summary {
+pub struct SampleStats {
     pub n: usize,
     pub mean: f64,
     /// Sample standard deviation (n − 1 in the denominator); 0 for a single sample.
@@ -26,9 +24,9 @@ pub struct Summary {
     pub max: f64,
 }
 
-impl Summary {
+impl SampleStats {
     /// Summarises `samples`; `None` when there are none or one is not finite.
-    pub fn of(samples: &[f64]) -> Option<Summary> {
+    pub fn of(samples: &[f64]) -> Option<SampleStats> {
         if samples.is_empty() || samples.iter().any(|x| !x.is_finite()) {
             return None;
         }
@@ -46,7 +44,7 @@ impl Summary {
         } else {
             0.0
         };
-        Some(Summary {
+        Some(SampleStats {
             n,
             mean,
             stddev,
@@ -109,32 +107,8 @@ pub fn ratio_of_samples(baseline: &[f64], row: &[f64]) -> Option<(f64, f64)> {
         return None;
     }
     let quotients: Vec<f64> = baseline.iter().flat_map(|&b| row.iter().map(move |&x| x / b)).collect();
-    let s = Summary::of(&quotients)?;
+    let s = SampleStats::of(&quotients)?;
     Some((s.mean, s.stddev))
-}
-
-/// Fills `ratio`, `ratio_sd` and `alloc_ratio` of `row` against `base`. Rows measured in the
-/// same interleaved rounds are paired ([`crate::paired::log_ratio`]: geometric mean of the
-/// per-round ratios, its 99% interval, RatioSD the SD of the per-round ratios); others get
-/// BenchmarkDotNet's pairwise quotients.
-pub fn fill_ratios(base: &Row, row: &mut Row) {
-    if let Some(interval) = row.paired_ratio_to(base) {
-        row.ratio = Some(interval.estimate);
-        row.ratio_sd = crate::paired::ratio_sd(&base.rounds_ns, &row.rounds_ns);
-        row.ratio_interval = Some(interval);
-    } else if let Some((r, sd)) = ratio_of_samples(&base.samples_ns, &row.samples_ns) {
-        row.ratio = Some(r);
-        row.ratio_sd = Some(sd);
-    } else if let (Some(b), Some(m)) = (base.mean_ns, row.mean_ns)
-        && b > 0.0
-    {
-        row.ratio = Some(m / b);
-    }
-    row.alloc_ratio = match (base.allocated_bytes, row.allocated_bytes) {
-        (Some(b), Some(a)) if b > 0.0 => Some(a / b),
-        (Some(b), Some(a)) if b == 0.0 && a == 0.0 => Some(1.0),
-        _ => None,
-    };
 }
 
 #[cfg(test)]
@@ -151,7 +125,7 @@ mod tests {
         let xs = [
             8.0, 9.0, 9.0, 10.0, 10.0, 10.0, 10.0, 10.0, 10.0, 10.0, 10.0, 11.0, 11.0, 12.0, 10.0,
         ];
-        let s = Summary::of(&xs).unwrap();
+        let s = SampleStats::of(&xs).unwrap();
         assert_eq!(s.n, 15);
         assert!(close(s.mean, 10.0, 1e-12));
         let ss: f64 = xs.iter().map(|x| (x - 10.0f64).powi(2)).sum();
@@ -175,7 +149,7 @@ mod tests {
 
     #[test]
     fn median_of_even_count_interpolates() {
-        let s = Summary::of(&[4.0, 1.0, 3.0, 2.0]).unwrap();
+        let s = SampleStats::of(&[4.0, 1.0, 3.0, 2.0]).unwrap();
         assert_eq!(s.median, 2.5);
         assert_eq!(s.mean, 2.5);
     }
@@ -200,18 +174,5 @@ mod tests {
         assert!(close(r, 2.25, 1e-12));
         let expected = ((0.0625 + 3.0625 + 1.5625 + 0.0625) / 3.0f64).sqrt();
         assert!(close(sd, expected, 1e-12));
-    }
-
-    #[test]
-    fn alloc_ratio_handles_zero_baseline() {
-        let mut base = Row::new("a");
-        base.allocated_bytes = Some(0.0);
-        let mut row = Row::new("b");
-        row.allocated_bytes = Some(0.0);
-        fill_ratios(&base, &mut row);
-        assert_eq!(row.alloc_ratio, Some(1.0));
-        row.allocated_bytes = Some(8.0);
-        fill_ratios(&base, &mut row);
-        assert_eq!(row.alloc_ratio, None);
     }
 }

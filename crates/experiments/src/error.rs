@@ -78,17 +78,6 @@ impl std::fmt::Display for NoMatch {
 /// Results of this crate's fallible calls.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// Why a table stopped early, as the error its experiment returns.
-impl From<crate::Stop> for Error {
-    fn from(stop: crate::Stop) -> Error {
-        match stop {
-            crate::Stop::Cancelled => Error::Interrupted,
-            crate::Stop::Fatal(m) => Error::Environment(m),
-            crate::Stop::BadBaseline(m) => Error::Usage(m),
-        }
-    }
-}
-
 /// An error and its sources, as one line ("what: why: why").
 #[cfg_attr(not(any(feature = "store", feature = "http")), allow(dead_code))]
 pub(crate) fn chain(e: &dyn std::error::Error) -> String {

@@ -31,7 +31,7 @@ use crate::{Cancel, Error, Filter, Mode, NoMatch, Runner, Sink};
 use jsoncost_stores::Existing;
 
 /// The harness's flags, as the CLI's: `--quick`, `--filter GLOB` (or the glob alone),
-/// `--format table|markdown|json|csv`, `--out FILE`, `--save-baseline NAME`, `--schedule
+/// `--format FORMAT` (a [`Format`] name), `--out FILE`, `--save-baseline NAME`, `--schedule
 /// interleaved|sequential`, `--advice-rate [EXPERIMENT=]PER_S`, `--allocators A,B,...`,
 /// `--rounds N`, `--list`, `--help`; `--bench` (which `cargo bench` passes) measures, its
 /// absence is test mode.
@@ -66,7 +66,12 @@ pub struct Args {
 }
 
 /// What `--help` prints.
-pub const USAGE: &str = "\
+pub fn usage() -> String {
+    USAGE.replace("{formats}", &Format::names())
+}
+
+/// [`usage`] before the format names are filled in.
+const USAGE: &str = "\
 Measures what JSON costs for this crate's own types (jsoncost's cargo bench harness).
 
 usage: cargo bench --bench NAME -- [OPTIONS] [FILTER]
@@ -76,7 +81,7 @@ options:
   --quick                   fewer, shorter iterations (rough figures, seconds not minutes)
   --filter GLOB, FILTER     only the strategies whose style/library name matches, e.g. 'typed/*';
                             a table with no match is skipped and named
-  --format FORMAT           stdout: table (default), markdown, json or csv
+  --format FORMAT           stdout: {formats} (default: table)
   --out FILE                results.json here and the HTML report beside it (FILE.html);
                             default: jsoncost-results/<timestamp>/
   --save-baseline NAME      also keep the results as jsoncost-results/baselines/NAME.json
@@ -462,7 +467,7 @@ impl Study {
     pub fn measure(mut self) -> Result<Results, Error> {
         let args = self.args.clone()?;
         if args.help {
-            print_lines(&[USAGE.to_string()])?;
+            print_lines(&[usage()])?;
             return Ok(new_results(args.quick));
         }
         if let Some(e) = self.error.take() {
@@ -555,10 +560,7 @@ impl Study {
                 None => ExperimentKind::ALL.into_iter().for_each(|k| results.rates.set(k, per_s)),
             }
         }
-        print_stdout(&jsoncost_report::allocators::render_results(
-            &results,
-            args.format.unwrap_or(Format::Table),
-        ))?;
+        print_stdout(&args.format.unwrap_or(Format::Table).exporter().allocator_run(&results))?;
         write_results_of(&results, &results_path)?;
         let html = match &report_dir {
             Some(dir) => {
@@ -1011,8 +1013,8 @@ mod tests {
         assert!(e.to_string().starts_with("invalid option '--quik'\nusage: "), "{e}");
         assert!(e.to_string().ends_with("--help lists the options"), "{e}");
         assert_eq!(
-            parse(&["--format", "html"]).unwrap_err().to_string(),
-            "--format: unknown format `html`; valid formats: table, markdown, json, csv"
+            parse(&["--format", "yaml"]).unwrap_err().to_string(),
+            "--format: unknown format `yaml`; valid formats: table, markdown, json, csv, html, junit"
         );
         assert!(
             parse(&["--filter"])

@@ -62,7 +62,7 @@
 //! ```
 //!
 //! Then `cargo bench --bench json` (flags after `--`: `--quick`, `--filter GLOB`,
-//! `--format table|markdown|json|csv`, `--out FILE`, `--save-baseline NAME`, `--schedule
+//! `--format FORMAT`, `--out FILE`, `--save-baseline NAME`, `--schedule
 //! interleaved|sequential`, `--advice-rate [EXPERIMENT=]PER_S`, `--allocators A,B,...` with
 //! `--rounds N`, `--list`, `--help`), or `cargo test --bench json`: each strategy once through
 //! the correctness gate, untimed.

@@ -12,7 +12,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use jsoncost_engine::{Experiment, ExperimentKind, Results, Row, SCHEMA_VERSION, machine};
-use jsoncost_report::{Format, advisor, files, html};
+use jsoncost_report::{Format, advisor, files};
 
 use crate::{Error, Sink};
 
@@ -91,20 +91,21 @@ impl Output {
         self.all_failed.take().map_or(Ok(()), Err)
     }
 
-    /// Adds a finished table; table and markdown formats print it at once.
+    /// Adds a finished table; a format that prints each table (table, markdown) prints it at once.
     pub fn push(&mut self, exp: Experiment) {
-        if matches!(self.format, Format::Table | Format::Markdown) {
+        if self.format.exporter().prints_each_table() {
             let text = jsoncost_report::render_experiment_on(&exp, &self.results.machine, self.format, self.color);
             self.print(&text);
         }
         self.results.experiments.push(exp);
     }
 
-    /// Adds allocator comparisons (`Results::allocators`); table and markdown formats print
-    /// their tables at once.
+    /// Adds allocator comparisons (`Results::allocators`); a format that prints each table
+    /// prints them at once.
     pub fn push_allocators(&mut self, comparisons: Vec<jsoncost_engine::AllocatorComparison>) {
-        if matches!(self.format, Format::Table | Format::Markdown) {
-            let text = jsoncost_report::allocators::render(&comparisons, self.format);
+        let exporter = self.format.exporter();
+        if exporter.prints_each_table() {
+            let text = exporter.allocator_tables(&comparisons);
             self.print(&text);
         }
         self.results.allocators.extend(comparisons);
@@ -122,15 +123,19 @@ impl Output {
         }
     }
 
-    /// Prints what is left (the advisor for tables; the whole output for json/csv) and writes
+    /// Prints what is left (the advice after tables printed as they finished; else the whole
+    /// output) and writes
     /// results.json when asked, marked `interrupted` if the run was. Called on success and on
     /// failure alike. A failed stdout is its error once the file is written (exit 3).
     pub fn finish(&mut self, interrupted: bool) -> Result<(), Error> {
         self.results.interrupted = interrupted;
-        let text = match self.format {
-            Format::Table | Format::Markdown if self.results.experiments.is_empty() => String::new(),
-            Format::Table | Format::Markdown => advisor::render(&advisor::advise(&self.results), self.format),
-            Format::Json | Format::Csv => jsoncost_report::render(&self.results, self.format, false),
+        let exporter = self.format.exporter();
+        let text = if !exporter.prints_each_table() {
+            exporter.results(&self.results, false)
+        } else if self.results.experiments.is_empty() {
+            String::new()
+        } else {
+            exporter.advice(&advisor::advise(&self.results))
         };
         if !text.is_empty() {
             self.print(&text);
@@ -184,16 +189,18 @@ pub fn write_results_of(results: &Results, path: &Path) -> Result<(), Error> {
 
 /// Writes the self-contained HTML report of `results` to `path`.
 pub fn write_html_of(results: &Results, path: &Path) -> Result<(), Error> {
-    files::write_output(path, html::render(results).as_bytes()).map_err(|e| write_error(path, e))
+    let html = Format::Html.exporter().results(results, false);
+    files::write_output(path, html.as_bytes()).map_err(|e| write_error(path, e))
 }
 
 /// Writes report.md and report.html of `results` into `dir`.
 pub fn write_reports_of(results: &Results, dir: &Path) -> Result<(), Error> {
-    let md = jsoncost_report::render(results, Format::Markdown, false);
-    let path = dir.join("report.md");
-    files::write_output(&path, md.as_bytes()).map_err(|e| write_error(&path, e))?;
-    let path = dir.join("report.html");
-    files::write_output(&path, html::render(results).as_bytes()).map_err(|e| write_error(&path, e))
+    for (name, format) in [("report.md", Format::Markdown), ("report.html", Format::Html)] {
+        let path = dir.join(name);
+        let text = format.exporter().results(results, false);
+        files::write_output(&path, text.as_bytes()).map_err(|e| write_error(&path, e))?;
+    }
+    Ok(())
 }
 
 /// How a print to stdout ended.

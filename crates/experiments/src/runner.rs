@@ -127,6 +127,17 @@ pub enum Stop {
     BadBaseline(String),
 }
 
+/// Why a table stopped early, as the error its experiment returns.
+impl From<Stop> for Error {
+    fn from(stop: Stop) -> Error {
+        match stop {
+            Stop::Cancelled => Error::Interrupted,
+            Stop::Fatal(m) => Error::Environment(m),
+            Stop::BadBaseline(m) => Error::Usage(m),
+        }
+    }
+}
+
 /// What a table that ran to its end measured: its rows that do the table's work (all but a
 /// store's floor, which discards what it read), and how many of them failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -2,9 +2,9 @@
 //! floor (raw bytes read, discarded), and show how much of the read is JSON work.
 
 use jsoncost_codecs::gate::Reference;
-use jsoncost_codecs::typed::{Through, pointer_tree, sonic_projection};
+use jsoncost_codecs::toolkit::{Through, pointer_tree, sonic_projection};
 use jsoncost_codecs::{BoxedStrategy, Canonical, Contract, RunFailure, Strategy};
-use jsoncost_engine::ExperimentKind;
+use jsoncost_engine::{ExperimentKind, FLOOR};
 use jsoncost_shapes::{ORDER_LARGE_LINES, ORDER_LINES, Order};
 use jsoncost_stores::{
     Access, Existing, LoadOutcome, Location, OpenOptions, OrderDocs, PgColumn, Store, StoreError, StoreKind, ensure_loaded, open_or_default,
@@ -156,21 +156,6 @@ struct ReadStrategy {
     refused: Option<String>,
 }
 
-/// What a read strategy of this module delivers, by the names it gives them (`default` and
-/// `new-client` read the user's type through the client's own JSON support).
-fn contract_of(name: &str) -> Contract {
-    match name.split('/').next().unwrap_or(name) {
-        "default" | "typed" | "new-client" => Contract::TypedValue,
-        "borrowed" => Contract::BorrowedValue,
-        "default-dom" | "dom" => Contract::Dom,
-        "raw" => Contract::RawValidated,
-        "lazy" | "projection" => Contract::Projection,
-        "floor" => Contract::Discarded,
-        // Every name this module makes is above (a test checks it).
-        _ => Contract::Opaque,
-    }
-}
-
 /// A store error as a strategy's failure: fatal unless it concerns one document (the server
 /// went away: the run cannot go on).
 fn failure(e: StoreError) -> RunFailure {
@@ -312,16 +297,16 @@ const METHODS: [&str; 10] = [
     "lazy/sonic-rs",
     "projection/server",
     "new-client",
-    "floor",
+    FLOOR,
 ];
 
 /// The strategies, baseline (`default`) first. `too_deep`: [`guard_visited`]'s verdict for
 /// sonic-rs, which fails `typed/sonic-rs` and `lazy/sonic-rs` (skipping a value recurses too).
 fn strategies(store: &Shared, collection: &str, ids: &IdSequence, bytes: u64, too_deep: Option<String>) -> Vec<BoxedStrategy<'static>> {
-    let make_refused = |name: &'static str, refused: Option<String>, op: ReadOp| -> BoxedStrategy<'static> {
+    let make_refused = |name: &'static str, contract: Contract, refused: Option<String>, op: ReadOp| -> BoxedStrategy<'static> {
         Box::new(ReadStrategy {
             name,
-            contract: contract_of(name),
+            contract,
             store: store.clone(),
             source: Source::Loaded(collection.to_string()),
             ids: ids.ids.clone(),
@@ -331,7 +316,7 @@ fn strategies(store: &Shared, collection: &str, ids: &IdSequence, bytes: u64, to
             refused,
         })
     };
-    let make = |name: &'static str, op: ReadOp| make_refused(name, None, op);
+    let make = |name: &'static str, contract: Contract, op: ReadOp| make_refused(name, contract, None, op);
     let lazy_fields: Vec<String> = ["/id", "/status", "/total"].iter().map(|s| s.to_string()).collect();
     let tree = pointer_tree(&lazy_fields);
     let kind = store.borrow().kind();
@@ -339,23 +324,28 @@ fn strategies(store: &Shared, collection: &str, ids: &IdSequence, bytes: u64, to
     let mut v = vec![
         make(
             "default",
+            Contract::TypedValue,
             Box::new(|s, src, id, check| canonical(check, &s.read_default(src.name(), id)?)),
         ),
         make(
             "default-dom",
+            Contract::Dom,
             Box::new(|s, src, id, check| canonical(check, &s.read_default_dom(src.name(), id)?)),
         ),
         make(
             "typed/serde_json",
+            Contract::TypedValue,
             typed_op(|b, check| out(check, &serde_json::from_slice::<Order>(b).map_err(|e| e.to_string())?)),
         ),
         make_refused(
             "typed/sonic-rs",
+            Contract::TypedValue,
             too_deep.clone(),
             typed_op(|b, check| out(check, &sonic_rs::from_slice::<Order>(b).map_err(|e| e.to_string())?)),
         ),
         make(
             "typed/simd-json",
+            Contract::TypedValue,
             typed_op(|b, check| {
                 let mut buf = b.to_vec();
                 out(check, &simd_json::serde::from_slice::<Order>(&mut buf).map_err(|e| e.to_string())?)
@@ -363,10 +353,12 @@ fn strategies(store: &Shared, collection: &str, ids: &IdSequence, bytes: u64, to
         ),
         make(
             "borrowed/serde_json",
+            Contract::BorrowedValue,
             typed_op(|b, check| out(check, &serde_json::from_slice::<Order<&str>>(b).map_err(|e| e.to_string())?)),
         ),
         make_refused(
             "lazy/sonic-rs",
+            Contract::Projection,
             too_deep.clone(),
             Box::new(move |s, col, id, check| {
                 with_raw(s, col, id, |b| {
@@ -381,6 +373,7 @@ fn strategies(store: &Shared, collection: &str, ids: &IdSequence, bytes: u64, to
         // The server extracts the handler's fields (SQL JSON operators); only they come back.
         v.push(make(
             "projection/server",
+            Contract::Projection,
             Box::new(move |s, src, id, check| server_projection(s, src.name(), id, &projected, check)),
         ));
     }
@@ -388,6 +381,7 @@ fn strategies(store: &Shared, collection: &str, ids: &IdSequence, bytes: u64, to
         // Connect, authenticate, read and drop per operation (engine-bounded: 3 s per row).
         v.push(make(
             "new-client",
+            Contract::TypedValue,
             Box::new(|s, src, id, check| match s.read_with_new_client(src.name(), id) {
                 Some(order) => canonical(check, &order?),
                 None => Err(StoreError::Backend {
@@ -400,7 +394,8 @@ fn strategies(store: &Shared, collection: &str, ids: &IdSequence, bytes: u64, to
     }
     // Timed: the bytes are read and discarded. Checked: they must be the document.
     v.push(make(
-        "floor",
+        FLOOR,
+        Contract::Discarded,
         typed_op(|b, check| {
             if check {
                 Canonical::of_json_bytes(b).map(Some)
@@ -515,10 +510,10 @@ fn existing_strategies(
     typed: Option<&TypedReads>,
     too_deep: Option<String>,
 ) -> Vec<BoxedStrategy<'static>> {
-    let make = |name: &'static str, refused: Option<String>, op: ReadOp| -> BoxedStrategy<'static> {
+    let make = |name: &'static str, contract: Contract, refused: Option<String>, op: ReadOp| -> BoxedStrategy<'static> {
         Box::new(ReadStrategy {
             name,
-            contract: contract_of(name),
+            contract,
             store: store.clone(),
             source: source.clone(),
             ids: ids.ids.clone(),
@@ -534,7 +529,7 @@ fn existing_strategies(
                 .iter()
                 .map(|&(name, decode)| {
                     let refused = if name == "typed/sonic-rs" { too_deep.clone() } else { None };
-                    make(name, refused, typed_op(decode))
+                    make(name, Contract::TypedValue, refused, typed_op(decode))
                 })
                 .collect()
         })
@@ -542,16 +537,19 @@ fn existing_strategies(
     v.extend([
         make(
             "dom/serde_json",
+            Contract::Dom,
             None,
             typed_op(|b, check| out(check, &serde_json::from_slice::<serde_json::Value>(b).map_err(|e| e.to_string())?)),
         ),
         make(
             "dom/sonic-rs",
+            Contract::Dom,
             too_deep.clone(),
             typed_op(|b, check| out(check, &sonic_rs::from_slice::<sonic_rs::Value>(b).map_err(|e| e.to_string())?)),
         ),
         make(
             "dom/simd-json",
+            Contract::Dom,
             None,
             typed_op(|b, check| {
                 let mut buf = b.to_vec();
@@ -561,6 +559,7 @@ fn existing_strategies(
         // Validated and kept as bytes (a passthrough that checks what it passes on).
         make(
             "raw/serde_json",
+            Contract::RawValidated,
             None,
             typed_op(|b, check| {
                 let raw: &serde_json::value::RawValue = serde_json::from_slice(b).map_err(|e| e.to_string())?;
@@ -577,6 +576,7 @@ fn existing_strategies(
         let (tree, fields) = (pointer_tree(fields), fields.to_vec());
         v.push(make(
             "lazy/sonic-rs",
+            Contract::Projection,
             too_deep,
             Box::new(move |s, src, id, check| {
                 with_raw(s, src, id, |b| {
@@ -588,7 +588,8 @@ fn existing_strategies(
         ));
     }
     v.push(make(
-        "floor",
+        FLOOR,
+        Contract::Discarded,
         None,
         typed_op(|b, check| {
             if check {
@@ -863,25 +864,6 @@ pub fn run(options: &StoreOptions, runner: &mut Runner<'_>) -> Result<(), Error>
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn every_read_strategy_declares_what_it_delivers() {
-        use jsoncost_codecs::Contract::*;
-        for (name, want) in [
-            ("default", TypedValue),
-            ("default-dom", Dom),
-            ("typed/sonic-rs", TypedValue),
-            ("borrowed/serde_json", BorrowedValue),
-            ("lazy/sonic-rs", Projection),
-            ("projection/server", Projection),
-            ("new-client", TypedValue),
-            ("dom/simd-json", Dom),
-            ("raw/serde_json", RawValidated),
-            ("floor", Discarded),
-        ] {
-            assert_eq!(super::contract_of(name), want, "{name}");
-        }
-    }
-
     use super::*;
 
     #[test]
@@ -897,6 +879,30 @@ mod tests {
             .filter(|m| !["new-client", "projection/server"].contains(m))
             .collect();
         assert_eq!(names, embedded);
+    }
+
+    #[test]
+    fn every_read_strategy_declares_what_it_delivers() {
+        use jsoncost_codecs::Contract::*;
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("redb:{}", dir.path().join("s.redb").display());
+        let store = jsoncost_stores::open(&url, &OpenOptions::default()).unwrap();
+        let shared: Shared = Rc::new(RefCell::new(store));
+        let list = strategies(&shared, "order", &IdSequence::new(10, 1), 0, None);
+        let declared: Vec<(&str, Contract)> = list.iter().map(|s| (s.name(), s.contract())).collect();
+        assert_eq!(
+            declared,
+            [
+                ("default", TypedValue),
+                ("default-dom", Dom),
+                ("typed/serde_json", TypedValue),
+                ("typed/sonic-rs", TypedValue),
+                ("typed/simd-json", TypedValue),
+                ("borrowed/serde_json", BorrowedValue),
+                ("lazy/sonic-rs", Projection),
+                (FLOOR, Discarded),
+            ]
+        );
     }
 }
 

@@ -2,18 +2,16 @@
 //! the report words them and the advisor reads their numbers.
 
 use jsoncost_engine::paired::{self, PAIRED_CONFIDENCE};
-use jsoncost_engine::{Experiment, ExperimentKind, Row, StoreSummary, StreamLibrary, StreamSummary, Summary, TypedPath};
+use jsoncost_engine::{Experiment, ExperimentKind, FLOOR, Row, StoreSummary, StreamLibrary, StreamSummary, Summary, TypedPath};
 
-/// The store experiment's baseline and no-JSON reference rows.
+/// The store experiment's baseline row (its no-JSON reference row is [`FLOOR`]).
 pub const STORE_BASELINE: &str = "default";
-/// The store row that reads the document's bytes and discards them.
-pub const STORE_FLOOR: &str = "floor";
 
 /// Fills what a finished table's rows derive from each other (a store row's time above the
 /// floor, paired per round) and its summary.
 pub fn finish(exp: &mut Experiment) {
     if exp.experiment == ExperimentKind::Store {
-        exp.fill_above_floor(STORE_FLOOR);
+        exp.fill_above_floor(FLOOR);
     }
     exp.summary = of(exp);
 }
@@ -36,16 +34,13 @@ fn ok<'e>(exp: &'e Experiment, method: &str) -> Option<&'e Row> {
 /// `default` and `floor` rows.
 pub fn store(exp: &Experiment) -> Option<StoreSummary> {
     let base = ok(exp, STORE_BASELINE)?;
-    let floor = ok(exp, STORE_FLOOR)?;
+    let floor = ok(exp, FLOOR)?;
     let (read_ns, floor_ns) = (base.mean_ns?, floor.mean_ns?);
     let json_interval = paired::difference(&floor.rounds_ns, &base.rounds_ns, PAIRED_CONFIDENCE);
     let json_ns = json_interval.map_or(read_ns - floor_ns, |i| i.estimate).max(0.0);
     // The typed paths: what delivers the baseline's contract (an owned typed value), other than
-    // the baseline; rows without a recorded contract go by their names, as before.
-    let typed = |r: &Row| match (r.contract, base.contract) {
-        (Some(c), Some(b)) => c == b && r.method != base.method,
-        _ => r.method.starts_with("typed/") || r.method.starts_with("borrowed/"),
-    };
+    // the baseline (every strategy declares its contract).
+    let typed = |r: &Row| r.contract.is_some() && r.contract == base.contract && r.method != base.method;
     let cheapest = exp
         .rows
         .iter()
@@ -86,10 +81,13 @@ pub fn store(exp: &Experiment) -> Option<StoreSummary> {
 }
 
 /// Each library's incremental parse against its buffered one (paired per round when both rows
-/// share rounds); `None` when no library has both.
+/// share rounds), for every library the table has both rows of, in the table's order; `None`
+/// when none has both.
 pub fn stream(exp: &Experiment) -> Option<StreamSummary> {
-    let libraries: Vec<StreamLibrary> = ["serde_json", "sonic-rs", "simd-json"]
-        .into_iter()
+    let libraries: Vec<StreamLibrary> = exp
+        .rows
+        .iter()
+        .filter_map(|r| r.method.strip_prefix("incremental/"))
         .filter_map(|lib| {
             let inc = ok(exp, &format!("incremental/{lib}"))?;
             let buf = ok(exp, &format!("buffered/{lib}"))?;
@@ -122,13 +120,19 @@ mod tests {
     }
 
     fn table(typed_mean: f64, typed_error: f64) -> Experiment {
+        use jsoncost_engine::Contract::*;
         let mut e = Experiment::new(ExperimentKind::Store, "redb/order");
-        e.rows = vec![
-            row("default", 15_000.0, 300.0, 12_000.0),
-            row("typed/sonic-rs", typed_mean, typed_error, 8_000.0),
-            row("lazy/sonic-rs", 2_000.0, 10.0, 300.0),
-            row("floor", 1_000.0, 50.0, 80.0),
-        ];
+        e.rows = [
+            (row("default", 15_000.0, 300.0, 12_000.0), TypedValue),
+            (row("typed/sonic-rs", typed_mean, typed_error, 8_000.0), TypedValue),
+            (row("lazy/sonic-rs", 2_000.0, 10.0, 300.0), Projection),
+            (row(FLOOR, 1_000.0, 50.0, 80.0), Discarded),
+        ]
+        .map(|(mut r, contract)| {
+            r.contract = Some(contract);
+            r
+        })
+        .into();
         e
     }
 
@@ -216,9 +220,9 @@ mod tests {
             r.contract = Some(c);
         }
         assert_eq!(store(&e).unwrap().cheapest_typed.unwrap().method, "typed/sonic-rs");
-        // Without contracts (an older file) borrowed/* counted as a typed path.
+        // A row that declares no contract is never taken for a typed path.
         e.rows.iter_mut().for_each(|r| r.contract = None);
-        assert_eq!(store(&e).unwrap().cheapest_typed.unwrap().method, "borrowed/serde_json");
+        assert_eq!(store(&e).unwrap().cheapest_typed, None);
     }
 
     /// A stream table measured in rounds: per-round times (ns) and the means' throughput.

@@ -14,7 +14,7 @@
 use std::hint::black_box;
 use std::marker::PhantomData;
 
-use jsoncost_codecs::typed::{OpStrategy, Slot, Through};
+use jsoncost_codecs::toolkit::{OpStrategy, Slot, Through};
 use jsoncost_codecs::{BoxedStrategy, Canonical, Contract, Direction};
 use jsoncost_shapes::variants::{self as shapes, OrderModel};
 use jsoncost_stream::Library;

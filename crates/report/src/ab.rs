@@ -29,10 +29,10 @@ use jsoncost_engine::paired::{self, Interval, PAIRED_CONFIDENCE};
 use jsoncost_engine::{CpuWait, ExperimentKind, Results, Row};
 use serde::Serialize;
 
-use crate::columns::Align;
 use crate::compare::{ALLOCATION_TOLERANCE_BYTES, NotCompared, Reason, Side};
+use crate::units;
 use crate::verdicts::Verdicts;
-use crate::{Format, json, units};
+use crate::view::Align;
 
 /// The two results files of one run of both programs.
 #[derive(Debug, Clone)]
@@ -70,6 +70,20 @@ pub enum AbVerdict {
     Inconclusive,
     /// Not judged: other programs' work took the CPU from the two (see [`CpuWait`]).
     Busy,
+}
+
+impl AbVerdict {
+    /// The name the JSON and CSV outputs use (its serde name).
+    pub fn key(self) -> &'static str {
+        match self {
+            AbVerdict::Slower => "slower",
+            AbVerdict::Faster => "faster",
+            AbVerdict::SmallChange => "small_change",
+            AbVerdict::NoChange => "no_change",
+            AbVerdict::Inconclusive => "inconclusive",
+            AbVerdict::Busy => "busy",
+        }
+    }
 }
 
 impl fmt::Display for AbVerdict {
@@ -399,7 +413,8 @@ fn cells(r: &AbRow) -> Vec<String> {
     ]
 }
 
-fn gate(r: &AbRow) -> &'static str {
+/// The gate's outcome for one row: `ok`, or `FAIL` and why.
+pub(crate) fn gate(r: &AbRow) -> &'static str {
     match (r.verdict == AbVerdict::Slower, r.allocation_grew) {
         (true, true) => "FAIL (time, allocation)",
         (true, false) => "FAIL (time)",
@@ -503,17 +518,8 @@ impl AbComparison {
         }
     }
 
-    /// The comparison in `format`; markdown is meant for a PR comment.
-    pub fn render(&self, format: Format) -> String {
-        match format {
-            Format::Table => self.render_table(),
-            Format::Markdown => self.render_markdown(),
-            Format::Json => json::pretty(self),
-            Format::Csv => self.render_csv(),
-        }
-    }
-
-    fn verdicts(&self) -> Verdicts<'static> {
+    /// The verdicts every format lays out.
+    pub(crate) fn verdicts(&self) -> Verdicts<'static> {
         Verdicts {
             command: "ab",
             columns: &COLUMNS,
@@ -530,60 +536,6 @@ impl AbComparison {
             regression: self.has_regression(),
             note: None,
         }
-    }
-
-    fn render_table(&self) -> String {
-        self.verdicts().console()
-    }
-
-    fn render_markdown(&self) -> String {
-        self.verdicts().markdown()
-    }
-
-    fn render_csv(&self) -> String {
-        let num = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
-        let mut w = csv::Writer::from_writer(Vec::new());
-        let header = [
-            "experiment",
-            "table",
-            "method",
-            "base_mean_ns",
-            "new_mean_ns",
-            "ratio",
-            "ratio_low",
-            "ratio_high",
-            "pairs",
-            "signed_rank_p",
-            "verdict",
-            "base_allocated_bytes",
-            "new_allocated_bytes",
-            "allocation_grew",
-            "regression",
-        ];
-        let _ = w.write_record(header);
-        for r in &self.rows {
-            let _ = w.write_record([
-                r.experiment.to_string(),
-                r.table.clone(),
-                r.method.clone(),
-                r.base_mean_ns.to_string(),
-                r.new_mean_ns.to_string(),
-                r.ratio.estimate.to_string(),
-                r.ratio.low.to_string(),
-                r.ratio.high.to_string(),
-                r.ratio.n.to_string(),
-                num(r.signed_rank_p),
-                serde_json::to_value(r.verdict)
-                    .ok()
-                    .and_then(|v| v.as_str().map(String::from))
-                    .unwrap_or_default(),
-                num(r.base_allocated_bytes),
-                num(r.new_allocated_bytes),
-                r.allocation_grew.to_string(),
-                r.regression().to_string(),
-            ]);
-        }
-        String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
     }
 }
 
@@ -649,7 +601,12 @@ mod tests {
         // All ten log ratios are above 0: the exact signed-rank p is 2/1024.
         assert_eq!(b.signed_rank_p, Some(2.0 / 1024.0));
         assert_eq!(c.rows.iter().find(|r| r.method == "a").unwrap().verdict, AbVerdict::NoChange);
-        assert!(c.render(Format::Markdown).starts_with("### jsoncost ab: **Regression**"));
+        assert!(
+            crate::Format::Markdown
+                .exporter()
+                .ab(&c)
+                .starts_with("### jsoncost ab: **Regression**")
+        );
     }
 
     #[test]
@@ -742,7 +699,7 @@ mod tests {
              107.0% of its time on one and new 4.9%, over the 5.0% a pairing holds to (another program's work lands on one side of a \
              pair and not on the other, and does not even out); run again when the machine is quiet"
         );
-        assert!(c.render(Format::Table).contains("busy: not judged"));
+        assert!(crate::Format::Table.exporter().ab(&c).contains("busy: not judged"));
         // Allocation is exact, whatever the machine did.
         let c = ab(&[more_alloc], 0.05);
         assert_eq!(c.regressions().map(|r| r.method.as_str()).collect::<Vec<_>>(), ["a"]);

@@ -7,76 +7,15 @@
 //! only need ..." options: following them changes what the caller gets.
 
 use jsoncost_engine::stats::CONFIDENCE;
-use jsoncost_engine::{Contract, Experiment, Results, Row, Summary};
-use serde::Serialize;
+use jsoncost_engine::{Contract, Experiment, FLOOR, Results, Row, Summary};
 
-use crate::columns::{FLOOR, extra, mean_interval as interval};
-use crate::markdown::inline;
-use crate::{Format, fidelity, json, units};
+use crate::row_figures::{extra, mean_interval as interval};
+use crate::{fidelity, units};
 use jsoncost_engine::ExperimentKind as Kind;
 
-/// The CSV `kind` of an "if you only need ..." option (a strategy with another contract).
-pub const ALTERNATIVE_KEY: &str = "other_contract";
-
-/// Title of the advisor section in every format.
-pub const TITLE: &str = "What moves the number";
-
+pub use crate::advice::{ALTERNATIVE_KEY, Advice, AdviceKind, Alternative, TITLE};
 /// The request rates the per-second figures are stated at (`Results::rates`, set by `--advice-rate`).
 pub use jsoncost_engine::Rates;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum AdviceKind {
-    /// A strategy beats the baseline beyond both confidence intervals.
-    Recommend,
-    /// The best alternative's interval overlaps the baseline's.
-    NoMeasurableDifference,
-    /// The baseline is already the cheapest correct strategy.
-    KeepBaseline,
-    /// Nothing to weigh: the baseline failed, there is no alternative, or no interval is known.
-    NotComparable,
-    /// Another global allocator (`candidate`) against the base one (`baseline`): no code path
-    /// or contract changes ([`crate::allocators::advise`]).
-    AllocatorChange,
-}
-
-impl AdviceKind {
-    /// The machine-readable name used in JSON and CSV.
-    pub fn key(self) -> &'static str {
-        match self {
-            AdviceKind::Recommend => "recommend",
-            AdviceKind::NoMeasurableDifference => "no_measurable_difference",
-            AdviceKind::KeepBaseline => "keep_baseline",
-            AdviceKind::NotComparable => "not_comparable",
-            AdviceKind::AllocatorChange => "allocator_change",
-        }
-    }
-}
-
-/// The advice for one table.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Advice {
-    pub experiment: Kind,
-    pub table: String,
-    pub kind: AdviceKind,
-    pub baseline: String,
-    /// The strategy weighed against the baseline.
-    pub candidate: Option<String>,
-    /// The advice as one paragraph.
-    pub text: String,
-    /// Cheaper strategies beyond both intervals that deliver something else, cheapest first.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub alternatives: Vec<Alternative>,
-}
-
-/// An "if you only need ..." option: a strategy with another contract than the baseline's.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Alternative {
-    pub contract: Contract,
-    pub method: String,
-    /// "If you only need a DOM: dom/sonic-rs takes ..."
-    pub text: String,
-}
 
 /// Advice for every table, per-second figures at the file's rates.
 pub fn advise(results: &Results) -> Vec<Advice> {
@@ -605,71 +544,4 @@ fn keep_text(kind: Kind, base: &Row, next: &Row) -> String {
             share(d, mean(base))
         )
     }
-}
-
-/// The advisor section in `format` (Table is plain text for the console).
-pub fn render(advice: &[Advice], format: Format) -> String {
-    match format {
-        Format::Table => {
-            let mut out = format!("{TITLE}\n");
-            if advice.is_empty() {
-                out.push_str("No tables to advise on.\n");
-            }
-            for a in advice {
-                out.push_str(&format!("- {} {}: {}\n", a.experiment, a.table, a.text));
-                for alt in &a.alternatives {
-                    out.push_str(&format!("  - {}\n", alt.text));
-                }
-            }
-            out
-        }
-        Format::Markdown => {
-            let mut out = format!("## {TITLE}\n\n");
-            if advice.is_empty() {
-                out.push_str("No tables to advise on.\n");
-            }
-            for a in advice {
-                out.push_str(&format!("- **{}**: {}\n", inline(&heading_of(a)), inline(&a.text)));
-                for alt in &a.alternatives {
-                    out.push_str(&format!("  - {}\n", inline(&alt.text)));
-                }
-            }
-            out
-        }
-        Format::Json => json::pretty(&advice),
-        Format::Csv => {
-            let mut w = csv::Writer::from_writer(Vec::new());
-            let mut records = vec![["experiment", "table", "kind", "baseline", "candidate", "text"].map(String::from)];
-            for a in advice {
-                records.push([
-                    a.experiment.to_string(),
-                    a.table.clone(),
-                    a.kind.key().to_string(),
-                    a.baseline.clone(),
-                    a.candidate.clone().unwrap_or_default(),
-                    a.text.clone(),
-                ]);
-                // Each "if you only need ..." option is a row of its own.
-                for alt in &a.alternatives {
-                    records.push([
-                        a.experiment.to_string(),
-                        a.table.clone(),
-                        ALTERNATIVE_KEY.to_string(),
-                        a.baseline.clone(),
-                        alt.method.clone(),
-                        alt.text.clone(),
-                    ]);
-                }
-            }
-            for r in records {
-                // Writing to a Vec cannot fail.
-                w.write_record(&r).expect("CSV into memory");
-            }
-            String::from_utf8(w.into_inner().expect("CSV into memory")).expect("CSV of strings is UTF-8")
-        }
-    }
-}
-
-fn heading_of(a: &Advice) -> String {
-    format!("{}: {}", a.experiment, a.table)
 }

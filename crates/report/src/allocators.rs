@@ -1,23 +1,18 @@
 //! The allocator dimension: the same rows under another global allocator than the base's
 //! (the system's), paired in lockstep. [`compare`] pairs each row as `ab` pairs two builds
 //! ([`crate::ab::ab`]: the one pairing loop) and keeps what the allocator tables show; the
-//! tables render in every format, and [`advise`] words one lever per allocator and table:
+//! tables render in every format (each `Exporter`), and [`advise`] words one lever per allocator and table:
 //! an allocator change, which touches no code path and no contract, so it is stated apart from
 //! the strategy swaps, from the paired ratio's 99% interval alone.
 
-use std::fmt::Write;
-
-use comfy_table::{CellAlignment, Table, presets};
 use jsoncost_engine::alloc::Allocator;
 use jsoncost_engine::{AllocatorComparison, AllocatorRow, ExperimentKind, Results, Row};
 
 use crate::ab::{self, Run};
 use crate::advisor::{Advice, AdviceKind};
-use crate::columns::Align;
 use crate::compare::{ALLOCATION_TOLERANCE_BYTES, Reason, Side};
-use crate::html::esc;
-use crate::markdown::{inline, table as markdown_table};
-use crate::{Format, json, units};
+use crate::units;
+use crate::view::Align;
 
 /// Title of the allocator section in every format.
 pub const TITLE: &str = "Allocators";
@@ -111,7 +106,7 @@ fn reason(r: &Reason, names: [&str; 2]) -> String {
 
 /// How a row's time moved, from its paired interval alone.
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Change {
+pub(crate) enum Change {
     /// The interval lies below 1: the share of time saved, and its interval's ends.
     Less { share: f64, low: f64, high: f64 },
     /// The interval lies above 1.
@@ -122,7 +117,7 @@ enum Change {
     Busy,
 }
 
-fn change(c: &AllocatorComparison, r: &AllocatorRow) -> Change {
+pub(crate) fn change(c: &AllocatorComparison, r: &AllocatorRow) -> Change {
     let i = r.ratio;
     if c.busy().is_some() {
         Change::Busy
@@ -161,7 +156,7 @@ fn both(base: Option<f64>, other: Option<f64>, tolerance: f64, show: fn(f64) -> 
     }
 }
 
-fn columns(c: &AllocatorComparison) -> Vec<(String, Align)> {
+pub(crate) fn columns(c: &AllocatorComparison) -> Vec<(String, Align)> {
     [
         ("Table".to_string(), Align::Left),
         ("Method".to_string(), Align::Left),
@@ -177,7 +172,7 @@ fn columns(c: &AllocatorComparison) -> Vec<(String, Align)> {
     .to_vec()
 }
 
-fn cells(c: &AllocatorComparison, r: &AllocatorRow) -> Vec<String> {
+pub(crate) fn cells(c: &AllocatorComparison, r: &AllocatorRow) -> Vec<String> {
     let method = if r.baseline {
         format!("{} (baseline)", r.method)
     } else {
@@ -201,7 +196,7 @@ fn cells(c: &AllocatorComparison, r: &AllocatorRow) -> Vec<String> {
 }
 
 /// "mimalloc against system: paired in lockstep on CPU 1, round by round over 1 run"
-fn heading(c: &AllocatorComparison) -> String {
+pub(crate) fn heading(c: &AllocatorComparison) -> String {
     let pinned = c.cpu.map(|cpu| format!(" on CPU {cpu}")).unwrap_or_default();
     let pairing = match (c.lockstep, c.runs) {
         (true, 1) => format!("paired in lockstep{pinned}, round by round over 1 run of both processes"),
@@ -212,7 +207,7 @@ fn heading(c: &AllocatorComparison) -> String {
 }
 
 /// What every allocator table means, said once under it.
-fn legend(c: &AllocatorComparison) -> String {
+pub(crate) fn legend(c: &AllocatorComparison) -> String {
     let mut text = format!(
         "Ratio: time under {a} / time under {b} per pair, the geometric mean and its 99% interval; a row takes less or more \
          time only when the interval excludes 1. The same binary and arguments ran under each allocator, one process each. \
@@ -236,168 +231,6 @@ fn legend(c: &AllocatorComparison) -> String {
         );
     }
     text
-}
-
-/// The allocator tables in `format`: one per allocator, with the rows that could not be paired.
-pub fn render(comparisons: &[AllocatorComparison], format: Format) -> String {
-    match format {
-        Format::Table => comparisons.iter().map(console).collect::<Vec<_>>().join("\n"),
-        Format::Markdown => comparisons.iter().map(markdown).collect::<Vec<_>>().join("\n"),
-        Format::Json => json::pretty(&comparisons),
-        Format::Csv => csv(comparisons),
-    }
-}
-
-/// What `jsoncost alloc` and a bench's `--allocators` print: the allocator tables and their
-/// levers (json: the whole results file; csv: the tables' rows).
-pub fn render_results(results: &Results, format: Format) -> String {
-    match format {
-        Format::Table | Format::Markdown => format!(
-            "{}\n{}",
-            render(&results.allocators, format),
-            crate::advisor::render(&advise(results), format)
-        ),
-        Format::Json => json::pretty(results),
-        Format::Csv => render(&results.allocators, Format::Csv),
-    }
-}
-
-fn console(c: &AllocatorComparison) -> String {
-    let mut out = format!("{TITLE}: {}\n", heading(c));
-    let cols = columns(c);
-    if !c.rows.is_empty() {
-        let mut table = Table::new();
-        #[cfg(feature = "color")]
-        table.force_no_tty();
-        table.load_style(presets::UTF8_FULL_CONDENSED);
-        table.set_header(cols.iter().map(|(name, _)| name.clone()));
-        for r in &c.rows {
-            table.add_row(cells(c, r));
-        }
-        for (i, (_, align)) in cols.iter().enumerate() {
-            if let (Align::Right, Some(col)) = (align, table.column_mut(i)) {
-                col.set_cell_alignment(CellAlignment::Right);
-            }
-        }
-        out.push_str(&table.to_string());
-        out.push('\n');
-    }
-    for line in &c.not_compared {
-        let _ = writeln!(out, "Not compared: {}", line.split_whitespace().collect::<Vec<_>>().join(" "));
-    }
-    out.push_str(&legend(c));
-    out.push('\n');
-    out
-}
-
-fn markdown(c: &AllocatorComparison) -> String {
-    let mut out = format!("## {TITLE}: {}\n\n", inline(&heading(c)));
-    if !c.rows.is_empty() {
-        let cols = columns(c);
-        let names: Vec<(&str, Align)> = cols.iter().map(|(n, a)| (n.as_str(), *a)).collect();
-        let rows: Vec<Vec<String>> = c.rows.iter().map(|r| cells(c, r)).collect();
-        out.push_str(&markdown_table(&names, &rows));
-        out.push('\n');
-    }
-    for line in &c.not_compared {
-        let _ = writeln!(out, "- Not compared: {}", inline(line));
-    }
-    let _ = writeln!(out, "{}", inline(&legend(c)));
-    out
-}
-
-fn csv(comparisons: &[AllocatorComparison]) -> String {
-    let num = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
-    let mut w = csv::Writer::from_writer(Vec::new());
-    let _ = w.write_record([
-        "base",
-        "allocator",
-        "experiment",
-        "table",
-        "method",
-        "base_mean_ns",
-        "mean_ns",
-        "ratio",
-        "ratio_low",
-        "ratio_high",
-        "pairs",
-        "base_allocated_bytes",
-        "allocated_bytes",
-        "base_allocs",
-        "allocs",
-        "base_peak_rss_bytes",
-        "peak_rss_bytes",
-    ]);
-    for c in comparisons {
-        for r in &c.rows {
-            let _ = w.write_record([
-                c.base.to_string(),
-                c.allocator.to_string(),
-                r.experiment.to_string(),
-                r.table.clone(),
-                r.method.clone(),
-                r.base_mean_ns.to_string(),
-                r.mean_ns.to_string(),
-                r.ratio.estimate.to_string(),
-                r.ratio.low.to_string(),
-                r.ratio.high.to_string(),
-                r.ratio.n.to_string(),
-                num(r.base_allocated_bytes),
-                num(r.allocated_bytes),
-                num(r.base_allocs),
-                num(r.allocs),
-                num(r.base_peak_rss_bytes.map(|b| b as f64)),
-                num(r.peak_rss_bytes.map(|b| b as f64)),
-            ]);
-        }
-    }
-    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
-}
-
-/// The HTML section id of comparison `i`.
-pub(crate) fn html_id(c: &AllocatorComparison) -> String {
-    format!("allocator-{}-{}", c.allocator, c.base)
-}
-
-/// One comparison as a section of the HTML report.
-pub(crate) fn html(c: &AllocatorComparison) -> String {
-    let mut out = format!(
-        "<section class=\"experiment allocator\" id=\"{}\">\n<h2>{}: {}</h2>\n",
-        esc(&html_id(c)),
-        esc(TITLE),
-        esc(&heading(c))
-    );
-    let cols = columns(c);
-    out.push_str("<div class=\"table-wrap\">\n<table>\n<thead><tr>");
-    for (name, align) in &cols {
-        let class = if *align == Align::Right { " class=\"num\"" } else { "" };
-        let _ = write!(out, "<th scope=\"col\"{class}>{}</th>", esc(name));
-    }
-    out.push_str("</tr></thead>\n<tbody>\n");
-    for r in &c.rows {
-        let class = match change(c, r) {
-            Change::Less { .. } => "less",
-            Change::More { .. } => "more",
-            Change::None | Change::Busy => "same",
-        };
-        let _ = write!(out, "<tr class=\"{class}\">");
-        for (i, (cell, (_, align))) in cells(c, r).iter().zip(&cols).enumerate() {
-            if i == 1 {
-                let _ = write!(out, "<th scope=\"row\">{}</th>", esc(cell));
-            } else if *align == Align::Right {
-                let _ = write!(out, "<td class=\"num\">{}</td>", esc(cell));
-            } else {
-                let _ = write!(out, "<td>{}</td>", esc(cell));
-            }
-        }
-        out.push_str("</tr>\n");
-    }
-    out.push_str("</tbody>\n</table>\n</div>\n<ul class=\"notes\">\n");
-    for line in &c.not_compared {
-        let _ = writeln!(out, "<li>Not compared: {}</li>", esc(line));
-    }
-    let _ = writeln!(out, "<li>{}</li>\n</ul>\n</section>", esc(&legend(c)));
-    out
 }
 
 /// One lever per allocator and table, from the paired intervals only: the row that takes the
@@ -494,6 +327,7 @@ fn count_word(n: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Format;
     use jsoncost_engine::Interval;
 
     fn row(table: &str, method: &str, estimate: f64, low: f64, high: f64) -> AllocatorRow {
@@ -575,10 +409,7 @@ mod tests {
             "{md}"
         );
         assert!(md.contains("\n| micro order/deserialize | dom/serde_json | 1.000 µs | 766.0 ns | 0.766 | 0.735–0.799 | 23.4% less | 8.00 KB | 112 | - |\n"), "{md}");
-        assert!(
-            md.contains(&format!("- **micro: order/deserialize**: {}", inline(texts[0]))),
-            "{md}"
-        );
+        assert!(md.contains(&format!("- **micro: order/deserialize**: {}", texts[0])), "{md}");
         let console = crate::render(&results, Format::Table, false);
         assert!(console.contains(&format!("- micro order/deserialize: {}", texts[0])), "{console}");
         let html = crate::html::render(&results);

@@ -1,9 +1,94 @@
 //! CSV: one line per result row, raw numbers (ns, bytes, counts) for spreadsheets and scripts.
 
-use jsoncost_engine::{Experiment, Row, Status};
+use jsoncost_engine::{AllocatorComparison, Experiment, Results, Row, Status};
 use serde_json::Value;
 
-use crate::columns::{error_total, extra};
+use crate::ab::AbComparison;
+use crate::advisor::{ALTERNATIVE_KEY, Advice};
+use crate::compare::{Comparison, Reason};
+use crate::export::Exporter;
+use crate::row_figures::{error_total, extra};
+
+/// CSV: the rows only, printed once at the end of a run.
+pub(crate) struct Csv;
+
+impl Exporter for Csv {
+    fn name(&self) -> &'static str {
+        "csv"
+    }
+
+    fn prints_each_table(&self) -> bool {
+        false
+    }
+
+    fn results(&self, results: &Results, _color: bool) -> String {
+        render(&results.experiments)
+    }
+
+    fn experiment(&self, exp: &Experiment, _note: Option<&str>, _color: bool) -> String {
+        render(std::slice::from_ref(exp))
+    }
+
+    /// One record per advice, and one per "if you only need ..." option (kind
+    /// [`ALTERNATIVE_KEY`]).
+    fn advice(&self, advice: &[Advice]) -> String {
+        let mut records = vec![["experiment", "table", "kind", "baseline", "candidate", "text"].map(String::from)];
+        for a in advice {
+            records.push([
+                a.experiment.to_string(),
+                a.table.clone(),
+                a.kind.key().to_string(),
+                a.baseline.clone(),
+                a.candidate.clone().unwrap_or_default(),
+                a.text.clone(),
+            ]);
+            for alt in &a.alternatives {
+                records.push([
+                    a.experiment.to_string(),
+                    a.table.clone(),
+                    ALTERNATIVE_KEY.to_string(),
+                    a.baseline.clone(),
+                    alt.method.clone(),
+                    alt.text.clone(),
+                ]);
+            }
+        }
+        write(records)
+    }
+
+    fn allocator_tables(&self, comparisons: &[AllocatorComparison]) -> String {
+        allocator_rows(comparisons)
+    }
+
+    fn allocator_run(&self, results: &Results) -> String {
+        allocator_rows(&results.allocators)
+    }
+
+    fn comparison(&self, comparison: &Comparison) -> String {
+        comparison_rows(comparison)
+    }
+
+    fn ab(&self, comparison: &AbComparison) -> String {
+        ab_rows(comparison)
+    }
+}
+
+/// Records as CSV text.
+fn write<R: IntoIterator<Item = S>, S: AsRef<[u8]>>(records: impl IntoIterator<Item = R>) -> String {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    for record in records {
+        // Writing to a Vec cannot fail, and every record has its header's length.
+        writer.write_record(record).expect("CSV into memory");
+    }
+    let bytes = writer.into_inner().expect("CSV into memory");
+    // Every field came from a String, so the output is UTF-8.
+    String::from_utf8(bytes).expect("CSV of strings is UTF-8")
+}
+
+/// A field of an optional number: empty when absent.
+fn num(v: Option<f64>) -> String {
+    v.map(|x| x.to_string()).unwrap_or_default()
+}
 
 const HEADER: [&str; 41] = [
     "experiment",
@@ -49,24 +134,16 @@ const HEADER: [&str; 41] = [
     "safety_agreement",
 ];
 
-pub(crate) fn render(experiments: &[Experiment]) -> String {
-    let mut writer = csv::Writer::from_writer(Vec::new());
+fn render(experiments: &[Experiment]) -> String {
     let mut records = vec![HEADER.iter().map(|s| s.to_string()).collect::<Vec<_>>()];
     for exp in experiments {
         let params = Value::Object(exp.params.clone()).to_string();
         records.extend(exp.rows.iter().map(|row| record(exp, &params, row)));
     }
-    for record in records {
-        // Writing to a Vec cannot fail and every record has the header's length.
-        writer.write_record(&record).expect("CSV into memory");
-    }
-    let bytes = writer.into_inner().expect("CSV into memory");
-    // Every field came from a String, so the output is UTF-8.
-    String::from_utf8(bytes).expect("CSV of strings is UTF-8")
+    write(records)
 }
 
 fn record(exp: &Experiment, params: &str, row: &Row) -> Vec<String> {
-    let num = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
     let int = |v: Option<u64>| v.map(|x| x.to_string()).unwrap_or_default();
     let cell = row.safety.as_ref();
     vec![
@@ -116,4 +193,150 @@ fn record(exp: &Experiment, params: &str, row: &Row) -> Vec<String> {
         cell.map(|c| c.outcome.as_str().to_string()).unwrap_or_default(),
         cell.and_then(|c| c.agreement).map(|a| a.as_str().to_string()).unwrap_or_default(),
     ]
+}
+
+/// `compare`'s rows, and the rows lost in new (no times, a verdict saying which).
+fn comparison_rows(c: &Comparison) -> String {
+    let header = [
+        "experiment",
+        "table",
+        "method",
+        "base_mean_ns",
+        "new_mean_ns",
+        "time_change",
+        "table_shift",
+        "own_change",
+        "resolution",
+        "verdict",
+        "base_allocated_bytes",
+        "new_allocated_bytes",
+        "base_allocs",
+        "new_allocs",
+        "allocation_grew",
+        "regression",
+    ];
+    let mut records = vec![header.map(String::from).to_vec()];
+    for r in &c.rows {
+        records.push(vec![
+            r.experiment.to_string(),
+            r.table.clone(),
+            r.method.clone(),
+            r.base_mean_ns.to_string(),
+            r.new_mean_ns.to_string(),
+            r.time_change.to_string(),
+            r.table_shift.to_string(),
+            r.own_change.to_string(),
+            num(r.resolution.map(|x| x.half_width)),
+            r.verdict.key().to_string(),
+            num(r.base_allocated_bytes),
+            num(r.new_allocated_bytes),
+            num(r.base_allocs),
+            num(r.new_allocs),
+            r.allocation_grew.to_string(),
+            r.regression().to_string(),
+        ]);
+    }
+    for n in c.lost() {
+        let verdict = match n.reason {
+            Reason::Failed { .. } => "failed_in_new",
+            _ => "missing_from_new",
+        };
+        let mut record = vec![n.experiment.to_string(), n.table.clone(), n.method.clone().unwrap_or_default()];
+        record.extend(["", "", "", "", "", ""].map(String::from));
+        record.push(verdict.to_string());
+        record.extend(["", "", "", "", ""].map(String::from));
+        record.push((!c.allow_missing).to_string());
+        records.push(record);
+    }
+    write(records)
+}
+
+/// `ab`'s rows.
+fn ab_rows(c: &AbComparison) -> String {
+    let header = [
+        "experiment",
+        "table",
+        "method",
+        "base_mean_ns",
+        "new_mean_ns",
+        "ratio",
+        "ratio_low",
+        "ratio_high",
+        "pairs",
+        "signed_rank_p",
+        "verdict",
+        "base_allocated_bytes",
+        "new_allocated_bytes",
+        "allocation_grew",
+        "regression",
+    ];
+    let mut records = vec![header.map(String::from).to_vec()];
+    for r in &c.rows {
+        records.push(vec![
+            r.experiment.to_string(),
+            r.table.clone(),
+            r.method.clone(),
+            r.base_mean_ns.to_string(),
+            r.new_mean_ns.to_string(),
+            r.ratio.estimate.to_string(),
+            r.ratio.low.to_string(),
+            r.ratio.high.to_string(),
+            r.ratio.n.to_string(),
+            num(r.signed_rank_p),
+            r.verdict.key().to_string(),
+            num(r.base_allocated_bytes),
+            num(r.new_allocated_bytes),
+            r.allocation_grew.to_string(),
+            r.regression().to_string(),
+        ]);
+    }
+    write(records)
+}
+
+/// The allocator tables' rows.
+fn allocator_rows(comparisons: &[AllocatorComparison]) -> String {
+    let header = [
+        "base",
+        "allocator",
+        "experiment",
+        "table",
+        "method",
+        "base_mean_ns",
+        "mean_ns",
+        "ratio",
+        "ratio_low",
+        "ratio_high",
+        "pairs",
+        "base_allocated_bytes",
+        "allocated_bytes",
+        "base_allocs",
+        "allocs",
+        "base_peak_rss_bytes",
+        "peak_rss_bytes",
+    ];
+    let mut records = vec![header.map(String::from).to_vec()];
+    for c in comparisons {
+        for r in &c.rows {
+            records.push(vec![
+                c.base.to_string(),
+                c.allocator.to_string(),
+                r.experiment.to_string(),
+                r.table.clone(),
+                r.method.clone(),
+                r.base_mean_ns.to_string(),
+                r.mean_ns.to_string(),
+                r.ratio.estimate.to_string(),
+                r.ratio.low.to_string(),
+                r.ratio.high.to_string(),
+                r.ratio.n.to_string(),
+                num(r.base_allocated_bytes),
+                num(r.allocated_bytes),
+                num(r.base_allocs),
+                num(r.allocs),
+                num(r.base_peak_rss_bytes.map(|b| b as f64)),
+                num(r.peak_rss_bytes.map(|b| b as f64)),
+            ]);
+        }
+    }
+    write(records)
 }

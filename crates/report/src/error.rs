@@ -2,13 +2,6 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
-/// A `--format` value that names no format.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("unknown format `{given}`; valid formats: table, markdown, json, csv")]
-pub struct FormatError {
-    pub given: String,
-}
-
 /// Why a results file could not be loaded. Every variant names the file.
 #[derive(Debug, Error)]
 pub enum ReportError {

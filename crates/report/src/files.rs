@@ -333,7 +333,7 @@ fn on_procfs(dir: &Path) -> bool {
 }
 
 /// Writes `bytes` to what `path` is: a regular file or a new path atomically (see
-/// [`write_atomic`]; an existing file keeps its permissions, a new one gets 0644: results
+/// `write_atomic`; an existing file keeps its permissions, a new one gets 0644: results
 /// are not secret), through a symlink to its target, and anything else by opening it (a FIFO
 /// waits at most [`WRITE_READER_TIMEOUT`] for a reader). A directory is refused. Every
 /// writer of results and reports goes through here.

@@ -1,6 +1,54 @@
 //! JSON output: the results model itself, pretty printed.
 
+use jsoncost_engine::{AllocatorComparison, Experiment, Results};
 use serde::Serialize;
+
+use crate::ab::AbComparison;
+use crate::advisor::Advice;
+use crate::compare::Comparison;
+use crate::export::Exporter;
+
+/// JSON: the model itself (results.json's, the advice's, a comparison's), printed once at the
+/// end of a run.
+pub(crate) struct Json;
+
+impl Exporter for Json {
+    fn name(&self) -> &'static str {
+        "json"
+    }
+
+    fn prints_each_table(&self) -> bool {
+        false
+    }
+
+    fn results(&self, results: &Results, _color: bool) -> String {
+        pretty(results)
+    }
+
+    fn experiment(&self, exp: &Experiment, _note: Option<&str>, _color: bool) -> String {
+        pretty(exp)
+    }
+
+    fn advice(&self, advice: &[Advice]) -> String {
+        pretty(&advice)
+    }
+
+    fn allocator_tables(&self, comparisons: &[AllocatorComparison]) -> String {
+        pretty(&comparisons)
+    }
+
+    fn allocator_run(&self, results: &Results) -> String {
+        pretty(results)
+    }
+
+    fn comparison(&self, comparison: &Comparison) -> String {
+        pretty(comparison)
+    }
+
+    fn ab(&self, comparison: &AbComparison) -> String {
+        pretty(comparison)
+    }
+}
 
 /// Pretty JSON with a final newline.
 pub(crate) fn pretty<T: Serialize>(value: &T) -> String {

@@ -1,12 +1,67 @@
 //! Markdown (GitHub flavoured): report.md and PR comments.
 
-use jsoncost_engine::{Experiment, Results};
+use std::fmt::Write;
 
-use crate::columns::{Align, View};
-use crate::table::features;
-use crate::{Format, QUICK_NOTE, advisor};
+use jsoncost_engine::{AllocatorComparison, Experiment, Results};
 
-pub(crate) fn render(results: &Results) -> String {
+use crate::ab::AbComparison;
+use crate::advisor::{self, Advice};
+use crate::allocators;
+use crate::compare::Comparison;
+use crate::export::Exporter;
+use crate::notes::{INTERRUPTED_NOTE, QUICK_NOTE, features, simd_note};
+use crate::verdicts::Verdicts;
+use crate::view::{Align, View};
+
+/// Markdown: report.md, and a PR comment for `compare` and `ab`.
+pub(crate) struct Markdown;
+
+impl Exporter for Markdown {
+    fn name(&self) -> &'static str {
+        "markdown"
+    }
+
+    fn prints_each_table(&self) -> bool {
+        true
+    }
+
+    fn results(&self, results: &Results, _color: bool) -> String {
+        render(results)
+    }
+
+    fn experiment(&self, exp: &Experiment, note: Option<&str>, _color: bool) -> String {
+        render_experiment(exp, note)
+    }
+
+    fn advice(&self, advice: &[Advice]) -> String {
+        let mut out = format!("## {}\n\n", advisor::TITLE);
+        if advice.is_empty() {
+            out.push_str("No tables to advise on.\n");
+        }
+        for a in advice {
+            let heading = format!("{}: {}", a.experiment, a.table);
+            out.push_str(&format!("- **{}**: {}\n", inline(&heading), inline(&a.text)));
+            for alt in &a.alternatives {
+                out.push_str(&format!("  - {}\n", inline(&alt.text)));
+            }
+        }
+        out
+    }
+
+    fn allocator_tables(&self, comparisons: &[AllocatorComparison]) -> String {
+        comparisons.iter().map(allocator_table).collect::<Vec<_>>().join("\n")
+    }
+
+    fn comparison(&self, comparison: &Comparison) -> String {
+        verdicts(&comparison.verdicts())
+    }
+
+    fn ab(&self, comparison: &AbComparison) -> String {
+        verdicts(&comparison.verdicts())
+    }
+}
+
+fn render(results: &Results) -> String {
     let m = &results.machine;
     let mut out = String::from("# jsoncost results\n\n");
     out.push_str(&format!("- **jsoncost**: {}\n", inline(&results.jsoncost_version)));
@@ -19,7 +74,7 @@ pub(crate) fn render(results: &Results) -> String {
     ));
     out.push_str(&format!("- **rustc**: {}\n", inline(&m.rustc)));
     out.push_str(&format!("- **CPU features**: {}\n", inline(&features(&m.target_features))));
-    let note = crate::simd_note(m);
+    let note = simd_note(m);
     if let Some(note) = &note {
         out.push_str(&format!("\n> **{}**\n", inline(note)));
     }
@@ -27,27 +82,23 @@ pub(crate) fn render(results: &Results) -> String {
         out.push_str(&format!("\n> **{QUICK_NOTE}**\n"));
     }
     if results.interrupted {
-        out.push_str(&format!("\n> **{}**\n", crate::INTERRUPTED_NOTE));
+        out.push_str(&format!("\n> **{}**\n", INTERRUPTED_NOTE));
     }
     for exp in &results.experiments {
         out.push('\n');
-        out.push_str(&render_experiment_noted(exp, note.as_deref()));
+        out.push_str(&render_experiment(exp, note.as_deref()));
     }
     for c in &results.allocators {
         out.push('\n');
-        out.push_str(&crate::allocators::render(std::slice::from_ref(c), Format::Markdown));
+        out.push_str(&allocator_table(c));
     }
     out.push('\n');
-    out.push_str(&advisor::render(&advisor::advise(results), Format::Markdown));
+    out.push_str(&Markdown.advice(&advisor::advise(results)));
     out
 }
 
-pub(crate) fn render_experiment(exp: &Experiment) -> String {
-    render_experiment_noted(exp, None)
-}
-
-/// [`render_experiment`] with `note` (the build's, [`crate::simd_note`]) under the heading.
-pub(crate) fn render_experiment_noted(exp: &Experiment, note: Option<&str>) -> String {
+/// One table, with `note` (the build's, [`simd_note`]) under the heading.
+fn render_experiment(exp: &Experiment, note: Option<&str>) -> String {
     let view = View::of(exp);
     let mut out = format!("## {}\n\n", inline(&view.heading));
     if let Some(note) = note {
@@ -73,7 +124,7 @@ pub(crate) fn render_experiment_noted(exp: &Experiment, note: Option<&str>) -> S
 }
 
 /// A pipe table; cells are escaped so a `|` or `<` in a message cannot break it.
-pub(crate) fn table(columns: &[(&str, Align)], rows: &[Vec<String>]) -> String {
+fn table(columns: &[(&str, Align)], rows: &[Vec<String>]) -> String {
     let row = |cells: &mut dyn Iterator<Item = String>| format!("| {} |\n", cells.collect::<Vec<_>>().join(" | "));
     let mut out = row(&mut columns.iter().map(|(name, _)| inline(name)));
     out.push_str(&row(&mut columns.iter().map(|(_, align)| match align {
@@ -88,7 +139,7 @@ pub(crate) fn table(columns: &[(&str, Align)], rows: &[Vec<String>]) -> String {
 
 /// Escapes text for one line of markdown: pipes, angle brackets (raw HTML), emphasis markers
 /// and line breaks.
-pub(crate) fn inline(text: &str) -> String {
+fn inline(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -106,10 +157,48 @@ pub(crate) fn inline(text: &str) -> String {
 }
 
 /// A fenced block longer than any backtick run inside the text, so the text cannot close it.
-pub(crate) fn code_block(text: &str) -> String {
+fn code_block(text: &str) -> String {
     let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest.max(2) + 1);
     format!("{fence}text\n{text}\n{fence}\n")
+}
+
+/// One allocator's table, its unpaired rows and its legend.
+fn allocator_table(c: &AllocatorComparison) -> String {
+    let mut out = format!("## {}: {}\n\n", allocators::TITLE, inline(&allocators::heading(c)));
+    if !c.rows.is_empty() {
+        let cols = allocators::columns(c);
+        let names: Vec<(&str, Align)> = cols.iter().map(|(n, a)| (n.as_str(), *a)).collect();
+        let rows: Vec<Vec<String>> = c.rows.iter().map(|r| allocators::cells(c, r)).collect();
+        out.push_str(&table(&names, &rows));
+        out.push('\n');
+    }
+    for line in &c.not_compared {
+        let _ = writeln!(out, "- Not compared: {}", inline(line));
+    }
+    let _ = writeln!(out, "{}", inline(&allocators::legend(c)));
+    out
+}
+
+/// What `compare` and `ab` print, as a PR comment: verdict heading, summary, table, what was
+/// not compared and the note.
+fn verdicts(v: &Verdicts) -> String {
+    let verdict = if v.regression { "**Regression**" } else { "**No regression**" };
+    let mut out = format!("### jsoncost {}: {verdict}\n\n{}\n", v.command, inline(&v.summary));
+    if !v.rows.is_empty() {
+        out.push('\n');
+        out.push_str(&table(v.columns, &v.rows));
+    }
+    if !v.not_compared.is_empty() {
+        out.push_str("\n**Not compared**\n\n");
+        for line in &v.not_compared {
+            out.push_str(&format!("- {}\n", inline(line)));
+        }
+    }
+    if let Some(note) = &v.note {
+        out.push_str(&format!("\n{}\n", inline(note)));
+    }
+    out
 }
 
 #[cfg(test)]

@@ -10,9 +10,8 @@ use jsoncost_engine::Experiment;
 use jsoncost_engine::Row;
 use jsoncost_engine::safety::{Agreement, Expectation, SafetyCell, SafetyOutcome, SafetyPath};
 
-use crate::columns::{Align, Column, Line, View, heading, params};
-use crate::html::esc;
 use crate::units::{self, ABSENT};
+use crate::view::{Align, Column, Line, View, heading, params};
 
 /// The legend under every matrix.
 const LEGEND: &str = "Cells: accepted (the value serde_json gives), accepted ≈ (numbers changed as noted), accepted ≠ (a different value), accepted ! (the exact reference, serde_json::Value's rules, rejects this input), accepted ? (not compared: the note says why), rejected, CRASHED, TIMED OUT; time is the parse's in the child; \"-\": the library has no such path or the path does not apply.";
@@ -20,15 +19,15 @@ const LEGEND: &str = "Cells: accepted (the value serde_json gives), accepted ≈
 /// Longest suite disagreement list shown in a table (the rest are counted).
 const SUITE_LINES: usize = 40;
 
-fn is_suite(exp: &Experiment) -> bool {
+pub(crate) fn is_suite(exp: &Experiment) -> bool {
     exp.table.starts_with("suite/")
 }
 
 /// The paths present, in their fixed order, and the cases in the order the rows first name them.
 /// A case and its row on each listed path (`None`: the path has no row for it).
-type CaseLine<'a> = (&'a str, Vec<Option<&'a Row>>);
+pub(crate) type CaseLine<'a> = (&'a str, Vec<Option<&'a Row>>);
 
-fn matrix(exp: &Experiment) -> (Vec<SafetyPath>, Vec<CaseLine<'_>>) {
+pub(crate) fn matrix(exp: &Experiment) -> (Vec<SafetyPath>, Vec<CaseLine<'_>>) {
     let cells: Vec<(&Row, &SafetyCell)> = exp.rows.iter().filter_map(|r| r.safety.as_ref().map(|c| (r, c))).collect();
     let paths: Vec<SafetyPath> = SafetyPath::ALL
         .into_iter()
@@ -61,26 +60,20 @@ pub(crate) fn outcome_text(row: &Row) -> String {
             Some(Agreement::NotCompared) => "accepted ?".into(),
         },
         SafetyOutcome::Rejected => "rejected".into(),
-        SafetyOutcome::Crashed => {
-            let m = row.error_message.as_deref().unwrap_or("");
-            if m.contains("stack overflow") {
-                "CRASHED: stack overflow".into()
-            } else if m.contains("out of memory") {
-                "CRASHED: out of memory".into()
-            } else {
-                format!("CRASHED: {}", m.split(' ').next().unwrap_or(""))
-            }
-        }
+        SafetyOutcome::Crashed => match &cell.crash {
+            Some(cause) => format!("CRASHED: {}", cause.label()),
+            None => "CRASHED".into(),
+        },
         SafetyOutcome::TimedOut => "TIMED OUT".into(),
     }
 }
 
-fn time_text(row: &Row) -> String {
+pub(crate) fn time_text(row: &Row) -> String {
     row.mean_ns.map(units::time).unwrap_or_default()
 }
 
 /// The cell's full story: outcome, message, agreement, time and peak heap.
-fn detail(row: &Row) -> String {
+pub(crate) fn detail(row: &Row) -> String {
     let Some(cell) = &row.safety else { return String::new() };
     let mut s = format!("{} {}: {}", cell.path, cell.case, cell.outcome.as_str());
     if let Some(m) = &row.error_message {
@@ -169,6 +162,52 @@ fn counts(exp: &Experiment) -> String {
     )
 }
 
+/// A suite table's rows whose outcome breaks the promise of their file's prefix, or crashed or
+/// timed out, in the table's order (the suite view lists the first [`SUITE_LINES`]).
+pub(crate) fn breaking(exp: &Experiment) -> Vec<&Row> {
+    exp.rows
+        .iter()
+        .filter(|r| {
+            r.safety.as_ref().is_some_and(|c| {
+                let o = c.outcome;
+                match Expectation::of_file_name(&c.case) {
+                    Some(Expectation::Accept) => o != SafetyOutcome::Accepted,
+                    Some(Expectation::Reject) => o != SafetyOutcome::Rejected,
+                    _ => matches!(o, SafetyOutcome::Crashed | SafetyOutcome::TimedOut),
+                }
+            })
+        })
+        .collect()
+}
+
+/// How a cell reads at a glance (the HTML report colours it so).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Shade {
+    /// Crashed or timed out.
+    Crash,
+    /// Accepted, as a different value or one the reference rejects.
+    Differs,
+    /// Accepted with numbers changed, or not compared.
+    Changed,
+    /// Accepted, the reference's value.
+    Accepted,
+    Rejected,
+}
+
+/// A finding's [`Shade`]; `None` for a row that is not a finding.
+pub(crate) fn shade(row: &Row) -> Option<Shade> {
+    let cell = row.safety.as_ref()?;
+    Some(match cell.outcome {
+        SafetyOutcome::Crashed | SafetyOutcome::TimedOut => Shade::Crash,
+        SafetyOutcome::Rejected => Shade::Rejected,
+        SafetyOutcome::Accepted => match cell.agreement {
+            Some(Agreement::Differs | Agreement::SerdeJsonRejects) => Shade::Differs,
+            Some(Agreement::SameNumbersChanged | Agreement::NotCompared) => Shade::Changed,
+            Some(Agreement::Same) | None => Shade::Accepted,
+        },
+    })
+}
+
 fn suite_view(exp: &Experiment) -> View {
     let columns = vec![
         Column {
@@ -188,20 +227,7 @@ fn suite_view(exp: &Experiment) -> View {
             align: Align::Left,
         },
     ];
-    let breaking: Vec<&Row> = exp
-        .rows
-        .iter()
-        .filter(|r| {
-            r.safety.as_ref().is_some_and(|c| {
-                let o = c.outcome;
-                match Expectation::of_file_name(&c.case) {
-                    Some(Expectation::Accept) => o != SafetyOutcome::Accepted,
-                    Some(Expectation::Reject) => o != SafetyOutcome::Rejected,
-                    _ => matches!(o, SafetyOutcome::Crashed | SafetyOutcome::TimedOut),
-                }
-            })
-        })
-        .collect();
+    let breaking = breaking(exp);
     if breaking.is_empty() {
         let none = Line::Ok(vec!["(no file disagrees)".into(), String::new(), String::new(), String::new()]);
         return View {
@@ -248,102 +274,6 @@ fn suite_view(exp: &Experiment) -> View {
     }
 }
 
-/// The conformance counts in words.
-pub(crate) fn conformance_sentences(s: &jsoncost_engine::safety::ConformanceSummary) -> Vec<String> {
-    vec![format!(
-        "{}: y_ accepted {}/{}, n_ rejected {}/{}, i_ {} accepted and {} rejected; {} crashed, {} timed out; {} files disagree.",
-        s.library,
-        s.y_accepted,
-        s.y_total,
-        s.n_rejected,
-        s.n_total,
-        s.i_accepted,
-        s.i_rejected,
-        s.crashed,
-        s.timed_out,
-        s.disagreements.len()
-    )]
-}
-
-/// The HTML section: the matrix (or the suite's disagreements) with coloured cells.
-pub(crate) fn html(exp: &Experiment, id: &str) -> String {
-    let view = view(exp);
-    let mut out = format!(
-        "<section class=\"experiment safety\" id=\"{}\">\n<h2>{}</h2>\n",
-        esc(id),
-        esc(&view.heading)
-    );
-    if !view.params.is_empty() {
-        let _ = writeln!(out, "<p class=\"params\">{}</p>", esc(&view.params));
-    }
-    out.push_str("<div class=\"table-wrap\">\n<table>\n<thead><tr>");
-    for c in &view.columns {
-        let _ = write!(out, "<th scope=\"col\">{}</th>", esc(c.name));
-    }
-    out.push_str("</tr></thead>\n<tbody>\n");
-    if is_suite(exp) {
-        for line in view.text_cells() {
-            let class = class_of(&line[2]);
-            let _ = write!(out, "<tr><th scope=\"row\">{}</th>", esc(&line[0]));
-            let _ = writeln!(
-                out,
-                "<td>{}</td><td class=\"{class}\">{}</td><td class=\"msg\">{}</td></tr>",
-                esc(&line[1]),
-                esc(&line[2]),
-                esc(&line[3])
-            );
-        }
-    } else {
-        let (_, cases) = matrix(exp);
-        for (case, rows) in cases {
-            let _ = write!(out, "<tr><th scope=\"row\">{}</th>", esc(case));
-            for r in rows {
-                match r {
-                    None => out.push_str("<td class=\"absent\">-</td>"),
-                    Some(r) => {
-                        let text = outcome_text(r);
-                        let _ = write!(
-                            out,
-                            "<td class=\"{}\" title=\"{}\">{} <small>{}</small></td>",
-                            class_of(&text),
-                            esc(&detail(r)),
-                            esc(&text),
-                            esc(&time_text(r))
-                        );
-                    }
-                }
-            }
-            out.push_str("</tr>\n");
-        }
-    }
-    out.push_str("</tbody>\n</table>\n</div>\n");
-    for (class, list) in [("notes", &view.notes), ("summary", &view.summary)] {
-        if !list.is_empty() {
-            let _ = writeln!(out, "<ul class=\"{class}\">");
-            for n in list {
-                let _ = writeln!(out, "<li>{}</li>", esc(n));
-            }
-            out.push_str("</ul>\n");
-        }
-    }
-    out.push_str("</section>\n");
-    out
-}
-
-fn class_of(outcome: &str) -> &'static str {
-    if outcome.starts_with("CRASHED") || outcome.starts_with("TIMED OUT") {
-        "s-crash"
-    } else if outcome.starts_with("accepted ≠") || outcome.starts_with("accepted !") {
-        "s-differs"
-    } else if outcome.starts_with("accepted ≈") || outcome.starts_with("accepted ?") {
-        "s-changed"
-    } else if outcome.starts_with("accepted") {
-        "s-accepted"
-    } else {
-        "s-rejected"
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -359,6 +289,7 @@ mod tests {
             path,
             case: case.into(),
             outcome,
+            crash: (outcome == SafetyOutcome::Crashed).then_some(jsoncost_engine::safety::CrashCause::StackOverflow),
             agreement,
             agreement_message: agreement.map(|_| "1 -0 read as 0".into()),
         });
@@ -410,7 +341,7 @@ mod tests {
             v.summary,
             ["sonic-rs: 3 runs: 1 crashed, 0 timed out, 1 rejected, 1 accepted (1 not as serde_json)."]
         );
-        let html = html(&exp, "t1");
+        let html = crate::Format::Html.exporter().experiment(&exp, None, false);
         assert!(html.contains("<td class=\"s-crash\" title=\"dom deep: crashed: SIGABRT (stack overflow) (1.500 µs, peak heap 2.00 KB)\">CRASHED: stack overflow <small>1.500 µs</small></td>"), "{html}");
         assert!(html.contains("<td class=\"absent\">-</td>"));
     }

@@ -9,7 +9,7 @@ pub fn sentences(summary: &Summary) -> Vec<String> {
         Summary::Store(s) => store(s),
         Summary::Stream(s) => stream(s),
         Summary::Sentences(lines) => lines.clone(),
-        Summary::Conformance(s) => crate::safety::conformance_sentences(s),
+        Summary::Conformance(s) => conformance_sentences(s),
     }
 }
 
@@ -109,6 +109,23 @@ fn stream(s: &StreamSummary) -> Vec<String> {
             )
         })
         .collect()
+}
+
+/// The conformance counts in words.
+fn conformance_sentences(s: &jsoncost_engine::safety::ConformanceSummary) -> Vec<String> {
+    vec![format!(
+        "{}: y_ accepted {}/{}, n_ rejected {}/{}, i_ {} accepted and {} rejected; {} crashed, {} timed out; {} files disagree.",
+        s.library,
+        s.y_accepted,
+        s.y_total,
+        s.n_rejected,
+        s.n_total,
+        s.i_accepted,
+        s.i_rejected,
+        s.crashed,
+        s.timed_out,
+        s.disagreements.len()
+    )]
 }
 
 #[cfg(test)]

@@ -1,19 +1,75 @@
 //! The console table (comfy-table), for people reading a terminal.
 
+use std::fmt::Write;
+
 #[cfg(feature = "color")]
 use comfy_table::{Attribute, Color};
 use comfy_table::{Cell, CellAlignment, Table, presets};
-use jsoncost_engine::{Experiment, Results};
+use jsoncost_engine::{AllocatorComparison, Experiment, Results};
 
-use crate::columns::{Align, Line, View};
-use crate::{QUICK_NOTE, advisor};
+use crate::ab::AbComparison;
+use crate::advisor::{self, Advice};
+use crate::allocators;
+use crate::compare::Comparison;
+use crate::export::Exporter;
+use crate::notes::{INTERRUPTED_NOTE, QUICK_NOTE, features, simd_note};
+use crate::verdicts::Verdicts;
+use crate::view::{Align, Line, View};
 
-pub(crate) fn render(results: &Results, color: bool) -> String {
+/// The console table: what a terminal shows, tables as they finish.
+pub(crate) struct Console;
+
+impl Exporter for Console {
+    fn name(&self) -> &'static str {
+        "table"
+    }
+
+    fn prints_each_table(&self) -> bool {
+        true
+    }
+
+    fn results(&self, results: &Results, color: bool) -> String {
+        render(results, color)
+    }
+
+    fn experiment(&self, exp: &Experiment, note: Option<&str>, color: bool) -> String {
+        render_experiment(exp, note, color)
+    }
+
+    /// Plain text lines for the console.
+    fn advice(&self, advice: &[Advice]) -> String {
+        let mut out = format!("{}\n", advisor::TITLE);
+        if advice.is_empty() {
+            out.push_str("No tables to advise on.\n");
+        }
+        for a in advice {
+            out.push_str(&format!("- {} {}: {}\n", a.experiment, a.table, a.text));
+            for alt in &a.alternatives {
+                out.push_str(&format!("  - {}\n", alt.text));
+            }
+        }
+        out
+    }
+
+    fn allocator_tables(&self, comparisons: &[AllocatorComparison]) -> String {
+        comparisons.iter().map(allocator_table).collect::<Vec<_>>().join("\n")
+    }
+
+    fn comparison(&self, comparison: &Comparison) -> String {
+        verdicts(&comparison.verdicts())
+    }
+
+    fn ab(&self, comparison: &AbComparison) -> String {
+        verdicts(&comparison.verdicts())
+    }
+}
+
+fn render(results: &Results, color: bool) -> String {
     let m = &results.machine;
     let mut out = format!("jsoncost {}, started {}\n", results.jsoncost_version, results.started_at);
     out.push_str(&format!("Machine: {} ({} cores, {}), rustc {}\n", m.cpu, m.cores, m.os, m.rustc));
     out.push_str(&format!("CPU features: {}\n", features(&m.target_features)));
-    let note = crate::simd_note(m);
+    let note = simd_note(m);
     if let Some(note) = &note {
         out.push_str(note);
         out.push('\n');
@@ -23,36 +79,24 @@ pub(crate) fn render(results: &Results, color: bool) -> String {
         out.push('\n');
     }
     if results.interrupted {
-        out.push_str(crate::INTERRUPTED_NOTE);
+        out.push_str(INTERRUPTED_NOTE);
         out.push('\n');
     }
     for exp in &results.experiments {
         out.push('\n');
-        out.push_str(&render_experiment_noted(exp, note.as_deref(), color));
+        out.push_str(&render_experiment(exp, note.as_deref(), color));
     }
     for c in &results.allocators {
         out.push('\n');
-        out.push_str(&crate::allocators::render(std::slice::from_ref(c), crate::Format::Table));
+        out.push_str(&allocator_table(c));
     }
     out.push('\n');
-    out.push_str(&advisor::render(&advisor::advise(results), crate::Format::Table));
+    out.push_str(&Console.advice(&advisor::advise(results)));
     out
 }
 
-pub(crate) fn features(list: &[String]) -> String {
-    if list.is_empty() {
-        "none recorded".to_string()
-    } else {
-        list.join(", ")
-    }
-}
-
-pub(crate) fn render_experiment(exp: &Experiment, color: bool) -> String {
-    render_experiment_noted(exp, None, color)
-}
-
-/// [`render_experiment`] with `note` (the build's, [`crate::simd_note`]) under the title.
-pub(crate) fn render_experiment_noted(exp: &Experiment, note: Option<&str>, color: bool) -> String {
+/// One table, with `note` (the build's, [`simd_note`]) under the title.
+fn render_experiment(exp: &Experiment, note: Option<&str>, color: bool) -> String {
     let view = View::of(exp);
     let mut out = view.title();
     out.push('\n');
@@ -110,4 +154,66 @@ fn table(view: &View, color: bool) -> Table {
         }
     }
     table
+}
+
+/// A comfy-table with the condensed UTF-8 style, never looking at the terminal itself.
+fn plain_table<S: ToString>(columns: &[(S, Align)], rows: impl IntoIterator<Item = Vec<String>>) -> Table {
+    let mut table = Table::new();
+    #[cfg(feature = "color")]
+    table.force_no_tty();
+    table.load_style(presets::UTF8_FULL_CONDENSED);
+    table.set_header(columns.iter().map(|(name, _)| name.to_string()));
+    for row in rows {
+        table.add_row(row);
+    }
+    for (i, (_, align)) in columns.iter().enumerate() {
+        if let (Align::Right, Some(c)) = (align, table.column_mut(i)) {
+            c.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    table
+}
+
+/// One allocator's table, its unpaired rows and its legend.
+fn allocator_table(c: &AllocatorComparison) -> String {
+    let mut out = format!("{}: {}\n", allocators::TITLE, allocators::heading(c));
+    if !c.rows.is_empty() {
+        let table = plain_table(&allocators::columns(c), c.rows.iter().map(|r| allocators::cells(c, r)));
+        out.push_str(&table.to_string());
+        out.push('\n');
+    }
+    for line in &c.not_compared {
+        let _ = writeln!(out, "Not compared: {}", one_line(line));
+    }
+    out.push_str(&allocators::legend(c));
+    out.push('\n');
+    out
+}
+
+/// What `compare` and `ab` print: the verdict table, what was not compared, the summary and
+/// the note.
+fn verdicts(v: &Verdicts) -> String {
+    let mut out = String::new();
+    if !v.rows.is_empty() {
+        out.push_str(&plain_table(v.columns, v.rows.iter().cloned()).to_string());
+        out.push('\n');
+    }
+    if !v.not_compared.is_empty() {
+        out.push_str("Not compared:\n");
+        for line in &v.not_compared {
+            out.push_str(&format!("- {}\n", one_line(line)));
+        }
+    }
+    out.push_str(&v.summary);
+    out.push('\n');
+    if let Some(note) = &v.note {
+        out.push_str(note);
+        out.push('\n');
+    }
+    out
+}
+
+/// Multi-line failure messages on one line, so a list stays a list.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }

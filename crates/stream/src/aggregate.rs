@@ -24,6 +24,7 @@ impl Default for RunningStats {
 }
 
 impl RunningStats {
+    /// Adds one value.
     pub fn push(&mut self, x: f64) {
         self.count += 1;
         self.min = self.min.min(x);
@@ -31,19 +32,22 @@ impl RunningStats {
         self.sum += x;
     }
 
+    /// How many values were added.
     pub fn count(&self) -> u64 {
         self.count
     }
 
-    /// `None` for an empty series.
+    /// The smallest value; `None` for an empty series.
     pub fn min(&self) -> Option<f64> {
         (self.count > 0).then_some(self.min)
     }
 
+    /// The largest value; `None` for an empty series.
     pub fn max(&self) -> Option<f64> {
         (self.count > 0).then_some(self.max)
     }
 
+    /// The mean; `None` for an empty series.
     pub fn mean(&self) -> Option<f64> {
         (self.count > 0).then(|| self.sum / self.count as f64)
     }
@@ -52,11 +56,14 @@ impl RunningStats {
 /// What the `incremental-aggregate` strategy keeps of a telemetry stream.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct TelemetryAggregate {
+    /// The readings' temperatures.
     pub temperature: RunningStats,
+    /// The readings' humidities.
     pub humidity: RunningStats,
 }
 
 impl TelemetryAggregate {
+    /// Adds one reading.
     pub fn push(&mut self, r: &Reading) {
         self.temperature.push(r.temperature);
         self.humidity.push(r.humidity);

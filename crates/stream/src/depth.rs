@@ -6,7 +6,7 @@
 //! the stream experiment's buffered parse), and the framer applies the same limit to the
 //! elements it frames, in the bracket count it already keeps.
 //!
-//! The scan is the framer's structural scan ([`crate::blocks`]): 64 bytes at a time, brackets
+//! The scan is the framer's structural scan (`blocks`): 64 bytes at a time, brackets
 //! outside strings counted from bitmasks, so it costs a fraction of a parse.
 
 use crate::Library;
@@ -27,6 +27,7 @@ pub struct TooDeep {
     pub library: Library,
     /// Offset, in the bytes checked, of the bracket that opens level `limit`.
     pub offset: u64,
+    /// The nesting refused (`MAX_DEPTH`).
     pub limit: usize,
 }
 
@@ -60,6 +61,7 @@ pub struct DepthGuard {
 }
 
 impl DepthGuard {
+    /// A guard for bytes meant for `library`.
     pub fn new(library: Library) -> Self {
         DepthGuard {
             library,

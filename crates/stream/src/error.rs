@@ -21,41 +21,86 @@ struct Inner {
 pub enum ErrorKind {
     /// The input ended before the document did.
     #[error("truncated document: the input ended inside {inside}")]
-    Truncated { inside: String },
+    Truncated {
+        /// What the input ended inside (`a string`, `the array` ...).
+        inside: String,
+    },
     /// A byte sequence that is not JSON. Inside a value, `library` names the parser that
     /// found it and `message` is its own; between values the structural scan reports it.
     #[error("bad token{}: {message}", by(.library))]
-    BadToken { library: Option<Library>, message: String },
+    BadToken {
+        /// The parser that found it, inside a value.
+        library: Option<Library>,
+        /// What is wrong.
+        message: String,
+    },
     /// The pointer names nothing in this document.
     #[error("pointer {pointer:?} not found: {reason}")]
-    PointerNotFound { pointer: String, reason: String },
+    PointerNotFound {
+        /// The pointer.
+        pointer: String,
+        /// Where it stops matching.
+        reason: String,
+    },
     /// The pointer names a value that is not an array.
     #[error("pointer {pointer:?} names {found}, not an array")]
-    NotAnArray { pointer: String, found: &'static str },
+    NotAnArray {
+        /// The pointer.
+        pointer: String,
+        /// What it names instead (`an object` ...).
+        found: &'static str,
+    },
     /// Valid JSON that does not fit the element type (missing field, wrong type, bad date ...).
     /// The library's message quotes the offending value, so it is shortened when long.
     #[error("element of the wrong shape ({library}): {}", shorten_message(message))]
-    WrongShape { library: Library, message: String },
+    WrongShape {
+        /// The library that parsed the element.
+        library: Library,
+        /// Its message.
+        message: String,
+    },
     /// An object on the pointer's path repeats the key that leads to the array, or a key whose
     /// value is kept by [`Keep::Only`](crate::Keep::Only).
     #[error("duplicate key {key:?}: the object holding {pointer:?} has it twice")]
-    DuplicateKey { pointer: String, key: String },
+    DuplicateKey {
+        /// The pointer to the value the key leads to.
+        pointer: String,
+        /// The repeated key.
+        key: String,
+    },
     /// A string holding bytes that are not UTF-8.
     #[error("invalid UTF-8 inside a string")]
     InvalidUtf8,
     /// An element (or another value the stream must hold whole) over the configured maximum.
     #[error("{what} is larger than the maximum of {max} bytes")]
-    TooLarge { what: String, max: usize },
+    TooLarge {
+        /// What was too large (`element 3` ...).
+        what: String,
+        /// The maximum, in bytes.
+        max: usize,
+    },
     /// The values kept outside the array ([`crate::Field`]s) would take more than
     /// [`Config::max_kept_bytes`](crate::Config::max_kept_bytes) with the one at `pointer`.
     #[error(
         "the values kept outside the array would exceed the maximum of {max} bytes with the value at {pointer:?} ({kept} kept before it)"
     )]
-    KeptTooLarge { pointer: String, kept: usize, max: usize },
+    KeptTooLarge {
+        /// The value that did not fit.
+        pointer: String,
+        /// Bytes kept before it.
+        kept: usize,
+        /// The maximum.
+        max: usize,
+    },
     /// A value nested as deep as jsoncost's depth guard refuses ([`crate::depth::MAX_DEPTH`]),
     /// for a library without a recursion limit of its own; the library never saw it.
     #[error("{library} has no recursion limit: rejected by jsoncost's depth guard at {limit} (nesting reaches {limit} levels)")]
-    TooDeep { library: Library, limit: usize },
+    TooDeep {
+        /// The library the value was meant for.
+        library: Library,
+        /// The nesting refused.
+        limit: usize,
+    },
     /// The byte source failed (its message is part of this one, so it is not also a `source`).
     #[error("I/O error reading the input: {0}")]
     Io(io::Error),
@@ -101,6 +146,7 @@ impl Error {
         &self.0.kind
     }
 
+    /// The kind, owned.
     pub fn into_kind(self) -> ErrorKind {
         self.0.kind
     }

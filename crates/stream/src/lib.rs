@@ -100,6 +100,8 @@
 //! parser's own, so the same bad byte can be reported a few bytes apart by different libraries
 //! (e.g. serde_json at a bad character, simd-json at the start of the value holding it).
 
+#![deny(missing_docs)]
+
 mod aggregate;
 mod blocks;
 #[cfg(feature = "async")]
@@ -189,16 +191,19 @@ impl Config {
         })
     }
 
+    /// The library that parses each element (default serde_json).
     pub fn library(mut self, library: Library) -> Self {
         self.library = library;
         self
     }
 
+    /// Bytes read at a time.
     pub fn chunk_size(mut self, bytes: usize) -> Self {
         self.chunk_size = bytes;
         self
     }
 
+    /// The largest element accepted, in bytes.
     pub fn max_element_bytes(mut self, bytes: usize) -> Self {
         self.max_element_bytes = bytes;
         self
@@ -217,6 +222,7 @@ impl Config {
         self
     }
 
+    /// The most bytes the values kept outside the array may take.
     pub fn max_kept_bytes(mut self, bytes: usize) -> Self {
         self.max_kept_bytes = bytes;
         self

@@ -8,8 +8,11 @@ use serde::de::DeserializeOwned;
 /// The JSON library that parses each element.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Library {
+    /// serde_json's `from_slice`.
     SerdeJson,
+    /// sonic-rs's `from_slice`.
     SonicRs,
+    /// simd-json's serde `from_slice`, over a copy it may modify.
     SimdJson,
 }
 

@@ -13,10 +13,17 @@ pub struct Pointer {
 /// A string that is not a JSON pointer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PointerError {
+    /// A pointer that is neither empty nor starts with `/`.
     #[error("JSON pointer {0:?} must be empty or start with '/'")]
     NoLeadingSlash(String),
+    /// A `~` not followed by `0` or `1`.
     #[error("JSON pointer {pointer:?} has a '~' at byte {at} not followed by '0' or '1'")]
-    BadEscape { pointer: String, at: usize },
+    BadEscape {
+        /// The pointer.
+        pointer: String,
+        /// The byte offset of the `~`.
+        at: usize,
+    },
 }
 
 impl Pointer {

@@ -13,12 +13,12 @@ use std::path::PathBuf;
 
 use anyhow::anyhow;
 use jsoncost::ab::{CpuChoice, Program, Settings};
-use jsoncost_report::ab;
+use jsoncost_report::{Format, ab};
 
 use super::compare::parse_threshold;
-use crate::failure::{ExitCode, Failure, library, usage};
+use crate::failure::{environment, library, regression, usage};
 use crate::interrupt;
-use crate::session::{FormatArg, print_stdout};
+use crate::session::{format_parser, print_stdout};
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct AbArgs {
@@ -61,8 +61,8 @@ pub struct AbArgs {
     #[arg(long)]
     pub allow_missing: bool,
     /// What stdout carries (markdown suits PR comments).
-    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
-    pub format: FormatArg,
+    #[arg(long, default_value = "table", value_parser = format_parser())]
+    pub format: Format,
     /// Keep every run's files in this directory: `run-001/b.json` and `n.json` (base's and
     /// new's results), their `.stderr` and `.stdout`, and `lockstep.log` (every turn given).
     /// Default: a temporary directory, removed.
@@ -101,25 +101,17 @@ pub fn run(args: &AbArgs) -> anyhow::Result<()> {
     let comparison = ab::ab(&runs, args.threshold)
         .allowing_missing(args.allow_missing)
         .on_cpu(settings.cpu);
-    print_stdout(&comparison.render(args.format.into()))?;
+    print_stdout(&args.format.exporter().ab(&comparison))?;
     if comparison.rows.is_empty() {
         return Err(usage(anyhow!(
             "no row was timed in both programs: nothing to compare (see \"Not compared\")"
         )));
     }
     if comparison.has_regression() {
-        return Err(Failure {
-            code: ExitCode::Regression,
-            error: anyhow!("{}", comparison.summary()),
-        }
-        .into());
+        return Err(regression());
     }
     if let Some(busy) = comparison.busy() {
-        return Err(Failure {
-            code: ExitCode::Environment,
-            error: anyhow!("time not judged: {}", ab::busy_note(busy, ["base", "new"])),
-        }
-        .into());
+        return Err(environment(anyhow!("time not judged: {}", ab::busy_note(busy, ["base", "new"]))));
     }
     Ok(())
 }

@@ -11,11 +11,11 @@ use std::path::PathBuf;
 use anyhow::anyhow;
 use jsoncost::ab::{AllocatorPlan, CpuChoice, Settings};
 use jsoncost_engine::alloc::Allocator;
-use jsoncost_report::allocators;
+use jsoncost_report::Format;
 
 use crate::failure::{library, usage};
 use crate::interrupt;
-use crate::session::{FormatArg, check_writable, print_stdout};
+use crate::session::{check_writable, format_parser, print_stdout};
 
 /// What `jsoncost alloc` runs when given no experiment: the small record, the ~4 KB document
 /// and its ~40 KB form through every strategy.
@@ -49,8 +49,8 @@ pub struct AllocArgs {
     #[arg(long, value_name = "SECS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: u64,
     /// What stdout carries.
-    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
-    pub format: FormatArg,
+    #[arg(long, default_value = "table", value_parser = format_parser())]
+    pub format: Format,
     /// Also write results.json here: the base allocator's tables and the comparisons.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
@@ -101,7 +101,7 @@ pub fn run(args: &AllocArgs) -> anyhow::Result<()> {
     if let Some(results) = &mut ran.results {
         let _writing = interrupt::finishing();
         results.interrupted = ran.error == Some(jsoncost::Error::Interrupted);
-        print_stdout(&allocators::render_results(results, args.format.into()))?;
+        print_stdout(&args.format.exporter().allocator_run(results))?;
         if let Some(out) = &args.out {
             jsoncost::output::write_results_of(results, out).map_err(library)?;
             eprintln!("results written to {}", out.display());
@@ -113,11 +113,10 @@ pub fn run(args: &AllocArgs) -> anyhow::Result<()> {
                 .iter()
                 .find_map(|c| c.busy().map(|b| (*b, [c.base.as_str(), c.allocator.as_str()])))
         {
-            return Err(crate::failure::Failure {
-                code: crate::failure::ExitCode::Environment,
-                error: anyhow::anyhow!("time not judged: {}", jsoncost_report::ab::busy_note(&busy, names)),
-            }
-            .into());
+            return Err(crate::failure::environment(anyhow::anyhow!(
+                "time not judged: {}",
+                jsoncost_report::ab::busy_note(&busy, names)
+            )));
         }
     }
     ran.error.map_or(Ok(()), |e| Err(library(e)))

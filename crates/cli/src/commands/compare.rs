@@ -6,11 +6,11 @@
 use std::path::PathBuf;
 
 use anyhow::anyhow;
-use jsoncost_report::{compare, files};
+use jsoncost_report::{Format, compare, files};
 
 use super::baselines;
-use crate::failure::{ExitCode, Failure, usage};
-use crate::session::{FormatArg, print_stdout};
+use crate::failure::{regression, usage};
+use crate::session::{format_parser, print_stdout};
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct CompareArgs {
@@ -30,8 +30,8 @@ pub struct CompareArgs {
     #[arg(long = "base-run", value_name = "FILE")]
     pub base_runs: Vec<String>,
     /// What stdout carries (markdown suits PR comments).
-    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
-    pub format: FormatArg,
+    #[arg(long, default_value = "table", value_parser = format_parser())]
+    pub format: Format,
 }
 
 /// "5%" → 0.05, "0.05" → 0.05.
@@ -70,7 +70,7 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<()> {
         .collect::<anyhow::Result<Vec<_>>>()?;
     let more: Vec<&jsoncost_engine::Results> = more.iter().collect();
     let comparison = compare::compare_with_runs(&base, &new, &more, args.threshold).allowing_missing(args.allow_missing);
-    print_stdout(&comparison.render(args.format.into()))?;
+    print_stdout(&args.format.exporter().comparison(&comparison))?;
     // A regression (rows lost) says more than this; otherwise two runs of which no row was
     // timed in both (empty, every row failed) are not a pass.
     if comparison.rows.is_empty() && !comparison.has_regression() {
@@ -81,11 +81,7 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<()> {
         )));
     }
     if comparison.has_regression() {
-        return Err(Failure {
-            code: ExitCode::Regression,
-            error: anyhow!("{}", comparison.summary()),
-        }
-        .into());
+        return Err(regression());
     }
     Ok(())
 }

@@ -1,11 +1,11 @@
 //! `jsoncost report RESULTS.json`: re-renders a saved run (tables on stdout, HTML to a file).
 
 use anyhow::Context;
-use jsoncost_report::{files, html};
+use jsoncost_report::{Format, files};
 use std::path::{Path, PathBuf};
 
 use crate::failure::{environment, usage};
-use crate::session::{FormatArg, print_stdout, use_color};
+use crate::session::{format_parser, print_stdout, use_color};
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct ReportArgs {
@@ -18,8 +18,8 @@ pub struct ReportArgs {
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
     /// What stdout carries.
-    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
-    pub format: FormatArg,
+    #[arg(long, default_value = "table", value_parser = format_parser())]
+    pub format: Format,
 }
 
 pub fn run(args: &ReportArgs) -> anyhow::Result<()> {
@@ -29,20 +29,18 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<()> {
             check_output(path, what)?;
         }
     }
-    if let Some(path) = &args.html {
-        files::write_output(path, html::render(&results).as_bytes())
-            .with_context(|| format!("writing {}", path.display()))
-            .map_err(environment)?;
-        eprintln!("HTML report written to {}", path.display());
+    for (path, format, what) in [
+        (&args.html, Format::Html, "HTML report"),
+        (&args.markdown, Format::Markdown, "markdown report"),
+    ] {
+        if let Some(path) = path {
+            files::write_output(path, format.exporter().results(&results, false).as_bytes())
+                .with_context(|| format!("writing {}", path.display()))
+                .map_err(environment)?;
+            eprintln!("{what} written to {}", path.display());
+        }
     }
-    if let Some(path) = &args.markdown {
-        let md = jsoncost_report::render(&results, jsoncost_report::Format::Markdown, false);
-        files::write_output(path, md.as_bytes())
-            .with_context(|| format!("writing {}", path.display()))
-            .map_err(environment)?;
-        eprintln!("markdown report written to {}", path.display());
-    }
-    print_stdout(&jsoncost_report::render(&results, args.format.into(), use_color()))
+    print_stdout(&jsoncost_report::render(&results, args.format, use_color()))
 }
 
 /// Fails before anything is written: exit 2 for a directory, 3 when the file cannot be.

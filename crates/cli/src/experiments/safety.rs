@@ -5,7 +5,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use jsoncost::safety::{ChildCommand, Library, SafetyOptions};
+use jsoncost::safety::{ChildCommand, Parser, SafetyOptions};
 use jsoncost_engine::{Config, ExperimentKind};
 
 use super::table::{CliSink, Filter, runner};
@@ -24,7 +24,7 @@ pub struct SafetyArgs {
     pub suite: Option<PathBuf>,
     /// Libraries to run (comma-separated): serde_json, sonic-rs, simd-json, serde_json_borrow, jiter.
     #[arg(long = "safety-library", value_name = "NAME", value_delimiter = ',', value_parser = parse_library)]
-    pub libraries: Vec<Library>,
+    pub libraries: Vec<Parser>,
     /// Corpus cases to run (comma-separated; default all), e.g. deep-array-100000,nan.
     #[arg(long = "safety-case", value_name = "CASE", value_delimiter = ',', value_parser = |s: &str| s.parse::<jsoncost::safety::Case>(), conflicts_with = "suite")]
     pub cases: Vec<jsoncost::safety::Case>,
@@ -45,9 +45,9 @@ pub struct SafetyArgs {
     pub safety_test_libraries: bool,
 }
 
-fn parse_library(s: &str) -> Result<Library, String> {
-    match s.parse::<Library>()? {
-        l if Library::TEST.contains(&l) => Err(format!("unknown library {s:?}")),
+fn parse_library(s: &str) -> Result<Parser, String> {
+    match s.parse::<Parser>()? {
+        l if Parser::TEST.contains(&l) => Err(format!("unknown library {s:?}")),
         l => Ok(l),
     }
 }
@@ -64,7 +64,7 @@ impl SafetyArgs {
             o.libraries = self.libraries.clone();
         }
         if self.safety_test_libraries {
-            o.libraries.extend(Library::TEST);
+            o.libraries.extend(Parser::TEST);
         }
         if !self.cases.is_empty() {
             o.cases = self.cases.clone();

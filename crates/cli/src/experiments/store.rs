@@ -1,7 +1,7 @@
 //! `jsoncost store`: its flags, turned into the library's options (the experiment itself is
 //! `jsoncost::store`).
 
-use jsoncost::store::{StoreOptions, StoreShape as Shape};
+use jsoncost::store::{StoreOptions, StoreShape};
 use jsoncost_engine::{Config, ExperimentKind};
 use jsoncost_shapes::DEFAULT_SEED;
 use jsoncost_stores::{Existing, PgColumn};
@@ -12,8 +12,9 @@ use crate::failure::library;
 use crate::progress::Progress;
 use crate::session::Session;
 
+/// `--store-shape`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum StoreShape {
+pub enum StoreShapeArg {
     Order,
     OrderLarge,
 }
@@ -37,8 +38,8 @@ pub struct StoreArgs {
     #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     pub docs: u64,
     /// The document shape: order (~4 KB) or order-large (~40 KB).
-    #[arg(long = "store-shape", visible_alias = "doc-shape", value_enum, default_value_t = StoreShape::Order)]
-    pub store_shape: StoreShape,
+    #[arg(long = "store-shape", visible_alias = "doc-shape", value_enum, default_value_t = StoreShapeArg::Order)]
+    pub store_shape: StoreShapeArg,
     /// Load the documents again even if the store already holds them.
     #[arg(long)]
     pub reload: bool,
@@ -94,8 +95,8 @@ impl StoreArgs {
             },
             docs: self.docs,
             shape: match self.store_shape {
-                StoreShape::Order => Shape::Order,
-                StoreShape::OrderLarge => Shape::OrderLarge,
+                StoreShapeArg::Order => StoreShape::Order,
+                StoreShapeArg::OrderLarge => StoreShape::OrderLarge,
             },
             reload: self.reload,
             seed: self.store_seed,

@@ -106,7 +106,7 @@ fn unknown_choices_are_usage_errors_listing_the_valid_ones() {
         .args(["micro", "--format", "xml"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("possible values: table, markdown, json, csv"));
+        .stderr(predicate::str::contains("possible values: table, markdown, json, csv, html, junit"));
     jsoncost()
         .args(["micro", "--shape", "data", "--filter", "nothing/*"])
         .assert()

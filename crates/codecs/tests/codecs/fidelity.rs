@@ -3,7 +3,8 @@
 //! zero is annotated, and a wrong value still fails with its pointer.
 
 use jsoncost_codecs::gate::{Reference, Verdict, verify, verify_streamed};
-use jsoncost_codecs::typed::{self, OpStrategy};
+use jsoncost_codecs::toolkit::{self, OpStrategy};
+use jsoncost_codecs::typed;
 use jsoncost_codecs::{BorrowedForm, BoxedStrategy, Contract, TypeOptions, document, exact};
 use jsoncost_engine::{DifferenceKind, Fidelity, NumberDifference};
 use proptest::prelude::*;
@@ -212,7 +213,7 @@ fn a_strategy_that_drops_a_field_fails_with_the_pointer() {
     let mut dropping = OpStrategy::boxed("dom/dropping", Contract::Dom, None, |s| {
         let mut v: serde_json::Value = sonic_rs::from_str(&doc).map_err(|e| e.to_string())?;
         v["more"].as_object_mut().unwrap().remove("y");
-        typed::emit(s, &v)
+        toolkit::emit(s, &v)
     });
     assert_eq!(
         verify(dropping.as_mut(), &reference),

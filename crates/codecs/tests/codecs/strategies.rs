@@ -2,7 +2,7 @@
 
 use jsoncost_codecs::gate::{Reference, Verdict, verify};
 use jsoncost_codecs::jiter_decode::{self, FromJiter};
-use jsoncost_codecs::typed::OpStrategy;
+use jsoncost_codecs::toolkit::{self, OpStrategy};
 use jsoncost_codecs::{BorrowedForm, BoxedStrategy, Contract, TypeOptions, document, typed};
 use jsoncost_shapes::*;
 use serde::Serialize;
@@ -88,7 +88,7 @@ fn the_gate_catches_a_wrong_strategy_and_a_failing_one() {
     let mut wrong = OpStrategy::boxed("typed/off-by-one", Contract::TypedValue, None, |s| {
         let mut d: Data = serde_json::from_slice(&bytes).map_err(|e| e.to_string())?;
         d.id += 1;
-        typed::emit(s, &d)
+        toolkit::emit(s, &d)
     });
     match verify(wrong.as_mut(), &reference) {
         Verdict::Fail(m) => assert_eq!(m, "output differs from the exact reference at /Id: expected 7, got 8"),
@@ -96,7 +96,7 @@ fn the_gate_catches_a_wrong_strategy_and_a_failing_one() {
     }
     let mut failing = OpStrategy::boxed("typed/broken", Contract::TypedValue, None, |s| {
         let d: Data = serde_json::from_slice(b"{\"Id\": 1}").map_err(|e| e.to_string())?;
-        typed::emit(s, &d)
+        toolkit::emit(s, &d)
     });
     match verify(failing.as_mut(), &reference) {
         Verdict::Fail(m) => assert_eq!(m, "missing field `Name` at line 1 column 9"),

@@ -9,11 +9,11 @@ use std::time::Instant;
 
 use jsoncost_codecs::gate::{self, Reference, Verdict};
 use jsoncost_engine::alloc;
-use jsoncost_engine::safety::{Agreement, SafetyOutcome, SafetyPath};
+use jsoncost_engine::safety::{Agreement, CrashCause, SafetyOutcome, SafetyPath};
 use serde::{Deserialize, Serialize};
 
 use super::corpus::{Case, Target};
-use super::subject::{self, Library};
+use super::subject::{self, Parser};
 
 /// Largest suite file a child reads.
 pub(crate) const SUITE_FILE_MAX_BYTES: u64 = 64 << 20;
@@ -28,6 +28,9 @@ pub(crate) struct Report {
     pub time_ns: u64,
     pub peak_bytes: Option<u64>,
     pub message: Option<String>,
+    /// Why the process died: set by the parent, which sees the death (never on a child's line).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crash: Option<CrashCause>,
     pub agreement: Option<Agreement>,
     pub agreement_message: Option<String>,
     /// True on the line written as soon as a parse returns a value, before the comparison and
@@ -39,7 +42,7 @@ pub(crate) struct Report {
 /// What the parent asks for.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Request {
-    pub library: Library,
+    pub library: Parser,
     pub path: SafetyPath,
     pub memory_mib: u64,
     pub stack_kib: u64,
@@ -77,7 +80,7 @@ impl Request {
         let text = |v: OsString| v.into_string().map_err(|v| format!("not UTF-8: {v:?}"));
         while let Some(arg) = p.next().map_err(|e| e.to_string())? {
             match arg {
-                Long("library") => library = Some(text(p.value().map_err(|e| e.to_string())?)?.parse::<Library>()?),
+                Long("library") => library = Some(text(p.value().map_err(|e| e.to_string())?)?.parse::<Parser>()?),
                 Long("path") => {
                     let v = text(p.value().map_err(|e| e.to_string())?)?;
                     path = Some(
@@ -164,6 +167,7 @@ fn one(request: &Request, name: &str) -> Report {
             let time_ns = elapsed.as_nanos() as u64;
             match parsed {
                 Err(message) => Report {
+                    crash: None,
                     outcome: SafetyOutcome::Rejected,
                     time_ns,
                     peak_bytes: peak,
@@ -174,6 +178,7 @@ fn one(request: &Request, name: &str) -> Report {
                 },
                 Ok(value) => {
                     let _ = write_report(&Report {
+                        crash: None,
                         outcome: SafetyOutcome::Accepted,
                         time_ns,
                         peak_bytes: peak,
@@ -202,6 +207,7 @@ fn one(request: &Request, name: &str) -> Report {
                     // library's too.
                     drop(value);
                     Report {
+                        crash: None,
                         outcome: SafetyOutcome::Accepted,
                         time_ns,
                         peak_bytes: peak,
@@ -222,6 +228,7 @@ fn one(request: &Request, name: &str) -> Report {
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "a panic".into());
             Report {
+                crash: None,
                 outcome: SafetyOutcome::Crashed,
                 time_ns: started.elapsed().as_nanos() as u64,
                 peak_bytes: None,
@@ -239,6 +246,7 @@ fn one(request: &Request, name: &str) -> Report {
 /// a rejection with the harness's own message, never as the library's.
 fn rejected_by_harness(message: String) -> Report {
     Report {
+        crash: None,
         outcome: SafetyOutcome::Rejected,
         time_ns: 0,
         peak_bytes: None,

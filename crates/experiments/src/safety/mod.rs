@@ -17,7 +17,6 @@ pub mod corpus;
 mod parent;
 pub mod subject;
 
-use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -27,7 +26,8 @@ use serde_json::{Map, json};
 
 pub use child::child_main;
 pub use corpus::Case;
-pub use subject::Library;
+pub use parent::ChildCommand;
+pub use subject::Parser;
 
 use crate::{Error, Runner};
 
@@ -41,23 +41,13 @@ pub const DEFAULT_STACK_KIB: u64 = 2048;
 /// Largest number of suite files read from a directory.
 pub const SUITE_MAX_FILES: usize = 10_000;
 
-/// How to start a child: the program (normally this executable) and the arguments that select
-/// its hidden child subcommand; the child then calls [`child_main`] with the rest.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ChildCommand {
-    /// The program to run.
-    pub program: PathBuf,
-    /// Its arguments, before the case.
-    pub args: Vec<OsString>,
-}
-
 /// What to run and with which limits.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SafetyOptions {
     /// How to start a child.
     pub child: ChildCommand,
-    /// Libraries to run (default: [`Library::ALL`]).
-    pub libraries: Vec<Library>,
+    /// Libraries to run (default: [`Parser::ALL`]).
+    pub libraries: Vec<Parser>,
     /// Corpus cases (default: [`Case::all`]); ignored with `suite`.
     pub cases: Vec<Case>,
     /// A JSONTestSuite-style directory (`y_`/`n_`/`i_` files) instead of the corpus.
@@ -75,7 +65,7 @@ impl SafetyOptions {
     pub fn new(child: ChildCommand) -> SafetyOptions {
         SafetyOptions {
             child,
-            libraries: Library::ALL.to_vec(),
+            libraries: Parser::ALL.to_vec(),
             cases: Case::all(),
             suite: None,
             time_limit: DEFAULT_TIME_LIMIT,
@@ -191,7 +181,7 @@ fn params(options: &SafetyOptions, suite_files: Option<usize>) -> Map<String, se
     p
 }
 
-fn row(library: Library, path: SafetyPath, case: &str, report: child::Report) -> Row {
+fn row(library: Parser, path: SafetyPath, case: &str, report: child::Report) -> Row {
     let mut row = Row::new(format!("{path}/{library}"));
     row.mean_ns = Some(report.time_ns as f64);
     row.peak_bytes = report.peak_bytes;
@@ -201,6 +191,7 @@ fn row(library: Library, path: SafetyPath, case: &str, report: child::Report) ->
         path,
         case: case.to_string(),
         outcome: report.outcome,
+        crash: report.crash,
         agreement: report.agreement,
         agreement_message: report.agreement_message,
     });

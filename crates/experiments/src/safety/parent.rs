@@ -3,17 +3,28 @@
 //! is bounded (each child started consumes at least one input) and every child is killed by
 //! its own handle (its PID) when it overruns.
 
+use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read};
 use std::os::unix::process::ExitStatusExt;
+use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use jsoncost_engine::safety::SafetyOutcome;
+use jsoncost_engine::safety::{CrashCause, SafetyOutcome};
 
-use super::ChildCommand;
 use super::child::{Report, Request, shorten};
 use crate::Error;
+
+/// How to start a child: the program (normally this executable) and the arguments that select
+/// its hidden child subcommand; the child then calls [`super::child_main`] with the rest.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChildCommand {
+    /// The program to run.
+    pub program: PathBuf,
+    /// Its arguments, before the case.
+    pub args: Vec<OsString>,
+}
 
 /// Bytes of a child's stderr kept to tell why it died.
 const STDERR_KEPT: u64 = 64 * 1024;
@@ -90,7 +101,7 @@ pub(crate) fn run_batch(
                 End::TimedOut(after) => format!("killed at the time limit ({:.1} s)", after.as_secs_f64()),
                 End::Closed(_) => {
                     let status = wait_bounded(&mut process);
-                    crash_message(status, &stderr.recv_timeout(EXIT_GRACE).unwrap_or_default())
+                    crash(status, &stderr.recv_timeout(EXIT_GRACE).unwrap_or_default()).0
                 }
             };
             if cancelled() {
@@ -106,6 +117,7 @@ pub(crate) fn run_batch(
         }
         match ended {
             End::TimedOut(after) => reports.push(Report {
+                crash: None,
                 outcome: SafetyOutcome::TimedOut,
                 time_ns: after.as_nanos() as u64,
                 peak_bytes: None,
@@ -130,11 +142,13 @@ pub(crate) fn run_batch(
                         shorten(stderr.trim())
                     )));
                 }
+                let (message, cause) = crash(status, &stderr);
                 reports.push(Report {
+                    crash: Some(cause),
                     outcome: SafetyOutcome::Crashed,
                     time_ns: after.as_nanos() as u64,
                     peak_bytes: None,
-                    message: Some(crash_message(status, &stderr)),
+                    message: Some(message),
                     agreement: None,
                     agreement_message: None,
                     partial: false,
@@ -201,27 +215,28 @@ fn wait_bounded(process: &mut Child) -> Option<ExitStatus> {
     }
 }
 
-/// Why the child died, from its status and what it printed: `SIGABRT (stack overflow)`,
-/// `SIGABRT (out of memory: …)`, `SIGSEGV`, a panic, or its exit code.
-pub(crate) fn crash_message(status: Option<ExitStatus>, stderr: &str) -> String {
-    let cause = if stderr.contains("has overflowed its stack") {
-        Some("stack overflow".to_string())
+/// Why the child died, from its status and what it printed: the message (`SIGABRT (stack
+/// overflow)`, `SIGABRT (out of memory: …)`, `SIGSEGV`, a panic's line, or its exit code) and
+/// the cause as data.
+pub(crate) fn crash(status: Option<ExitStatus>, stderr: &str) -> (String, CrashCause) {
+    let printed = if stderr.contains("has overflowed its stack") {
+        Some(("stack overflow".to_string(), CrashCause::StackOverflow))
     } else if let Some(line) = stderr.lines().find(|l| l.contains("memory allocation of")) {
-        Some(format!("out of memory under the limit: {}", line.trim()))
+        Some((format!("out of memory under the limit: {}", line.trim()), CrashCause::OutOfMemory))
     } else {
-        stderr.lines().find(|l| l.contains("panicked")).map(|l| shorten(l.trim()))
+        stderr
+            .lines()
+            .find(|l| l.contains("panicked"))
+            .map(|l| (shorten(l.trim()), CrashCause::Panic))
     };
-    let how = match status {
-        None => "no exit status".to_string(),
-        Some(s) => match (s.signal(), s.code()) {
-            (Some(sig), _) => signal_name(sig),
-            (None, Some(code)) => format!("exit code {code}"),
-            (None, None) => "no exit status".to_string(),
-        },
+    let (how, status_cause) = match status.map(|s| (s.signal(), s.code())) {
+        Some((Some(sig), _)) => (signal_name(sig), CrashCause::Signal(signal_name(sig))),
+        Some((None, Some(code))) => (format!("exit code {code}"), CrashCause::Exit(code)),
+        Some((None, None)) | None => ("no exit status".to_string(), CrashCause::Unknown),
     };
-    match cause {
-        Some(cause) => format!("{how} ({cause})"),
-        None => how,
+    match printed {
+        Some((what, cause)) => (format!("{how} ({what})"), cause),
+        None => (how, status_cause),
     }
 }
 

@@ -13,10 +13,11 @@ use serde::de::DeserializeOwned;
 
 use super::corpus::Target;
 
-/// A library under test; the `Test*` ones are fakes for jsoncost's own tests (a library that
-/// aborts, one that never returns), never listed unless asked for.
+/// A JSON library whose parsers the safety experiment runs on each of its paths; the `Test*`
+/// ones are fakes for jsoncost's own tests (a library that aborts, one that never returns),
+/// never listed unless asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Library {
+pub enum Parser {
     /// serde_json into a `Value`.
     SerdeJson,
     /// sonic-rs into its `Value`.
@@ -33,28 +34,28 @@ pub enum Library {
     TestHang,
 }
 
-impl Library {
+impl Parser {
     /// The real libraries, in table order.
-    pub const ALL: [Library; 5] = [
-        Library::SerdeJson,
-        Library::SonicRs,
-        Library::SimdJson,
-        Library::SerdeJsonBorrow,
-        Library::Jiter,
+    pub const ALL: [Parser; 5] = [
+        Parser::SerdeJson,
+        Parser::SonicRs,
+        Parser::SimdJson,
+        Parser::SerdeJsonBorrow,
+        Parser::Jiter,
     ];
     /// The fakes: the CLI adds them to `SafetyOptions::libraries` with the hidden `--safety-test-libraries`.
-    pub const TEST: [Library; 2] = [Library::TestAbort, Library::TestHang];
+    pub const TEST: [Parser; 2] = [Parser::TestAbort, Parser::TestHang];
 
     /// The name rows use.
     pub fn as_str(self) -> &'static str {
         match self {
-            Library::SerdeJson => "serde_json",
-            Library::SonicRs => "sonic-rs",
-            Library::SimdJson => "simd-json",
-            Library::SerdeJsonBorrow => "serde_json_borrow",
-            Library::Jiter => "jiter",
-            Library::TestAbort => "test-abort",
-            Library::TestHang => "test-hang",
+            Parser::SerdeJson => "serde_json",
+            Parser::SonicRs => "sonic-rs",
+            Parser::SimdJson => "simd-json",
+            Parser::SerdeJsonBorrow => "serde_json_borrow",
+            Parser::Jiter => "jiter",
+            Parser::TestAbort => "test-abort",
+            Parser::TestHang => "test-hang",
         }
     }
 
@@ -62,39 +63,39 @@ impl Library {
     pub fn paths(self) -> &'static [SafetyPath] {
         use SafetyPath::*;
         match self {
-            Library::SonicRs => &[Dom, Typed, Lazy, Incremental],
-            Library::SerdeJson | Library::SimdJson => &[Dom, Typed, Incremental],
+            Parser::SonicRs => &[Dom, Typed, Lazy, Incremental],
+            Parser::SerdeJson | Parser::SimdJson => &[Dom, Typed, Incremental],
             // Their DOMs (jiter's typed decoders are per shape: not for arbitrary hostile input).
-            Library::SerdeJsonBorrow | Library::Jiter => &[Dom],
-            Library::TestAbort | Library::TestHang => &[Dom],
+            Parser::SerdeJsonBorrow | Parser::Jiter => &[Dom],
+            Parser::TestAbort | Parser::TestHang => &[Dom],
         }
     }
 
     fn stream_library(self) -> Option<jsoncost_stream::Library> {
         match self {
-            Library::SerdeJson => Some(jsoncost_stream::Library::SerdeJson),
-            Library::SonicRs => Some(jsoncost_stream::Library::SonicRs),
-            Library::SimdJson => Some(jsoncost_stream::Library::SimdJson),
-            Library::SerdeJsonBorrow | Library::Jiter | Library::TestAbort | Library::TestHang => None,
+            Parser::SerdeJson => Some(jsoncost_stream::Library::SerdeJson),
+            Parser::SonicRs => Some(jsoncost_stream::Library::SonicRs),
+            Parser::SimdJson => Some(jsoncost_stream::Library::SimdJson),
+            Parser::SerdeJsonBorrow | Parser::Jiter | Parser::TestAbort | Parser::TestHang => None,
         }
     }
 }
 
-impl fmt::Display for Library {
+impl fmt::Display for Parser {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
 }
 
-impl FromStr for Library {
+impl FromStr for Parser {
     type Err = String;
-    fn from_str(s: &str) -> Result<Library, String> {
-        Library::ALL
+    fn from_str(s: &str) -> Result<Parser, String> {
+        Parser::ALL
             .into_iter()
-            .chain(Library::TEST)
+            .chain(Parser::TEST)
             .find(|l| l.as_str() == s)
             .ok_or_else(|| {
-                let names: Vec<&str> = Library::ALL.iter().map(|l| l.as_str()).collect();
+                let names: Vec<&str> = Parser::ALL.iter().map(|l| l.as_str()).collect();
                 format!("unknown library {s:?}; valid libraries: {}", names.join(", "))
             })
     }
@@ -138,7 +139,7 @@ struct Jiter<'a>(jiter::JsonValue<'a>);
 
 impl Parsed for Jiter<'_> {
     fn canonical(&self) -> Result<Canonical, String> {
-        jsoncost_codecs::others::jiter_to_value(&self.0).map(Canonical::Full)
+        jsoncost_codecs::more_libraries::jiter_to_value(&self.0).map(Canonical::Full)
     }
 }
 
@@ -146,41 +147,41 @@ fn msg(e: impl fmt::Display) -> String {
     e.to_string()
 }
 
-fn typed<T: DeserializeOwned + Serialize + Sync + 'static>(library: Library, input: &[u8]) -> Result<Boxed<'static>, String> {
+fn typed<T: DeserializeOwned + Serialize + Sync + 'static>(library: Parser, input: &[u8]) -> Result<Boxed<'static>, String> {
     Ok(Box::new(Value(match library {
-        Library::SerdeJson => serde_json::from_slice::<T>(input).map_err(msg)?,
-        Library::SonicRs => sonic_rs::from_slice::<T>(input).map_err(msg)?,
+        Parser::SerdeJson => serde_json::from_slice::<T>(input).map_err(msg)?,
+        Parser::SonicRs => sonic_rs::from_slice::<T>(input).map_err(msg)?,
         // simd-json parses in place: the copy is what a user's code makes too.
-        Library::SimdJson => simd_json::serde::from_slice::<T>(&mut input.to_vec()).map_err(msg)?,
+        Parser::SimdJson => simd_json::serde::from_slice::<T>(&mut input.to_vec()).map_err(msg)?,
         _ => unreachable!("{library} has no typed path"),
     })))
 }
 
 /// Parses `input` with `library` on `path` (the typed path into `target`, the lazy one projecting
 /// `projection`): the value, or the library's error.
-pub fn parse<'a>(library: Library, path: SafetyPath, input: &'a [u8], target: Target, projection: &str) -> Result<Boxed<'a>, String> {
+pub fn parse<'a>(library: Parser, path: SafetyPath, input: &'a [u8], target: Target, projection: &str) -> Result<Boxed<'a>, String> {
     match (library, path) {
-        (Library::TestAbort, _) => std::process::abort(),
-        (Library::TestHang, _) => loop {
+        (Parser::TestAbort, _) => std::process::abort(),
+        (Parser::TestHang, _) => loop {
             // Never returns: the parent's time limit kills the process.
             std::thread::sleep(std::time::Duration::from_secs(1));
         },
-        (Library::SerdeJson, SafetyPath::Dom) => Ok(Box::new(Value(serde_json::from_slice::<serde_json::Value>(input).map_err(msg)?))),
-        (Library::SonicRs, SafetyPath::Dom) => Ok(Box::new(Value(sonic_rs::from_slice::<sonic_rs::Value>(input).map_err(msg)?))),
-        (Library::SimdJson, SafetyPath::Dom) => Ok(Box::new(Value(simd_json::owned::to_value(&mut input.to_vec()).map_err(msg)?))),
-        (Library::SerdeJsonBorrow, SafetyPath::Dom) => Ok(Box::new(Value(
+        (Parser::SerdeJson, SafetyPath::Dom) => Ok(Box::new(Value(serde_json::from_slice::<serde_json::Value>(input).map_err(msg)?))),
+        (Parser::SonicRs, SafetyPath::Dom) => Ok(Box::new(Value(sonic_rs::from_slice::<sonic_rs::Value>(input).map_err(msg)?))),
+        (Parser::SimdJson, SafetyPath::Dom) => Ok(Box::new(Value(simd_json::owned::to_value(&mut input.to_vec()).map_err(msg)?))),
+        (Parser::SerdeJsonBorrow, SafetyPath::Dom) => Ok(Box::new(Value(
             serde_json::from_slice::<serde_json_borrow::Value<'a>>(input).map_err(msg)?,
         ))),
         // Strict JSON (jiter's NaN/Infinity extension off), as the micro tables measure it.
-        (Library::Jiter, SafetyPath::Dom) => Ok(Box::new(Jiter(jiter::JsonValue::parse(input, false).map_err(msg)?))),
+        (Parser::Jiter, SafetyPath::Dom) => Ok(Box::new(Jiter(jiter::JsonValue::parse(input, false).map_err(msg)?))),
         (_, SafetyPath::Typed) => match target {
             Target::Data => typed::<Data>(library, input),
             Target::Numbers => typed::<Vec<f64>>(library, input),
             Target::Strings => typed::<Vec<String>>(library, input),
         },
-        (Library::SonicRs, SafetyPath::Lazy) => {
+        (Parser::SonicRs, SafetyPath::Lazy) => {
             let fields = [projection.to_string()];
-            let tree = jsoncost_codecs::typed::pointer_tree(&fields);
+            let tree = jsoncost_codecs::toolkit::pointer_tree(&fields);
             let found = sonic_rs::get_many(input, &tree).map_err(msg)?;
             Ok(Box::new(Projection(
                 fields

@@ -33,7 +33,7 @@ pub struct StreamOptions {
     /// A telemetry file instead of the generated body.
     pub file: Option<PathBuf>,
     /// With `file`: stream the array at this RFC 6901 pointer of any document instead of a
-    /// telemetry body (see [`array`]).
+    /// telemetry body (see [`mod@array`]).
     pub pointer: Option<String>,
     /// Chunk size of the incremental strategies, in KiB.
     pub chunk_kib: u64,

@@ -4,16 +4,13 @@
 //! interval reaches 0 reads "noise", never a negative share. A sequential table (or an older
 //! file) gives mean − floor mean.
 
-use jsoncost_engine::{Experiment, Row};
+use jsoncost_engine::{Experiment, FLOOR, Row};
 
 use super::{Cell, Spec, micro};
 use crate::units::{self, ABSENT};
 
 /// Shown where a row's time above the floor cannot be told from the noise.
 pub(crate) const NOISE: &str = "noise";
-
-/// The method name of the store experiment's no-JSON reference row.
-pub(crate) const FLOOR: &str = "floor";
 
 /// Mean of the table's ok `floor` row.
 pub(crate) fn floor_mean_ns(exp: &Experiment) -> Option<f64> {

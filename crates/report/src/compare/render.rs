@@ -1,9 +1,9 @@
-//! Comparison output: console table, markdown for PR comments, JSON and CSV.
+//! What every format shows of a comparison: its verdict cells and summary sentence.
 
 use super::{Comparison, NotCompared, RowChange};
-use crate::columns::Align;
+use crate::units;
 use crate::verdicts::Verdicts;
-use crate::{Format, json, units};
+use crate::view::Align;
 
 const COLUMNS: [(&str, Align); 12] = [
     ("Table", Align::Left),
@@ -21,16 +21,6 @@ const COLUMNS: [(&str, Align); 12] = [
 ];
 
 impl Comparison {
-    /// The comparison in `format`; markdown is meant for a PR comment.
-    pub fn render(&self, format: Format) -> String {
-        match format {
-            Format::Table => self.render_table(),
-            Format::Markdown => self.render_markdown(),
-            Format::Json => json::pretty(self),
-            Format::Csv => self.render_csv(),
-        }
-    }
-
     /// The gate's outcome and what was compared, in a sentence or three.
     pub fn summary(&self) -> String {
         let count = |v| self.rows.iter().filter(|r| r.verdict == v).count();
@@ -73,7 +63,7 @@ impl Comparison {
             (false, lost) => {
                 let list: Vec<String> = regressions
                     .iter()
-                    .map(|r| format!("{} {} {} ({})", r.experiment, r.table, r.method, gate(r)))
+                    .map(|r| format!("{} {} {} ({})", r.experiment, r.table, r.method, r.gate()))
                     .collect();
                 let lost = match lost {
                     None => String::new(),
@@ -90,7 +80,8 @@ impl Comparison {
         }
     }
 
-    fn verdicts(&self) -> Verdicts<'static> {
+    /// The verdicts every format lays out.
+    pub(crate) fn verdicts(&self) -> Verdicts<'static> {
         // Tables that moved as a whole, then what unpaired runs cannot tell apart.
         let mut note: Vec<String> = self.table_shifts.iter().map(|t| format!("{}.", t.note())).collect();
         note.push(self.unpaired_note());
@@ -103,76 +94,6 @@ impl Comparison {
             regression: self.has_regression(),
             note: Some(note.join(" ")),
         }
-    }
-
-    fn render_table(&self) -> String {
-        self.verdicts().console()
-    }
-
-    fn render_markdown(&self) -> String {
-        self.verdicts().markdown()
-    }
-
-    fn render_csv(&self) -> String {
-        let header = [
-            "experiment",
-            "table",
-            "method",
-            "base_mean_ns",
-            "new_mean_ns",
-            "time_change",
-            "table_shift",
-            "own_change",
-            "resolution",
-            "verdict",
-            "base_allocated_bytes",
-            "new_allocated_bytes",
-            "base_allocs",
-            "new_allocs",
-            "allocation_grew",
-            "regression",
-        ];
-        let num = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
-        let mut w = csv::Writer::from_writer(Vec::new());
-        let mut records = vec![header.map(String::from).to_vec()];
-        for r in &self.rows {
-            records.push(vec![
-                r.experiment.to_string(),
-                r.table.clone(),
-                r.method.clone(),
-                r.base_mean_ns.to_string(),
-                r.new_mean_ns.to_string(),
-                r.time_change.to_string(),
-                r.table_shift.to_string(),
-                r.own_change.to_string(),
-                num(r.resolution.map(|x| x.half_width)),
-                r.verdict.key().to_string(),
-                num(r.base_allocated_bytes),
-                num(r.new_allocated_bytes),
-                num(r.base_allocs),
-                num(r.new_allocs),
-                r.allocation_grew.to_string(),
-                r.regression().to_string(),
-            ]);
-        }
-        // Rows ok in base that failed or are missing in new: no times, a verdict saying which.
-        for n in self.lost() {
-            let verdict = match n.reason {
-                super::Reason::Failed { .. } => "failed_in_new",
-                _ => "missing_from_new",
-            };
-            let mut record = vec![n.experiment.to_string(), n.table.clone(), n.method.clone().unwrap_or_default()];
-            record.extend(["", "", "", "", "", ""].map(String::from));
-            record.push(verdict.to_string());
-            record.extend(["", "", "", "", ""].map(String::from));
-            record.push((!self.allow_missing).to_string());
-            records.push(record);
-        }
-        for r in records {
-            // Writing to a Vec cannot fail.
-            w.write_record(&r).expect("CSV into memory");
-        }
-        String::from_utf8(w.into_inner().expect("CSV into memory")).expect("CSV of strings is UTF-8")
     }
 }
 
@@ -200,18 +121,8 @@ fn cells(r: &RowChange, threshold: f64) -> Vec<String> {
                 units::bytes(d)
             }
         }),
-        gate(r),
+        r.gate(),
     ]
-}
-
-fn gate(r: &RowChange) -> String {
-    match (r.time_regression(), r.allocation_grew) {
-        (true, true) => "regression: time, allocation",
-        (true, false) => "regression: time",
-        (false, true) => "regression: allocation",
-        (false, false) => "ok",
-    }
-    .to_string()
 }
 
 fn signed_percent(change: f64) -> String {
@@ -246,5 +157,18 @@ fn lost_entry(n: &NotCompared) -> String {
     match &n.method {
         Some(m) => format!("{} {} {m} ({how})", n.experiment, n.table),
         None => format!("{} {} (whole table, {} ok, {how})", n.experiment, n.table, rows(n.lost)),
+    }
+}
+
+impl RowChange {
+    /// The gate's outcome for this row: `ok`, or which regression.
+    pub fn gate(&self) -> String {
+        match (self.time_regression(), self.allocation_grew) {
+            (true, true) => "regression: time, allocation",
+            (true, false) => "regression: time",
+            (false, true) => "regression: allocation",
+            (false, false) => "ok",
+        }
+        .to_string()
     }
 }

@@ -9,7 +9,7 @@ use jsoncost_engine::stats::percentile_sorted;
 use serde::Serialize;
 
 use super::{Pair, SPREAD_MIN_ROWS, Verdict};
-use crate::columns::mean_interval;
+use crate::row_figures::mean_interval;
 use crate::units;
 
 /// Rows a table needs for its own median to be its shift; a smaller one takes its experiment's.

@@ -2,16 +2,18 @@
 
 use std::fmt::Write;
 
-use jsoncost_engine::{Experiment, ExperimentKind as Kind, Row};
+use jsoncost_engine::{Experiment, ExperimentKind as Kind, FLOOR, Row};
 
 use super::charts::{Chart, ChartRow, Segment, Track};
 use super::esc;
-use crate::columns::{Align, FLOOR, Line, NO_MESSAGE, View, extra, floor_mean_ns};
+use crate::columns::floor_mean_ns;
+use crate::row_figures::extra;
 use crate::units::{self, TimeColumn};
+use crate::view::{Align, Line, NO_MESSAGE, View};
 
 pub(super) fn render(exp: &Experiment, id: &str) -> String {
     if exp.experiment == Kind::Safety {
-        return crate::safety::html(exp, id);
+        return super::safety::section(exp, id);
     }
     let view = View::of(exp);
     let mut out = format!(

@@ -208,22 +208,22 @@ fn advice_renders_in_every_format() {
     let advice = advisor::advise(&table(vec![row("base", 100.0, 1.0, 40.0), row("slow", 150.0, 1.0, 8.0)]));
     let text = "Keep base: it is the fastest correct strategy; the next, slow, takes 50.00 ns (50.0%) longer.";
     assert_eq!(
-        advisor::render(&advice, Format::Table),
+        Format::Table.exporter().advice(&advice),
         format!("What moves the number\n- micro t/op: {text}\n")
     );
     assert_eq!(
-        advisor::render(&advice, Format::Markdown),
+        Format::Markdown.exporter().advice(&advice),
         format!("## What moves the number\n\n- **micro: t/op**: {text}\n")
     );
     assert_eq!(
-        advisor::render(&advice, Format::Csv),
+        Format::Csv.exporter().advice(&advice),
         format!("experiment,table,kind,baseline,candidate,text\nmicro,t/op,keep_baseline,base,slow,\"{text}\"\n")
     );
-    let json: serde_json::Value = serde_json::from_str(&advisor::render(&advice, Format::Json)).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&Format::Json.exporter().advice(&advice)).unwrap();
     assert_eq!(json[0]["kind"], "keep_baseline");
     assert_eq!(json[0]["candidate"], "slow");
     assert_eq!(
-        advisor::render(&[], Format::Table),
+        Format::Table.exporter().advice(&[]),
         "What moves the number\nNo tables to advise on.\n"
     );
 }
@@ -284,7 +284,7 @@ fn a_typed_table_recommends_the_fastest_typed_row_and_lists_other_contracts_apar
         ]
     );
     // Every format shows the options apart from the recommendation.
-    let text = advisor::render(std::slice::from_ref(&a), Format::Table);
+    let text = Format::Table.exporter().advice(std::slice::from_ref(&a));
     assert!(
         text.contains(&format!(
             "- micro t/op: {}\n  - If you only need a few named fields: lazy/sonic-rs",
@@ -292,7 +292,7 @@ fn a_typed_table_recommends_the_fastest_typed_row_and_lists_other_contracts_apar
         )),
         "{text}"
     );
-    let csv = advisor::render(&[a], Format::Csv);
+    let csv = Format::Csv.exporter().advice(&[a]);
     assert!(
         csv.contains("\nmicro,t/op,other_contract,typed/serde_json,raw/serde_json,"),
         "{csv}"

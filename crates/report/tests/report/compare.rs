@@ -125,9 +125,9 @@ fn one_more_byte_per_operation_is_a_regression_even_when_faster() {
     assert_eq!(r.allocation_change(), Some(1.0));
     assert!(c.has_regression());
     assert!(
-        c.render(Format::Table).contains("┆ regression: allocation │"),
+        Format::Table.exporter().comparison(&c).contains("┆ regression: allocation │"),
         "{}",
-        c.render(Format::Table)
+        Format::Table.exporter().comparison(&c)
     );
     // Less allocation, or a fraction of a byte from amortising a one-time allocation, passes.
     assert!(!one(row("m", 100.0, 1.0, 20, 40.0), row("m", 100.0, 1.0, 20, 39.0)).has_regression());
@@ -197,14 +197,14 @@ fn missing_unknown_mismatched_and_failed_rows_are_listed_and_lost_ok_rows_regres
             "micro new-table *: only in new (unknown to base)",
         ]
     );
-    let md = c.render(Format::Markdown);
+    let md = Format::Markdown.exporter().comparison(&c);
     assert!(md.starts_with("### jsoncost compare: **Regression**"), "{md}");
     assert!(
         md.contains("- micro kept breaks: failed in new: line 1 line 2 [ok in base: a regression]\n"),
         "{md}"
     );
     assert!(md.contains("- micro kept added: only in new (unknown to base)\n"), "{md}");
-    let csv = c.render(Format::Csv);
+    let csv = Format::Csv.exporter().comparison(&c);
     assert!(csv.contains("\nmicro,kept,breaks,,,,,,,failed_in_new,,,,,,true\n"), "{csv}");
     assert!(csv.contains("\nmicro,old-table,,,,,,,,missing_from_new,,,,,,true\n"), "{csv}");
 }
@@ -260,7 +260,7 @@ fn markdown_for_a_pr_comment() {
     )]);
     let c = compare(&base, &new, THRESHOLD);
     assert_eq!(
-        c.render(Format::Markdown),
+        Format::Markdown.exporter().comparison(&c),
         "### jsoncost compare: **Regression**\n\n\
              Regression in 1 of 2 rows (threshold 5.0%, beyond the table's shift and what the files resolve): micro t slow (regression: time, allocation). \
              2 rows compared: 0 faster, 1 slower, 1 within noise, 0 unresolvable at 5.0%; 0 not compared.\n\n\
@@ -278,10 +278,10 @@ fn markdown_for_a_pr_comment() {
 #[test]
 fn json_and_csv_carry_the_verdicts() {
     let c = one(row("m", 100.0, 1.0, 20, 40.0), row("m", 120.0, 1.0, 20, 40.0));
-    let json: serde_json::Value = serde_json::from_str(&c.render(Format::Json)).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&Format::Json.exporter().comparison(&c)).unwrap();
     assert_eq!(json["rows"][0]["verdict"], "slower");
     assert_eq!(json["threshold"], 0.05);
-    let csv = c.render(Format::Csv);
+    let csv = Format::Csv.exporter().comparison(&c);
     let mut lines = csv.lines();
     assert_eq!(
         lines.next().unwrap(),
@@ -332,11 +332,11 @@ fn two_runs_of_one_build_on_a_drifting_machine_are_no_regression() {
     assert_eq!(c.rows.iter().filter(|r| r.time_change > THRESHOLD).count(), 35);
     let largest = c.rows.iter().map(|r| r.time_change).fold(0.0, f64::max);
     assert!((largest - 0.405).abs() < 0.001, "{largest}");
-    assert!(!c.has_regression(), "{}", c.render(Format::Table));
+    assert!(!c.has_regression(), "{}", Format::Table.exporter().comparison(&c));
     assert!(
         c.rows.iter().all(|r| !matches!(r.verdict, Verdict::Slower | Verdict::Faster)),
         "{}",
-        c.render(Format::Table)
+        Format::Table.exporter().comparison(&c)
     );
     // The tables that moved as a whole are named, not flagged.
     let shifted: Vec<(&str, String)> = c
@@ -368,7 +368,12 @@ fn one_row_made_15_percent_slower_is_the_one_regression() {
             .regressions()
             .map(|r| format!("{} {} {}", r.experiment, r.table, r.method))
             .collect();
-        assert_eq!(flagged, ["micro order/deserialize typed/sonic-rs"], "{}", c.render(Format::Table));
+        assert_eq!(
+            flagged,
+            ["micro order/deserialize typed/sonic-rs"],
+            "{}",
+            Format::Table.exporter().comparison(&c)
+        );
         assert!(c.has_regression());
     }
 }
@@ -377,7 +382,7 @@ fn one_row_made_15_percent_slower_is_the_one_regression() {
 fn runs_of_the_base_build_say_how_far_runs_move_and_keep_the_same_build_quiet() {
     let (base, same) = (run_of("base.json"), run_of("same-build.json"));
     let c = compare_with_runs(&base, &same, &[&run_of("base-run.json")], THRESHOLD);
-    assert!(!c.has_regression(), "{}", c.render(Format::Table));
+    assert!(!c.has_regression(), "{}", Format::Table.exporter().comparison(&c));
     let drift = c.drift.unwrap();
     assert_eq!((drift.runs, drift.rows), (2, 75));
     assert!(

@@ -7,5 +7,6 @@ mod compare;
 mod destinations;
 mod files;
 mod html;
+mod junit;
 mod render;
 mod simd_note;

@@ -6,6 +6,7 @@ use anyhow::{Context, anyhow};
 use jsoncost::ab::{AllocatorPlan, CpuChoice, Settings};
 use jsoncost_engine::alloc::Allocator;
 use jsoncost_engine::{AllocatorComparison, Config, ExperimentKind};
+use jsoncost_report::Format;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -14,7 +15,7 @@ use crate::experiments;
 use crate::failure::{environment, library, usage};
 use crate::interrupt;
 use crate::progress::Progress;
-use crate::session::{FormatArg, OutputArgs, Session, check_writable};
+use crate::session::{OutputArgs, Session, check_writable, format_parser};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ExperimentName {
@@ -65,15 +66,15 @@ pub struct RunArgs {
     /// Skip these experiments (comma-separated).
     #[arg(long, value_enum, value_delimiter = ',')]
     pub skip: Vec<ExperimentName>,
-    /// Directory for results.json, report.md and report.html (default: jsoncost-results/<timestamp>).
+    /// Directory for results.json, report.md and report.html (default: `jsoncost-results/<timestamp>`).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Also keep the results as a named baseline for `jsoncost compare`.
     #[arg(long, value_name = "NAME")]
     pub save_baseline: Option<String>,
     /// What stdout carries.
-    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
-    pub format: FormatArg,
+    #[arg(long, default_value = "table", value_parser = format_parser())]
+    pub format: Format,
     /// The rate one experiment's advice states per-second figures at, as EXPERIMENT=PER_S
     /// (repeatable): micro operations/s (default 10,000), store reads/s (2,000), stream
     /// bodies/s (1), http requests/s (1,000).

@@ -10,7 +10,7 @@ use rand::seq::SliceRandom;
 
 use crate::alloc;
 use crate::model::{Row, Schedule};
-use crate::stats::{Summary, remove_upper_outliers};
+use crate::stats::{SampleStats, remove_upper_outliers};
 
 /// How long and how precisely to measure.
 #[derive(Debug, Clone, PartialEq)]
@@ -129,7 +129,7 @@ pub struct Measurement {
     pub rounds_ns: Vec<f64>,
     pub outliers_removed: usize,
     pub ops_per_iteration: u64,
-    pub summary: Summary,
+    pub summary: SampleStats,
     /// Per-operation allocation from the untimed pass; `None` when the counting allocator is
     /// not installed.
     pub allocated_bytes: Option<f64>,
@@ -249,7 +249,7 @@ fn pilot<R, E>(config: &Config, clock: &dyn Clock, op: &mut impl FnMut(Stage) ->
 /// The stop rule's precision test: Error / Mean of the samples without upper outliers.
 fn precise_enough(config: &Config, all: &[f64]) -> bool {
     let (kept, _) = remove_upper_outliers(all);
-    Summary::of(&kept).is_some_and(|s| s.relative_error() < config.max_relative_error)
+    SampleStats::of(&kept).is_some_and(|s| s.relative_error() < config.max_relative_error)
 }
 
 /// The interleaved stop rule's paired test: every strategy's per-round ratio to the first
@@ -317,7 +317,7 @@ fn allocation_pass<R, E>(config: &Config, mean_ns: f64, op: &mut impl FnMut(Stag
 /// The measurement of `all` (per-op samples, in order), before its Allocation pass.
 fn timed(all: Vec<f64>, ops: u64, rounds: bool) -> Option<(Measurement, f64)> {
     let (kept, removed) = remove_upper_outliers(&all);
-    let summary = Summary::of(&kept)?;
+    let summary = SampleStats::of(&kept)?;
     let m = Measurement {
         rounds_ns: if rounds { all.clone() } else { Vec::new() },
         all_samples_ns: all,

@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Number, Value};
 
-use crate::typed::{OpStrategy, Slot, emit, emit_bytes, msg};
+use crate::toolkit::{OpStrategy, Slot, emit, emit_bytes, error_text};
 use crate::{BorrowedForm, BoxedStrategy, Canonical, Contract};
 
 /// jiter's DOM as a `serde_json::Value`, for the gate only (untimed): `JsonValue` has no
@@ -26,7 +26,7 @@ pub fn jiter_to_value(v: &JsonValue<'_>) -> Result<Value, String> {
         JsonValue::BigInt(b) => match u64::try_from(b) {
             Ok(u) => Value::Number(u.into()),
             Err(_) => {
-                let f: f64 = b.to_string().parse().map_err(msg)?;
+                let f: f64 = b.to_string().parse().map_err(error_text)?;
                 Value::Number(Number::from_f64(f).ok_or("an integer beyond f64's range")?)
             }
         },
@@ -63,19 +63,22 @@ pub fn dom_strategies(input: &[u8]) -> Vec<BoxedStrategy<'_>> {
     let mut owned_scratch = JsonValueScratch::<'static>::new();
     vec![
         OpStrategy::boxed("dom-borrowed/serde_json_borrow", Contract::BorrowedDom, n, move |s| {
-            emit(s, &serde_json::from_slice::<serde_json_borrow::Value<'_>>(input).map_err(msg)?)
+            emit(
+                s,
+                &serde_json::from_slice::<serde_json_borrow::Value<'_>>(input).map_err(error_text)?,
+            )
         }),
         OpStrategy::boxed("dom-borrowed/jiter", Contract::BorrowedDom, n, move |s| {
-            emit_jiter(s, &JsonValue::parse(input, false).map_err(msg)?)
+            emit_jiter(s, &JsonValue::parse(input, false).map_err(error_text)?)
         }),
         OpStrategy::boxed("dom-borrowed-reuse/jiter", Contract::BorrowedDom, n, move |s| {
-            emit_jiter(s, &scratch.parse(input, false, PartialMode::Off).map_err(msg)?)
+            emit_jiter(s, &scratch.parse(input, false, PartialMode::Off).map_err(error_text)?)
         }),
         OpStrategy::boxed("dom/jiter", Contract::Dom, n, move |s| {
-            emit_jiter(s, &JsonValue::parse_owned(input, false, PartialMode::Off).map_err(msg)?)
+            emit_jiter(s, &JsonValue::parse_owned(input, false, PartialMode::Off).map_err(error_text)?)
         }),
         OpStrategy::boxed("dom-reuse/jiter", Contract::Dom, n, move |s| {
-            emit_jiter(s, &owned_scratch.parse_owned(input, false, PartialMode::Off).map_err(msg)?)
+            emit_jiter(s, &owned_scratch.parse_owned(input, false, PartialMode::Off).map_err(error_text)?)
         }),
     ]
 }
@@ -84,13 +87,13 @@ pub fn dom_strategies(input: &[u8]) -> Vec<BoxedStrategy<'_>> {
 /// writes no JSON). `Err` when serde_json_borrow cannot read the document.
 pub fn serialize_dom_strategies<'a>(input: &[u8]) -> Result<Vec<BoxedStrategy<'a>>, String> {
     // The tree with the bytes it borrows from (the handler holds both).
-    let dom = serde_json_borrow::OwnedValue::from_slice(input).map_err(msg)?;
-    let n = Some(serde_json::to_vec(&dom).map_err(msg)?.len() as u64);
+    let dom = serde_json_borrow::OwnedValue::from_slice(input).map_err(error_text)?;
+    let n = Some(serde_json::to_vec(&dom).map_err(error_text)?.len() as u64);
     Ok(vec![OpStrategy::boxed(
         "dom-borrowed/serde_json_borrow",
         Contract::BytesFromDom,
         n,
-        move |s| emit_bytes(s, &serde_json::to_vec(dom.get_value()).map_err(msg)?),
+        move |s| emit_bytes(s, &serde_json::to_vec(dom.get_value()).map_err(error_text)?),
     )])
 }
 
@@ -98,13 +101,13 @@ pub fn serialize_dom_strategies<'a>(input: &[u8]) -> Result<Vec<BoxedStrategy<'a
 pub fn typed_strategies<T: Serialize + DeserializeOwned>(input: &[u8]) -> Vec<BoxedStrategy<'_>> {
     let n = Some(input.len() as u64);
     vec![OpStrategy::boxed("typed/jiter", Contract::TypedValue, n, move |s| {
-        emit(s, &jiter::serde::from_slice::<T>(input).map_err(msg)?)
+        emit(s, &jiter::serde::from_slice::<T>(input).map_err(error_text)?)
     })]
 }
 
 /// `borrowed/jiter`: the zero-copy form through jiter's serde deserializer.
 pub fn borrowed_strategy<T, F: BorrowedForm<T>>(input: &[u8]) -> BoxedStrategy<'_> {
     OpStrategy::boxed("borrowed/jiter", Contract::BorrowedValue, Some(input.len() as u64), move |s| {
-        emit(s, &jiter::serde::from_slice::<F::Of<'_>>(input).map_err(msg)?)
+        emit(s, &jiter::serde::from_slice::<F::Of<'_>>(input).map_err(error_text)?)
     })
 }

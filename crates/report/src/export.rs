@@ -1,0 +1,50 @@
+//! The one seam between results and their text: every format implements [`Exporter`], and
+//! every renderer (a run's tables, `report`, `compare`, `ab`, `alloc`, the advisor) goes
+//! through it, so a format is one module and one arm of [`crate::Format`].
+
+use jsoncost_engine::{AllocatorComparison, Experiment, Results};
+
+use crate::ab::AbComparison;
+use crate::advisor::Advice;
+use crate::compare::Comparison;
+
+/// Everything jsoncost prints, in one format.
+pub trait Exporter: Sync {
+    /// The `--format` name.
+    fn name(&self) -> &'static str;
+
+    /// Whether a run prints each table as it finishes and the advice at its end (a reader's
+    /// format), rather than [`Exporter::results`] once at the end (a whole document).
+    fn prints_each_table(&self) -> bool;
+
+    /// The whole results file: run header, every table with its summary, the allocator tables
+    /// and the advice. `color` styles a console table (the caller decides from NO_COLOR and
+    /// the terminal).
+    fn results(&self, results: &Results, color: bool) -> String;
+
+    /// One table with its title and summary; `note` (the build's, [`crate::simd_note`]) under
+    /// the title where the format has one.
+    fn experiment(&self, exp: &Experiment, note: Option<&str>, color: bool) -> String;
+
+    /// The advisor's section.
+    fn advice(&self, advice: &[Advice]) -> String;
+
+    /// Allocator tables (one per allocator) with the rows that could not be paired.
+    fn allocator_tables(&self, comparisons: &[AllocatorComparison]) -> String;
+
+    /// What `jsoncost alloc` and a bench's `--allocators` print of their results: by default
+    /// the allocator tables and their levers.
+    fn allocator_run(&self, results: &Results) -> String {
+        format!(
+            "{}\n{}",
+            self.allocator_tables(&results.allocators),
+            self.advice(&crate::allocators::advise(results))
+        )
+    }
+
+    /// The outcome of `compare`.
+    fn comparison(&self, comparison: &Comparison) -> String;
+
+    /// The outcome of `ab`.
+    fn ab(&self, comparison: &AbComparison) -> String;
+}
