@@ -2,6 +2,7 @@
 //! allocations, summarises samples, and holds the result model every experiment fills.
 
 pub mod alloc;
+pub mod http_figures;
 pub mod lockstep;
 pub mod machine;
 pub mod model;
@@ -12,6 +13,7 @@ pub mod safety;
 pub mod stats;
 pub mod summary;
 
+pub use http_figures::{HttpErrors, HttpFigures, HttpLoss, HttpStop, LossKind};
 pub use model::{
     AllocatorComparison, AllocatorRow, Contract, DifferenceKind, Experiment, ExperimentKind, Fidelity, Machine, NumberDifference, Rates,
     Results, Row, SCHEMA_VERSION, Schedule, Status, parse_experiment_rate, parse_rate,

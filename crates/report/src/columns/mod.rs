@@ -6,7 +6,7 @@ mod micro;
 mod store;
 mod stream;
 
-use jsoncost_engine::{Experiment, ExperimentKind, Row};
+use jsoncost_engine::{Experiment, ExperimentKind, HttpFigures, Row};
 use serde_json::Value;
 
 pub(crate) use store::{FLOOR, floor_mean_ns};
@@ -169,9 +169,9 @@ pub(crate) fn params(exp: &Experiment) -> String {
         .join(", ")
 }
 
-/// A number from a row's `extra` object.
-pub(crate) fn extra(row: &Row, key: &str) -> Option<f64> {
-    row.extra.get(key).and_then(Value::as_f64)
+/// One of an http row's load figures (`None` on other rows).
+pub(crate) fn http_figure(row: &Row, figure: impl Fn(&HttpFigures) -> Option<f64>) -> Option<f64> {
+    row.http.as_ref().and_then(figure)
 }
 
 /// How many samples a row's mean and standard deviation come from: the kept samples, else the
@@ -182,7 +182,7 @@ pub(crate) fn sample_count(row: &Row) -> Option<usize> {
     }
     row.iterations
         .map(|n| n as usize)
-        .or_else(|| extra(row, "requests").map(|n| n as usize))
+        .or_else(|| row.http.as_ref().map(|h| h.requests as usize))
 }
 
 /// The 99.9% confidence interval of a row's mean: mean ± Error, or when Error is absent, from
@@ -199,13 +199,9 @@ pub(crate) fn mean_interval(row: &Row) -> Option<(f64, f64)> {
     Some((m - half, m + half))
 }
 
-/// The total of an http row's `errors` object (kind → count); `None` when absent.
+/// The total of an http row's failed requests; `None` on other rows.
 pub(crate) fn error_total(row: &Row) -> Option<f64> {
-    match row.extra.get("errors")? {
-        Value::Object(kinds) => Some(kinds.values().filter_map(Value::as_f64).sum()),
-        Value::Number(n) => n.as_f64(),
-        _ => None,
-    }
+    row.http.as_ref().map(|h| h.errors.total() as f64)
 }
 
 type Get<'a> = Box<dyn Fn(&Row) -> Option<f64> + 'a>;
