@@ -285,6 +285,41 @@ fn stream_tables_pair_round_by_round_in_lockstep_so_one_run_answers() {
     }
 }
 
+#[test]
+fn http_tables_pair_slice_by_slice_in_lockstep_so_one_run_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let keep = dir.path().join("keep");
+    let bin = assert_cmd::cargo::cargo_bin("jsoncost");
+    let out = jsoncost()
+        .timeout(std::time::Duration::from_secs(240))
+        .args(["ab", "--rounds", "3", "--threshold", "50%", "--keep"])
+        .arg(&keep)
+        .arg("--base")
+        .arg(&bin)
+        .arg("--new")
+        .arg(&bin)
+        .args(["--", "http", "--quick", "-n", "120", "-c", "2", "--study-load", "false"])
+        .args(["--one-at-a-time", "false", "--post-requests", "0"])
+        .assert()
+        .code(0);
+    let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    // One run of both programs is an answer: every mode's row paired over the conductor's 3
+    // rounds (one slice of load each), item and list tables alike.
+    assert_one_run_in_lockstep_passed(&stdout);
+    assert!(!stdout.contains("pair only") && !stdout.contains("Not compared"), "{stdout}");
+    assert!(stdout.contains("6 compared:"), "{stdout}");
+    for side in ["b", "n"] {
+        let r: Results = serde_json::from_slice(&std::fs::read(keep.join(format!("run-001/{side}.json"))).unwrap()).unwrap();
+        assert_eq!(r.experiments.len(), 2);
+        for table in &r.experiments {
+            assert_eq!((table.experiment, table.rows.len()), (ExperimentKind::Http, 3));
+            for row in &table.rows {
+                assert_eq!(row.rounds_ns.len(), 3, "{side} {}", row.method);
+            }
+        }
+    }
+}
+
 /// `jsoncost ab` of the jsoncost under test against itself, in lockstep, for `rounds` rounds
 /// of the micro serde_json rows, keeping its files in `keep`.
 fn ab_in_lockstep(rounds: u32, keep: &Path, extra: &[&str]) -> std::process::Command {
