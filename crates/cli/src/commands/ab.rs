@@ -115,10 +115,17 @@ pub fn run(args: &AbArgs) -> anyhow::Result<()> {
         .allowing_missing(args.allow_missing)
         .on_cpu(settings.cpu);
     print_stdout(&comparison.render(args.format.into()))?;
+    verdict(
+        &comparison,
+        "no row was timed in both programs: nothing to compare (see \"Not compared\")",
+    )
+}
+
+/// The exit of an A/B once its comparison is printed: bad input when nothing was compared
+/// (`nothing` says why), 1 on a regression, else success.
+pub(super) fn verdict(comparison: &ab::AbComparison, nothing: &str) -> anyhow::Result<()> {
     if comparison.rows.is_empty() {
-        return Err(usage(anyhow!(
-            "no row was timed in both programs: nothing to compare (see \"Not compared\")"
-        )));
+        return Err(usage(anyhow!("{nothing}")));
     }
     if comparison.has_regression() {
         return Err(Failure {

@@ -14,7 +14,7 @@ use jsoncost_report::ab;
 
 use super::ab::AbArgs;
 use crate::args::{Seconds, positive_rate, share};
-use crate::failure::{ExitCode, Failure, library, usage};
+use crate::failure::{library, usage};
 use crate::interrupt;
 use crate::session::print_stdout;
 
@@ -149,15 +149,5 @@ pub fn run(ab_args: &AbArgs) -> anyhow::Result<()> {
     if let Some(failure) = measured.failure {
         return Err(library(failure));
     }
-    if comparison.rows.is_empty() {
-        return Err(usage(anyhow!("no figure was measured on both servers: nothing to compare")));
-    }
-    if comparison.has_regression() {
-        return Err(Failure {
-            code: ExitCode::Regression,
-            error: anyhow!("{}", comparison.summary()),
-        }
-        .into());
-    }
-    Ok(())
+    super::ab::verdict(&comparison, "no figure was measured on both servers: nothing to compare")
 }

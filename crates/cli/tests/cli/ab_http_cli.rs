@@ -52,6 +52,25 @@ fn fixed_server(body: &'static str) -> String {
     url
 }
 
+/// `jsoncost ab --http` of `/items/1` in `rounds` rounds of 0.1 s slices, each server given 30 s
+/// to become ready.
+fn ab_http(rounds: &str) -> Command {
+    let mut c = jsoncost();
+    c.args([
+        "ab",
+        "--http",
+        "--path",
+        "/items/1",
+        "--rounds",
+        rounds,
+        "--slice",
+        "0.1",
+        "--ready-timeout",
+        "30",
+    ]);
+    c
+}
+
 /// `jsoncost serve` on `{port}` in `mode`, over a store of its own in `dir`.
 fn serve_cmd(dir: &std::path::Path, name: &str, mode: &str) -> String {
     format!(
@@ -81,19 +100,7 @@ fn a_server_dying_mid_load_exits_3_with_the_results_written() {
     // The new server is stopped (SIGTERM) 6 s after it started: mid-load of 100 rounds.
     let new = format!("timeout 6 {}", serve_cmd(dir.path(), "new", "typed/serde_json"));
     let started = Instant::now();
-    jsoncost()
-        .args([
-            "ab",
-            "--http",
-            "--path",
-            "/items/1",
-            "--rounds",
-            "100",
-            "--slice",
-            "0.1",
-            "--ready-timeout",
-            "30",
-        ])
+    ab_http("100")
         .args(["--base-cmd", &serve_cmd(dir.path(), "base", "typed/serde_json"), "--new-cmd", &new])
         .arg("--out")
         .arg(&out)
@@ -113,19 +120,7 @@ fn a_server_dying_mid_load_exits_3_with_the_results_written() {
 fn the_same_server_on_both_sides_runs_to_a_verdict() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r.json");
-    let assert = jsoncost()
-        .args([
-            "ab",
-            "--http",
-            "--path",
-            "/items/1",
-            "--rounds",
-            "4",
-            "--slice",
-            "0.1",
-            "--ready-timeout",
-            "30",
-        ])
+    let assert = ab_http("4")
         .args(["--threshold", "50%", "-c", "4"])
         .args(["--base-cmd", &serve_cmd(dir.path(), "a", "typed/serde_json")])
         .args(["--new-cmd", &serve_cmd(dir.path(), "b", "typed/serde_json")])
