@@ -3,6 +3,7 @@
 //! no JSON library under measurement is known to it.
 
 pub mod alloc;
+pub mod http_figures;
 pub mod lockstep;
 pub mod machine;
 pub mod model;
@@ -13,6 +14,7 @@ pub mod stages;
 pub mod stats;
 pub mod summary;
 
+pub use http_figures::{HttpErrors, HttpFigures, HttpLoss, HttpStop, LossKind};
 pub use model::{
     AllocatorComparison, AllocatorRow, Contract, CpuWait, DifferenceKind, Experiment, ExperimentKind, FLOOR, Fidelity, Machine,
     NumberDifference, Rates, Results, Row, SCHEMA_VERSION, Schedule, Status, parse_experiment_rate, parse_rate,

@@ -414,6 +414,10 @@ pub struct Row {
     /// RSS the run started at: whole-run rows (stream) and the http uploads.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rss: Option<crate::rss::RssPeak>,
+    /// An http row's load figures (req/s, latency percentiles, errors, server CPU); absent
+    /// elsewhere. Files that kept them as `extra` keys read through [`Results::type_http_figures`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http: Option<crate::http_figures::HttpFigures>,
 }
 
 /// The method name of the store experiment's reference row: the document's bytes read and
@@ -601,6 +605,7 @@ impl Row {
             safety: None,
             contract: None,
             rss: None,
+            http: None,
         }
     }
 
@@ -625,6 +630,21 @@ impl Row {
             return None;
         }
         crate::paired::log_ratio(&base.rounds_ns, &self.rounds_ns, crate::paired::PAIRED_CONFIDENCE)
+    }
+}
+
+impl Results {
+    /// Moves the http figures of rows written before they were typed out of `extra` into
+    /// [`Row::http`], so every reader reads the one field.
+    pub fn type_http_figures(&mut self) {
+        let rows = self
+            .experiments
+            .iter_mut()
+            .filter(|e| e.experiment == ExperimentKind::Http)
+            .flat_map(|e| &mut e.rows);
+        for row in rows.filter(|r| r.http.is_none()) {
+            row.http = crate::http_figures::HttpFigures::take_from_extra(&mut row.extra);
+        }
     }
 }
 

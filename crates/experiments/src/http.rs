@@ -1,8 +1,12 @@
 //! The http experiment: the reference API started in-process, loaded by jsoncost's own
 //! generator; per route and load, one row per serialization mode with req/s, latency
-//! percentiles and the server's own allocations and CPU per request. A `target` URL is
-//! load-tested instead when given. Every table goes through the one Runner: a load run is a
-//! strategy that measures itself (its row comes from the load generator).
+//! percentiles and the server's own allocations and CPU per request. A table's modes are loaded
+//! together in slices ([`loadgen::run_slices`]): each round gives every mode one slice of the
+//! load, in an order shuffled per round, on each mode's own warm connections, so the rows pair
+//! round by round (Ratio: the paired ratio of wall time per request, the inverse of req/s; p99
+//! and CPU per request paired too). A `target` URL is load-tested instead when given (one run).
+//! Every table goes through the one Runner: a load row is a strategy that measures itself (the
+//! table's first measured row runs the slices of all of them).
 //!
 //! Nothing runs for hours: every table states its wall-clock bound before it starts (on the
 //! sink, and as the `wall_clock_bound_s` param) — the agreement check it makes, if any, plus
@@ -16,10 +20,11 @@ use bytes::Bytes;
 use jsoncost_codecs::gate::Reference;
 use jsoncost_codecs::{Canonical, Contract, RunFailure, Strategy};
 use jsoncost_engine::{ExperimentKind, Fidelity, Row};
-use jsoncost_http::loadgen::{self, LoadError, LoadReport, LoadSpec, LossRule, Model};
+use jsoncost_http::cost::CostProbe;
+use jsoncost_http::loadgen::{self, LoadError, LoadReport, LoadSpec, LossRule, Model, Rounds, SliceLength, SliceSpec, SliceTarget};
 use jsoncost_http::server::{self, RunningServer, ServerConfig, TelemetryParse};
 use jsoncost_http::verify::{Route, VerifyError, agreement_bound, modes_agree_blocking};
-use jsoncost_http::{Mode, StoreData, StoreSource, row::failed_row, row::http_row};
+use jsoncost_http::{Mode, StoreData, StoreSource, row::failed_row, row::http_row, row::sliced_rows, row::total_report};
 use jsoncost_shapes::{DEFAULT_SEED, write_telemetry};
 use jsoncost_stores::OpenOptions;
 use serde_json::{Map, json};
@@ -61,9 +66,17 @@ pub struct HttpOptions {
     /// When a load run is given up as lost. Against the in-process API its first 5xx (or
     /// refused connection) loses it too, whatever this says.
     pub loss: LossRule,
+    /// Rounds of each table's sliced load: every mode's `requests` (or the open model's
+    /// duration) is split into this many slices, one per round (at least 2).
+    pub rounds: usize,
+    /// Seeds each round's order of the modes.
+    pub seed: u64,
     /// Fewer requests and shorter runs.
     pub quick: bool,
 }
+
+/// Default rounds of a table's sliced load.
+pub const DEFAULT_ROUNDS: usize = 5;
 
 /// A load run's error that ends the experiment at once (a target that refuses the first
 /// connection is a lost target instead; see [`LoadRun::measure_once`]).
@@ -141,25 +154,53 @@ impl HttpOptions {
         v
     }
 
-    /// The load run of `load` against `url`; `in_process`: the reference API, which answers a
-    /// 5xx only when its cache or store is gone, so its first one loses the run.
-    fn spec(&self, url: String, load: &Load, in_process: bool) -> LoadSpec {
+    /// The load run of `load` against an external `url` (`--target`).
+    fn spec(&self, url: String, load: &Load) -> LoadSpec {
         let mut spec = match load.open {
             Some((rate, d)) => LoadSpec::open(url, rate, d, load.connections),
             None => LoadSpec::closed(url, load.requests, load.connections),
         };
         spec.timeout = self.timeout.max(Duration::from_millis(1));
-        spec.loss = LossRule {
-            first_server_error: in_process,
-            ..self.loss
-        };
+        spec.loss = self.loss;
         spec
     }
-}
 
-/// A table's wall-clock bound: the check it makes before its runs (if any), then each run's.
-fn table_bound<'a>(check: Duration, runs: impl IntoIterator<Item = &'a LoadSpec>) -> Duration {
-    runs.into_iter().fold(check, |sum, spec| sum.saturating_add(spec.bound()))
+    /// The sliced load of `load` over `targets` of the in-process API: each target's requests
+    /// (or the open model's duration) split over the rounds, one slice per round, each slice
+    /// at least one request per connection (so `-c` uploads or requests are at once in
+    /// flight); the rounds are `rounds` unless the requests per connection are fewer (at least
+    /// 2). The API answers a 5xx only when its cache or store is gone, so its first one loses
+    /// the load.
+    fn slice_spec(&self, targets: Vec<SliceTarget>, load: &Load, warmup: bool) -> SliceSpec {
+        let most = self.rounds.max(2);
+        let (rounds, length) = match load.open {
+            Some((_, d)) => (most, SliceLength::Time(d / most as u32)),
+            None => {
+                let per_connection = load.requests / load.connections.max(1) as u64;
+                let rounds = per_connection.clamp(2, most as u64);
+                let per_slice = load.requests.div_ceil(rounds).max(load.connections as u64);
+                (rounds as usize, SliceLength::Requests(per_slice))
+            }
+        };
+        SliceSpec {
+            rate: load.open.map(|(rate, _)| rate),
+            length,
+            rounds: Rounds {
+                min: rounds,
+                max: rounds,
+                precision: 0.0,
+                budget: Duration::MAX,
+            },
+            seed: self.seed,
+            timeout: self.timeout.max(Duration::from_millis(1)),
+            loss: LossRule {
+                first_server_error: true,
+                ..self.loss
+            },
+            warmup,
+            ..SliceSpec::closed(targets, load.connections)
+        }
+    }
 }
 
 /// `d` for a reader: `36 s`, `5 min 5 s`, `1 h 52 min`.
@@ -274,76 +315,191 @@ fn refused_only(report: &LoadReport) -> bool {
     report.errors.total() > 0 && report.errors.total() == report.errors.status && report.status_codes.keys().all(|c| (400..500).contains(c))
 }
 
-/// One load run as a strategy: its gate is the agreement checked before the table (every mode
+/// How a load row is measured.
+enum Measured<'s> {
+    /// One load run of its own against an external target (`--target`).
+    Alone(Box<LoadSpec>),
+    /// Target `index` of its table's sliced load.
+    Sliced { load: &'s SlicedLoad<'s>, index: usize },
+}
+
+/// One load row as a strategy: its gate is the agreement checked before the table (every mode
 /// serves the same document, the POST parses answer the same summary), and it measures itself.
 struct LoadRun<'s> {
     name: String,
     /// The table it is a row of.
     table: String,
     contract: Contract,
-    server: Option<&'s RunningServer>,
-    spec: LoadSpec,
+    measured: Measured<'s>,
     agreement: Result<(), RunFailure>,
     cancel: Cancel,
     watch: &'s Watch,
 }
 
+/// A load row's outcome.
+type Measurement = Result<Row, RunFailure>;
+
+/// The rows of a table loaded together in slices: run once, by the first row measured, for
+/// every row the filter and the gate let through.
+struct SlicedLoad<'s> {
+    /// Every row's target, in table order (the spec's own list is replaced by the members').
+    spec: SliceSpec,
+    /// The server each target is served by (its CPU and allocations are sampled per slice).
+    servers: Vec<&'s RunningServer>,
+    /// Which targets are loaded.
+    members: Vec<bool>,
+    /// Each target's row once the slices ran (taken by its strategy).
+    rows: RefCell<Option<Vec<Option<Measurement>>>>,
+}
+
+impl<'s> SlicedLoad<'s> {
+    fn new(spec: SliceSpec, servers: Vec<&'s RunningServer>, members: Vec<bool>) -> Self {
+        SlicedLoad {
+            spec,
+            servers,
+            members,
+            rows: RefCell::new(None),
+        }
+    }
+
+    /// The spec of the members alone.
+    fn members_spec(&self) -> SliceSpec {
+        SliceSpec {
+            targets: self
+                .spec
+                .targets
+                .iter()
+                .zip(&self.members)
+                .filter(|(_, m)| **m)
+                .map(|(t, _)| t.clone())
+                .collect(),
+            ..self.spec.clone()
+        }
+    }
+
+    /// The most wall time its load takes (nothing when no row is loaded).
+    fn bound(&self) -> Duration {
+        if self.members.iter().any(|m| *m) {
+            self.members_spec().bound()
+        } else {
+            Duration::ZERO
+        }
+    }
+
+    /// Target `index`'s row, running the slices of every member first if they have not run.
+    fn row(&self, index: usize, table: &str, cancel: &Cancel, watch: &Watch) -> Result<Row, RunFailure> {
+        let mut rows = self.rows.borrow_mut();
+        if rows.is_none() {
+            if let Some(failure) = watch.not_started() {
+                return Err(failure);
+            }
+            *rows = Some(self.run(table, cancel, watch));
+        }
+        rows.as_mut()
+            .and_then(|rows| rows.get_mut(index)?.take())
+            .unwrap_or_else(|| Err(RunFailure::row("not measured: not among the rows loaded")))
+    }
+
+    /// Runs the members' slices; a row per target (`None` for those not loaded). A server lost
+    /// (the reference API failing, a connection refused) fails its row with its errors by
+    /// kind and is marked on `watch`; the other rows keep what their complete rounds measured.
+    fn run(&self, table: &str, cancel: &Cancel, watch: &Watch) -> Vec<Option<Measurement>> {
+        let indices: Vec<usize> = (0..self.members.len()).filter(|&i| self.members[i]).collect();
+        let spec = self.members_spec();
+        let mut probe = CostProbe::new(indices.iter().map(|&i| self.servers[i]).collect());
+        let (token, watcher, done) = cancel_token(cancel);
+        let result = loadgen::run_slices(&spec, &mut probe, &token);
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        let _ = watcher.join();
+        let mut out: Vec<Option<Measurement>> = vec![None; self.members.len()];
+        let run = match result {
+            Ok(run) => run,
+            Err(e @ LoadError::Unreachable { .. }) => {
+                let why = format!("{e}; is the server running and listening there?");
+                watch.lose(table, &spec.targets[0].name, &why, false);
+                for &i in &indices {
+                    out[i] = Some(Err(RunFailure::row(why.clone())));
+                }
+                return out;
+            }
+            Err(e) => {
+                let failure = RunFailure::fatal(e.to_string());
+                for &i in &indices {
+                    out[i] = Some(Err(failure.clone()));
+                }
+                return out;
+            }
+        };
+        for ((k, row), &i) in sliced_rows(&run).into_iter().enumerate().zip(&indices) {
+            let target = &run.targets[k];
+            let lost_here = run.lost.is_some_and(|l| l.target == k);
+            let slices = if lost_here { &target.slices[..] } else { target.paired(run.rounds) };
+            out[i] = Some(match total_report(slices) {
+                Some(report) => judge_row(table, &target.name, row, &report, true, watch),
+                None => Err(RunFailure::row(row.error_message.clone().unwrap_or_default())),
+            });
+        }
+        out
+    }
+}
+
+/// A load row measured against `report`: ok, or failed with why. The reference API failing (a
+/// 5xx answer or a refused connection: its cache or store is gone), or a run given up by its
+/// [`LossRule`], marks the server lost. Its latencies mix failures with answers, so they are no
+/// measurement.
+fn judge_row(table: &str, method: &str, row: Row, report: &LoadReport, in_process: bool, watch: &Watch) -> Result<Row, RunFailure> {
+    if report.unsent > 0 {
+        watch.notes.borrow_mut().push(unsent_note(table, method, report));
+    }
+    if in_process && report.server_errors() > 0 {
+        let why = format!(
+            "the reference API failed {} of {} requests ({}); its cache or store is gone",
+            report.server_errors(),
+            report.requests,
+            report.errors_by_kind()
+        );
+        watch.lose(table, method, &why, false);
+        return Err(RunFailure::row(why.clone()).with_row(failed_row(method, report, why)));
+    }
+    if row.is_ok() {
+        return Ok(row);
+    }
+    // Lost, or not one success: a target whose every failure was a 4xx is bad input (the URL
+    // or the request is wrong); timeouts, lost connections and 5xx answers are the
+    // environment's.
+    let refused = !in_process && refused_only(report);
+    let why = row.error_message.clone().unwrap_or_default();
+    if report.lost.is_some() {
+        watch.lose(table, method, &why, refused);
+    }
+    let failure = RunFailure::row(why).with_row(row);
+    Err(if refused { failure.bad_input() } else { failure })
+}
+
 impl LoadRun<'_> {
-    /// One load run, with the server's cost when the server is ours. A lost run fails its row
-    /// with its errors by kind and marks the server lost: the reference API failing (a 5xx
-    /// answer or a refused connection: its cache or store is gone), a target refusing the first
-    /// connection, or a run given up by its [`LossRule`]. Its latencies mix failures with
-    /// answers, so they are no measurement.
+    /// The row: its own load run, or its share of the table's sliced load.
     fn measure_once(&self) -> Result<Row, RunFailure> {
+        let spec = match &self.measured {
+            Measured::Sliced { load, index } => return load.row(*index, &self.table, &self.cancel, self.watch),
+            Measured::Alone(spec) => spec,
+        };
         if let Some(failure) = self.watch.not_started() {
             return Err(failure);
         }
-        let (method, spec) = (self.name.as_str(), &self.spec);
+        let method = self.name.as_str();
         let (token, watcher, done) = cancel_token(&self.cancel);
-        let result = match self.server {
-            Some(srv) => {
-                let (r, cost) = srv.measure(|| loadgen::run_cancellable(spec, &token));
-                r.map(|report| (http_row(method, &report, Some(&cost)), report))
-            }
-            None => loadgen::run_cancellable(spec, &token).map(|report| (http_row(method, &report, None), report)),
-        };
+        let result = loadgen::run_cancellable(spec, &token);
         done.store(true, std::sync::atomic::Ordering::Relaxed);
         let _ = watcher.join();
-        let (row, report) = match result {
-            Ok(measured) => measured,
+        match result {
+            Ok(report) => judge_row(&self.table, method, http_row(method, &report, None), &report, false, self.watch),
             Err(e @ LoadError::Unreachable { .. }) => {
                 let why = format!("{e}; is the server running and listening there?");
                 self.watch.lose(&self.table, method, &why, false);
-                return Err(RunFailure::row(why));
+                Err(RunFailure::row(why))
             }
-            Err(e) => return Err(load_error(e)),
-        };
-        if report.unsent > 0 {
-            self.watch.notes.borrow_mut().push(unsent_note(&self.table, method, &report));
+            Err(e) => Err(load_error(e)),
         }
-        if self.server.is_some() && report.server_errors() > 0 {
-            let why = format!(
-                "the reference API failed {} of {} requests ({}); its cache or store is gone",
-                report.server_errors(),
-                report.requests,
-                report.errors_by_kind()
-            );
-            self.watch.lose(&self.table, method, &why, false);
-            return Err(RunFailure::row(why.clone()).with_row(failed_row(method, &report, why)));
-        }
-        if row.is_ok() {
-            return Ok(row);
-        }
-        // Lost, or not one success: a target whose every failure was a 4xx is bad input (the URL
-        // or the request is wrong); timeouts, lost connections and 5xx answers are the
-        // environment's.
-        let refused = self.server.is_none() && refused_only(&report);
-        let why = row.error_message.clone().unwrap_or_default();
-        if report.lost.is_some() {
-            self.watch.lose(&self.table, method, &why, refused);
-        }
-        let failure = RunFailure::row(why).with_row(row);
-        Err(if refused { failure.bad_input() } else { failure })
     }
 }
 
@@ -390,16 +546,17 @@ fn mode_contract(mode: Mode) -> Contract {
     }
 }
 
-/// Runs one table of load runs, its bound stated first; a stop ends the experiment.
+/// Runs one table of load rows, its bound (`check`, then `load`) stated first; a stop ends the
+/// experiment.
 fn run_table(
     runner: &mut Runner<'_>,
     name: String,
     mut params: Map<String, serde_json::Value>,
     check: Duration,
+    load: Duration,
     runs: Vec<LoadRun<'_>>,
 ) -> Result<(), Error> {
-    let bound = table_bound(check, runs.iter().filter(|r| runner.filter().matches(&r.name)).map(|r| &r.spec));
-    state_bound(runner, &name, &mut params, bound);
+    state_bound(runner, &name, &mut params, check.saturating_add(load));
     let watch = runs.first().map(|r| r.watch);
     let strategies = runs
         .into_iter()
@@ -418,6 +575,15 @@ fn run_table(
 
 /// The GET routes the in-process API is loaded on: (name, route).
 const ROUTES: [(&str, Route); 2] = [("item", Route::Item(1)), ("list", Route::List(48))];
+
+/// A GET table's sliced load: every mode of `route` on `srv`, those in `members` loaded.
+fn get_load<'s>(options: &HttpOptions, srv: &'s RunningServer, route: Route, load: &Load, members: Vec<bool>) -> SlicedLoad<'s> {
+    let targets = Mode::ALL
+        .iter()
+        .map(|m| SliceTarget::get(m.as_str(), srv.url(&route.path(*m))))
+        .collect();
+    SlicedLoad::new(options.slice_spec(targets, load, true), vec![srv; Mode::ALL.len()], members)
+}
 
 /// Runs the http experiment through `runner`.
 pub fn run(options: &HttpOptions, runner: &mut Runner<'_>) -> Result<(), Error> {
@@ -451,21 +617,20 @@ pub fn run(options: &HttpOptions, runner: &mut Runner<'_>) -> Result<(), Error> 
         .sink()
         .planned((loads.len() * 2 * modes.len()) as u64 + if options.post_requests > 0 { 4 } else { 0 });
     // The whole experiment's bound: every table's, as each will state it.
-    let run_bound = options.spec(srv.url(""), &loads[0], true).bound();
-    let get_runs = |load: &Load| {
-        let spec = options.spec(srv.url(""), load, true);
-        table_bound(Duration::ZERO, std::iter::repeat_n(&spec, modes.len()))
-    };
-    let gets = ROUTES.len() as u32 * agreement_bound() + ROUTES.len() as u32 * loads.iter().map(get_runs).sum::<Duration>();
+    let filtered: Vec<bool> = Mode::ALL.iter().map(|m| modes.contains(m)).collect();
+    let gets = loads.iter().fold(ROUTES.len() as u32 * agreement_bound(), |sum, load| {
+        let sliced = get_load(options, &srv, ROUTES[0].1, load, filtered.clone());
+        sum.saturating_add(sliced.bound().saturating_mul(ROUTES.len() as u32))
+    });
     let posts = if options.post_requests > 0 {
-        post_bound(options, runner)
+        post_bound(options, &srv, runner)
     } else {
         Duration::ZERO
     };
     runner.sink().note(&format!(
-        "http: ends within {} (each load run within {}; a lost server ends it sooner)",
-        human(gets + posts),
-        human(run_bound)
+        "http: ends within {} (a table's modes loaded together in {} rounds of slices; a lost server ends it sooner)",
+        human(gets.saturating_add(posts)),
+        options.rounds.max(2)
     ));
 
     let watch = Watch::default();
@@ -492,20 +657,24 @@ pub fn run(options: &HttpOptions, runner: &mut Runner<'_>) -> Result<(), Error> 
                         Err(e) => Err(RunFailure::row(format!("the modes disagree, nothing is timed: {e}")).bad_input()),
                     };
                 }
+                // The modes the filter and the gate let through are loaded together.
+                let members = Mode::ALL.iter().map(|m| modes.contains(m) && agreement.is_ok()).collect();
+                let sliced = get_load(options, &srv, route, load, members);
                 let runs = Mode::ALL
                     .iter()
-                    .map(|mode| LoadRun {
+                    .enumerate()
+                    .map(|(index, mode)| LoadRun {
                         name: mode.as_str().to_string(),
                         table: table.clone(),
                         contract: mode_contract(*mode),
-                        server: Some(&srv),
-                        spec: options.spec(srv.url(&route.path(*mode)), load, true),
+                        measured: Measured::Sliced { load: &sliced, index },
                         agreement: agreement.clone(),
                         cancel: runner.cancel().clone(),
                         watch: &watch,
                     })
                     .collect();
-                run_table(runner, table, params(&route.path(Mode::TypedSerdeJson), load), check, runs)?;
+                let bound = sliced.bound();
+                run_table(runner, table, params(&route.path(Mode::TypedSerdeJson), load), check, bound, runs)?;
             }
         }
         if options.post_requests > 0 {
@@ -544,15 +713,31 @@ fn post_load(options: &HttpOptions) -> (u64, u64) {
     }
 }
 
-/// A POST table's load at `uploads` at once.
-fn post_spec(options: &HttpOptions, url: String, body: Bytes, requests: u64, uploads: usize) -> LoadSpec {
+/// A POST table's sliced load at `uploads` at once: the two parses' servers (`servers`, the
+/// incremental first), those in `members` loaded. No warm-up slice: a body is the work, and
+/// its connection's opening is a small part of it in every round alike.
+fn post_load_of<'s>(
+    options: &HttpOptions,
+    servers: [&'s RunningServer; 2],
+    body: &Bytes,
+    requests: u64,
+    uploads: usize,
+    members: Vec<bool>,
+) -> SlicedLoad<'s> {
     let load = Load {
         label: String::new(),
         requests,
         connections: uploads,
         open: None,
     };
-    options.spec(url, &load, true).post(body, "application/json")
+    let targets = POST_PARSES
+        .iter()
+        .zip(servers)
+        .map(|(name, server)| {
+            SliceTarget::get(*name, server.url(jsoncost_http::mode::TELEMETRY_PATH)).post(body.clone(), "application/json")
+        })
+        .collect();
+    SlicedLoad::new(options.slice_spec(targets, &load, false), servers.to_vec(), members)
 }
 
 /// The check before the POST tables: one POST to each parse, each within the timeout.
@@ -560,13 +745,14 @@ fn post_check_bound(options: &HttpOptions) -> Duration {
     options.timeout.saturating_mul(POST_PARSES.len() as u32)
 }
 
-/// The POST tables' bound: the check, then each parse's runs.
-fn post_bound(options: &HttpOptions, runner: &Runner<'_>) -> Duration {
+/// The POST tables' bound: the check, then each table's sliced load (bodies' sizes do not change
+/// it: every slice is bounded by the timeout).
+fn post_bound(options: &HttpOptions, srv: &RunningServer, runner: &Runner<'_>) -> Duration {
     let (_, requests) = post_load(options);
-    let parses = POST_PARSES.iter().filter(|name| runner.filter().matches(name)).count();
+    let members: Vec<bool> = POST_PARSES.iter().map(|name| runner.filter().matches(name)).collect();
     POST_UPLOADS.iter().fold(post_check_bound(options), |sum, &uploads| {
-        let spec = post_spec(options, String::new(), Bytes::new(), requests, uploads);
-        sum + table_bound(Duration::ZERO, std::iter::repeat_n(&spec, parses))
+        let sliced = post_load_of(options, [srv, srv], &Bytes::new(), requests, uploads, members.clone());
+        sum.saturating_add(sliced.bound())
     })
 }
 
@@ -582,11 +768,10 @@ fn post_table(options: &HttpOptions, srv: &RunningServer, watch: &Watch, runner:
         ..ServerConfig::default()
     })
     .map_err(server_error)?;
-    let servers = [(POST_PARSES[0], srv), (POST_PARSES[1], &buffered)];
     // Both parses must answer the same summary before either is timed (unless the API is lost).
-    let answers: Vec<Result<serde_json::Value, String>> = servers
+    let answers: Vec<Result<serde_json::Value, String>> = [srv, &buffered]
         .iter()
-        .map(|(_, server)| {
+        .map(|server| {
             if watch.is_lost() {
                 Ok(serde_json::Value::Null)
             } else {
@@ -609,34 +794,39 @@ fn post_table(options: &HttpOptions, srv: &RunningServer, watch: &Watch, runner:
             let mut params = params(jsoncost_http::mode::TELEMETRY_PATH, &load);
             params.insert("body_bytes".into(), json!(body.len()));
             params.insert("readings".into(), json!(readings));
-            let runs = servers
+            let agreements: Vec<Result<(), RunFailure>> = answers
                 .iter()
-                .zip(&answers)
-                .map(|((name, server), answer)| LoadRun {
+                .map(|answer| match (answer, &answers[0]) {
+                    (Err(e), _) => Err(RunFailure::row(e.clone())),
+                    (Ok(_), Err(_)) => Err(RunFailure::row("the baseline failed, nothing to compare with")),
+                    (Ok(a), Ok(base)) if a != base => Err(RunFailure::row(format!("answered {a}, the baseline {base}"))),
+                    (Ok(_), Ok(_)) => Ok(()),
+                })
+                .collect();
+            let members = POST_PARSES
+                .iter()
+                .zip(&agreements)
+                .map(|(name, agreement)| runner.filter().matches(name) && agreement.is_ok())
+                .collect();
+            let sliced = post_load_of(options, [srv, &buffered], &body, requests, uploads, members);
+            let runs = POST_PARSES
+                .iter()
+                .zip(agreements)
+                .enumerate()
+                .map(|(index, (name, agreement))| LoadRun {
                     name: name.to_string(),
                     table: table.clone(),
                     // Both answer the same summary of the readings.
                     contract: Contract::Aggregate,
-                    server: Some(*server),
-                    spec: post_spec(
-                        options,
-                        server.url(jsoncost_http::mode::TELEMETRY_PATH),
-                        body.clone(),
-                        requests,
-                        uploads,
-                    ),
-                    agreement: match (answer, &answers[0]) {
-                        (Err(e), _) => Err(RunFailure::row(e.clone())),
-                        (Ok(_), Err(_)) => Err(RunFailure::row("the baseline failed, nothing to compare with")),
-                        (Ok(a), Ok(base)) if a != base => Err(RunFailure::row(format!("answered {a}, the baseline {base}"))),
-                        (Ok(_), Ok(_)) => Ok(()),
-                    },
+                    measured: Measured::Sliced { load: &sliced, index },
+                    agreement,
                     cancel: runner.cancel().clone(),
                     watch,
                 })
                 .collect();
             let check = if i == 0 { post_check_bound(options) } else { Duration::ZERO };
-            run_table(runner, table, params, check, runs)?;
+            let bound = sliced.bound();
+            run_table(runner, table, params, check, bound, runs)?;
         }
         Ok(())
     })();
@@ -666,7 +856,7 @@ fn run_target(options: &HttpOptions, target: &str, runner: &mut Runner<'_>) -> R
     runner.sink().planned(loads.len() as u64);
     let total = loads
         .iter()
-        .map(|load| options.spec(target.to_string(), load, false).bound())
+        .map(|load| options.spec(target.to_string(), load).bound())
         .sum::<Duration>();
     runner
         .sink()
@@ -683,13 +873,13 @@ fn run_target(options: &HttpOptions, target: &str, runner: &mut Runner<'_>) -> R
             name: "target".into(),
             table: table.clone(),
             contract: Contract::Opaque,
-            server: None,
-            spec: options.spec(target.to_string(), &load, false),
+            measured: Measured::Alone(Box::new(options.spec(target.to_string(), &load))),
             agreement: Ok(()),
             cancel: runner.cancel().clone(),
             watch: &watch,
         };
-        run_table(runner, table, params, Duration::ZERO, vec![run])?;
+        let bound = options.spec(target.to_string(), &load).bound();
+        run_table(runner, table, params, Duration::ZERO, bound, vec![run])?;
     }
     watch.outcome()
 }

@@ -92,6 +92,8 @@
 #![deny(missing_docs)]
 
 pub mod ab;
+#[cfg(feature = "http")]
+pub mod ab_http;
 mod cancel;
 mod error;
 mod filter;

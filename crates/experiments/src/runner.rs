@@ -279,7 +279,7 @@ impl<'s> Runner<'s> {
         };
         // Gate mode: the sequential loop, each strategy checked and not timed.
         let gate_only = self.mode == Mode::Gate;
-        // Load runs measure themselves, one after another (a round of one is a whole run).
+        // Load rows measure themselves (an http table's modes together, in slices).
         let interleave = !gate_only && self.config.schedule == Schedule::Interleaved && kind != ExperimentKind::Http;
         if interleave {
             exp.schedule = Schedule::Interleaved;
@@ -324,6 +324,11 @@ impl<'s> Runner<'s> {
                     break;
                 }
             }
+        }
+        // Load rows measured together in slices (http) carry their rounds: they pair round by
+        // round as an interleaved table's rows do.
+        if kind == ExperimentKind::Http && exp.rows.iter().any(|r| !r.rounds_ns.is_empty()) {
+            exp.schedule = Schedule::Interleaved;
         }
         // What each row's strategy delivers, recorded in one place for both schedules.
         for row in exp.rows.iter_mut() {

@@ -51,17 +51,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let (report, cost) = srv.measure(|| loadgen::run(&spec));
         let report = report?;
         let row = http_row(&name, &report, Some(&cost));
-        let us = |k: &str| row.extra[k].as_f64().unwrap_or(f64::NAN) / 1e3;
+        let figures = row.http.clone().unwrap_or_default();
+        let us = |v: Option<f64>| v.unwrap_or(f64::NAN) / 1e3;
         println!(
             "{name:<28} {:>9.0} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>12.0} {:>11.1} {:>9.1}",
             report.req_per_s(),
             report.mean_ns().unwrap_or(f64::NAN) / 1e3,
-            us("p50_ns"),
-            us("p99_ns"),
-            us("p999_ns"),
+            us(figures.p50_ns),
+            us(figures.p99_ns),
+            us(figures.p999_ns),
             row.allocated_bytes.unwrap_or(f64::NAN),
             row.allocs.unwrap_or(f64::NAN),
-            us("server_cpu_ns_per_req"),
+            us(figures.server_cpu_ns_per_req),
         );
         if report.errors.total() > 0 {
             println!("  errors: {:?}", report.errors);

@@ -107,3 +107,47 @@ impl RunningServer {
         (r, m.finish())
     }
 }
+
+/// Samples in-process servers' cost around each slice of a sliced run: target `t` is served by
+/// `servers[t]` (several targets may share one server: its modes).
+pub struct CostProbe<'a> {
+    servers: Vec<&'a RunningServer>,
+    open: Option<CostMeasure<'a>>,
+}
+
+impl<'a> CostProbe<'a> {
+    pub fn new(servers: Vec<&'a RunningServer>) -> Self {
+        CostProbe { servers, open: None }
+    }
+}
+
+impl crate::loadgen::SliceProbe for CostProbe<'_> {
+    /// `None` only for a target the probe has no server for.
+    type Sample = Option<ServerCost>;
+
+    fn begin(&mut self, target: usize) {
+        self.open = self.servers.get(target).copied().map(CostMeasure::start);
+    }
+
+    fn end(&mut self, _target: usize, _report: &crate::loadgen::LoadReport) -> Option<ServerCost> {
+        self.open.take().map(CostMeasure::finish)
+    }
+}
+
+/// The cost of several slices against one server, added up (requests, bytes, allocations and
+/// CPU summed, so per-request figures are over all of them; the peak heap and the RSS growth the highest).
+pub fn total_cost<'c>(costs: impl IntoIterator<Item = &'c ServerCost>) -> Option<ServerCost> {
+    let add = |a: Option<u64>, b: Option<u64>| Some(a? + b?);
+    costs.into_iter().copied().reduce(|a, b| ServerCost {
+        requests: a.requests + b.requests,
+        allocated_bytes: add(a.allocated_bytes, b.allocated_bytes),
+        allocs: add(a.allocs, b.allocs),
+        peak_bytes: a.peak_bytes.max(b.peak_bytes),
+        cpu_ns: add(a.cpu_ns, b.cpu_ns),
+        rss: match (a.rss, b.rss) {
+            (Some(x), Some(y)) => Some(if y.growth_bytes > x.growth_bytes { y } else { x }),
+            (x, y) => x.or(y),
+        },
+        wall: a.wall + b.wall,
+    })
+}

@@ -17,6 +17,7 @@
 pub mod cost;
 pub mod loadgen;
 pub mod mode;
+pub mod proc_probe;
 pub mod row;
 pub mod server;
 pub mod source;

@@ -54,8 +54,8 @@ fn typed_modes_allocate_more_per_request_than_passthrough() {
             assert!(cpu > 0.0);
             let row = http_row(mode.as_str(), &report, Some(&cost));
             assert_eq!(row.allocated_bytes, Some(bytes));
-            assert_eq!(row.extra["server_cpu_ns_per_req"], serde_json::json!(cpu));
-            assert_eq!(row.extra["bytes_per_response"], serde_json::json!(body_len));
+            assert_eq!(row.http.as_ref().and_then(|h| h.server_cpu_ns_per_req), Some(cpu));
+            assert_eq!(row.http.as_ref().and_then(|h| h.bytes_per_response), Some(body_len));
             per_mode.push((mode, bytes, allocs));
         }
         let (_, pass_bytes, pass_allocs) = per_mode[2];

@@ -9,7 +9,7 @@
 use jsoncost_engine::stats::CONFIDENCE;
 use jsoncost_engine::{Contract, Experiment, FLOOR, Results, Row, Summary};
 
-use crate::row_figures::{extra, mean_interval as interval};
+use crate::row_figures::{http_figure, mean_interval as interval};
 use crate::{fidelity, units};
 use jsoncost_engine::ExperimentKind as Kind;
 
@@ -343,7 +343,7 @@ fn mean(row: &Row) -> f64 {
 
 /// Requests per second, or for lack of it the inverse of the mean latency.
 fn throughput(row: &Row) -> f64 {
-    extra(row, "req_per_s").unwrap_or_else(|| 1e9 / mean(row))
+    http_figure(row, |h| h.req_per_s).unwrap_or_else(|| 1e9 / mean(row))
 }
 
 fn overlap(a: (f64, f64), b: (f64, f64)) -> bool {
@@ -503,14 +503,28 @@ fn http_text(base: &Row, best: &Row, u: &Unit) -> String {
         units::time(mean(base)),
         units::time(mean(best))
     );
-    if let (Some(b), Some(c)) = (extra(base, "p99_ns"), extra(best, "p99_ns")) {
+    if let Some(r) = best.ratio_interval {
+        // Sliced load: the decision's own figure, req/s paired round by round (the inverse of
+        // the time-per-request ratio).
+        text.push_str(&format!(
+            " (paired over {} rounds: req/s ×{}, 99% interval {}–{})",
+            r.n,
+            units::ratio(1.0 / r.estimate),
+            units::ratio(1.0 / r.high),
+            units::ratio(1.0 / r.low)
+        ));
+    }
+    if let (Some(b), Some(c)) = (http_figure(base, |h| h.p99_ns), http_figure(best, |h| h.p99_ns)) {
         text.push_str(&format!(", p99 {} → {}", units::time(b), units::time(c)));
     }
     let alloc = allocation(base, best);
     if let Some((_, phrase)) = &alloc {
         text.push_str(&format!("; {phrase} per request on the server"));
     }
-    let cpu = match (extra(base, "server_cpu_ns_per_req"), extra(best, "server_cpu_ns_per_req")) {
+    let cpu = match (
+        http_figure(base, |h| h.server_cpu_ns_per_req),
+        http_figure(best, |h| h.server_cpu_ns_per_req),
+    ) {
         (Some(b), Some(c)) if b > c => Some(b - c),
         _ => None,
     };

@@ -7,7 +7,7 @@ use crate::ab::AbComparison;
 use crate::advisor::{ALTERNATIVE_KEY, Advice};
 use crate::compare::{Comparison, Reason};
 use crate::export::Exporter;
-use crate::row_figures::{error_total, extra};
+use crate::row_figures::{error_total, http_figure};
 
 /// CSV: the rows only, printed once at the end of a run.
 pub(crate) struct Csv;
@@ -177,16 +177,16 @@ fn record(exp: &Experiment, params: &str, row: &Row) -> Vec<String> {
         num(row.mb_per_s),
         int(row.rss.map(|m| m.peak_bytes)),
         int(row.rss.map(|m| m.growth_bytes)),
-        num(extra(row, "req_per_s")),
-        num(extra(row, "p50_ns")),
-        num(extra(row, "p90_ns")),
-        num(extra(row, "p99_ns")),
-        num(extra(row, "p999_ns")),
-        num(extra(row, "max_ns")),
+        num(http_figure(row, |h| h.req_per_s)),
+        num(http_figure(row, |h| h.p50_ns)),
+        num(http_figure(row, |h| h.p90_ns)),
+        num(http_figure(row, |h| h.p99_ns)),
+        num(http_figure(row, |h| h.p999_ns)),
+        num(http_figure(row, |h| h.max_ns)),
         num(error_total(row)),
-        num(extra(row, "bytes_per_response")),
-        num(extra(row, "server_cpu_ns_per_req")),
-        num(extra(row, "requests")),
+        num(http_figure(row, |h| h.bytes_per_response)),
+        num(http_figure(row, |h| h.server_cpu_ns_per_req)),
+        int(row.http.as_ref().map(|h| h.requests)),
         crate::fidelity::cell(row),
         cell.map(|c| c.path.as_str().to_string()).unwrap_or_default(),
         cell.map(|c| c.case.clone()).unwrap_or_default(),

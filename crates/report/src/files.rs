@@ -180,12 +180,14 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Results, ReportError> {
         });
     }
     // Again from the bytes rather than the Value, so a schema error keeps its line and column.
-    serde_json::from_slice(bytes).map_err(|e| ReportError::Schema {
+    let mut results: Results = serde_json::from_slice(bytes).map_err(|e| ReportError::Schema {
         path: path_buf(),
         line: e.line(),
         column: e.column(),
         message: bare_message(&e),
-    })
+    })?;
+    results.type_http_figures();
+    Ok(results)
 }
 
 fn syntax_error(path: &Path, e: &serde_json::Error) -> ReportError {

@@ -1,12 +1,11 @@
-//! Figures read off a result row beyond its plain fields: the numbers of its `extra` object
-//! (http's load figures) and the confidence interval of its mean.
+//! Figures read off a result row beyond its plain fields: an http row's load figures and the
+//! confidence interval of its mean.
 
-use jsoncost_engine::Row;
-use serde_json::Value;
+use jsoncost_engine::{HttpFigures, Row};
 
-/// A number from a row's `extra` object.
-pub(crate) fn extra(row: &Row, key: &str) -> Option<f64> {
-    row.extra.get(key).and_then(Value::as_f64)
+/// One of an http row's load figures (`None` on other rows).
+pub(crate) fn http_figure(row: &Row, figure: impl Fn(&HttpFigures) -> Option<f64>) -> Option<f64> {
+    row.http.as_ref().and_then(figure)
 }
 
 /// How many samples a row's mean and standard deviation come from: the kept samples, else the
@@ -17,7 +16,7 @@ pub(crate) fn sample_count(row: &Row) -> Option<usize> {
     }
     row.iterations
         .map(|n| n as usize)
-        .or_else(|| extra(row, "requests").map(|n| n as usize))
+        .or_else(|| row.http.as_ref().map(|h| h.requests as usize))
 }
 
 /// The 99.9% confidence interval of a row's mean: mean ± Error, or when Error is absent, from
@@ -34,11 +33,7 @@ pub(crate) fn mean_interval(row: &Row) -> Option<(f64, f64)> {
     Some((m - half, m + half))
 }
 
-/// The total of an http row's `errors` object (kind → count); `None` when absent.
+/// The total of an http row's failed requests; `None` on other rows.
 pub(crate) fn error_total(row: &Row) -> Option<f64> {
-    match row.extra.get("errors")? {
-        Value::Object(kinds) => Some(kinds.values().filter_map(Value::as_f64).sum()),
-        Value::Number(n) => n.as_f64(),
-        _ => None,
-    }
+    row.http.as_ref().map(|h| h.errors.total() as f64)
 }

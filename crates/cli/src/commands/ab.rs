@@ -24,18 +24,25 @@ use crate::session::{format_parser, print_stdout};
 pub struct AbArgs {
     /// The base program and its leading arguments, e.g. `./old/jsoncost` or
     /// `target/bench-base/json-1a2b` (split as a shell would; no shell runs it).
-    #[arg(long, value_name = "CMD")]
-    pub base: String,
+    #[arg(long, value_name = "CMD", required_unless_present = "http")]
+    pub base: Option<String>,
     /// The new program, as --base.
-    #[arg(long, value_name = "CMD")]
-    pub new: String,
+    #[arg(long, value_name = "CMD", required_unless_present = "http")]
+    pub new: Option<String>,
+    /// A/B two builds of your own HTTP server instead of two programs: both started (or
+    /// reached), their answers verified equal, then loaded in slices alternating between them
+    /// (the --base-cmd ... flags below).
+    #[arg(long)]
+    pub http: bool,
+    #[command(flatten)]
+    pub web: super::ab_http::HttpAbArgs,
     /// Rounds of every interleaved table, in both programs (each round: one timed iteration
-    /// of every strategy, base's and new's in turn; a stream round is a whole run of each);
-    /// each round is one pair.
+    /// of every strategy, base's and new's in turn; a stream round is a whole run of each, an
+    /// http round a slice of load per mode); each round is one pair.
     #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(2..=10_000))]
     pub rounds: u64,
     /// Runs of both programs, in lockstep; odd runs start with base, even ones with new. A
-    /// table measured one strategy after another (http, `--schedule sequential`)
+    /// table measured one strategy after another (`--schedule sequential`, `http --target`)
     /// pairs once per run, so it needs 5 or more.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub runs: u32,
@@ -86,8 +93,14 @@ fn program(flag: &str, name: &str, spec: &str) -> anyhow::Result<Program> {
 }
 
 pub fn run(args: &AbArgs) -> anyhow::Result<()> {
-    let base = program("--base", "base", &args.base)?;
-    let new = program("--new", "new", &args.new)?;
+    if args.http {
+        return super::ab_http::run(args);
+    }
+    let (Some(base), Some(new)) = (&args.base, &args.new) else {
+        return Err(usage(anyhow!("ab needs --base CMD and --new CMD (or --http)")));
+    };
+    let base = program("--base", "base", base)?;
+    let new = program("--new", "new", new)?;
     let settings = Settings {
         rounds: args.rounds,
         runs: args.runs,
@@ -102,10 +115,18 @@ pub fn run(args: &AbArgs) -> anyhow::Result<()> {
         .allowing_missing(args.allow_missing)
         .on_cpu(settings.cpu);
     print_stdout(&args.format.exporter().ab(&comparison))?;
+    verdict(
+        &comparison,
+        "no row was timed in both programs: nothing to compare (see \"Not compared\")",
+    )
+}
+
+/// The exit of an A/B once its comparison is printed: bad input when nothing was compared
+/// (`nothing` says why), 1 on a regression, 3 when the machine was too busy to judge time,
+/// else success.
+pub(super) fn verdict(comparison: &ab::AbComparison, nothing: &str) -> anyhow::Result<()> {
     if comparison.rows.is_empty() {
-        return Err(usage(anyhow!(
-            "no row was timed in both programs: nothing to compare (see \"Not compared\")"
-        )));
+        return Err(usage(anyhow!("{nothing}")));
     }
     if comparison.has_regression() {
         return Err(regression());

@@ -33,6 +33,11 @@ pub struct ServeArgs {
     /// Connections served at once; more wait in the listen backlog until one closes.
     #[arg(long, value_name = "N", default_value_t = server::DEFAULT_MAX_CONNECTIONS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
     pub max_connections: usize,
+    /// Also serve GET /items/{id} and /items?count=N without a mode prefix, in this mode
+    /// (typed/serde_json, typed/sonic-rs, passthrough): the API as one build would serve it,
+    /// so two servers of different modes are two builds for `ab --http`.
+    #[arg(long, value_name = "MODE")]
+    pub mode: Option<Mode>,
 }
 
 pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
@@ -47,6 +52,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
         cache: args.cache.clone(),
         header_read_timeout: Duration::from_secs(args.header_timeout_secs),
         max_connections: args.max_connections,
+        unprefixed: args.mode,
         ..ServerConfig::with_source(Arc::new(source))
     };
     // As `http --cache`: a bad URL exits 2, a cache that does not answer exits 3, both now.
@@ -58,6 +64,9 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
     );
     for mode in Mode::ALL {
         eprintln!("  GET {}   GET {}", srv.url(&mode.item_path(1)), srv.url(&mode.list_path(48)));
+    }
+    if let Some(mode) = args.mode {
+        eprintln!("  GET {}   GET {}   ({mode})", srv.url("/items/1"), srv.url("/items?count=48"));
     }
     eprintln!("  POST {}", srv.url(jsoncost_http::mode::TELEMETRY_PATH));
     while !interrupt::interrupted() {

@@ -58,6 +58,11 @@ pub struct HttpArgs {
     /// --timeout).
     #[arg(long, value_name = "SECONDS")]
     pub max_stall: Option<Seconds>,
+    /// Rounds of each table: its modes (or POST parses) are loaded together, each mode's -n
+    /// requests (or --duration) split into this many slices, one per round, in an order
+    /// shuffled per round; rows pair round by round (at least 2; fewer when -n per connection is).
+    #[arg(long, default_value_t = jsoncost::http::DEFAULT_ROUNDS as u64, value_parser = clap::value_parser!(u64).range(2..=1000))]
+    pub http_rounds: u64,
     /// Only run modes whose name matches this glob (typed/serde_json, typed/sonic-rs, passthrough).
     #[arg(long = "http-filter", value_name = "GLOB")]
     pub http_filter: Option<String>,
@@ -83,6 +88,8 @@ impl HttpArgs {
                 max_stall: self.max_stall.map(Seconds::duration),
                 first_server_error: false,
             },
+            rounds: self.http_rounds as usize,
+            seed: jsoncost_engine::DEFAULT_SCHEDULE_SEED,
             quick,
         }
     }

@@ -255,8 +255,10 @@ fn a_program_that_never_joins_runs_alone_and_its_rows_pair_once_per_run() {
     );
 }
 
-#[test]
-fn stream_tables_pair_round_by_round_in_lockstep_so_one_run_answers() {
+/// `jsoncost ab --rounds 3` of the jsoncost under test against itself on `experiment`: one run
+/// of both programs answers, every row paired over the conductor's 3 rounds, `compared` rows
+/// in all. Returns both sides' results.
+fn one_run_answers(experiment: &[&str], compared: usize) -> [Results; 2] {
     let dir = tempfile::tempdir().unwrap();
     let keep = dir.path().join("keep");
     let bin = assert_cmd::cargo::cargo_bin("jsoncost");
@@ -268,21 +270,44 @@ fn stream_tables_pair_round_by_round_in_lockstep_so_one_run_answers() {
         .arg(&bin)
         .arg("--new")
         .arg(&bin)
-        .args(["--", "stream", "--quick", "--readings", "500", "--runs", "5"])
-        .args(["--stream-filter", "{buffered,incremental}/{serde_json,sonic-rs}"])
+        .arg("--")
+        .args(experiment)
         .assert()
         .code(0);
     let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
-    // One run of both programs is an answer: every row paired over the conductor's 3 rounds.
     assert_one_run_in_lockstep_passed(&stdout);
     assert!(!stdout.contains("pair only") && !stdout.contains("Not compared"), "{stdout}");
-    assert!(stdout.contains("4 compared:"), "{stdout}");
-    for side in ["b", "n"] {
+    assert!(stdout.contains(&format!("{compared} compared:")), "{stdout}");
+    ["b", "n"].map(|side| {
         let r: Results = serde_json::from_slice(&std::fs::read(keep.join(format!("run-001/{side}.json"))).unwrap()).unwrap();
+        for table in &r.experiments {
+            for row in &table.rows {
+                assert_eq!(row.rounds_ns.len(), 3, "{side} {} {}", table.table, row.method);
+            }
+        }
+        r
+    })
+}
+
+#[test]
+fn stream_tables_pair_round_by_round_in_lockstep_so_one_run_answers() {
+    let stream = ["stream", "--quick", "--readings", "500", "--runs", "5"];
+    let filter = ["--stream-filter", "{buffered,incremental}/{serde_json,sonic-rs}"];
+    for r in one_run_answers(&[&stream[..], &filter[..]].concat(), 4) {
         let table = &r.experiments[0];
         assert_eq!((table.experiment, table.rows.len()), (ExperimentKind::Stream, 4));
-        for row in &table.rows {
-            assert_eq!(row.rounds_ns.len(), 3, "{side} {}", row.method);
+    }
+}
+
+#[test]
+fn http_tables_pair_slice_by_slice_in_lockstep_so_one_run_answers() {
+    // Each round is one slice of load per mode; item and list tables alike.
+    let http = ["http", "--quick", "-n", "120", "-c", "2", "--study-load", "false"];
+    let only = ["--one-at-a-time", "false", "--post-requests", "0"];
+    for r in one_run_answers(&[&http[..], &only[..]].concat(), 6) {
+        assert_eq!(r.experiments.len(), 2);
+        for table in &r.experiments {
+            assert_eq!((table.experiment, table.rows.len()), (ExperimentKind::Http, 3));
         }
     }
 }

@@ -73,9 +73,9 @@ fn a_small_matrix_has_every_mode_with_server_cost() {
         assert_eq!(modes, ["passthrough", "typed/serde_json", "typed/sonic-rs"]);
         for r in rows {
             assert_eq!(r["status"], "ok", "{r}");
-            assert_eq!(r["extra"]["requests"], requests, "{r}");
+            assert_eq!(r["http"]["requests"], requests, "{r}");
             assert!(r["allocated_bytes"].as_f64().unwrap() > 0.0, "{r}");
-            assert!(r["extra"]["server_cpu_ns_per_req"].as_f64().unwrap() > 0.0, "{r}");
+            assert!(r["http"]["server_cpu_ns_per_req"].as_f64().unwrap() > 0.0, "{r}");
         }
         // Passthrough sends the stored bytes: it allocates less on the server than re-serializing.
         let alloc = |m: &str| rows.iter().find(|r| r["method"] == m).unwrap()["allocated_bytes"].as_f64().unwrap();
@@ -121,7 +121,7 @@ fn target_mode_load_tests_any_endpoint_without_server_columns() {
     let row = &results["experiments"][0]["rows"][0];
     assert_eq!(row["method"], "target");
     assert_eq!(row["status"], "ok");
-    assert_eq!(row["extra"]["requests"], 50);
+    assert_eq!(row["http"]["requests"], 50);
     assert!(row["allocated_bytes"].is_null());
     srv.shutdown().unwrap();
 }
@@ -156,8 +156,8 @@ fn every_request_failing_exits_2_for_4xx_with_errors_by_status_code() {
     let results = load_json(&out);
     let row = &results["experiments"][0]["rows"][0];
     assert_eq!(row["status"], "failed");
-    assert_eq!(row["extra"]["status_codes"], serde_json::json!({"404": 1000}));
-    assert_eq!(row["extra"]["errors"]["status"], 1000);
+    assert_eq!(row["http"]["status_codes"], serde_json::json!({"404": 1000}));
+    assert_eq!(row["http"]["errors"]["status"], 1000);
 
     // By default the run is lost once judged, and the next table is not started: still bad input.
     let assert = jsoncost()
@@ -174,10 +174,10 @@ fn every_request_failing_exits_2_for_4xx_with_errors_by_status_code() {
     let results = load_json(&out);
     let tables = results["experiments"].as_array().unwrap();
     let row = &tables[0]["rows"][0];
-    let requests = row["extra"]["requests"].as_u64().unwrap();
+    let requests = row["http"]["requests"].as_u64().unwrap();
     assert!((20..1000).contains(&requests), "{row}");
-    assert_eq!(row["extra"]["status_codes"]["404"], requests);
-    assert_eq!(row["extra"]["lost"]["rule"], "error_share");
+    assert_eq!(row["http"]["status_codes"]["404"], requests);
+    assert_eq!(row["http"]["lost"]["rule"], "error_share");
     assert_eq!(tables[1]["table"], "target/n1000-c1");
     assert_eq!(
         tables[1]["rows"][0]["error_message"],
@@ -225,7 +225,7 @@ fn a_target_that_stops_answering_ends_the_run_in_bounded_time_with_exit_3() {
     // What was measured before is written as measured.
     let first = &tables[0]["rows"][0];
     assert_eq!(
-        (&first["status"], &first["extra"]["requests"]),
+        (&first["status"], &first["http"]["requests"]),
         (&"ok".into(), &50.into()),
         "{first}"
     );
@@ -234,8 +234,8 @@ fn a_target_that_stops_answering_ends_the_run_in_bounded_time_with_exit_3() {
     assert_eq!(lost["status"], "failed", "{lost}");
     let message = lost["error_message"].as_str().unwrap();
     assert!(message.starts_with("lost after ") && message.contains(&target.url()), "{message}");
-    assert!(lost["extra"]["errors"]["timeout"].as_u64().unwrap() > 0, "{lost}");
-    assert!(lost["extra"]["lost"]["rule"].is_string(), "{lost}");
+    assert!(lost["http"]["errors"]["timeout"].as_u64().unwrap() > 0, "{lost}");
+    assert!(lost["http"]["lost"]["rule"].is_string(), "{lost}");
     // The table after it was not started, and says why.
     let not_started = &tables[2]["rows"][0];
     assert_eq!(
@@ -279,7 +279,7 @@ fn the_open_model_against_a_target_that_never_answers_ends_within_its_bound() {
     assert_eq!(table["params"]["wall_clock_bound_s"], 7.0);
     let row = &table["rows"][0];
     assert_eq!(row["status"], "failed", "{row}");
-    assert!(row["extra"]["errors"]["timeout"].as_u64().unwrap() > 0, "{row}");
+    assert!(row["http"]["errors"]["timeout"].as_u64().unwrap() > 0, "{row}");
 }
 
 #[test]
@@ -314,7 +314,7 @@ fn the_open_model_stops_at_the_end_of_its_duration_and_counts_what_it_did_not_se
     for t in tables {
         let row = &t["rows"][0];
         assert_eq!((&row["method"], &row["status"]), (&"passthrough".into(), &"ok".into()), "{row}");
-        let (sent, unsent) = (row["extra"]["requests"].as_u64().unwrap(), row["extra"]["unsent"].as_u64().unwrap());
+        let (sent, unsent) = (row["http"]["requests"].as_u64().unwrap(), row["http"]["unsent"].as_u64().unwrap());
         assert_eq!(sent + unsent, 1_000_000_000_000_000, "{row}");
         let table = t["table"].as_str().unwrap();
         assert!(
@@ -398,7 +398,7 @@ fn a_redis_cache_fails_mid_run(test: &str, failure: RedisFailure, requests: u64,
     let rows: Vec<&serde_json::Value> = tables.iter().flat_map(|t| t["rows"].as_array().unwrap()).collect();
     let hit: Vec<&&serde_json::Value> = rows
         .iter()
-        .filter(|r| r["extra"]["status_codes"]["503"].as_u64().is_some_and(|n| n > 0))
+        .filter(|r| r["http"]["status_codes"]["503"].as_u64().is_some_and(|n| n > 0))
         .collect();
     assert_eq!(hit.len(), 1, "{rows:?}");
     // Its latencies mix 503s with answers: failed, saying why, not timed.
@@ -409,13 +409,25 @@ fn a_redis_cache_fails_mid_run(test: &str, failure: RedisFailure, requests: u64,
         "{}",
         hit[0]
     );
-    let errors = &hit[0]["extra"]["errors"];
-    assert_eq!(errors["status"], hit[0]["extra"]["status_codes"]["503"], "{errors}");
-    assert!(hit[0]["extra"]["requests"].as_u64().unwrap() < requests, "{}", hit[0]);
-    assert_eq!(hit[0]["extra"]["lost"]["rule"], "server_error", "{}", hit[0]);
-    // Nothing was measured after it: every later row says where the server was lost.
+    let errors = &hit[0]["http"]["errors"];
+    assert_eq!(errors["status"], hit[0]["http"]["status_codes"]["503"], "{errors}");
+    assert!(hit[0]["http"]["requests"].as_u64().unwrap() < requests, "{}", hit[0]);
+    assert_eq!(hit[0]["http"]["lost"]["rule"], "server_error", "{}", hit[0]);
+    // The modes of its table were loaded with it, in slices: they keep the rounds they
+    // completed, and none of them met a 503 (the load stopped at the first). Nothing was
+    // loaded after it: every row of a later table says where the server was lost.
     let method = hit[0]["method"].as_str().unwrap();
-    let after: Vec<_> = rows.iter().skip_while(|r| r["method"] != method).skip(1).collect();
+    let hit_table = tables
+        .iter()
+        .position(|t| {
+            t["rows"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|r| r["method"] == method && r["http"]["status_codes"]["503"].as_u64().is_some_and(|n| n > 0))
+        })
+        .unwrap();
+    let after: Vec<_> = tables[hit_table + 1..].iter().flat_map(|t| t["rows"].as_array().unwrap()).collect();
     assert!(!after.is_empty(), "{rows:?}");
     for r in after {
         assert_eq!(

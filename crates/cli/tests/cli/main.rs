@@ -1,6 +1,7 @@
 //! The integration tests of cli, one binary (one link, one build of what they share).
 
 mod ab_cli;
+mod ab_http_cli;
 mod alloc_cli;
 mod common;
 mod compare_cli;

@@ -5,14 +5,13 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use tokio::time::Instant;
 
-use super::Run;
 use super::report::StopReason;
 use super::worker::Worker;
 
-/// One connection's loop. Returns why it stopped.
-pub async fn worker(run: &Run, next: &AtomicU64, requests: u64) -> StopReason {
-    let mut worker = Worker::new(run);
-    while next.fetch_add(1, Relaxed) < requests {
+/// One connection's loop: requests while fewer than `requests` were taken from `next` and,
+/// with `until`, before that time (a slice of a fixed duration). Returns why it stopped.
+pub async fn worker(worker: &mut Worker<'_, '_>, next: &AtomicU64, requests: u64, until: Option<Instant>) -> StopReason {
+    while until.is_none_or(|end| Instant::now() < end) && next.fetch_add(1, Relaxed) < requests {
         if let Err(stop) = worker.request_at(Instant::now()).await {
             return stop;
         }

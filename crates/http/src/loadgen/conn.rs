@@ -23,6 +23,7 @@ use super::histogram::Outcome;
 use super::target::Target;
 
 /// What every request of a run sends.
+#[derive(Clone)]
 pub struct RequestTemplate {
     pub method: http::Method,
     pub body: Bytes,

@@ -88,6 +88,7 @@ impl fmt::Display for Loss {
 }
 
 /// The rule with its stall bound resolved, and what it has seen.
+#[derive(Debug, Clone)]
 pub struct Judge {
     max_error_share: f64,
     max_stall: Duration,
@@ -140,6 +141,11 @@ impl Judge {
             None
         };
         self.lost.is_some()
+    }
+
+    /// The run was paused for `idle` (another target's slices ran): that time is no stall.
+    pub fn paused(&mut self, idle: Duration) {
+        self.last_success += idle;
     }
 
     /// Why the run was lost, if it was.

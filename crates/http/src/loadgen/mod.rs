@@ -9,6 +9,7 @@ mod histogram;
 mod loss;
 mod open;
 mod report;
+mod slices;
 mod target;
 mod worker;
 
@@ -24,10 +25,15 @@ use tokio_util::sync::CancellationToken;
 pub use histogram::new_histogram;
 pub use loss::{DEFAULT_MAX_ERROR_SHARE, Loss, LossRule, MIN_JUDGED, STALL_TIMEOUTS};
 pub use report::{ErrorCounts, LoadReport, StopReason};
+pub use slices::{
+    LostTarget, NoProbe, Rounds, Slice, SliceLength, SliceProbe, SliceRun, SliceSpec, SliceTarget, TargetSlices, run_slices,
+    run_slices_async,
+};
 
-use conn::RequestTemplate;
+use conn::{Connection, RequestTemplate};
 use histogram::SharedTally;
 use target::Target;
+use worker::Worker;
 
 /// How requests are issued.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -227,24 +233,8 @@ pub async fn run_async(spec: &LoadSpec, cancel: CancellationToken) -> Result<Loa
         }
     };
 
-    let header = |what: &str, v: &str| HeaderValue::from_str(v).map_err(|_| invalid(format!("{what} {v:?} is not a valid header value")));
-    let template = RequestTemplate {
-        method: spec.method.clone(),
-        body: spec.body.clone(),
-        content_type: spec.content_type.as_deref().map(|ct| header("content type", ct)).transpose()?,
-        host: header("host", &target.authority)?,
-        uri: target.origin_form.clone(),
-    };
-
-    // One connection first: a target that refuses it is an environment failure, not a load result.
-    drop(
-        conn::connect(&target, spec.connect_timeout)
-            .await
-            .map_err(|cause| LoadError::Unreachable {
-                url: spec.url.clone(),
-                cause,
-            })?,
-    );
+    let template = template(&target, &spec.method, &spec.body, spec.content_type.as_deref())?;
+    first_connection(&target, &spec.url, spec.connect_timeout).await?;
 
     let started = Instant::now();
     let stop = cancel.child_token();
@@ -264,8 +254,9 @@ pub async fn run_async(spec: &LoadSpec, cancel: CancellationToken) -> Result<Loa
     for index in 0..connections {
         let (run, next, model) = (Arc::clone(&run), Arc::clone(&next), spec.model);
         workers.push(tokio::spawn(async move {
+            let mut worker = Worker::new(&run, Connection::new(&run.target, run.connect_timeout));
             match model {
-                Model::Closed { .. } => closed::worker(&run, &next, total).await,
+                Model::Closed { .. } => closed::worker(&mut worker, &next, total, None).await,
                 Model::Open { rate, duration } => {
                     let schedule = open::Schedule {
                         start: started,
@@ -273,7 +264,7 @@ pub async fn run_async(spec: &LoadSpec, cancel: CancellationToken) -> Result<Loa
                         rate,
                         total,
                     };
-                    open::worker(&run, index, connections, &schedule).await
+                    open::worker(&mut worker, &run, index, connections, &schedule).await
                 }
             }
         }));
@@ -289,12 +280,55 @@ pub async fn run_async(spec: &LoadSpec, cancel: CancellationToken) -> Result<Loa
     }
     let elapsed = started.elapsed();
     let run = Arc::into_inner(run).ok_or_else(|| invalid("internal: a worker outlived the run"))?;
-    let t = run.tally.into_inner();
+    let unsent = run.unsent.into_inner();
+    Ok(load_report(
+        &spec.url,
+        spec.model,
+        spec.connections,
+        run.tally.into_inner(),
+        elapsed,
+        stop,
+        unsent,
+    ))
+}
+
+/// The request every connection of a run sends to `target`.
+fn template(target: &Target, method: &http::Method, body: &Bytes, content_type: Option<&str>) -> Result<RequestTemplate, LoadError> {
+    let header = |what: &str, v: &str| HeaderValue::from_str(v).map_err(|_| invalid(format!("{what} {v:?} is not a valid header value")));
+    Ok(RequestTemplate {
+        method: method.clone(),
+        body: body.clone(),
+        content_type: content_type.map(|ct| header("content type", ct)).transpose()?,
+        host: header("host", &target.authority)?,
+        uri: target.origin_form.clone(),
+    })
+}
+
+/// One connection first: a target that refuses it is an environment failure, not a load result.
+async fn first_connection(target: &Target, url: &str, timeout: Duration) -> Result<(), LoadError> {
+    let sender = conn::connect(target, timeout).await.map_err(|cause| LoadError::Unreachable {
+        url: url.to_string(),
+        cause,
+    })?;
+    drop(sender);
+    Ok(())
+}
+
+/// The report of a run (or a slice) of `spec` from what its tally saw.
+fn load_report(
+    url: &str,
+    model: Model,
+    connections: usize,
+    t: histogram::Tally,
+    elapsed: Duration,
+    stop: StopReason,
+    unsent: u64,
+) -> LoadReport {
     let lost = if stop == StopReason::Lost { t.judge.lost() } else { None };
-    Ok(LoadReport {
-        url: spec.url.clone(),
-        model: spec.model,
-        connections: spec.connections,
+    LoadReport {
+        url: url.to_string(),
+        model,
+        connections,
         requests: t.requests,
         ok: t.ok,
         errors: t.errors,
@@ -305,8 +339,8 @@ pub async fn run_async(spec: &LoadSpec, cancel: CancellationToken) -> Result<Loa
         elapsed,
         stop,
         lost,
-        unsent: run.unsent.into_inner(),
-    })
+        unsent,
+    }
 }
 
 /// One request on a fresh connection: (status, body). For checks before a run, not for load.

@@ -36,8 +36,7 @@ fn remaining(from: u64, step: u64, total: u64) -> u64 {
 
 /// Connection `index`'s loop over slots `index, index + connections, ...`. A connection that is
 /// late (its previous request was slow) sends at once, until the schedule's end.
-pub async fn worker(run: &Run, index: u64, connections: u64, schedule: &Schedule) -> StopReason {
-    let mut worker = Worker::new(run);
+pub async fn worker(worker: &mut Worker<'_, '_>, run: &Run, index: u64, connections: u64, schedule: &Schedule) -> StopReason {
     let mut slot = index;
     while slot < schedule.total {
         if Instant::now() >= schedule.end {

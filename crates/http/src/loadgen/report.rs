@@ -128,6 +128,40 @@ impl LoadReport {
             .join(", ")
     }
 
+    /// Adds `other` (a later slice against the same target) to this report: counts, latencies,
+    /// wall times and the model's requests or duration summed, so `req_per_s` is over the
+    /// slices' own time only.
+    pub fn absorb(&mut self, other: &LoadReport) {
+        // The load of both: their counts or their durations added.
+        self.model = match (self.model, other.model) {
+            (Model::Closed { requests: a }, Model::Closed { requests: b }) => Model::Closed {
+                requests: a.saturating_add(b),
+            },
+            (Model::Open { rate, duration: a }, Model::Open { duration: b, .. }) => Model::Open { rate, duration: a + b },
+            (model, _) => model,
+        };
+        self.requests += other.requests;
+        self.ok += other.ok;
+        let (e, o) = (&mut self.errors, other.errors);
+        (e.connect, e.timeout, e.status, e.closed) = (
+            e.connect + o.connect,
+            e.timeout + o.timeout,
+            e.status + o.status,
+            e.closed + o.closed,
+        );
+        for (code, n) in &other.status_codes {
+            *self.status_codes.entry(*code).or_default() += n;
+        }
+        // Histograms of one run share their bounds (`new_histogram`); saturating adds cannot fail.
+        let _ = self.latency.add(&other.latency);
+        let _ = self.uncorrected_latency.add(&other.uncorrected_latency);
+        self.response_bytes += other.response_bytes;
+        self.elapsed += other.elapsed;
+        self.stop = self.stop.max(other.stop);
+        self.lost = self.lost.or(other.lost);
+        self.unsent += other.unsent;
+    }
+
     /// Mean body bytes per response, `None` without responses.
     pub fn bytes_per_response(&self) -> Option<f64> {
         (self.responses() > 0).then(|| self.response_bytes as f64 / self.responses() as f64)

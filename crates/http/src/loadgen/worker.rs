@@ -14,9 +14,9 @@ use super::conn::Connection;
 use super::histogram::Outcome;
 use super::report::StopReason;
 
-pub struct Worker<'r> {
+pub struct Worker<'r, 'c> {
     run: &'r Run,
-    conn: Connection<'r>,
+    conn: Connection<'c>,
     cancelled: Pin<Box<WaitForCancellationFutureOwned>>,
     deadline: Pin<Box<Sleep>>,
     /// Waits for a scheduled send time (open model).
@@ -25,16 +25,23 @@ pub struct Worker<'r> {
     timeout: Pin<Box<Sleep>>,
 }
 
-impl<'r> Worker<'r> {
-    pub fn new(run: &'r Run) -> Self {
+impl<'r, 'c> Worker<'r, 'c> {
+    /// A worker for `run` on `conn` (a fresh [`Connection`] opens on its first request; a warm
+    /// one from an earlier slice is reused as it is).
+    pub fn new(run: &'r Run, conn: Connection<'c>) -> Self {
         Worker {
             run,
-            conn: Connection::new(&run.target, run.connect_timeout),
+            conn,
             cancelled: Box::pin(run.stop.clone().cancelled_owned()),
             deadline: Box::pin(tokio::time::sleep_until(run.deadline)),
             schedule: Box::pin(tokio::time::sleep_until(run.deadline)),
             timeout: Box::pin(tokio::time::sleep_until(Instant::now())),
         }
+    }
+
+    /// The connection, to be reused by a later worker on the same target.
+    pub fn into_connection(self) -> Connection<'c> {
+        self.conn
     }
 
     /// Sends one request at `intended` (at once if that has passed) and records its outcome,

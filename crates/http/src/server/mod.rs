@@ -23,6 +23,7 @@ pub use respond::SERVER_NAME;
 pub use routes::{DEFAULT_LIST_COUNT, MAX_LIST_COUNT};
 pub use telemetry::{FieldStats, TelemetryParse, TelemetrySummary};
 
+use crate::mode::Mode;
 use crate::source::{ItemSource, MemorySource};
 
 /// Default POST body limit: 128 MiB.
@@ -56,6 +57,9 @@ pub struct ServerConfig {
     pub header_read_timeout: Duration,
     /// Connections served at once; more wait in the listen backlog until one closes.
     pub max_connections: usize,
+    /// Also serve `/items/{id}` and `/items` without a mode prefix, in this mode: the API as
+    /// one build of it would serve them (`jsoncost serve --mode`, two servers for `ab --http`).
+    pub unprefixed: Option<Mode>,
 }
 
 impl ServerConfig {
@@ -71,6 +75,7 @@ impl ServerConfig {
             source,
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
             max_connections: DEFAULT_MAX_CONNECTIONS,
+            unprefixed: None,
         }
     }
 }
@@ -177,7 +182,7 @@ pub fn start(config: ServerConfig) -> Result<RunningServer, ServerError> {
         telemetry: config.telemetry,
         stats: Arc::clone(&stats),
     });
-    let app = routes::router(state);
+    let app = routes::router(state, config.unprefixed);
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
     let (done_tx, done_rx) = std::sync::mpsc::channel();
     let limits = ConnectionLimits {

@@ -39,16 +39,14 @@ pub struct AppState {
 
 type Shared = State<Arc<AppState>>;
 
-pub fn router(state: Arc<AppState>) -> Router {
+/// The routes; `unprefixed`: also `/items/{id}` and `/items` in that mode.
+pub fn router(state: Arc<AppState>, unprefixed: Option<Mode>) -> Router {
     let mut app = Router::new();
-    for mode in Mode::ALL {
-        let prefix = mode.as_str();
+    let prefixed = Mode::ALL.map(|mode| (format!("/{}", mode.as_str()), mode));
+    for (prefix, mode) in prefixed.into_iter().chain(unprefixed.map(|mode| (String::new(), mode))) {
         app = app
-            .route(
-                &format!("/{prefix}/items/{{id}}"),
-                get(move |st: Shared, id| get_item(st, id, mode)),
-            )
-            .route(&format!("/{prefix}/items"), get(move |st: Shared, q| get_list(st, q, mode)));
+            .route(&format!("{prefix}/items/{{id}}"), get(move |st: Shared, id| get_item(st, id, mode)))
+            .route(&format!("{prefix}/items"), get(move |st: Shared, q| get_list(st, q, mode)));
     }
     app.route(TELEMETRY_PATH, post(post_telemetry))
         .route(HEALTH_PATH, get(health))

@@ -18,10 +18,13 @@ fn status_500s_are_counted_and_the_run_completes() {
     assert_eq!(r.stop, StopReason::Completed);
     let row = http_row("x", &r, None);
     assert_eq!(
-        row.extra["errors"],
+        serde_json::to_value(&row.http).unwrap()["errors"],
         serde_json::json!({"connect": 0, "timeout": 0, "status": 20, "closed": 0})
     );
-    assert_eq!(row.extra["status_codes"], serde_json::json!({"500": 20}));
+    assert_eq!(
+        serde_json::to_value(&row.http).unwrap()["status_codes"],
+        serde_json::json!({"500": 20})
+    );
 }
 
 #[test]
@@ -103,8 +106,11 @@ fn a_run_with_no_success_is_a_failed_row() {
         row.error_message.as_deref().unwrap(),
         format!("no successful response from {}: 10 requests, 500×10", srv.url())
     );
-    assert_eq!(row.extra["status_codes"], serde_json::json!({"500": 10}));
-    assert_eq!(row.extra["errors"]["status"], 10);
+    assert_eq!(
+        serde_json::to_value(&row.http).unwrap()["status_codes"],
+        serde_json::json!({"500": 10})
+    );
+    assert_eq!(serde_json::to_value(&row.http).unwrap()["errors"]["status"], 10);
     assert_eq!((r.server_errors(), r.errors_by_kind().as_str()), (10, "500×10"));
 }
 

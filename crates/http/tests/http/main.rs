@@ -7,5 +7,6 @@ mod depth_guard;
 mod loadgen_bounds;
 mod loadgen_faults;
 mod loadgen_timing;
+mod slices;
 mod slow_clients;
 mod store_source;

@@ -2,19 +2,18 @@
 //! plus Errors when any request failed. Mean is the mean latency; allocation is the server's.
 
 use jsoncost_engine::{Experiment, Row};
-use serde_json::Value;
 
-use super::{Cell, Spec, error_total, extra, get};
+use super::{Cell, Spec, error_total, get, http_figure};
 use crate::units;
 
 pub(super) fn columns<'a>(exp: &Experiment) -> Vec<Spec<'a>> {
     let mut specs = vec![
         Spec::new("Mode", Cell::Method),
-        Spec::new("Req/s", Cell::Rate(get(|r| extra(r, "req_per_s")))),
+        Spec::new("Req/s", Cell::Rate(get(|r| http_figure(r, |h| h.req_per_s)))),
         Spec::new("Mean", Cell::Time(get(|r| r.mean_ns))),
-        Spec::new("p50", Cell::Time(get(|r| extra(r, "p50_ns")))),
-        Spec::new("p99", Cell::Time(get(|r| extra(r, "p99_ns")))),
-        Spec::new("p99.9", Cell::Time(get(|r| extra(r, "p999_ns")))),
+        Spec::new("p50", Cell::Time(get(|r| http_figure(r, |h| h.p50_ns)))),
+        Spec::new("p99", Cell::Time(get(|r| http_figure(r, |h| h.p99_ns)))),
+        Spec::new("p99.9", Cell::Time(get(|r| http_figure(r, |h| h.p999_ns)))),
         Spec::new("Server alloc/req", Cell::Bytes(get(|r| r.allocated_bytes))),
         // The most live heap the server's threads held during the run above its start: with one
         // connection, one request's peak (what buffering a body costs, which allocated bytes hide).
@@ -22,7 +21,7 @@ pub(super) fn columns<'a>(exp: &Experiment) -> Vec<Spec<'a>> {
         // The process's (server and load generator; the bodies are built before): an upload
         // the server buffers shows here as at least the body.
         Spec::new("RSS growth", Cell::Bytes(get(|r| r.rss.map(|m| m.growth_bytes as f64)))),
-        Spec::new("Server CPU/req", Cell::Time(get(|r| extra(r, "server_cpu_ns_per_req")))),
+        Spec::new("Server CPU/req", Cell::Time(get(|r| http_figure(r, |h| h.server_cpu_ns_per_req)))),
         Spec::new("Ratio", Cell::Ratio(get(|r| r.ratio))),
     ];
     if exp.rows.iter().any(|r| error_total(r).is_some_and(|n| n > 0.0)) {
@@ -37,26 +36,30 @@ fn errors_cell(row: &Row) -> String {
     let Some(total) = error_total(row) else {
         return units::ABSENT.to_string();
     };
-    let counts = |key: &str| -> Vec<(String, f64)> {
-        match row.extra.get(key) {
-            Some(Value::Object(kinds)) => kinds
-                .iter()
-                .filter_map(|(kind, n)| n.as_f64().filter(|n| *n > 0.0).map(|n| (kind.clone(), n)))
-                .collect(),
-            _ => Vec::new(),
-        }
+    let Some(figures) = &row.http else {
+        return units::count(total);
     };
-    let codes = counts("status_codes");
-    let kinds: Vec<String> = counts("errors")
-        .into_iter()
-        .flat_map(|(kind, n)| {
-            if kind == "status" && !codes.is_empty() {
-                codes.iter().map(|(code, n)| format!("{code}×{}", units::count(*n))).collect()
-            } else {
-                vec![format!("{kind}: {}", units::count(n))]
-            }
-        })
-        .collect();
+    let e = figures.errors;
+    let kinds: Vec<String> = [
+        ("status", e.status),
+        ("connect", e.connect),
+        ("timeout", e.timeout),
+        ("closed", e.closed),
+    ]
+    .into_iter()
+    .filter(|(_, n)| *n > 0)
+    .flat_map(|(kind, n)| {
+        if kind == "status" && !figures.status_codes.is_empty() {
+            figures
+                .status_codes
+                .iter()
+                .map(|(code, n)| format!("{code}×{}", units::count(*n as f64)))
+                .collect()
+        } else {
+            vec![format!("{kind}: {}", units::count(n as f64))]
+        }
+    })
+    .collect();
     if kinds.is_empty() {
         units::count(total)
     } else {

@@ -9,7 +9,7 @@ mod stream;
 
 use jsoncost_engine::{Experiment, ExperimentKind, Row};
 
-pub(crate) use crate::row_figures::{error_total, extra};
+pub(crate) use crate::row_figures::{error_total, http_figure};
 pub(crate) use spec::{Cell, Spec, get};
 pub(crate) use store::floor_mean_ns;
 

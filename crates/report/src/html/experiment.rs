@@ -2,12 +2,12 @@
 
 use std::fmt::Write;
 
-use jsoncost_engine::{Experiment, ExperimentKind as Kind, FLOOR, Row};
+use jsoncost_engine::{Experiment, ExperimentKind as Kind, FLOOR, HttpFigures, Row};
 
 use super::charts::{Chart, ChartRow, Segment, Track};
 use super::esc;
 use crate::columns::floor_mean_ns;
-use crate::row_figures::extra;
+use crate::row_figures::http_figure;
 use crate::units::{self, TimeColumn};
 use crate::view::{Align, Line, NO_MESSAGE, View};
 
@@ -106,7 +106,7 @@ fn charts(exp: &Experiment) -> Vec<Chart> {
                 "req-per-s",
                 "Requests per second",
                 &ok,
-                |r| extra(r, "req_per_s"),
+                |r| http_figure(r, |h| h.req_per_s),
                 |v| format!("{} req/s", units::rate(v)),
             ),
             latency_chart(&ok),
@@ -258,17 +258,27 @@ fn split_chart(exp: &Experiment, ok: &[&Row]) -> Option<Chart> {
     })
 }
 
-const PERCENTILES: [(&str, &str); 4] = [("p50", "p50_ns"), ("p90", "p90_ns"), ("p99", "p99_ns"), ("p99.9", "p999_ns")];
+type Figure = fn(&HttpFigures) -> Option<f64>;
+
+const PERCENTILES: [(&str, Figure); 4] = [
+    ("p50", |h| h.p50_ns),
+    ("p90", |h| h.p90_ns),
+    ("p99", |h| h.p99_ns),
+    ("p99.9", |h| h.p999_ns),
+];
 
 fn latency_chart(ok: &[&Row]) -> Option<Chart> {
-    let col = TimeColumn::fit(ok.iter().flat_map(|r| PERCENTILES.iter().filter_map(|(_, key)| extra(r, key))));
+    let col = TimeColumn::fit(
+        ok.iter()
+            .flat_map(|r| PERCENTILES.iter().filter_map(|(_, figure)| http_figure(r, figure))),
+    );
     let rows: Vec<ChartRow> = ok
         .iter()
         .filter_map(|r| {
             let tracks: Vec<Track> = PERCENTILES
                 .iter()
-                .filter_map(|(name, key)| {
-                    let v = extra(r, key)?;
+                .filter_map(|(name, figure)| {
+                    let v = http_figure(r, figure)?;
                     Some(Track {
                         sub_label: Some(name.to_string()),
                         segments: vec![Segment { value: v, class: "" }],

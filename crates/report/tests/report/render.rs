@@ -123,12 +123,16 @@ fn http_errors_show_each_failed_status_code() {
     let mut exp = jsoncost_engine::Experiment::new(jsoncost_engine::ExperimentKind::Http, "item/n1000-c10");
     let mut row = jsoncost_engine::Row::new("typed/serde_json");
     row.mean_ns = Some(1_000_000.0);
-    row.extra.insert("req_per_s".into(), 500.into());
-    row.extra.insert(
-        "errors".into(),
-        serde_json::json!({"connect": 0, "timeout": 3, "status": 410, "closed": 0}),
-    );
-    row.extra.insert("status_codes".into(), serde_json::json!({"503": 410}));
+    row.http = Some(jsoncost_engine::HttpFigures {
+        req_per_s: Some(500.0),
+        errors: jsoncost_engine::HttpErrors {
+            timeout: 3,
+            status: 410,
+            ..Default::default()
+        },
+        status_codes: [(503, 410)].into(),
+        ..Default::default()
+    });
     exp.rows.push(row);
     exp.finish();
     let table = render_experiment(&exp, Format::Table, false);

@@ -1,0 +1,153 @@
+//! `jsoncost ab --http`: two builds of the user's own server A/B'd end to end (`jsoncost::ab_http`):
+//! started from `--base-cmd`/`--new-cmd` (or reached at `--base-url`/`--new-url`), answers
+//! verified equal, loaded in slices alternating between them, and every row decided as `ab`
+//! decides (`jsoncost_report::ab`). Exit codes as `ab`: 0, 1 a worse row, 2 bad input (answers
+//! that differ, a bad request file), 3 a server that does not start, dies, stalls or answers 5xx
+//! (results written first), 130 interrupted.
+
+use std::path::PathBuf;
+
+use anyhow::anyhow;
+use jsoncost::ab_http::{HttpAbSettings, Request, ServerSpec, parse_requests};
+use jsoncost_http::loadgen::SliceLength;
+use jsoncost_report::ab;
+
+use super::ab::AbArgs;
+use crate::args::{Seconds, positive_rate, share};
+use crate::failure::{library, usage};
+use crate::interrupt;
+use crate::session::print_stdout;
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct HttpAbArgs {
+    /// With --http: the base server's command line, `{port}` where its port goes (no shell
+    /// runs it), e.g. `'./old-server --listen 127.0.0.1:{port}'`.
+    #[arg(long, value_name = "CMD", conflicts_with = "base_url")]
+    pub base_cmd: Option<String>,
+    /// With --http: the new server's command line, as --base-cmd.
+    #[arg(long, value_name = "CMD", conflicts_with = "new_url")]
+    pub new_cmd: Option<String>,
+    /// With --http: a base server already running, e.g. http://127.0.0.1:8080.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// With --http: a new server already running.
+    #[arg(long, value_name = "URL")]
+    pub new_url: Option<String>,
+    /// With --base-url: the base server's PID, for its CPU and RSS (from /proc).
+    #[arg(long, value_name = "PID", requires = "base_url")]
+    pub base_pid: Option<u32>,
+    /// With --new-url: the new server's PID.
+    #[arg(long, value_name = "PID", requires = "new_url")]
+    pub new_pid: Option<u32>,
+    /// With --http: the one request sent (GET of this path), unless --requests is given.
+    #[arg(long, value_name = "PATH", default_value = "/")]
+    pub path: String,
+    /// With --http: the request set, one request per line: `METHOD PATH [BODY_FILE
+    /// [CONTENT_TYPE]]` (a body file relative to this file; content type application/json by
+    /// default); blank lines and `#` comments skipped.
+    #[arg(long, value_name = "FILE")]
+    pub requests: Option<PathBuf>,
+    /// With --http: a server is ready once GET of this path answers 2xx (default: the first
+    /// request's path when it is a GET, else /).
+    #[arg(long, value_name = "PATH")]
+    pub ready_path: Option<String>,
+    /// With --http: how long each server has to become ready, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value = "10")]
+    pub ready_timeout: Seconds,
+    /// With --http: do not compare the two servers' answers before the load (said in the output).
+    #[arg(long)]
+    pub no_verify: bool,
+    /// With --http: keep-alive connections per server and request.
+    #[arg(short = 'c', long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    pub connections: u64,
+    /// With --http: open model, this many requests per second during each slice (latency from
+    /// the intended send time).
+    #[arg(long, value_name = "REQ_PER_S", value_parser = positive_rate)]
+    pub rate: Option<f64>,
+    /// With --http: each slice's length in seconds.
+    #[arg(long, value_name = "SECONDS", default_value = "0.5", conflicts_with = "slice_requests")]
+    pub slice: Seconds,
+    /// With --http: each slice as a number of requests instead.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub slice_requests: Option<u64>,
+    /// With --http: per-request timeout in seconds; a server without a success for twice this
+    /// is lost.
+    #[arg(long, value_name = "SECONDS", default_value = "2")]
+    pub request_timeout: Seconds,
+    /// With --http: a server is lost once more than this share of its finished requests failed.
+    #[arg(long, value_name = "SHARE", default_value = "50%", value_parser = share)]
+    pub max_error_share: f64,
+    /// With --http: write the tables (results.json) here, also when the load stopped early.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}
+
+fn side(name: &str, cmd: &Option<String>, url: &Option<String>, pid: Option<u32>) -> anyhow::Result<ServerSpec> {
+    match (cmd, url) {
+        (Some(cmd), None) => {
+            let words = shlex::split(cmd).ok_or_else(|| usage(anyhow!("--{name}-cmd {cmd:?}: unbalanced quotes")))?;
+            if words.is_empty() {
+                return Err(usage(anyhow!("--{name}-cmd is empty")));
+            }
+            Ok(ServerSpec::Command(words))
+        }
+        (None, Some(url)) => Ok(ServerSpec::Running { url: url.clone(), pid }),
+        _ => Err(usage(anyhow!("--http needs --{name}-cmd CMD or --{name}-url URL"))),
+    }
+}
+
+pub fn run(ab_args: &AbArgs) -> anyhow::Result<()> {
+    let args = &ab_args.web;
+    if ab_args.base.is_some() || ab_args.new.is_some() || !ab_args.args.is_empty() {
+        return Err(usage(anyhow!(
+            "--http A/Bs two servers: give --base-cmd/--new-cmd (or --base-url/--new-url), not --base/--new or experiment arguments"
+        )));
+    }
+    let base = side("base", &args.base_cmd, &args.base_url, args.base_pid)?;
+    let new = side("new", &args.new_cmd, &args.new_url, args.new_pid)?;
+    let requests = match &args.requests {
+        Some(file) => {
+            let text = std::fs::read_to_string(file).map_err(|e| usage(anyhow!("reading --requests {}: {e}", file.display())))?;
+            let dir = file.parent().map(PathBuf::from).unwrap_or_default();
+            parse_requests(&text, &dir).map_err(library)?
+        }
+        None => vec![Request::get(args.path.clone())],
+    };
+    let ready_path = args.ready_path.clone().unwrap_or_else(|| match requests.first() {
+        Some(r) if r.method.as_str() == "GET" => r.path.clone(),
+        _ => "/".to_string(),
+    });
+    let settings = HttpAbSettings {
+        base,
+        new,
+        requests,
+        ready_path,
+        ready_timeout: args.ready_timeout.duration(),
+        verify: !args.no_verify,
+        connections: args.connections as usize,
+        rate: args.rate,
+        slice: match args.slice_requests {
+            Some(n) => SliceLength::Requests(n),
+            None => SliceLength::Time(args.slice.duration()),
+        },
+        rounds: ab_args.rounds as usize,
+        timeout: args.request_timeout.duration(),
+        max_error_share: args.max_error_share,
+        seed: jsoncost_engine::DEFAULT_SCHEDULE_SEED,
+    };
+    let measured = jsoncost::ab_http::run(&settings, &interrupt::interrupted).map_err(library)?;
+    for note in &measured.notes {
+        eprintln!("{note}");
+    }
+    if let Some(path) = &args.out {
+        jsoncost::output::write_results_of(&measured.results, path).map_err(library)?;
+    }
+    let format = ab_args.format;
+    print_stdout(&jsoncost_report::render(&measured.results, format, false))?;
+    let comparison = ab::ab(std::slice::from_ref(&measured.pairs), ab_args.threshold).allowing_missing(ab_args.allow_missing);
+    print_stdout(&format.exporter().ab(&comparison))?;
+    if let Some(failure) = measured.failure {
+        return Err(library(failure));
+    }
+    super::ab::verdict(&comparison, "no figure was measured on both servers: nothing to compare")
+}

@@ -1,0 +1,624 @@
+//! A/B of two builds of a user's own HTTP server, end to end (`jsoncost ab --http`): both
+//! servers started (or reached), every request of the set sent once to each and the answers
+//! compared (same status, JSON-equal bodies through the exact reference), then both loaded in
+//! slices alternating between them on warm keep-alive connections (`loadgen::run_slices`, the one
+//! slice scheduler), with each server's CPU and RSS read from `/proc` around its slices. Each
+//! request gives a table of two rows (`base`, `new`: req/s, latency percentiles, errors, CPU per
+//! request, RSS growth; Ratio new/base paired round by round), and three paired quantities per
+//! request for `report::ab`'s verdicts: time per request (the inverse of req/s), p99 latency
+//! and server CPU per request.
+//!
+//! Every wait is bounded: the readiness probe by `ready_timeout`, the check by one timeout per
+//! request and server, the load by `SliceSpec::bound`. A server that dies, stalls or answers a
+//! 5xx mid-load loses the load at once ([`LossRule::first_server_error`], the stall rule); what
+//! was measured is kept and the outcome names the server. Servers started here are stopped and
+//! reaped by their process group whatever happens.
+
+use std::io::{Read, Seek, SeekFrom};
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use jsoncost_codecs::{Canonical, exact};
+use jsoncost_engine::{Experiment, ExperimentKind, Results, Row, Schedule};
+use jsoncost_http::ServerCost;
+use jsoncost_http::loadgen::{self, LossRule, Rounds, Slice, SliceLength, SliceRun, SliceSpec, SliceTarget, StopReason};
+use jsoncost_http::proc_probe::ProcProbe;
+use jsoncost_http::row::sliced_rows;
+use serde_json::{Map, json};
+use tokio_util::sync::CancellationToken;
+
+use crate::Error;
+
+/// How one side's server is reached.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ServerSpec {
+    /// A command line started here (program, arguments; no shell): `{port}` in any word is
+    /// replaced by a free port on 127.0.0.1, where the server is then reached.
+    Command(Vec<String>),
+    /// A server already running at `url` (`http://host:port`); with its `pid`, its CPU and RSS
+    /// are read from /proc.
+    Running {
+        /// `http://host:port`.
+        url: String,
+        /// The server's process, for its CPU and RSS.
+        pid: Option<u32>,
+    },
+}
+
+/// One request of the set.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    /// GET, POST ...
+    pub method: http::Method,
+    /// Path and query, from `/`.
+    pub path: String,
+    /// Sent with every request (empty for a GET).
+    pub body: Bytes,
+    /// The Content-Type header sent with the body.
+    pub content_type: Option<String>,
+}
+
+impl Request {
+    /// A GET of `path`.
+    pub fn get(path: impl Into<String>) -> Request {
+        Request {
+            method: http::Method::GET,
+            path: path.into(),
+            body: Bytes::new(),
+            content_type: None,
+        }
+    }
+
+    /// `GET /items/1`.
+    pub fn label(&self) -> String {
+        format!("{} {}", self.method, self.path)
+    }
+}
+
+/// Reads a request set: one request per line, `METHOD PATH [BODY_FILE [CONTENT_TYPE]]`
+/// (whitespace apart; a body file is read relative to `dir`; the content type defaults to
+/// `application/json` with a body); blank lines and lines starting with `#` are skipped.
+pub fn parse_requests(text: &str, dir: &std::path::Path) -> Result<Vec<Request>, Error> {
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let bad = |why: String| Error::usage(format!("requests line {}: {why}: {line:?}", n + 1));
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let (method, path) = match words.as_slice() {
+            [m, p, ..] => (*m, *p),
+            _ => return Err(bad("expected METHOD PATH [BODY_FILE [CONTENT_TYPE]]".into())),
+        };
+        let method = http::Method::from_bytes(method.as_bytes()).map_err(|_| bad(format!("{method:?} is not an HTTP method")))?;
+        if !path.starts_with('/') {
+            return Err(bad(format!("the path {path:?} does not start with /")));
+        }
+        let body = match words.get(2) {
+            Some(file) => {
+                let file = dir.join(file);
+                Bytes::from(std::fs::read(&file).map_err(|e| bad(format!("reading the body {}: {e}", file.display())))?)
+            }
+            None => Bytes::new(),
+        };
+        let content_type = match (words.get(3), words.len() > 2) {
+            (Some(ct), _) => Some(ct.to_string()),
+            (None, true) => Some("application/json".to_string()),
+            (None, false) => None,
+        };
+        if words.len() > 4 {
+            return Err(bad("more than METHOD PATH BODY_FILE CONTENT_TYPE".into()));
+        }
+        out.push(Request {
+            method,
+            path: path.to_string(),
+            body,
+            content_type,
+        });
+    }
+    if out.is_empty() {
+        return Err(Error::usage("the request set is empty"));
+    }
+    Ok(out)
+}
+
+/// What to compare and how.
+#[derive(Debug, Clone)]
+pub struct HttpAbSettings {
+    /// The base build's server.
+    pub base: ServerSpec,
+    /// The new build's server.
+    pub new: ServerSpec,
+    /// The request set: each verified, then loaded on both servers.
+    pub requests: Vec<Request>,
+    /// Readiness: GET of this path answered 2xx by each server, within `ready_timeout`.
+    pub ready_path: String,
+    /// How long each server has to become ready.
+    pub ready_timeout: Duration,
+    /// Compare both servers' answers before any load.
+    pub verify: bool,
+    /// Keep-alive connections per server and request.
+    pub connections: usize,
+    /// Open model: requests per second during each slice.
+    pub rate: Option<f64>,
+    /// Each slice's load.
+    pub slice: SliceLength,
+    /// Rounds: each gives every (request, server) one slice.
+    pub rounds: usize,
+    /// Per request, and the stall bound's unit (lost after twice it without a success).
+    pub timeout: Duration,
+    /// A server is lost once more than this share of its finished requests failed.
+    pub max_error_share: f64,
+    /// Seeds each round's order.
+    pub seed: u64,
+}
+
+/// A measured A/B: the tables and the pairs `report::ab` decides from.
+#[derive(Debug)]
+pub struct HttpAb {
+    /// One http table per request, rows `base` and `new` (Ratio: new/base time per request,
+    /// paired round by round).
+    pub results: Results,
+    /// Base's and new's paired quantities per request (tables named as the requests; rows
+    /// `time per request`, `p99 latency`, `server CPU per request`), for `report::ab::ab`.
+    pub pairs: jsoncost_report::ab::Run,
+    /// For the reader: what was verified, where the servers ran.
+    pub notes: Vec<String>,
+    /// The load stopped early (a server lost, Ctrl-C): exit 3 (or 130) once everything is
+    /// written.
+    pub failure: Option<Error>,
+}
+
+/// One side's server while the A/B runs.
+struct Server {
+    name: &'static str,
+    url: String,
+    pid: Option<u32>,
+    /// Started here: stopped and reaped at the end.
+    child: Option<Child>,
+    stderr: Option<PathBuf>,
+}
+
+impl Server {
+    /// The last lines of its stderr (what it said before failing), or "" when it is not ours.
+    fn stderr_tail(&self) -> String {
+        let Some(path) = &self.stderr else { return String::new() };
+        let Ok(mut f) = std::fs::File::open(path) else {
+            return String::new();
+        };
+        let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+        let _ = f.seek(SeekFrom::Start(len.saturating_sub(2048)));
+        let mut tail = String::new();
+        let _ = f.read_to_string(&mut tail);
+        let tail = tail.trim();
+        if tail.is_empty() {
+            "; its stderr is empty".to_string()
+        } else {
+            format!("; its stderr ends:\n{tail}")
+        }
+    }
+
+    /// Exited already: how.
+    fn exited(&mut self) -> Option<std::process::ExitStatus> {
+        self.child.as_mut()?.try_wait().ok().flatten()
+    }
+
+    /// SIGTERM to its process group, SIGKILL after 2 s, then reaped; its stderr file removed.
+    fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let group = child.id() as libc::pid_t;
+            // SAFETY: signalling the process group this code created (`process_group(0)`).
+            unsafe { libc::kill(-group, libc::SIGTERM) };
+            let deadline = Instant::now() + Duration::from_secs(2);
+            while Instant::now() < deadline && matches!(child.try_wait(), Ok(None)) {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            // SAFETY: as above; a group already gone makes it a no-op.
+            unsafe { libc::kill(-group, libc::SIGKILL) };
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        if let Some(path) = self.stderr.take() {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// A free port on 127.0.0.1 (bound, then released for the server).
+fn free_port() -> Result<u16, Error> {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| Error::environment(format!("finding a free port: {e}")))?;
+    l.local_addr()
+        .map(|a| a.port())
+        .map_err(|e| Error::environment(format!("finding a free port: {e}")))
+}
+
+fn start(name: &'static str, spec: &ServerSpec) -> Result<Server, Error> {
+    let words = match spec {
+        ServerSpec::Running { url, pid } => {
+            return Ok(Server {
+                name,
+                url: url.trim_end_matches('/').to_string(),
+                pid: *pid,
+                child: None,
+                stderr: None,
+            });
+        }
+        ServerSpec::Command(words) => words,
+    };
+    let Some((program, args)) = words.split_first() else {
+        return Err(Error::usage(format!("--{name}-cmd is empty")));
+    };
+    let port = free_port()?.to_string();
+    let fill = |w: &String| w.replace("{port}", &port);
+    let stderr_path = std::env::temp_dir().join(format!("jsoncost-ab-http-{}-{name}.stderr", std::process::id()));
+    let stderr = std::fs::File::create(&stderr_path).map_err(|e| Error::environment(format!("{}: {e}", stderr_path.display())))?;
+    let child = Command::new(fill(program))
+        .args(args.iter().map(fill))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(stderr)
+        .process_group(0)
+        .spawn()
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&stderr_path);
+            Error::environment(format!("starting the {name} server ({program}): {e}"))
+        })?;
+    Ok(Server {
+        name,
+        url: format!("http://127.0.0.1:{port}"),
+        pid: Some(child.id()),
+        child: Some(child),
+        stderr: Some(stderr_path),
+    })
+}
+
+/// Waits until `server` answers GET `path` with a 2xx, within `timeout`.
+fn ready(server: &mut Server, path: &str, timeout: Duration, rt: &tokio::runtime::Runtime) -> Result<(), Error> {
+    let deadline = Instant::now() + timeout;
+    let url = format!("{}{path}", server.url);
+    let mut last = String::from("no answer");
+    loop {
+        if let Some(status) = server.exited() {
+            return Err(Error::environment(format!(
+                "the {} server exited ({status}) before it answered GET {path}{}",
+                server.name,
+                server.stderr_tail()
+            )));
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(Error::environment(format!(
+                "the {} server at {} did not answer GET {path} with a 2xx within {} s (last: {last}){}",
+                server.name,
+                server.url,
+                timeout.as_secs_f64(),
+                server.stderr_tail()
+            )));
+        }
+        match rt.block_on(loadgen::fetch(
+            &url,
+            http::Method::GET,
+            Bytes::new(),
+            left.min(Duration::from_secs(1)),
+        )) {
+            Ok((status, _)) if (200..300).contains(&status) => return Ok(()),
+            Ok((status, _)) => last = format!("status {status}"),
+            Err(e) => last = e.message,
+        }
+        std::thread::sleep(Duration::from_millis(50).min(deadline.saturating_duration_since(Instant::now())));
+    }
+}
+
+/// Sends `request` to `server` once: (status, body).
+fn fetch(server: &Server, request: &Request, timeout: Duration, rt: &tokio::runtime::Runtime) -> Result<(u16, Bytes), Error> {
+    let url = format!("{}{}", server.url, request.path);
+    rt.block_on(loadgen::fetch(&url, request.method.clone(), request.body.clone(), timeout))
+        .map_err(|e| Error::environment(format!("the {} server: {e}{}", server.name, server.stderr_tail())))
+}
+
+/// Where two answers' bodies first differ, or `None` when they are equal: through the exact
+/// reference parser when both are JSON (numbers compared exactly), as bytes otherwise.
+pub fn first_difference(base: &[u8], new: &[u8]) -> Option<String> {
+    match (exact::parse(base), exact::parse(new)) {
+        (Ok(b), Ok(n)) => match Canonical::Full(n).compare_with(&b) {
+            Err(at) => Some(at),
+            Ok(fidelity) => fidelity
+                .first
+                .first()
+                .map(|d| format!("at {}: {} in base, {} in new", pointer(&d.pointer), d.exact, d.got)),
+        },
+        (Ok(_), Err(e)) => Some(format!("new's body is not JSON ({e})")),
+        (Err(e), Ok(_)) => Some(format!("base's body is not JSON ({e})")),
+        (Err(_), Err(_)) => (base != new).then(|| {
+            let at = base.iter().zip(new).position(|(a, b)| a != b).unwrap_or(base.len().min(new.len()));
+            format!("neither body is JSON; as bytes they differ at byte {at}")
+        }),
+    }
+}
+
+fn pointer(p: &str) -> &str {
+    if p.is_empty() { "the root" } else { p }
+}
+
+/// Every request to both servers, answers compared: bad input (exit 2) naming the request and
+/// where the answers differ.
+fn verify(servers: &[Server; 2], requests: &[Request], timeout: Duration, rt: &tokio::runtime::Runtime) -> Result<(), Error> {
+    for (i, request) in requests.iter().enumerate() {
+        let (bs, bb) = fetch(&servers[0], request, timeout, rt)?;
+        let (ns, nb) = fetch(&servers[1], request, timeout, rt)?;
+        let which = format!("request {} ({})", i + 1, request.label());
+        if bs != ns {
+            return Err(Error::usage(format!(
+                "{which}: base answered status {bs}, new {ns}; nothing was timed"
+            )));
+        }
+        if let Some(at) = first_difference(&bb, &nb) {
+            return Err(Error::usage(format!("{which}: the answers differ {at}; nothing was timed")));
+        }
+    }
+    Ok(())
+}
+
+/// Runs the A/B. `Err`: nothing was measured (a server that does not start or answer, answers
+/// that differ). A load stopped early still returns what was measured, with its `failure`.
+pub fn run(settings: &HttpAbSettings, interrupted: &(dyn Fn() -> bool + Sync)) -> Result<HttpAb, Error> {
+    if settings.requests.is_empty() {
+        return Err(Error::usage("no request to send"));
+    }
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::environment(format!("starting a runtime: {e}")))?;
+    let mut servers = [start("base", &settings.base)?, start("new", &settings.new)?];
+    for server in servers.iter_mut() {
+        ready(server, &settings.ready_path, settings.ready_timeout, &rt)?;
+    }
+    let mut notes = vec![format!("ab --http: base on {}, new on {}", servers[0].url, servers[1].url)];
+    if settings.verify {
+        verify(&servers, &settings.requests, settings.timeout, &rt)?;
+        notes.push(format!(
+            "verified: each of the {} requests answered by both servers with the same status and equal bodies (JSON compared exactly)",
+            settings.requests.len()
+        ));
+    } else {
+        notes.push("not verified (--no-verify): the answers were not compared".to_string());
+    }
+    // The load runs on a runtime of its own.
+    drop(rt);
+    let targets: Vec<SliceTarget> = settings
+        .requests
+        .iter()
+        .flat_map(|r| {
+            servers.iter().map(move |s| {
+                let t = SliceTarget {
+                    method: r.method.clone(),
+                    body: r.body.clone(),
+                    ..SliceTarget::get(s.name, format!("{}{}", s.url, r.path))
+                };
+                match &r.content_type {
+                    Some(ct) => SliceTarget {
+                        content_type: Some(ct.clone()),
+                        ..t
+                    },
+                    None => t,
+                }
+            })
+        })
+        .collect();
+    let spec = SliceSpec {
+        rate: settings.rate,
+        length: settings.slice,
+        rounds: Rounds {
+            min: settings.rounds,
+            max: settings.rounds,
+            precision: 0.0,
+            budget: Duration::MAX,
+        },
+        seed: settings.seed,
+        timeout: settings.timeout,
+        loss: LossRule {
+            max_error_share: settings.max_error_share,
+            max_stall: None,
+            // A 5xx or a refused connection mid-load: the server is failing, not measured.
+            first_server_error: true,
+        },
+        warmup: true,
+        ..SliceSpec::closed(targets, settings.connections)
+    };
+    notes.push(format!("load ends within {} s", spec.bound().as_secs()));
+    let pids = settings.requests.iter().flat_map(|_| servers.iter().map(|s| s.pid)).collect();
+    let mut probe = ProcProbe::new(pids);
+    let cancel = CancellationToken::new();
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let run = std::thread::scope(|scope| {
+        let watcher = scope.spawn(|| {
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                if interrupted() {
+                    cancel.cancel();
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        });
+        let run = loadgen::run_slices(&spec, &mut probe, &cancel);
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        let _ = watcher.join();
+        run
+    })
+    .map_err(|e| Error::environment(e.to_string()))?;
+    let failure = match (run.stop, run.lost) {
+        (_, Some(lost)) => {
+            let server = &mut servers[lost.target % 2];
+            let gone = server.exited().map(|s| format!(" (it exited: {s})")).unwrap_or_default();
+            Some(Error::environment(format!(
+                "the {} server was lost during the load ({}): {}{gone}{}",
+                server.name,
+                settings.requests[lost.target / 2].label(),
+                lost.loss,
+                server.stderr_tail()
+            )))
+        }
+        (StopReason::Cancelled, _) => Some(Error::Interrupted),
+        (StopReason::TimeCap, _) => Some(Error::environment("a slice of the load did not end within its bound")),
+        _ => None,
+    };
+    for s in servers.iter_mut() {
+        s.stop();
+    }
+    let (results, pairs) = tables(settings, &run);
+    Ok(HttpAb {
+        results,
+        pairs,
+        notes,
+        failure,
+    })
+}
+
+/// The tables of a measured run: per request, the two servers' rows, and the paired quantities.
+fn tables(settings: &HttpAbSettings, run: &SliceRun<Option<ServerCost>>) -> (Results, jsoncost_report::ab::Run) {
+    let mut results = crate::output::new_results(false);
+    let (mut base, mut new) = (results.clone(), results.clone());
+    for (i, request) in settings.requests.iter().enumerate() {
+        // The request's two targets alone, so the rows' paired ratios are new to base.
+        let pair = SliceRun {
+            targets: run.targets[2 * i..2 * i + 2].to_vec(),
+            orders: Vec::new(),
+            lost: run.lost.filter(|l| l.target / 2 == i).map(|mut l| {
+                l.target %= 2;
+                l
+            }),
+            ..run.clone()
+        };
+        let mut exp = Experiment::new(ExperimentKind::Http, request.label());
+        exp.params = params(settings);
+        exp.rows = sliced_rows(&pair);
+        if exp.rows.iter().any(|r| !r.rounds_ns.is_empty()) {
+            exp.schedule = Schedule::Interleaved;
+        }
+        exp.finish();
+        results.experiments.push(exp);
+        type Figure<'a> = &'a dyn Fn(&Slice<Option<ServerCost>>) -> Option<f64>;
+        let per_request: Figure = &|s| Some(s.ns_per_request()).filter(|v| v.is_finite());
+        let p99: Figure = &|s| s.report.quantile_ns(0.99).map(|v| v as f64);
+        let cpu: Figure = &|s| s.server.as_ref().and_then(ServerCost::cpu_ns_per_request);
+        for (side, out) in [(0, &mut base), (1, &mut new)] {
+            let mut exp = Experiment::new(ExperimentKind::Http, request.label());
+            exp.params = params(settings);
+            exp.schedule = Schedule::Interleaved;
+            for (name, figure) in [
+                ("time per request", per_request),
+                ("p99 latency", p99),
+                ("server CPU per request", cpu),
+            ] {
+                let Some(rounds) = pair.targets[side]
+                    .paired(pair.rounds)
+                    .iter()
+                    .map(figure)
+                    .collect::<Option<Vec<f64>>>()
+                else {
+                    continue;
+                };
+                if rounds.is_empty() {
+                    continue;
+                }
+                let mut row = Row::new(name);
+                row.mean_ns = Some(rounds.iter().sum::<f64>() / rounds.len() as f64);
+                row.rounds_ns = rounds;
+                exp.rows.push(row);
+            }
+            out.experiments.push(exp);
+        }
+    }
+    (
+        results,
+        jsoncost_report::ab::Run {
+            base,
+            new,
+            lockstep: true,
+            cpu_wait: None,
+        },
+    )
+}
+
+/// What every table of the A/B was measured with.
+fn params(settings: &HttpAbSettings) -> Map<String, serde_json::Value> {
+    let describe = |s: &ServerSpec| match s {
+        ServerSpec::Command(words) => words.join(" "),
+        ServerSpec::Running { url, .. } => url.clone(),
+    };
+    let mut p = Map::new();
+    p.insert("base".into(), json!(describe(&settings.base)));
+    p.insert("new".into(), json!(describe(&settings.new)));
+    p.insert("connections".into(), json!(settings.connections));
+    match settings.slice {
+        SliceLength::Time(d) => p.insert("slice_s".into(), json!(d.as_secs_f64())),
+        SliceLength::Requests(n) => p.insert("slice_requests".into(), json!(n)),
+    };
+    if let Some(rate) = settings.rate {
+        p.insert("rate".into(), json!(rate));
+    }
+    p.insert("rounds".into(), json!(settings.rounds));
+    p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_differ_by_pointer_and_numbers_exactly() {
+        assert_eq!(first_difference(br#"{"a":[1,2]}"#, br#"{"a": [1, 2]}"#), None);
+        assert_eq!(
+            first_difference(br#"{"a":[1,2],"b":"x"}"#, br#"{"a":[1,3],"b":"x"}"#).as_deref(),
+            Some("at /a/1: expected 2, got 3")
+        );
+        assert!(
+            first_difference(br#"{"a":1}"#, b"oops")
+                .unwrap()
+                .starts_with("new's body is not JSON")
+        );
+        assert_eq!(first_difference(b"abc", b"abc"), None);
+        assert_eq!(
+            first_difference(b"abc", b"abd").as_deref(),
+            Some("neither body is JSON; as bytes they differ at byte 2")
+        );
+    }
+
+    #[test]
+    fn a_request_set_reads_one_request_per_line() {
+        let dir = std::env::temp_dir();
+        let body = dir.join(format!("jsoncost-ab-http-test-{}.json", std::process::id()));
+        std::fs::write(&body, b"{}").unwrap();
+        let text = format!(
+            "# comment\n\nGET /items/1\nPOST /telemetry {}\n",
+            body.file_name().unwrap().to_str().unwrap()
+        );
+        let r = parse_requests(&text, &dir).unwrap();
+        std::fs::remove_file(&body).unwrap();
+        assert_eq!(r.len(), 2);
+        assert_eq!((r[0].label(), r[0].content_type.as_deref()), ("GET /items/1".to_string(), None));
+        assert_eq!(
+            (r[1].label(), r[1].body.as_ref(), r[1].content_type.as_deref()),
+            ("POST /telemetry".to_string(), &b"{}"[..], Some("application/json"))
+        );
+        let e = parse_requests("GET items\n", &dir).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "requests line 1: the path \"items\" does not start with /: \"GET items\""
+        );
+        assert_eq!(
+            parse_requests("# none\n", &dir).unwrap_err().to_string(),
+            "the request set is empty"
+        );
+    }
+}
