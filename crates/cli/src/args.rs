@@ -96,6 +96,18 @@ pub fn share(s: &str) -> Result<f64, String> {
     }
 }
 
+/// A share of a time that may exceed it (a wait of 150% of the time on a CPU), as `5%` or `0.05`.
+pub fn time_share(s: &str) -> Result<f64, String> {
+    let (number, scale) = match s.trim().strip_suffix('%') {
+        Some(n) => (n, 100.0),
+        None => (s.trim(), 1.0),
+    };
+    match number.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v / scale),
+        _ => Err(format!("{s:?} is not a share of the time like 5% or 0.05 (0 or more)")),
+    }
+}
+
 /// A positive, finite rate (requests per second).
 pub fn positive_rate(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
@@ -115,6 +127,19 @@ mod tests {
         assert_eq!(share("100%"), Ok(1.0));
         for bad in ["101%", "-1%", "1.5", "NaN", "half"] {
             assert_eq!(share(bad), Err(format!("{bad:?} is not a share from 0% to 100% (or 0 to 1)")));
+        }
+    }
+
+    #[test]
+    fn time_shares_may_exceed_the_whole() {
+        assert_eq!(time_share("5%"), Ok(0.05));
+        assert_eq!(time_share("250%"), Ok(2.5));
+        assert_eq!(time_share("0"), Ok(0.0));
+        for bad in ["-1%", "inf", "NaN", "some"] {
+            assert_eq!(
+                time_share(bad),
+                Err(format!("{bad:?} is not a share of the time like 5% or 0.05 (0 or more)"))
+            );
         }
     }
 

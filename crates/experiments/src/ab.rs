@@ -214,6 +214,9 @@ pub struct Settings {
     pub args: Vec<String>,
     /// What progress lines on stderr start with (`ab`, `alloc`).
     pub label: String,
+    /// The share of its time on a CPU a program may wait for one before the run's time is not
+    /// judged ([`jsoncost_engine::CpuWait`]).
+    pub max_cpu_wait: f64,
 }
 
 /// How long a program may be seen stopped before the run is given up.
@@ -358,6 +361,7 @@ fn run_both(settings: &Settings, programs: [&Program; 2], dirs: &Dirs, k: u32, i
             run: k as usize,
             base,
             new,
+            limit: settings.max_cpu_wait,
         }),
     })
 }

@@ -133,7 +133,7 @@ pub struct AbComparison {
     /// Every run was in lockstep (interleaved rows paired round by round).
     pub lockstep: bool,
     /// The run whose programs waited longest for a CPU (None where that was not read). Past
-    /// [`CpuWait::BUSY`] no row's time is judged (allocation still is): see [`Self::busy`].
+    /// its limit no row's time is judged (allocation still is): see [`Self::busy`].
     pub cpu_wait: Option<CpuWait>,
     /// The CPU both programs were pinned to.
     pub cpu: Option<usize>,
@@ -185,17 +185,17 @@ pub fn busy_note(busy: &CpuWait, names: [&str; 2]) -> String {
         units::percent(busy.base),
         names[1],
         units::percent(busy.new),
-        units::percent(CpuWait::BUSY)
+        units::percent(busy.limit)
     )
 }
 
-/// How long the programs waited for a CPU when that stayed under [`CpuWait::BUSY`].
+/// How long the programs waited for a CPU when that stayed under its limit.
 pub fn wait_note(wait: &CpuWait) -> String {
     format!(
         "The two programs waited for a CPU at most {} of their time on one (run {}; a pairing is trusted up to {}).",
         units::percent(wait.worst()),
         wait.run,
-        units::percent(CpuWait::BUSY)
+        units::percent(wait.limit)
     )
 }
 
@@ -424,7 +424,7 @@ pub(crate) fn gate(r: &AbRow) -> &'static str {
 }
 
 impl AbComparison {
-    /// The worst run's wait for a CPU, when it is past [`CpuWait::BUSY`].
+    /// The worst run's wait for a CPU, when it is past its limit.
     pub fn busy(&self) -> Option<&CpuWait> {
         self.cpu_wait.as_ref().filter(|w| w.busy())
     }
@@ -667,6 +667,7 @@ mod tests {
                 run: 1,
                 base: 0.004,
                 new: 0.006,
+                limit: 0.05,
             }),
         }
     }
@@ -678,6 +679,7 @@ mod tests {
             run: 1,
             base: 1.07,
             new: 0.049,
+            limit: 0.05,
         });
         let mut more_alloc = busy.clone();
         more_alloc.new.experiments[0].rows[0].allocated_bytes = Some(4096.0);
@@ -687,7 +689,8 @@ mod tests {
             Some(CpuWait {
                 run: 1,
                 base: 1.07,
-                new: 0.049
+                new: 0.049,
+                limit: 0.05,
             })
         );
         assert!(c.rows.iter().all(|r| r.verdict == AbVerdict::Busy), "{:?}", c.rows);
@@ -709,8 +712,18 @@ mod tests {
             "{}",
             c.summary()
         );
-        // Under the limit on both sides, rows are judged as ever.
+        // Under the limit on both sides, rows are judged as ever; the limit is the run's own.
         assert!(ab(&[lockstep_run(1.3)], 0.05).busy().is_none());
+        let mut waited_within_a_higher_limit = lockstep_run(1.3);
+        waited_within_a_higher_limit.cpu_wait = Some(CpuWait {
+            run: 1,
+            base: 1.07,
+            new: 0.049,
+            limit: 2.0,
+        });
+        let c = ab(&[waited_within_a_higher_limit], 0.05);
+        assert!(c.busy().is_none());
+        assert_eq!(c.regressions().map(|r| r.method.as_str()).collect::<Vec<_>>(), ["b"]);
     }
 
     #[test]

@@ -113,7 +113,7 @@ pub(crate) enum Change {
     More { share: f64, low: f64, high: f64 },
     /// The interval holds 1.
     None,
-    /// Not judged: the two processes waited for a CPU past [`jsoncost_engine::CpuWait::BUSY`].
+    /// Not judged: the two processes waited for a CPU past their limit (`--max-cpu-wait`).
     Busy,
 }
 
@@ -434,6 +434,7 @@ mod tests {
             run: 1,
             base: 0.02,
             new: 1.3,
+            limit: 0.05,
         });
         let advice = advise(&results);
         assert_eq!(
@@ -454,6 +455,7 @@ mod tests {
             run: 1,
             base: 0.004,
             new: 0.031,
+            limit: 0.05,
         });
         let md = crate::render(&results, Format::Markdown, false);
         assert!(md.contains("| 0.766 | 0.735–0.799 | 23.4% less |"), "{md}");

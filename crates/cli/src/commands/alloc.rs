@@ -48,6 +48,10 @@ pub struct AllocArgs {
     /// The longest a process may take for its next step, in seconds (as `jsoncost ab`).
     #[arg(long, value_name = "SECS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: u64,
+    /// How long a process may wait for a CPU, as a share of its time on one, before no row's
+    /// time is judged (exit 3; see `jsoncost ab --help`).
+    #[arg(long, value_name = "SHARE", default_value = "5%", value_parser = crate::args::time_share)]
+    pub max_cpu_wait: f64,
     /// What stdout carries.
     #[arg(long, default_value = "table", value_parser = format_parser())]
     pub format: Format,
@@ -81,6 +85,7 @@ impl AllocArgs {
                 timeout: std::time::Duration::from_secs(self.timeout),
                 keep: self.keep.clone(),
                 args: Vec::new(),
+                max_cpu_wait: self.max_cpu_wait,
                 label: "alloc".to_string(),
             },
         })

@@ -9,7 +9,7 @@
 use crate::common;
 
 use assert_cmd::Command;
-use common::{Killed, wait_bounded};
+use common::{JUDGE_ON_A_BUSY_MACHINE, Killed, wait_bounded};
 use jsoncost_engine::{Experiment, ExperimentKind, Machine, Results, Row, SCHEMA_VERSION};
 use predicates::prelude::*;
 use std::os::unix::fs::PermissionsExt;
@@ -82,7 +82,9 @@ fn program(dir: &Path, name: &str, slow: f64, wobble: bool, exit: Option<i32>) -
 
 fn ab(base: &Path, new: &Path, extra: &[&str]) -> assert_cmd::assert::Assert {
     jsoncost()
-        .args(["ab", "--runs", "6", "--threshold", "5%", "--base"])
+        .args(["ab", "--runs", "6", "--threshold", "5%"])
+        .args(JUDGE_ON_A_BUSY_MACHINE)
+        .arg("--base")
         .arg(base)
         .arg("--new")
         .arg(new)
@@ -239,7 +241,9 @@ fn a_program_that_never_joins_runs_alone_and_its_rows_pair_once_per_run() {
     let bin = assert_cmd::cargo::cargo_bin("jsoncost");
     let out = jsoncost()
         .timeout(std::time::Duration::from_secs(240))
-        .args(["ab", "--rounds", "3", "--base"])
+        .args(["ab", "--rounds", "3"])
+        .args(JUDGE_ON_A_BUSY_MACHINE)
+        .arg("--base")
         .arg(&script)
         .arg("--new")
         .arg(&bin)
@@ -264,7 +268,9 @@ fn one_run_answers(experiment: &[&str], compared: usize) -> [Results; 2] {
     let bin = assert_cmd::cargo::cargo_bin("jsoncost");
     let out = jsoncost()
         .timeout(std::time::Duration::from_secs(240))
-        .args(["ab", "--rounds", "3", "--threshold", "50%", "--keep"])
+        .args(["ab", "--rounds", "3", "--threshold", "50%"])
+        .args(JUDGE_ON_A_BUSY_MACHINE)
+        .arg("--keep")
         .arg(&keep)
         .arg("--base")
         .arg(&bin)
@@ -317,7 +323,9 @@ fn http_tables_pair_slice_by_slice_in_lockstep_so_one_run_answers() {
 fn ab_in_lockstep(rounds: u32, keep: &Path, extra: &[&str]) -> std::process::Command {
     let bin = assert_cmd::cargo::cargo_bin("jsoncost");
     let mut c = std::process::Command::new(&bin);
-    c.args(["ab", "--rounds", &rounds.to_string(), "--keep"])
+    c.args(["ab", "--rounds", &rounds.to_string()])
+        .args(JUDGE_ON_A_BUSY_MACHINE)
+        .arg("--keep")
         .arg(keep)
         .args(extra)
         .arg("--base")
@@ -326,6 +334,30 @@ fn ab_in_lockstep(rounds: u32, keep: &Path, extra: &[&str]) -> std::process::Com
         .arg(&bin)
         .args(["--", "micro", "--quick", "--shape", "data", "--filter", "typed/serde_json*"]);
     c
+}
+
+#[test]
+fn a_wait_past_the_limit_judges_no_time_and_exits_3() {
+    // Two programs taking turns on one CPU always wait a little for it (the one woken waits
+    // until the other blocks), so no limit at all makes every run a busy one.
+    let bin = assert_cmd::cargo::cargo_bin("jsoncost");
+    let out = jsoncost()
+        .timeout(std::time::Duration::from_secs(240))
+        .args(["ab", "--rounds", "3", "--max-cpu-wait", "0%", "--base"])
+        .arg(&bin)
+        .arg("--new")
+        .arg(&bin)
+        .args(["--", "micro", "--quick", "--shape", "data", "--filter", "typed/serde_json*"])
+        .assert()
+        .code(3);
+    let output = out.get_output();
+    let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains("busy: not judged"), "{stdout}");
+    assert!(
+        stderr.contains("time not judged: the machine was busy: in run 1 base waited for a CPU ")
+            && stderr.contains(", over the 0.0% a pairing holds to"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -402,6 +434,7 @@ fn ab_with(dir: &Path, base: &Path, new: &Path, extra: &[&str]) -> Killed {
     Killed(
         std::process::Command::new(assert_cmd::cargo::cargo_bin("jsoncost"))
             .args(["ab", "--rounds", "10000", "--cpu", "none"])
+            .args(JUDGE_ON_A_BUSY_MACHINE)
             .args(extra)
             .arg("--base")
             .arg(base)

@@ -98,7 +98,9 @@ fn alloc_pairs_each_allocator_with_the_first_in_lockstep_and_keeps_the_compariso
     let dir = tempfile::tempdir().unwrap();
     let (out, keep, html) = (dir.path().join("r.json"), dir.path().join("keep"), dir.path().join("r.html"));
     let assert = jsoncost()
-        .args(["alloc", "--allocators", "system,system,mimalloc,jemalloc", "--rounds", "3", "--out"])
+        .args(["alloc", "--allocators", "system,system,mimalloc,jemalloc", "--rounds", "3"])
+        .args(crate::common::JUDGE_ON_A_BUSY_MACHINE)
+        .arg("--out")
         .arg(&out)
         .arg("--keep")
         .arg(&keep)
@@ -198,6 +200,8 @@ fn alloc_of_the_stream_pairs_its_rounds_of_whole_runs_and_shows_both_peak_rss() 
             "alloc",
             "--allocators",
             "system,mimalloc",
+            "--max-cpu-wait",
+            "100000%",
             "--rounds",
             "3",
             "--format",
