@@ -113,7 +113,7 @@ pub struct PrecisionArgs {
     pub quick: bool,
     /// How a table's strategies share the time: interleaved rounds (drift lands on every row
     /// alike; rows pair up) or one strategy after another. stream's rounds run each strategy
-    /// once as a whole run; http (load runs) is always sequential.
+    /// once as a whole run; http always alternates its modes in slices of load, in rounds.
     #[arg(long, value_enum, default_value_t = ScheduleArg::Interleaved)]
     pub schedule: ScheduleArg,
 }
