@@ -337,6 +337,7 @@ fn allocator_table(args: &RunArgs, selected: &[ExperimentName]) -> (Vec<Allocato
         let plan = AllocatorPlan {
             base: allocators[0],
             others: allocators[1..].to_vec(),
+            threshold: jsoncost_report::ab::DEFAULT_THRESHOLD,
             settings: Settings {
                 rounds,
                 runs,

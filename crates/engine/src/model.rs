@@ -52,6 +52,11 @@ pub struct AllocatorComparison {
     /// The CPU both programs were pinned to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu: Option<usize>,
+    /// The smallest change of time a row is called on, as a fraction (`--threshold`): a row
+    /// takes less or more time only when its whole interval lies beyond half of it, as `ab`
+    /// decides. 0 in files written before it was recorded (then any interval that excludes 1).
+    #[serde(default)]
+    pub threshold: f64,
     pub rows: Vec<AllocatorRow>,
     /// Rows that could not be paired, and why (`experiment table method: reason`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

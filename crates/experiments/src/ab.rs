@@ -376,6 +376,8 @@ pub struct AllocatorPlan {
     pub base: Allocator,
     /// The allocators paired with `base`, one after another (`base` again: an A/A check).
     pub others: Vec<Allocator>,
+    /// The smallest change of time a row is called on (a fraction; `ab`'s rule).
+    pub threshold: f64,
     /// Everything but `args` and `keep`, which come from each experiment.
     pub settings: Settings,
 }
@@ -451,7 +453,7 @@ pub fn allocators(plan: &AllocatorPlan, args: &[String], runs: u32, interrupted:
                     )));
                 }
             }
-            let comparison = jsoncost_report::allocators::compare(plan.base, other, &pairs, settings.cpu);
+            let comparison = jsoncost_report::allocators::compare(plan.base, other, &pairs, settings.cpu, plan.threshold);
             let first = pairs.into_iter().next().ok_or_else(|| Error::usage("no run: give at least one"))?;
             results.get_or_insert(first.base).allocators.push(comparison);
         }

@@ -538,6 +538,7 @@ impl Study {
         let plan = AllocatorPlan {
             base: *base,
             others: others.to_vec(),
+            threshold: jsoncost_report::ab::DEFAULT_THRESHOLD,
             settings: Settings {
                 rounds: args.rounds.unwrap_or(30),
                 runs: 1,

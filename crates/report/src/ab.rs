@@ -30,6 +30,10 @@ use jsoncost_engine::{CpuWait, ExperimentKind, Results, Row};
 use serde::Serialize;
 
 use crate::compare::{ALLOCATION_TOLERANCE_BYTES, NotCompared, Reason, Side};
+
+/// `ab`'s and `alloc`'s default `--threshold`: 5%, so a row is called on once its interval lies
+/// beyond 2.5%.
+pub const DEFAULT_THRESHOLD: f64 = 0.05;
 use crate::units;
 use crate::verdicts::Verdicts;
 use crate::view::Align;

@@ -8,7 +8,7 @@
 use jsoncost_engine::alloc::Allocator;
 use jsoncost_engine::{AllocatorComparison, AllocatorRow, ExperimentKind, Results, Row};
 
-use crate::ab::{self, Run};
+use crate::ab::{self, AbVerdict, Run};
 use crate::advisor::{Advice, AdviceKind};
 use crate::compare::{ALLOCATION_TOLERANCE_BYTES, Reason, Side};
 use crate::units;
@@ -18,9 +18,10 @@ use crate::view::Align;
 pub const TITLE: &str = "Allocators";
 
 /// Each row of `runs` (base program under `base`, new under `allocator`) paired as `ab` pairs
-/// it, with both sides' allocation and peak RSS (means over the runs).
-pub fn compare(base: Allocator, allocator: Allocator, runs: &[Run], cpu: Option<usize>) -> AllocatorComparison {
-    let paired = ab::ab(runs, 0.0);
+/// it, with both sides' allocation and peak RSS (means over the runs); a row's time is called
+/// on at `threshold` as `ab` calls it ([`ab::verdict`]).
+pub fn compare(base: Allocator, allocator: Allocator, runs: &[Run], cpu: Option<usize>, threshold: f64) -> AllocatorComparison {
+    let paired = ab::ab(runs, threshold);
     let find = |r: &Results, a: &ab::AbRow| -> Option<Row> {
         r.experiments
             .iter()
@@ -73,6 +74,7 @@ pub fn compare(base: Allocator, allocator: Allocator, runs: &[Run], cpu: Option<
         runs: paired.runs,
         lockstep: paired.lockstep,
         cpu,
+        threshold,
         rows,
         not_compared,
         cpu_wait: paired.cpu_wait,
@@ -104,14 +106,19 @@ fn reason(r: &Reason, names: [&str; 2]) -> String {
     }
 }
 
-/// How a row's time moved, from its paired interval alone.
+/// How a row's time moved, from its paired interval alone, at the comparison's threshold (the
+/// rule of [`ab::verdict`], with `m` half the threshold).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Change {
-    /// The interval lies below 1: the share of time saved, and its interval's ends.
+    /// The interval lies below `1 − m`: the share of time saved, and its interval's ends.
     Less { share: f64, low: f64, high: f64 },
-    /// The interval lies above 1.
+    /// The interval lies above `1 + m`.
     More { share: f64, low: f64, high: f64 },
-    /// The interval holds 1.
+    /// Real (the interval excludes 1) but within `1 ± m`: the signed change of time.
+    Small { change: f64 },
+    /// The ratio is beyond `1 ± m` but its interval reaches inside it.
+    Inconclusive { change: f64 },
+    /// The interval holds 1 and the ratio lies within `1 ± m`.
     None,
     /// Not judged: the two processes waited for a CPU past their limit (`--max-cpu-wait`).
     Busy,
@@ -120,21 +127,31 @@ pub(crate) enum Change {
 pub(crate) fn change(c: &AllocatorComparison, r: &AllocatorRow) -> Change {
     let i = r.ratio;
     if c.busy().is_some() {
-        Change::Busy
+        return Change::Busy;
+    }
+    let verdict = if c.threshold > 0.0 {
+        ab::verdict(&i, c.threshold)
     } else if i.high < 1.0 {
-        Change::Less {
+        AbVerdict::Faster
+    } else if i.low > 1.0 {
+        AbVerdict::Slower
+    } else {
+        AbVerdict::NoChange
+    };
+    match verdict {
+        AbVerdict::Faster => Change::Less {
             share: 1.0 - i.estimate,
             low: 1.0 - i.high,
             high: 1.0 - i.low,
-        }
-    } else if i.low > 1.0 {
-        Change::More {
+        },
+        AbVerdict::Slower => Change::More {
             share: i.estimate - 1.0,
             low: i.low - 1.0,
             high: i.high - 1.0,
-        }
-    } else {
-        Change::None
+        },
+        AbVerdict::SmallChange => Change::Small { change: i.estimate - 1.0 },
+        AbVerdict::Inconclusive => Change::Inconclusive { change: i.estimate - 1.0 },
+        AbVerdict::NoChange | AbVerdict::Busy => Change::None,
     }
 }
 
@@ -142,8 +159,29 @@ fn change_cell(c: &AllocatorComparison, r: &AllocatorRow) -> String {
     match change(c, r) {
         Change::Less { share, .. } => format!("{} less", units::percent(share)),
         Change::More { share, .. } => format!("{} more", units::percent(share)),
+        Change::Small { change } => format!("small ({})", signed_share(change)),
+        Change::Inconclusive { change } => format!("inconclusive ({})", signed_share(change)),
         Change::None => "no change".to_string(),
         Change::Busy => "busy: not judged".to_string(),
+    }
+}
+
+/// "1.8% less" or "1.8% more" for a change of time of -0.018 or 0.018.
+fn signed_share(change: f64) -> String {
+    format!("{} {}", units::percent(change.abs()), if change < 0.0 { "less" } else { "more" })
+}
+
+/// How the Time column decides, said in the legend and the levers: "beyond ±2.5% (half the
+/// 5.0% threshold)", or "excluding 1" for files without a threshold.
+fn rule(c: &AllocatorComparison) -> String {
+    if c.threshold > 0.0 {
+        format!(
+            "lies beyond ±{}, half the {} threshold",
+            units::percent(c.threshold / 2.0),
+            units::percent(c.threshold)
+        )
+    } else {
+        "excludes 1".to_string()
     }
 }
 
@@ -210,11 +248,17 @@ pub(crate) fn heading(c: &AllocatorComparison) -> String {
 pub(crate) fn legend(c: &AllocatorComparison) -> String {
     let mut text = format!(
         "Ratio: time under {a} / time under {b} per pair, the geometric mean and its 99% interval; a row takes less or more \
-         time only when the interval excludes 1. The same binary and arguments ran under each allocator, one process each. \
+         time only when the whole interval {rule}{small}. The same binary and arguments ran under each allocator, one process each. \
          Allocation is counted in the bytes the program requests, whichever allocator serves them; Peak RSS is the process's \
          over the row's untimed run (whole-run rows only).",
         a = c.allocator,
-        b = c.base
+        b = c.base,
+        rule = rule(c),
+        small = if c.threshold > 0.0 {
+            "; small when it excludes 1 but not that, inconclusive when the ratio is beyond it but the interval is not"
+        } else {
+            ""
+        },
     );
     if let Some(busy) = c.busy() {
         text = format!(
@@ -314,10 +358,15 @@ fn lever(c: &AllocatorComparison, table: &str, rows: &[&AllocatorRow]) -> String
         );
     }
     let n = rows.len();
-    format!(
-        "With {a}, no measurable difference on {table}: the 99% interval of every row's ratio to {b} holds 1 ({n} {}).",
-        if n == 1 { "row" } else { "rows" }
-    )
+    let rows_word = if n == 1 { "row" } else { "rows" };
+    if c.threshold > 0.0 {
+        format!(
+            "With {a}, no row of {table} takes less or more time than with {b}: no 99% interval of its {n} {rows_word} {}.",
+            rule(c)
+        )
+    } else {
+        format!("With {a}, no measurable difference on {table}: the 99% interval of every row's ratio to {b} holds 1 ({n} {rows_word}).")
+    }
 }
 
 fn count_word(n: usize) -> String {
@@ -372,11 +421,46 @@ mod tests {
             runs: 1,
             lockstep: true,
             cpu: Some(1),
+            threshold: ab::DEFAULT_THRESHOLD,
             rows,
             not_compared: vec![],
             cpu_wait: None,
         }];
         r
+    }
+
+    /// Two processes of one allocator differ by a percent or two on some rows (process to
+    /// process): a real change that small is shown, but is neither a lever nor "less time".
+    #[test]
+    fn a_change_within_half_the_threshold_is_small_and_no_lever() {
+        let mut results = comparison(vec![
+            row("order/deserialize", "typed/serde_json", 0.985, 0.975, 0.995),
+            row("order/deserialize", "dom/serde_json", 1.03, 0.99, 1.07),
+            row("order/deserialize", "dom/sonic-rs", 1.004, 0.99, 1.02),
+        ]);
+        let c = &results.allocators[0];
+        let time: Vec<String> = c.rows.iter().map(|r| change_cell(c, r)).collect();
+        assert_eq!(time, ["small (1.5% less)", "inconclusive (3.0% more)", "no change"]);
+        assert_eq!(
+            advise(&results)[0].text,
+            "With mimalloc, no row of order/deserialize takes less or more time than with system: no 99% interval of its 3 rows \
+             lies beyond ±2.5%, half the 5.0% threshold."
+        );
+        assert!(legend(c).contains(
+            "a row takes less or more time only when the whole interval lies beyond ±2.5%, half the 5.0% threshold; small when it \
+             excludes 1 but not that, inconclusive when the ratio is beyond it but the interval is not."
+        ));
+        // A file written without a threshold keeps the rule it was judged by: any interval that
+        // excludes 1.
+        results.allocators[0].threshold = 0.0;
+        let c = &results.allocators[0];
+        let time: Vec<String> = c.rows.iter().map(|r| change_cell(c, r)).collect();
+        assert_eq!(time, ["1.5% less", "no change", "no change"]);
+        assert!(
+            advise(&results)[0]
+                .text
+                .starts_with("With mimalloc, typed/serde_json on order/deserialize takes 1.5% less time")
+        );
     }
 
     #[test]
@@ -396,7 +480,8 @@ mod tests {
                 "With mimalloc, dom/serde_json on order/deserialize takes 23.4% less time (99% interval 20.1% to 26.5%, paired per round with system in one run of each). \
                  An allocator change (the global allocator), not a code path: what each row delivers is the same; 2 of its 3 rows take less time, none more.",
                 "With mimalloc, no row of data/deserialize takes less time; typed/serde_json takes 5.0% more (99% interval 3.0% to 7.0%, paired per round with system in one run of each): keep system for it.",
-                "With mimalloc, no measurable difference on data/serialize: the 99% interval of every row's ratio to system holds 1 (1 row).",
+                "With mimalloc, no row of data/serialize takes less or more time than with system: no 99% interval of its 1 row \
+                 lies beyond ±2.5%, half the 5.0% threshold.",
             ]
         );
         assert!(advice.iter().all(|a| a.kind == AdviceKind::AllocatorChange));

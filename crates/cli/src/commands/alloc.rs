@@ -42,6 +42,11 @@ pub struct AllocArgs {
     /// table measured one strategy after another (`--schedule sequential`) pairs once per run.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub runs: u32,
+    /// Smallest change of time a row is called on, e.g. 5% or 0.05: a row takes less or more
+    /// time only when its whole 99% interval lies beyond half of it (as `jsoncost ab` decides);
+    /// a real change within that is shown as small.
+    #[arg(long, default_value = "5%", value_parser = crate::commands::compare::parse_threshold)]
+    pub threshold: f64,
     /// The CPU both processes of a pair are pinned to, or `none` (see `jsoncost ab --help`).
     #[arg(long, value_name = "N|none", default_value = "auto", value_parser = clap::value_parser!(CpuChoice))]
     pub cpu: CpuChoice,
@@ -78,6 +83,7 @@ impl AllocArgs {
         Ok(AllocatorPlan {
             base,
             others: others.to_vec(),
+            threshold: self.threshold,
             settings: Settings {
                 rounds: self.rounds,
                 runs: self.runs,

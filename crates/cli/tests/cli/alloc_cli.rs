@@ -98,7 +98,7 @@ fn alloc_pairs_each_allocator_with_the_first_in_lockstep_and_keeps_the_compariso
     let dir = tempfile::tempdir().unwrap();
     let (out, keep, html) = (dir.path().join("r.json"), dir.path().join("keep"), dir.path().join("r.html"));
     let assert = jsoncost()
-        .args(["alloc", "--allocators", "system,system,mimalloc,jemalloc", "--rounds", "3"])
+        .args(["alloc", "--allocators", "system,system,mimalloc,jemalloc", "--rounds", "3", "--threshold", "7%"])
         .args(crate::common::JUDGE_ON_A_BUSY_MACHINE)
         .arg("--out")
         .arg(&out)
@@ -123,6 +123,8 @@ fn alloc_pairs_each_allocator_with_the_first_in_lockstep_and_keeps_the_compariso
     );
     for c in &r.allocators {
         assert!(c.lockstep && c.runs == 1 && c.not_compared.is_empty(), "{c:?}");
+        // The threshold the rows were judged at is kept with them.
+        assert_eq!(c.threshold, 0.07);
         let rows: Vec<(&str, &str)> = c.rows.iter().map(|row| (row.table.as_str(), row.method.as_str())).collect();
         assert_eq!(
             rows,

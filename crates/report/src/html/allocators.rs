@@ -32,7 +32,7 @@ pub(super) fn section(c: &AllocatorComparison) -> String {
         let class = match change(c, r) {
             Change::Less { .. } => "less",
             Change::More { .. } => "more",
-            Change::None | Change::Busy => "same",
+            Change::Small { .. } | Change::Inconclusive { .. } | Change::None | Change::Busy => "same",
         };
         let _ = write!(out, "<tr class=\"{class}\">");
         for (i, (cell, (_, align))) in cells(c, r).iter().zip(&cols).enumerate() {
