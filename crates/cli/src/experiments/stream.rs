@@ -36,9 +36,9 @@ pub struct StreamArgs {
     /// (at least this many; the rows' ratios are paired round by round).
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(2..=100))]
     pub runs: u32,
-    /// At most this many rounds (default: twice --runs; never fewer than --runs); more run
-    /// while a row's paired ratio to the first is known less precisely than ±2% and the
-    /// budget (8 s per strategy) lasts.
+    /// At most this many rounds (default: 40; never fewer than --runs); more run while a row's
+    /// paired ratio to the first is known less precisely than ±2% and the budget (8 s per
+    /// strategy) lasts.
     #[arg(long, value_parser = clap::value_parser!(u32).range(2..=200))]
     pub max_runs: Option<u32>,
     /// Only time strategies whose name matches this glob.

@@ -98,7 +98,15 @@ fn alloc_pairs_each_allocator_with_the_first_in_lockstep_and_keeps_the_compariso
     let dir = tempfile::tempdir().unwrap();
     let (out, keep, html) = (dir.path().join("r.json"), dir.path().join("keep"), dir.path().join("r.html"));
     let assert = jsoncost()
-        .args(["alloc", "--allocators", "system,system,mimalloc,jemalloc", "--rounds", "3", "--threshold", "7%"])
+        .args([
+            "alloc",
+            "--allocators",
+            "system,system,mimalloc,jemalloc",
+            "--rounds",
+            "3",
+            "--threshold",
+            "7%",
+        ])
         .args(crate::common::JUDGE_ON_A_BUSY_MACHINE)
         .arg("--out")
         .arg(&out)

@@ -59,10 +59,20 @@ pub struct Runs {
     pub max: u32,
 }
 
+/// The most rounds a stream table runs unless told: the budget (8 s per strategy) usually ends
+/// them first. A whole run of ~0.2 s is hit now and then by a slowdown of the machine of a
+/// tenth of a second or more (+50% on one run, measured on a quiet 2-vCPU VM), so one round's
+/// incremental/buffered ratio varies by ~12% there: ten rounds left the ratio ±4–5% from run to
+/// run, the budget's ~20 rounds of the default table narrow that by about a third.
+pub const DEFAULT_MAX_RUNS: u32 = 40;
+
 impl Runs {
-    /// At least `min` runs, at most twice as many.
+    /// At least `min` runs, at most [`DEFAULT_MAX_RUNS`] (or `min`, if more).
     pub fn at_least(min: u32) -> Runs {
-        Runs { min, max: min * 2 }
+        Runs {
+            min,
+            max: min.max(DEFAULT_MAX_RUNS),
+        }
     }
 
     /// Exactly `n` runs (`jsoncost run`'s overview, where the table's time is the whole budget).
