@@ -99,6 +99,15 @@ pub trait Strategy {
     fn begin_round(&mut self, _round: u64) {}
 }
 
+/// Runs `strategy` once, untimed, and compares its output with `reference` (the gate's
+/// [`gate::judge`] on the strategy's check).
+pub fn verify(strategy: &mut dyn Strategy, reference: &gate::Reference) -> gate::Verdict {
+    match strategy.check() {
+        Err(e) => gate::Verdict::Fail(e.message),
+        Ok(out) => gate::judge(strategy.name(), &out, reference),
+    }
+}
+
 /// An operation's failure, met in the gate's check or while timed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunFailure {

@@ -118,11 +118,11 @@ pub mod variants;
 pub use cancel::Cancel;
 pub use error::{Error, NoMatch, Result};
 pub use filter::Filter;
-pub use harness::{Args, Study, TypeStudy};
+pub use harness::{Args, Study, TypeStudy, VariantStudy};
 pub use runner::{AllFailed, Mode, Ran, Runner, Stop, Table};
 pub use sink::{Event, Recorder, Sink};
 pub use types::{Sample, Subject, TypedSubject};
-pub use variants::{Variant, VariantStudy, VariantsSubject};
+pub use variants::{Variant, VariantsSubject};
 
 pub use jsoncost_codecs::{BorrowedForm, BoxedStrategy, Canonical, Direction, RunFailure, Strategy, TypeOptions};
 pub use jsoncost_engine::alloc::{Allocator, CountingAllocator, SelectedAllocator};

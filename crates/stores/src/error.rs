@@ -145,14 +145,6 @@ impl StoreError {
         }
     }
 
-    pub(crate) fn bad_documents(store: &str, at: &crate::Existing, reason: impl std::fmt::Display) -> Self {
-        StoreError::BadDocuments {
-            store: store.to_string(),
-            documents: at.describe(),
-            reason: reason.to_string(),
-        }
-    }
-
     pub(crate) fn read_only(store: &str, operation: &str) -> Self {
         StoreError::ReadOnly {
             store: store.to_string(),

@@ -34,6 +34,15 @@ impl Existing {
         }
     }
 
+    /// These documents cannot be read as `store` holds them (`reason`).
+    pub(crate) fn bad_documents(&self, store: &str, reason: impl std::fmt::Display) -> StoreError {
+        StoreError::BadDocuments {
+            store: store.to_string(),
+            documents: self.describe(),
+            reason: reason.to_string(),
+        }
+    }
+
     /// The error for a store that does not hold documents this way.
     pub fn unsupported(&self, store: &str) -> StoreError {
         let hint = match self {
@@ -41,7 +50,7 @@ impl Existing {
             Existing::Rows { .. } => "--table with --column is for SQLite and PostgreSQL",
             Existing::Table { .. } => "--table alone is for redb",
         };
-        StoreError::bad_documents(store, self, format!("cannot be read there: {hint}"))
+        self.bad_documents(store, format!("cannot be read there: {hint}"))
     }
 }
 

@@ -5,17 +5,8 @@ use std::time::{Duration, Instant};
 
 use jsoncost_shapes::{Generator, order_id};
 
-use crate::Store;
 use crate::error::StoreError;
-
-/// What a loaded collection holds: how many documents, generated how. Two loads with equal
-/// markers hold the same documents, so a second run can reuse the first one's data.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LoadMarker {
-    pub docs: u64,
-    /// Free-form description of the generator and its parameters.
-    pub description: String,
-}
+use crate::store::{LoadMarker, Store};
 
 /// `count` order documents with ids `order_id(0..count)`, generated from `seed` with `lines`
 /// lines each (`ORDER_LINES` for `order`, `ORDER_LARGE_LINES` for `order-large`).

@@ -8,11 +8,12 @@ mod errors;
 mod modes;
 mod respond;
 mod routes;
+mod stats;
 pub mod telemetry;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
 
 use tokio::sync::oneshot;
@@ -23,6 +24,7 @@ pub use respond::SERVER_NAME;
 pub use routes::{DEFAULT_LIST_COUNT, MAX_LIST_COUNT};
 pub use telemetry::{FieldStats, TelemetryParse, TelemetrySummary};
 
+use self::stats::ServerStats;
 use crate::mode::Mode;
 use crate::source::{ItemSource, MemorySource};
 
@@ -106,13 +108,6 @@ pub enum ServerError {
     /// [`REDIS_CONNECT_TIMEOUT`] (environment failure). `url` is shown without a password.
     #[error("cannot connect to the cache at {url}: {message}")]
     CacheUnreachable { url: String, message: String },
-}
-
-/// Counters shared by the server's threads.
-#[derive(Default)]
-pub(crate) struct ServerStats {
-    pub requests: AtomicU64,
-    pub cpu: cpu::ThreadCpu,
 }
 
 /// A started server. Dropping it stops it without waiting; [`RunningServer::shutdown`] stops it

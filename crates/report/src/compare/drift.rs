@@ -5,7 +5,7 @@ use jsoncost_engine::Results;
 use jsoncost_engine::stats::percentile_sorted;
 use serde::Serialize;
 
-use super::matched;
+use super::pairs::matched;
 use super::spread::Moves;
 use crate::units;
 
