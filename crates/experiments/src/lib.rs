@@ -88,6 +88,9 @@
 //! `stream` (`Study::stream`), `redb`, `sqlite`, `redis`, `postgres` (`Study::store` with that
 //! store's client), `http`, `safety`, `full` (everything the `jsoncost` binary builds but the
 //! allocators) and `allocators` (mimalloc and jemalloc, C libraries compiled with the bench).
+//!
+//! Layering: cli → experiments (`jsoncost`) → http → report/codecs/stream/stores → engine/shapes. The library every front end goes through: the CLI and a user's bench
+//! harness alike; it depends on every crate below it.
 
 #![deny(missing_docs)]
 

@@ -13,6 +13,11 @@
 //! srv.shutdown().unwrap();
 //! # let _ = row;
 //! ```
+//!
+//! Layering: cli → experiments (`jsoncost`) → http → report/codecs/stream/stores → engine/shapes. Above engine, shapes, stores and stream (the server's sources and its
+//! telemetry route); `jsoncost`'s http experiment and `ab --http` drive it.
+
+#![deny(missing_docs)]
 
 pub mod cost;
 pub mod loadgen;

@@ -8,12 +8,25 @@ use crate::StoreError;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Existing {
     /// Redis: the keys matching a glob pattern (`SCAN MATCH`), each a string value.
-    Keys { pattern: String },
+    Keys {
+        /// The glob pattern, e.g. `order:*`.
+        pattern: String,
+    },
     /// SQLite or PostgreSQL: rows of `table`, keyed by `key`, the document in `column` (TEXT or
     /// BLOB; `json` or `jsonb` in PostgreSQL).
-    Rows { table: String, key: String, column: String },
+    Rows {
+        /// The table.
+        table: String,
+        /// The key column (text or integer).
+        key: String,
+        /// The document column.
+        column: String,
+    },
     /// redb: a table of `&str` keys and `&[u8]` values.
-    Table { table: String },
+    Table {
+        /// The table's name.
+        table: String,
+    },
 }
 
 impl Existing {

@@ -10,6 +10,7 @@ use crate::{Existing, StoreError};
 
 /// A document store, holding one open client or connection.
 pub trait Store: Send {
+    /// Which store this is (for the row names and the tables' params).
     fn kind(&self) -> StoreKind;
 
     /// Where the store is, without passwords, e.g. `redis://127.0.0.1:16379`.
@@ -75,11 +76,19 @@ pub trait Store: Send {
 /// Which store a [`Store`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum StoreKind {
+    /// Embedded redb, one file.
     Redb,
+    /// SQLite, one file.
     Sqlite,
+    /// One Redis server.
     Redis,
+    /// A Redis Cluster.
     RedisCluster,
-    Postgres { column: PgColumn },
+    /// PostgreSQL, documents in a column of this type.
+    Postgres {
+        /// `json` or `jsonb`.
+        column: PgColumn,
+    },
 }
 
 impl StoreKind {
@@ -114,6 +123,7 @@ pub enum PgColumn {
 }
 
 impl PgColumn {
+    /// The column type's SQL name: `json`, `jsonb`.
     pub fn as_str(self) -> &'static str {
         match self {
             PgColumn::Json => "json",
@@ -199,6 +209,7 @@ pub(crate) fn create_parent(path: &std::path::Path) -> Result<(), StoreError> {
 /// markers hold the same documents, so a second run can reuse the first one's data.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoadMarker {
+    /// Documents loaded.
     pub docs: u64,
     /// Free-form description of the generator and its parameters.
     pub description: String,

@@ -36,7 +36,7 @@ impl Runs {
     }
 }
 
-/// The default [`StreamOptions::max_buffered_mib`], micro's `--max-payload-mib` default.
+/// The default [`StreamOptions::max_buffered_mib`](super::StreamOptions::max_buffered_mib), micro's `--max-payload-mib` default.
 pub const DEFAULT_MAX_BUFFERED_MIB: u64 = 256;
 
 /// Why the buffered rows are not run on a file of `bytes`, when it is over `max_mib`.

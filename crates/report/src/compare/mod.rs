@@ -67,10 +67,15 @@ pub fn allocation_grew(kind: ExperimentKind, base: Option<f64>, new: Option<f64>
 /// One row present and timed in both files.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RowChange {
+    /// The row's experiment.
     pub experiment: ExperimentKind,
+    /// The row's table.
     pub table: String,
+    /// The row's strategy.
     pub method: String,
+    /// Base's mean, ns.
     pub base_mean_ns: f64,
+    /// New's mean, ns.
     pub new_mean_ns: f64,
     /// (new − base) / base.
     pub time_change: f64,
@@ -81,20 +86,27 @@ pub struct RowChange {
     /// The smallest own change the files can tell from the runs' noise on this row; `None`
     /// when they hold no spread to judge by (then the threshold alone decides).
     pub resolution: Option<Resolution>,
+    /// Slower, faster, within noise or unresolvable.
     pub verdict: Verdict,
+    /// Base's bytes allocated per operation.
     pub base_allocated_bytes: Option<f64>,
+    /// New's bytes allocated per operation.
     pub new_allocated_bytes: Option<f64>,
+    /// Base's allocations per operation.
     pub base_allocs: Option<f64>,
+    /// New's allocations per operation.
     pub new_allocs: Option<f64>,
     /// More bytes or more allocations per operation (exact figures, so any growth counts).
     pub allocation_grew: bool,
 }
 
 impl RowChange {
+    /// The row got slower (its verdict is [`Verdict::Slower`]).
     pub fn time_regression(&self) -> bool {
         self.verdict == Verdict::Slower
     }
 
+    /// Slower, or allocating more.
     pub fn regression(&self) -> bool {
         self.time_regression() || self.allocation_grew
     }
@@ -119,9 +131,11 @@ impl RowChange {
 pub struct Comparison {
     /// Smallest relative time change that counts (0.05 = 5%).
     pub threshold: f64,
+    /// Every row timed in both files.
     pub rows: Vec<RowChange>,
     /// Tables that moved as a whole by more than the threshold: reported, not flagged.
     pub table_shifts: Vec<TableShift>,
+    /// Rows and tables that could not be compared, and why.
     pub not_compared: Vec<NotCompared>,
     /// Rows ok in base that failed or are missing in new are accepted (`--allow-missing`).
     pub allow_missing: bool,
@@ -158,6 +172,7 @@ impl Comparison {
         self.lost().map(|n| n.lost).sum()
     }
 
+    /// The rows that are regressions ([`RowChange::regression`]).
     pub fn regressions(&self) -> impl Iterator<Item = &RowChange> {
         self.rows.iter().filter(|r| r.regression())
     }

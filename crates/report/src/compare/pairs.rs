@@ -6,11 +6,15 @@ use std::fmt;
 use jsoncost_engine::{Experiment, ExperimentKind, Results, Row};
 use serde::Serialize;
 
+/// Which file a failure or a missing timing is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Side {
+    /// The base file.
     Base,
+    /// The new file.
     New,
+    /// Both.
     Both,
 }
 
@@ -34,18 +38,26 @@ pub enum Reason {
     OnlyInNew,
     /// The table was measured with other params (e.g. another payload): its times do not compare.
     ParamsDiffer {
+        /// The base table's params, as JSON.
         base: String,
+        /// The new table's params, as JSON.
         new: String,
     },
+    /// The row failed in one file or both.
     Failed {
+        /// Where.
         side: Side,
+        /// The failure's message (new's when both failed).
         message: String,
     },
+    /// The row has no mean time (or 0 against a non-zero) in one file or both.
     NoTiming {
+        /// Where.
         side: Side,
     },
     /// `ab`: fewer than two pairs (a row timed one strategy after another pairs once per run).
     TooFewPairs {
+        /// Pairs there were.
         pairs: usize,
     },
 }
@@ -67,12 +79,16 @@ impl fmt::Display for Reason {
     }
 }
 
+/// A row or a table left out of a comparison, and why.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct NotCompared {
+    /// The table's experiment.
     pub experiment: ExperimentKind,
+    /// The table.
     pub table: String,
     /// `None` when the whole table is concerned.
     pub method: Option<String>,
+    /// Why it was left out.
     pub reason: Reason,
     /// Rows ok in the base that this entry loses (failed or missing in new): 0 or 1 for a row,
     /// the table's ok rows for a whole table. Any makes the gate fail unless missing rows are
