@@ -15,8 +15,9 @@
 //! miniserde on a type that derives them) and `jiter_decode` (hand decoders over jiter's pull
 //! parser).
 //!
-//! Layering: cli → experiments (`jsoncost`) → http → report/codecs/stream/stores → engine/shapes. Above engine (the [`Contract`] and fidelity it records) and shapes;
-//! `jsoncost` builds its tables from these strategies.
+//! Layering: cli → experiments (`jsoncost`) → http → report/codecs/stream/stores → engine/shapes.
+//! Above engine (the [`Contract`] and fidelity it records) and shapes; `jsoncost` builds its tables
+//! from these strategies.
 
 #![deny(missing_docs)]
 

@@ -447,8 +447,8 @@ pub struct Row {
     /// Experiment-specific figures not typed yet, by name.
     #[serde(default)]
     pub extra: Map<String, Value>,
-    /// Per-operation time of each kept Actual iteration (ns), for `compare`'s Welch test and
-    /// the ratio's pairwise quotients.
+    /// Per-operation time of each kept Actual iteration (ns): a sequential table's ratio is
+    /// computed from their pairwise quotients, and the report counts them as the row's samples.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub samples_ns: Vec<f64>,
     /// Interleaved schedule: per-operation time of every round, in round order, nothing

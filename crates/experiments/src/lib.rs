@@ -89,8 +89,18 @@
 //! store's client), `http`, `safety`, `full` (everything the `jsoncost` binary builds but the
 //! allocators) and `allocators` (mimalloc and jemalloc, C libraries compiled with the bench).
 //!
-//! Layering: cli → experiments (`jsoncost`) → http → report/codecs/stream/stores → engine/shapes. The library every front end goes through: the CLI and a user's bench
-//! harness alike; it depends on every crate below it.
+//! Layering: cli → experiments (`jsoncost`) → http → report/codecs/stream/stores → engine/shapes.
+//! The library every front end goes through: the CLI and a user's bench harness alike; it depends
+//! on every crate below it.
+//!
+//! # Modules
+//!
+//! The experiments: [`micro`], [`variants`], `store`, `stream`, `http`, `safety` (features of
+//! the same names), [`ab`] (programs in lockstep: builds and allocators) and `ab_http` (a user's
+//! server, feature `http`). Around them: [`runner`] (the one loop every table goes through),
+//! [`harness`] and [`types`] (the `cargo bench` harness and the types it registers), [`input`]
+//! (what is wrong with a document a user hands in), [`summary`] (table summaries as data) and
+//! [`output`] (where results go).
 
 #![deny(missing_docs)]
 

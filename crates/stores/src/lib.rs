@@ -30,9 +30,9 @@
 //!   ([`StoreError::is_document_error`]). Connecting is bounded by
 //!   [`OpenOptions::connect_timeout`], every request by [`OpenOptions::io_timeout`].
 //!
-//! Layering: cli → experiments (`jsoncost`) → http → report/codecs/stream/stores → engine/shapes. Depends on `jsoncost-shapes` only (the documents it loads); the store
-//! experiment (`jsoncost`) and the http server's store-backed source (`jsoncost-http`) read
-//! through it.
+//! Layering: cli → experiments (`jsoncost`) → http → report/codecs/stream/stores → engine/shapes.
+//! Depends on `jsoncost-shapes` only (the documents it loads); the store experiment (`jsoncost`)
+//! and the http server's store-backed source (`jsoncost-http`) read through it.
 
 #![deny(missing_docs)]
 // Helpers shared by some of the store clients (SQL identifiers, file locks ...) are unused in a

@@ -100,8 +100,9 @@
 //! parser's own, so the same bad byte can be reported a few bytes apart by different libraries
 //! (e.g. serde_json at a bad character, simd-json at the start of the value holding it).
 //!
-//! Layering: cli → experiments (`jsoncost`) → http → report/codecs/stream/stores → engine/shapes. Depends on `jsoncost-shapes` only (the telemetry aggregate); the stream
-//! experiment (`jsoncost`) and the http server's telemetry route use it.
+//! Layering: cli → experiments (`jsoncost`) → http → report/codecs/stream/stores → engine/shapes.
+//! Depends on `jsoncost-shapes` only (the telemetry aggregate); the stream experiment (`jsoncost`)
+//! and the http server's telemetry route use it.
 
 #![deny(missing_docs)]
 
