@@ -116,6 +116,22 @@ pub fn positive_rate(s: &str) -> Result<f64, String> {
     }
 }
 
+/// `--schedule`: how a table's strategies share the time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ScheduleArg {
+    Interleaved,
+    Sequential,
+}
+
+impl ScheduleArg {
+    pub fn schedule(self) -> jsoncost_engine::Schedule {
+        match self {
+            ScheduleArg::Interleaved => jsoncost_engine::Schedule::Interleaved,
+            ScheduleArg::Sequential => jsoncost_engine::Schedule::Sequential,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

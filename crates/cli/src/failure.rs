@@ -11,7 +11,7 @@ pub enum ExitCode {
     Environment = 3,
     /// Stopped by Ctrl-C (128 + SIGINT, as shells report it), SIGTERM or SIGHUP, after writing
     /// what was measured.
-    Interrupted = 130,
+    Interrupted = crate::interrupt::EXIT_STATUS as isize,
 }
 
 /// An error that knows its exit code.
@@ -63,7 +63,7 @@ pub fn library(error: jsoncost::Error) -> anyhow::Error {
         jsoncost::Error::Usage(_) | jsoncost::Error::NoMatch(_) => ExitCode::Usage,
         jsoncost::Error::Environment(_) => ExitCode::Environment,
         // Named by the signal that stopped it.
-        jsoncost::Error::Interrupted => return crate::interrupt::error(),
+        jsoncost::Error::Interrupted => return interrupted(),
     };
     Failure { code, error: error.into() }.into()
 }
@@ -80,4 +80,13 @@ pub fn exit_code_of(error: &anyhow::Error) -> i32 {
     } else {
         ExitCode::Usage as i32
     }
+}
+
+/// The error of a run that stopped early on a signal, naming the signal (exit 130).
+pub fn interrupted() -> anyhow::Error {
+    Failure {
+        code: ExitCode::Interrupted,
+        error: anyhow::anyhow!("interrupted by {}", crate::interrupt::first_signal_name()),
+    }
+    .into()
 }

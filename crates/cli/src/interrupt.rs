@@ -24,6 +24,10 @@ static PIPE: AtomicI32 = AtomicI32::new(-1);
 /// command is writing its results itself (then holding the lock, see [`finishing`]).
 static PENDING: Mutex<Option<Pending>> = Mutex::new(None);
 
+/// The exit status of a process stopped by a signal: 128 + SIGINT, as shells report Ctrl-C
+/// (`failure::ExitCode::Interrupted` is this number).
+pub const EXIT_STATUS: i32 = 130;
+
 /// The signals handled.
 const SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
 
@@ -158,7 +162,7 @@ fn on_received(on: OnInterrupt, signal: libc::c_int) {
     if let Some(pending) = pending {
         pending.write();
     }
-    std::process::exit(crate::failure::ExitCode::Interrupted as i32);
+    std::process::exit(EXIT_STATUS);
 }
 
 /// Keeps `pending` as what a second signal writes (after each finished table).
@@ -178,11 +182,7 @@ pub fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
 }
 
-/// The error of a run that stopped early, naming the signal.
-pub fn error() -> anyhow::Error {
-    crate::failure::Failure {
-        code: crate::failure::ExitCode::Interrupted,
-        error: anyhow::anyhow!("interrupted by {}", signal_name(FIRST.load(Ordering::SeqCst))),
-    }
-    .into()
+/// The name of the first signal that came ("a signal" when none has).
+pub fn first_signal_name() -> &'static str {
+    signal_name(FIRST.load(Ordering::SeqCst))
 }

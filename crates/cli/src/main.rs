@@ -15,6 +15,7 @@ use clap::{Parser, Subcommand};
 use jsoncost_engine::alloc::{self, CountingAllocator, SelectedAllocator};
 use jsoncost_engine::{Config, ExperimentKind};
 
+use crate::args::ScheduleArg;
 use crate::progress::Progress;
 use crate::session::{OutputArgs, Session};
 
@@ -116,22 +117,6 @@ pub struct PrecisionArgs {
     /// once as a whole run; http always alternates its modes in slices of load, in rounds.
     #[arg(long, value_enum, default_value_t = ScheduleArg::Interleaved)]
     pub schedule: ScheduleArg,
-}
-
-/// `--schedule`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ScheduleArg {
-    Interleaved,
-    Sequential,
-}
-
-impl ScheduleArg {
-    pub fn schedule(self) -> jsoncost_engine::Schedule {
-        match self {
-            ScheduleArg::Interleaved => jsoncost_engine::Schedule::Interleaved,
-            ScheduleArg::Sequential => jsoncost_engine::Schedule::Sequential,
-        }
-    }
 }
 
 impl PrecisionArgs {

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use crate::commands::baselines;
 use crate::experiments;
-use crate::failure::{environment, library, usage};
+use crate::failure::{self, environment, library, usage};
 use crate::interrupt;
 use crate::progress::Progress;
 use crate::session::{OutputArgs, Session, check_writable, format_parser};
@@ -58,8 +58,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub quick: bool,
     /// How a table's strategies share the time (see `jsoncost micro --help`).
-    #[arg(long, value_enum, default_value_t = crate::ScheduleArg::Interleaved)]
-    pub schedule: crate::ScheduleArg,
+    #[arg(long, value_enum, default_value_t = crate::args::ScheduleArg::Interleaved)]
+    pub schedule: crate::args::ScheduleArg,
     /// Run only these experiments (comma-separated).
     #[arg(long, value_enum, value_delimiter = ',')]
     pub only: Vec<ExperimentName>,
@@ -259,7 +259,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     );
     // Stopped early, the run exits 130 whatever failed before the interruption.
     if interrupt::interrupted() {
-        return Err(interrupt::error());
+        return Err(failure::interrupted());
     }
     match first_error {
         Some(e) => Err(e),

@@ -11,9 +11,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::Canonical;
 use crate::canonical::compare;
 use crate::exact::{self, Outside, Stop};
-use crate::{Canonical, Strategy};
 
 /// What the gate decided for one strategy.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,14 +66,6 @@ impl Reference {
     /// value goes into `T` without text in between.
     pub fn through<T: Serialize + DeserializeOwned>(&self) -> Result<Reference, String> {
         through::<T>(self.value.clone(), "").map(|value| Reference { value })
-    }
-}
-
-/// Runs `strategy` once, untimed, and compares its output with `reference`.
-pub fn verify(strategy: &mut dyn Strategy, reference: &Reference) -> Verdict {
-    match strategy.check() {
-        Err(e) => Verdict::Fail(e.message),
-        Ok(out) => judge(strategy.name(), &out, reference),
     }
 }
 

@@ -14,6 +14,10 @@
 //! and serde deserializer, serde_json_borrow), `derived` (simd-json-derive, nanoserde and
 //! miniserde on a type that derives them) and `jiter_decode` (hand decoders over jiter's pull
 //! parser).
+//!
+//! Layering: cli → experiments (`jsoncost`) → http → report/codecs/stream/stores → engine/shapes.
+//! Above engine (the [`Contract`] and fidelity it records) and shapes; `jsoncost` builds its tables
+//! from these strategies.
 
 #![deny(missing_docs)]
 
@@ -97,6 +101,15 @@ pub trait Strategy {
     /// a strategy that walks a sequence (of ids) reads the round's part of it: every strategy of
     /// a round starts at the same place and reads the same ids.
     fn begin_round(&mut self, _round: u64) {}
+}
+
+/// Runs `strategy` once, untimed, and compares its output with `reference` (the gate's
+/// [`gate::judge`] on the strategy's check).
+pub fn verify(strategy: &mut dyn Strategy, reference: &gate::Reference) -> gate::Verdict {
+    match strategy.check() {
+        Err(e) => gate::Verdict::Fail(e.message),
+        Ok(out) => gate::judge(strategy.name(), &out, reference),
+    }
 }
 
 /// An operation's failure, met in the gate's check or while timed.

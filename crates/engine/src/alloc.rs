@@ -59,8 +59,10 @@ pub enum Allocator {
 }
 
 impl Allocator {
+    /// Every allocator, the system's first: the order tables list them in.
     pub const ALL: [Allocator; 3] = [Allocator::System, Allocator::Mimalloc, Allocator::Jemalloc];
 
+    /// The name `JSONCOST_ALLOCATOR` and the result files use: `system`, `mimalloc`, `jemalloc`.
     pub fn as_str(self) -> &'static str {
         match self {
             Allocator::System => "system",

@@ -10,27 +10,36 @@ use serde_json::{Map, Value};
 
 use crate::paired::Interval;
 
+/// An http row's load figures: throughput, latency percentiles, failures and server cost,
+/// and how the load ended ([`Row::http`](crate::Row::http)).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct HttpFigures {
     /// Successful responses per second of load (over the row's slices' own time when sliced);
     /// absent on a failed row.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub req_per_s: Option<f64>,
+    /// Median latency of successful requests, ns.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub p50_ns: Option<f64>,
+    /// 90th percentile latency, ns.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub p90_ns: Option<f64>,
+    /// 99th percentile latency, ns.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub p99_ns: Option<f64>,
+    /// 99.9th percentile latency, ns.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub p999_ns: Option<f64>,
+    /// Slowest successful request, ns.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_ns: Option<f64>,
+    /// Failed requests by kind.
     #[serde(default)]
     pub errors: HttpErrors,
     /// Count of each non-2xx status.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub status_codes: BTreeMap<u16, u64>,
+    /// Mean body size of a successful response.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bytes_per_response: Option<f64>,
     /// The server's CPU time per request (its threads, or its process from /proc).
@@ -39,6 +48,7 @@ pub struct HttpFigures {
     /// Requests finished, successfully or not.
     #[serde(default)]
     pub requests: u64,
+    /// How the load ended; absent on rows measured without a load generator.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop: Option<HttpStop>,
     /// Open model: scheduled requests not sent (every connection still busy when time ended).
@@ -77,6 +87,7 @@ pub struct HttpErrors {
 }
 
 impl HttpErrors {
+    /// Failed requests of every kind.
     pub fn total(&self) -> u64 {
         self.connect + self.timeout + self.status + self.closed
     }
@@ -86,15 +97,20 @@ impl HttpErrors {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum HttpStop {
+    /// Every request of the load finished.
     Completed,
+    /// The load's time ran out first.
     TimeCap,
+    /// Given up by its loss rule ([`HttpLoss`]).
     Lost,
+    /// Stopped by a cancel (Ctrl-C).
     Cancelled,
 }
 
 /// Why a load was given up as lost.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HttpLoss {
+    /// The rule that gave up.
     pub rule: LossKind,
     /// The rule's verdict in words (`20 of 20 requests failed, more than 50%`); empty in files
     /// written before it was recorded.
@@ -102,11 +118,15 @@ pub struct HttpLoss {
     pub message: String,
 }
 
+/// The rule by which a load is given up as lost.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LossKind {
+    /// Too large a share of the requests failed.
     ErrorShare,
+    /// No request finished for too long.
     Stall,
+    /// The server answered with 5xx statuses.
     ServerError,
 }
 

@@ -1,6 +1,20 @@
 //! jsoncost's measurement engine. It times closures, counts their allocations, summarises
 //! samples, and holds the result model every experiment fills (serialized with serde_json);
 //! no JSON library under measurement is known to it.
+//!
+//! Layering: cli → experiments (`jsoncost`) → http → report/codecs/stream/stores → engine/shapes.
+//! The engine is a bottom layer: it depends on no other jsoncost crate, and every crate above reads
+//! its result model ([`Results`], [`Row`]).
+//!
+//! # Modules
+//!
+//! [`stages`] (Pilot, Warmup, Actual, Allocation pass; sequential and interleaved measurement),
+//! [`stats`] and [`paired`] (sample and paired statistics), [`alloc`] (the counting allocator and
+//! the allocator choice), [`rss`] (peak RSS windows), [`lockstep`] (turns with another program
+//! under `jsoncost ab`), [`machine`] (the machine and build facts), and the result model:
+//! [`model`], [`http_figures`], [`summary`], [`safety`].
+
+#![deny(missing_docs)]
 
 pub mod alloc;
 pub mod http_figures;

@@ -35,12 +35,14 @@ pub enum Ask {
 /// The conductor's answer: the program may work until its next ask.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Grant {
+    /// Work until the next ask.
     Go,
     /// Round asked for is past the conductor's round count: the table's rounds end here.
     End,
 }
 
 impl Ask {
+    /// The ask as sent on the socket, newline-terminated (`turn`, `round K`).
     pub fn line(self) -> String {
         match self {
             Ask::Turn => "turn\n".to_string(),
@@ -48,6 +50,7 @@ impl Ask {
         }
     }
 
+    /// Reads an ask line; `None` when it is not one.
     pub fn parse(line: &str) -> Option<Ask> {
         match line.trim_end().split_once(' ') {
             None if line.trim_end() == "turn" => Some(Ask::Turn),
@@ -58,6 +61,7 @@ impl Ask {
 }
 
 impl Grant {
+    /// The grant as sent on the socket, newline-terminated (`go`, `end`).
     pub fn line(self) -> &'static str {
         match self {
             Grant::Go => "go\n",
@@ -65,6 +69,7 @@ impl Grant {
         }
     }
 
+    /// Reads a grant line; `None` when it is not one.
     pub fn parse(line: &str) -> Option<Grant> {
         match line.trim_end() {
             "go" => Some(Grant::Go),
@@ -81,10 +86,12 @@ pub struct Member {
 }
 
 impl Member {
+    /// Connects to the conductor's socket at `path`.
     pub fn connect(path: &Path) -> std::io::Result<Member> {
         Member::over(UnixStream::connect(path)?)
     }
 
+    /// A member over an already connected socket.
     pub fn over(stream: UnixStream) -> std::io::Result<Member> {
         Ok(Member {
             reader: BufReader::new(stream.try_clone()?),

@@ -13,8 +13,11 @@ pub const SCHEMA_VERSION: u32 = 1;
 /// A whole results file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Results {
+    /// The schema's version: [`SCHEMA_VERSION`] when written by this build.
     pub schema_version: u32,
+    /// The jsoncost version that wrote the file.
     pub jsoncost_version: String,
+    /// The machine and build that measured.
     pub machine: Machine,
     /// RFC 3339 UTC time the run started.
     pub started_at: String,
@@ -29,6 +32,7 @@ pub struct Results {
     /// before it stopped. Absent from files of runs that finished.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub interrupted: bool,
+    /// The tables, in the order they were measured.
     pub experiments: Vec<Experiment>,
     /// The allocator dimension: the tables' rows under other global allocators, each paired with
     /// the base allocator's (`jsoncost alloc`, `run`'s allocator table, a bench's
@@ -44,6 +48,7 @@ pub struct Results {
 pub struct AllocatorComparison {
     /// The allocator the other is paired with (the system's).
     pub base: crate::alloc::Allocator,
+    /// The allocator measured against `base`.
     pub allocator: crate::alloc::Allocator,
     /// Runs of both programs.
     pub runs: usize,
@@ -57,6 +62,7 @@ pub struct AllocatorComparison {
     /// decides. 0 in files written before it was recorded (then any interval that excludes 1).
     #[serde(default)]
     pub threshold: f64,
+    /// Every row paired under both allocators.
     pub rows: Vec<AllocatorRow>,
     /// Rows that could not be paired, and why (`experiment table method: reason`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -118,9 +124,13 @@ impl CpuWait {
 /// requested sizes, so the two sides' counts are the same unless the code itself differs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AllocatorRow {
+    /// The experiment of the row's table.
     pub experiment: ExperimentKind,
+    /// The table's name ([`Experiment::table`]).
     pub table: String,
+    /// The strategy ([`Row::method`]).
     pub method: String,
+    /// What the strategy delivers, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contract: Option<Contract>,
     /// The table's baseline strategy.
@@ -129,17 +139,23 @@ pub struct AllocatorRow {
     /// Mean time under the base allocator and under the other, over the pairs (ns; a whole run
     /// for stream rows).
     pub base_mean_ns: f64,
+    /// Mean time under the other allocator, ns.
     pub mean_ns: f64,
     /// Time under the other allocator / time under the base, per pair: the geometric mean and
     /// its paired 99% interval ([`crate::paired::log_ratio`]).
     pub ratio: Interval,
+    /// Bytes allocated per operation under the base allocator.
     pub base_allocated_bytes: Option<f64>,
+    /// Bytes allocated per operation under the other allocator.
     pub allocated_bytes: Option<f64>,
+    /// Allocations per operation under the base allocator.
     pub base_allocs: Option<f64>,
+    /// Allocations per operation under the other allocator.
     pub allocs: Option<f64>,
     /// The process's peak RSS over the row's untimed run (whole-run rows), mean over the runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_peak_rss_bytes: Option<u64>,
+    /// The same under the other allocator.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub peak_rss_bytes: Option<u64>,
 }
@@ -227,9 +243,13 @@ pub fn parse_experiment_rate(text: &str) -> Result<(ExperimentKind, f64), String
 /// The machine and build that measured.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Machine {
+    /// The CPU's model name.
     pub cpu: String,
+    /// Logical cores available to the process.
     pub cores: usize,
+    /// Operating system and architecture.
     pub os: String,
+    /// The rustc version the build was compiled with.
     pub rustc: String,
     /// The CPU features the build was compiled with (`cfg(target_feature)`, of those that matter
     /// to the JSON libraries): sonic-rs and simd-json choose their SIMD code by them.
@@ -263,19 +283,24 @@ impl Machine {
 }
 
 /// Which experiment measured a table; renderers choose columns and wording by it. Serialized
-/// as today's strings (`micro`, `store`, `stream`, `http`), so schema_version 1 files read.
+/// as lowercase names (`micro`, `store`, `stream`, `http`, `safety`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ExperimentKind {
+    /// Serialize and deserialize in memory (`jsoncost micro`).
     Micro,
+    /// Documents read from a store (`jsoncost store`).
     Store,
+    /// A large array streamed element by element (`jsoncost stream`).
     Stream,
+    /// An HTTP server under load (`jsoncost http`).
     Http,
     /// Hostile inputs run in child processes (`crate::safety`): findings, not timings.
     Safety,
 }
 
 impl ExperimentKind {
+    /// Every experiment, in the order a run measures them.
     pub const ALL: [ExperimentKind; 5] = [
         ExperimentKind::Micro,
         ExperimentKind::Store,
@@ -284,6 +309,7 @@ impl ExperimentKind {
         ExperimentKind::Safety,
     ];
 
+    /// The name results files and the command line use: `micro`, `store`, ...
     pub fn as_str(self) -> &'static str {
         match self {
             ExperimentKind::Micro => "micro",
@@ -304,11 +330,15 @@ impl std::fmt::Display for ExperimentKind {
 /// One table: an experiment's measurement of one (shape, operation), (store, shape), ...
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Experiment {
+    /// The experiment that measured the table.
     pub experiment: ExperimentKind,
     /// Names the table, e.g. `data/deserialize`, `redb/order`, `items/closed`.
     pub table: String,
+    /// The settings the table was measured with (payload, load ...); tables compare only
+    /// when equal.
     #[serde(default)]
     pub params: Map<String, Value>,
+    /// One row per strategy.
     pub rows: Vec<Row>,
     /// How the table's strategies were scheduled; files written before it was recorded were
     /// measured one strategy after another.
@@ -334,6 +364,7 @@ pub enum Schedule {
 }
 
 impl Schedule {
+    /// The name results files and `--schedule` use: `sequential`, `interleaved`.
     pub fn as_str(self) -> &'static str {
         match self {
             Schedule::Sequential => "sequential",
@@ -359,10 +390,13 @@ impl std::str::FromStr for Schedule {
     }
 }
 
+/// Whether a row was measured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
+    /// Passed the gate and was timed.
     Ok,
+    /// Failed (the gate or the run): no timing, see [`Row::error_message`].
     Failed,
 }
 
@@ -370,33 +404,56 @@ pub enum Status {
 /// `error_message`, and no timing.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Row {
+    /// The strategy, `style/library` (e.g. `typed/serde_json`).
     pub method: String,
+    /// The row the table's ratios are to.
     pub baseline: bool,
+    /// Measured or failed.
     pub status: Status,
+    /// Why it failed.
     pub error_message: Option<String>,
+    /// Mean time per operation, ns.
     pub mean_ns: Option<f64>,
+    /// Half the 99.9% confidence interval of the mean, ns.
     pub error_ns: Option<f64>,
+    /// Sample standard deviation of the per-operation times, ns.
     pub stddev_ns: Option<f64>,
+    /// Median per-operation time, ns.
     pub median_ns: Option<f64>,
+    /// 95th percentile per-operation time, ns.
     pub p95_ns: Option<f64>,
+    /// Fastest kept iteration's per-operation time, ns.
     #[serde(default)]
     pub min_ns: Option<f64>,
+    /// Slowest kept iteration's per-operation time, ns.
     #[serde(default)]
     pub max_ns: Option<f64>,
+    /// Actual iterations kept.
     pub iterations: Option<u64>,
+    /// Operations in one iteration (chosen by the Pilot).
     pub ops_per_iteration: Option<u64>,
+    /// Upper outliers removed (Tukey's fence).
     pub outliers_removed: Option<u64>,
+    /// Time over the baseline's: the paired geometric mean on an interleaved table, else the
+    /// mean of all pairwise quotients of per-operation samples.
     pub ratio: Option<f64>,
+    /// Standard deviation of `ratio`'s quotients.
     pub ratio_sd: Option<f64>,
+    /// Bytes allocated per operation (requested sizes).
     pub allocated_bytes: Option<f64>,
+    /// Allocations per operation.
     pub allocs: Option<f64>,
+    /// Allocated bytes over the baseline's.
     pub alloc_ratio: Option<f64>,
+    /// Peak live heap during the Allocation pass, bytes.
     pub peak_bytes: Option<u64>,
+    /// Payload megabytes per second.
     pub mb_per_s: Option<f64>,
+    /// Experiment-specific figures not typed yet, by name.
     #[serde(default)]
     pub extra: Map<String, Value>,
-    /// Per-operation time of each kept Actual iteration (ns), for `compare`'s Welch test and
-    /// the ratio's pairwise quotients.
+    /// Per-operation time of each kept Actual iteration (ns): a sequential table's ratio is
+    /// computed from their pairwise quotients, and the report counts them as the row's samples.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub samples_ns: Vec<f64>,
     /// Interleaved schedule: per-operation time of every round, in round order, nothing
@@ -521,6 +578,7 @@ pub struct Fidelity {
 /// One number of the output that is not the reference's exactly.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NumberDifference {
+    /// How the number differs.
     pub kind: DifferenceKind,
     /// Where, as a JSON pointer (RFC 6901; `""` is the document itself).
     pub pointer: String,
@@ -629,6 +687,7 @@ impl Row {
         r
     }
 
+    /// Whether it was measured ([`Status::Ok`]).
     pub fn is_ok(&self) -> bool {
         self.status == Status::Ok
     }
@@ -661,6 +720,7 @@ impl Results {
 }
 
 impl Experiment {
+    /// An empty table of `experiment` named `table`, measured one strategy after another.
     pub fn new(experiment: ExperimentKind, table: impl Into<String>) -> Self {
         Experiment {
             experiment,

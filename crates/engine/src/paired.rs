@@ -32,8 +32,11 @@ pub const EXACT_MAX: usize = 50;
 /// An estimate with its confidence interval, from `n` pairs.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Interval {
+    /// The point estimate (a ratio, or a difference).
     pub estimate: f64,
+    /// The interval's lower end.
     pub low: f64,
+    /// The interval's upper end.
     pub high: f64,
     /// Pairs the interval is computed from (after dropping far-out pairs).
     pub n: usize,

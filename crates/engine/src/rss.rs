@@ -26,7 +26,9 @@ pub fn current_bytes() -> Option<u64> {
 /// RSS the run started at (after [`PeakWindow::open`] trimmed the heap).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RssPeak {
+    /// The process's peak RSS during the run, bytes.
     pub peak_bytes: u64,
+    /// How far the peak rose above the RSS at the window's opening, bytes.
     pub growth_bytes: u64,
 }
 
@@ -50,6 +52,7 @@ impl PeakWindow {
         reset_peak().then_some(PeakWindow { baseline_bytes })
     }
 
+    /// Reads the peak since [`PeakWindow::open`]; `None` where /proc cannot report it.
     pub fn close(self) -> Option<RssPeak> {
         let peak_bytes = peak_bytes()?;
         Some(RssPeak {

@@ -20,8 +20,10 @@ pub enum SafetyPath {
 }
 
 impl SafetyPath {
+    /// Every path, in the matrix's order.
     pub const ALL: [SafetyPath; 4] = [SafetyPath::Dom, SafetyPath::Typed, SafetyPath::Lazy, SafetyPath::Incremental];
 
+    /// The name rows use: `dom`, `typed`, `lazy`, `incremental`.
     pub fn as_str(self) -> &'static str {
         match self {
             SafetyPath::Dom => "dom",
@@ -54,6 +56,7 @@ pub enum SafetyOutcome {
 }
 
 impl SafetyOutcome {
+    /// The outcome as the matrix shows it.
     pub fn as_str(self) -> &'static str {
         match self {
             SafetyOutcome::Accepted => "accepted",
@@ -118,6 +121,7 @@ pub enum Agreement {
 }
 
 impl Agreement {
+    /// The agreement as the matrix shows it.
     pub fn as_str(self) -> &'static str {
         match self {
             Agreement::Same => "yes",
@@ -134,14 +138,18 @@ impl Agreement {
 /// `peak_bytes` the peak live heap of the parse, `error_message` the rejection or crash.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SafetyCell {
+    /// The library that parsed.
     pub library: String,
+    /// The API it parsed through.
     pub path: SafetyPath,
     /// The corpus case (`deep-array-100000`) or the suite file name (`n_array_extra_comma.json`).
     pub case: String,
+    /// What the child did with the input.
     pub outcome: SafetyOutcome,
     /// Why the process died, when it crashed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub crash: Option<CrashCause>,
+    /// Whether an accepted value is serde_json's; absent unless accepted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agreement: Option<Agreement>,
     /// How the value differs, or which numbers changed, when `agreement` says so.
@@ -153,8 +161,11 @@ pub struct SafetyCell {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Expectation {
+    /// `y_`: valid JSON, to be accepted.
     Accept,
+    /// `n_`: invalid JSON, to be rejected.
     Reject,
+    /// `i_`: either is conforming.
     Either,
 }
 
@@ -174,18 +185,23 @@ impl Expectation {
 /// from its rows.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ConformanceSummary {
+    /// The library.
     pub library: String,
     /// `y_` files accepted, of `y_total`.
     pub y_accepted: u64,
+    /// `y_` files in the suite.
     pub y_total: u64,
     /// `n_` files rejected, of `n_total`.
     pub n_rejected: u64,
+    /// `n_` files in the suite.
     pub n_total: u64,
     /// `i_` files accepted and rejected.
     pub i_accepted: u64,
+    /// `i_` files rejected.
     pub i_rejected: u64,
     /// Files (of any prefix) on which the process crashed or was killed at the time limit.
     pub crashed: u64,
+    /// Files on which the process was killed at the time limit.
     pub timed_out: u64,
     /// The files whose outcome breaks the promise of their prefix, or crashed or timed out:
     /// `file: outcome (message)`.

@@ -17,8 +17,11 @@ use crate::stats::{SampleStats, remove_upper_outliers};
 pub struct Config {
     /// Target duration of one Actual iteration (the Pilot aims for it).
     pub iteration_time: Duration,
+    /// Warmup iterations after the Pilot, untimed in the result.
     pub warmup_iterations: u32,
+    /// Actual iterations at least, whatever the precision.
     pub min_iterations: u32,
+    /// Actual iterations at most.
     pub max_iterations: u32,
     /// Stop once Error / Mean falls under this (after `min_iterations`).
     pub max_relative_error: f64,
@@ -127,12 +130,16 @@ pub struct Measurement {
     /// Interleaved schedule: the same as `all_samples_ns`, one per round, for pairing with the
     /// other strategies of the rounds; empty when measured on its own.
     pub rounds_ns: Vec<f64>,
+    /// Upper outliers removed (Tukey's fence, k = 1.5).
     pub outliers_removed: usize,
+    /// Operations per iteration, as the Pilot chose.
     pub ops_per_iteration: u64,
+    /// Statistics of `samples_ns`.
     pub summary: SampleStats,
     /// Per-operation allocation from the untimed pass; `None` when the counting allocator is
     /// not installed.
     pub allocated_bytes: Option<f64>,
+    /// Allocations per operation from the untimed pass.
     pub allocs: Option<f64>,
     /// Peak live heap during the Allocation pass.
     pub peak_bytes: Option<u64>,
@@ -204,9 +211,13 @@ fn time_iteration<R, E>(clock: &dyn Clock, ops: u64, op: &mut impl FnMut() -> Re
 /// the same documents).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stage {
+    /// Finding how many operations fill an iteration.
     Pilot,
+    /// Untimed iterations before the Actual ones.
     Warmup,
+    /// The timed iterations.
     Actual,
+    /// The untimed pass that counts allocations.
     Allocation,
 }
 
@@ -373,6 +384,7 @@ pub fn try_measure_staged_with<R, E>(
 
 /// The strategies of one table, measured together by [`measure_interleaved`].
 pub trait Lineup {
+    /// A strategy's failure, returned by its operation.
     type Error;
     /// How many strategies there are.
     fn len(&self) -> usize;

@@ -12,15 +12,21 @@ pub const CONFIDENCE: f64 = 0.999;
 /// Statistics of a sample set (all values in the samples' unit).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SampleStats {
+    /// Samples.
     pub n: usize,
+    /// Arithmetic mean.
     pub mean: f64,
     /// Sample standard deviation (n − 1 in the denominator); 0 for a single sample.
     pub stddev: f64,
     /// Half-width of the 99.9% confidence interval of the mean; 0 for fewer than 2 samples.
     pub error: f64,
+    /// Median (type 7 interpolation).
     pub median: f64,
+    /// 95th percentile (type 7 interpolation).
     pub p95: f64,
+    /// Smallest sample.
     pub min: f64,
+    /// Largest sample.
     pub max: f64,
 }
 

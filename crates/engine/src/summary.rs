@@ -8,7 +8,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Summary {
+    /// A store table's JSON share and cheapest typed path.
     Store(StoreSummary),
+    /// A stream table's incremental-against-buffered figures per library.
     Stream(StreamSummary),
     /// A suite table of the safety experiment: one library's conformance counts.
     Conformance(crate::safety::ConformanceSummary),
@@ -17,6 +19,7 @@ pub enum Summary {
 }
 
 impl Summary {
+    /// The store summary, when this is one.
     pub fn store(&self) -> Option<&StoreSummary> {
         match self {
             Summary::Store(s) => Some(s),
@@ -72,7 +75,9 @@ impl StoreSummary {
 /// The cheapest typed path of a store table, against the baseline.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TypedPath {
+    /// The row, `style/library`.
     pub method: String,
+    /// Its mean read, ns.
     pub mean_ns: f64,
     /// Share of the baseline's JSON work it removes: `(read_ns - mean_ns) / json_ns`.
     pub removed_share: f64,
@@ -81,20 +86,27 @@ pub struct TypedPath {
     /// (mean ± Error) lies wholly below the baseline's. Only then is a saving claimed (on a
     /// network store the round trip's noise can exceed the JSON work).
     pub beyond_noise: bool,
+    /// Its bytes allocated per read.
     pub allocated_bytes: Option<f64>,
+    /// The baseline's bytes allocated per read.
     pub baseline_allocated_bytes: Option<f64>,
 }
 
 /// A stream table: each library's incremental parse against its buffered one.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StreamSummary {
+    /// One entry per library with both an incremental and a buffered row.
     pub libraries: Vec<StreamLibrary>,
 }
 
+/// One library's incremental parse against its buffered one.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StreamLibrary {
+    /// The library (`serde_json`, `sonic-rs`, `simd-json`).
     pub library: String,
+    /// Incremental throughput, MB/s.
     pub incremental_mb_per_s: f64,
+    /// Buffered throughput, MB/s.
     pub buffered_mb_per_s: f64,
     /// Incremental's throughput over buffered's, paired per round (buffered's time over
     /// incremental's in each round: [`crate::Row::paired_ratio_to`]), with its 99% interval;
@@ -102,8 +114,12 @@ pub struct StreamLibrary {
     /// file), and then only the two means' quotient is known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub throughput_ratio: Option<crate::paired::Interval>,
+    /// Incremental row's peak live heap, bytes.
     pub incremental_peak_bytes: Option<u64>,
+    /// Buffered row's peak live heap, bytes.
     pub buffered_peak_bytes: Option<u64>,
+    /// The `incremental-aggregate` row's peak live heap, bytes (readings folded into an
+    /// aggregate as they arrive, none kept).
     pub aggregate_peak_bytes: Option<u64>,
 }
 

@@ -25,7 +25,7 @@ use crate::stream::Runs;
 #[cfg(feature = "stream")]
 use crate::stream::array::{self, ArrayOptions, TypedElements};
 use crate::types::{Sample, Subject, TypedSubject};
-use crate::variants::{VariantStudy, VariantsSubject};
+use crate::variants::{Variant, VariantsSubject};
 use crate::{Cancel, Error, Filter, Mode, NoMatch, Runner, Sink};
 #[cfg(feature = "store")]
 use jsoncost_stores::Existing;
@@ -907,6 +907,107 @@ impl<T: Serialize + DeserializeOwned + 'static> TypeStudy<T> {
 
     /// See [`Study::measure`].
     pub fn measure(self) -> Result<Results, Error> {
+        self.into_study().measure()
+    }
+}
+
+/// A group of variants being registered in a [`Study`]: `.variant::<V>(name)` adds one (then
+/// `.on`, `.reading`, `.leaving_out`, `.borrowing` qualify it); then register something else
+/// or run. The first registration error is reported by `run` (exit 2).
+pub struct VariantStudy<P> {
+    study: Study,
+    group: Result<VariantsSubject<P>, Error>,
+}
+
+impl<P: Serialize + DeserializeOwned + 'static> VariantStudy<P> {
+    pub(crate) fn new(study: Study, group: Result<VariantsSubject<P>, Error>) -> Self {
+        VariantStudy { study, group }
+    }
+
+    fn then(mut self, f: impl FnOnce(VariantsSubject<P>) -> Result<VariantsSubject<P>, Error>) -> Self {
+        self.group = self.group.and_then(f);
+        self
+    }
+
+    /// See [`VariantsSubject::libraries`].
+    pub fn libraries(self, libraries: &[jsoncost_stream::Library]) -> Self {
+        self.then(|g| g.libraries(libraries))
+    }
+
+    /// See [`VariantsSubject::variant`].
+    pub fn variant<V: DeserializeOwned + Into<P> + 'static>(self, name: &str) -> Self {
+        self.then(|g| g.variant::<V>(name))
+    }
+
+    /// See [`VariantsSubject::variant_of`].
+    pub fn variant_of<M: Variant<P>>(self, name: &str) -> Self {
+        self.then(|g| g.variant_of::<M>(name))
+    }
+
+    /// See [`VariantsSubject::on`].
+    pub fn on(self, libraries: &[jsoncost_stream::Library]) -> Self {
+        self.then(|g| g.on(libraries))
+    }
+
+    /// See [`VariantsSubject::reading`].
+    pub fn reading(self, sample: impl Into<Sample>) -> Self {
+        self.then(|g| g.reading(sample))
+    }
+
+    /// See [`VariantsSubject::leaving_out`].
+    pub fn leaving_out<S: AsRef<str>>(self, pointers: &[S]) -> Self {
+        self.then(|g| g.leaving_out(pointers))
+    }
+
+    /// See [`VariantsSubject::borrowing`].
+    pub fn borrowing(self) -> Self {
+        self.then(|g| Ok(g.borrowing()))
+    }
+
+    /// Back to the study, this group registered: for registrations under a condition.
+    pub fn into_study(self) -> Study {
+        self.study.add(self.group.map(|g| Box::new(g) as Box<dyn Subject>))
+    }
+
+    /// See [`Study::store`].
+    #[cfg(feature = "store")]
+    pub fn store<U: Serialize + DeserializeOwned + 'static>(self, name: &str, url: &str, at: jsoncost_stores::Existing) -> Study {
+        self.into_study().store::<U>(name, url, at)
+    }
+
+    /// See [`Study::typed`].
+    pub fn typed<T: Serialize + DeserializeOwned + 'static>(self, name: &str, sample: impl Into<Sample>) -> TypeStudy<T> {
+        self.into_study().typed::<T>(name, sample)
+    }
+
+    /// Registers another group.
+    pub fn variants<Q: Serialize + DeserializeOwned + 'static>(self, name: &str, sample: impl Into<Sample>) -> VariantStudy<Q> {
+        self.into_study().variants::<Q>(name, sample)
+    }
+
+    /// See [`Study::stream`].
+    #[cfg(feature = "stream")]
+    pub fn stream<E: Serialize + DeserializeOwned + 'static>(
+        self,
+        name: &str,
+        file: impl Into<std::path::PathBuf>,
+        pointer: &str,
+    ) -> Study {
+        self.into_study().stream::<E>(name, file, pointer)
+    }
+
+    /// See [`Study::cancel`].
+    pub fn cancel(self, cancel: crate::Cancel) -> Study {
+        self.into_study().cancel(cancel)
+    }
+
+    /// See [`Study::run`].
+    pub fn run(self) -> ! {
+        self.into_study().run()
+    }
+
+    /// See [`Study::measure`].
+    pub fn measure(self) -> Result<jsoncost_engine::Results, Error> {
         self.into_study().measure()
     }
 }

@@ -88,6 +88,19 @@
 //! `stream` (`Study::stream`), `redb`, `sqlite`, `redis`, `postgres` (`Study::store` with that
 //! store's client), `http`, `safety`, `full` (everything the `jsoncost` binary builds but the
 //! allocators) and `allocators` (mimalloc and jemalloc, C libraries compiled with the bench).
+//!
+//! Layering: cli → experiments (`jsoncost`) → http → report/codecs/stream/stores → engine/shapes.
+//! The library every front end goes through: the CLI and a user's bench harness alike; it depends
+//! on every crate below it.
+//!
+//! # Modules
+//!
+//! The experiments: [`micro`], [`variants`], `store`, `stream`, `http`, `safety` (features of
+//! the same names), [`ab`] (programs in lockstep: builds and allocators) and `ab_http` (a user's
+//! server, feature `http`). Around them: [`runner`] (the one loop every table goes through),
+//! [`harness`] and [`types`] (the `cargo bench` harness and the types it registers), [`input`]
+//! (what is wrong with a document a user hands in), [`summary`] (table summaries as data) and
+//! [`output`] (where results go).
 
 #![deny(missing_docs)]
 
@@ -118,11 +131,11 @@ pub mod variants;
 pub use cancel::Cancel;
 pub use error::{Error, NoMatch, Result};
 pub use filter::Filter;
-pub use harness::{Args, Study, TypeStudy};
+pub use harness::{Args, Study, TypeStudy, VariantStudy};
 pub use runner::{AllFailed, Mode, Ran, Runner, Stop, Table};
 pub use sink::{Event, Recorder, Sink};
 pub use types::{Sample, Subject, TypedSubject};
-pub use variants::{Variant, VariantStudy, VariantsSubject};
+pub use variants::{Variant, VariantsSubject};
 
 pub use jsoncost_codecs::{BorrowedForm, BoxedStrategy, Canonical, Direction, RunFailure, Strategy, TypeOptions};
 pub use jsoncost_engine::alloc::{Allocator, CountingAllocator, SelectedAllocator};

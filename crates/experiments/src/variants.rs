@@ -22,8 +22,8 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
+use crate::Error;
 use crate::types::{Sample, Subject};
-use crate::{Error, Study, TypeStudy};
 
 /// A model variant of the plain type `P`: what it decodes (`Decoded`, which may borrow from the
 /// input) and how that becomes a `P` for the gate (untimed). A type that is `DeserializeOwned +
@@ -270,107 +270,6 @@ impl<P: Serialize + DeserializeOwned + 'static> Subject for VariantsSubject<P> {
             }
         }
         out
-    }
-}
-
-/// A group of variants being registered in a [`Study`]: `.variant::<V>(name)` adds one (then
-/// `.on`, `.reading`, `.leaving_out`, `.borrowing` qualify it); then register something else
-/// or run. The first registration error is reported by `run` (exit 2).
-pub struct VariantStudy<P> {
-    study: Study,
-    group: Result<VariantsSubject<P>, Error>,
-}
-
-impl<P: Serialize + DeserializeOwned + 'static> VariantStudy<P> {
-    pub(crate) fn new(study: Study, group: Result<VariantsSubject<P>, Error>) -> Self {
-        VariantStudy { study, group }
-    }
-
-    fn then(mut self, f: impl FnOnce(VariantsSubject<P>) -> Result<VariantsSubject<P>, Error>) -> Self {
-        self.group = self.group.and_then(f);
-        self
-    }
-
-    /// See [`VariantsSubject::libraries`].
-    pub fn libraries(self, libraries: &[Library]) -> Self {
-        self.then(|g| g.libraries(libraries))
-    }
-
-    /// See [`VariantsSubject::variant`].
-    pub fn variant<V: DeserializeOwned + Into<P> + 'static>(self, name: &str) -> Self {
-        self.then(|g| g.variant::<V>(name))
-    }
-
-    /// See [`VariantsSubject::variant_of`].
-    pub fn variant_of<M: Variant<P>>(self, name: &str) -> Self {
-        self.then(|g| g.variant_of::<M>(name))
-    }
-
-    /// See [`VariantsSubject::on`].
-    pub fn on(self, libraries: &[Library]) -> Self {
-        self.then(|g| g.on(libraries))
-    }
-
-    /// See [`VariantsSubject::reading`].
-    pub fn reading(self, sample: impl Into<Sample>) -> Self {
-        self.then(|g| g.reading(sample))
-    }
-
-    /// See [`VariantsSubject::leaving_out`].
-    pub fn leaving_out<S: AsRef<str>>(self, pointers: &[S]) -> Self {
-        self.then(|g| g.leaving_out(pointers))
-    }
-
-    /// See [`VariantsSubject::borrowing`].
-    pub fn borrowing(self) -> Self {
-        self.then(|g| Ok(g.borrowing()))
-    }
-
-    /// Back to the study, this group registered: for registrations under a condition.
-    pub fn into_study(self) -> Study {
-        self.study.add(self.group.map(|g| Box::new(g) as Box<dyn Subject>))
-    }
-
-    /// See [`Study::store`].
-    #[cfg(feature = "store")]
-    pub fn store<U: Serialize + DeserializeOwned + 'static>(self, name: &str, url: &str, at: jsoncost_stores::Existing) -> Study {
-        self.into_study().store::<U>(name, url, at)
-    }
-
-    /// See [`Study::typed`].
-    pub fn typed<T: Serialize + DeserializeOwned + 'static>(self, name: &str, sample: impl Into<Sample>) -> TypeStudy<T> {
-        self.into_study().typed::<T>(name, sample)
-    }
-
-    /// Registers another group.
-    pub fn variants<Q: Serialize + DeserializeOwned + 'static>(self, name: &str, sample: impl Into<Sample>) -> VariantStudy<Q> {
-        self.into_study().variants::<Q>(name, sample)
-    }
-
-    /// See [`Study::stream`].
-    #[cfg(feature = "stream")]
-    pub fn stream<E: Serialize + DeserializeOwned + 'static>(
-        self,
-        name: &str,
-        file: impl Into<std::path::PathBuf>,
-        pointer: &str,
-    ) -> Study {
-        self.into_study().stream::<E>(name, file, pointer)
-    }
-
-    /// See [`Study::cancel`].
-    pub fn cancel(self, cancel: crate::Cancel) -> Study {
-        self.into_study().cancel(cancel)
-    }
-
-    /// See [`Study::run`].
-    pub fn run(self) -> ! {
-        self.into_study().run()
-    }
-
-    /// See [`Study::measure`].
-    pub fn measure(self) -> Result<jsoncost_engine::Results, Error> {
-        self.into_study().measure()
     }
 }
 

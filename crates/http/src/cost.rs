@@ -41,14 +41,17 @@ impl ServerCost {
         total.map(|t| t as f64 / self.requests as f64)
     }
 
+    /// Bytes the server allocated per request; `None` without requests or counting.
     pub fn bytes_per_request(&self) -> Option<f64> {
         self.per_request(self.allocated_bytes)
     }
 
+    /// Allocations per request; `None` without requests or counting.
     pub fn allocs_per_request(&self) -> Option<f64> {
         self.per_request(self.allocs)
     }
 
+    /// Server CPU time per request, ns; `None` without requests or a CPU reading.
     pub fn cpu_ns_per_request(&self) -> Option<f64> {
         self.per_request(self.cpu_ns)
     }
@@ -116,6 +119,7 @@ pub struct CostProbe<'a> {
 }
 
 impl<'a> CostProbe<'a> {
+    /// A probe of `servers`, one per target.
     pub fn new(servers: Vec<&'a RunningServer>) -> Self {
         CostProbe { servers, open: None }
     }

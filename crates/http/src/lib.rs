@@ -13,6 +13,21 @@
 //! srv.shutdown().unwrap();
 //! # let _ = row;
 //! ```
+//!
+//! Layering: cli → experiments (`jsoncost`) → http → report/codecs/stream/stores → engine/shapes.
+//! Above engine, shapes, stores and stream (the server's sources and its telemetry route);
+//! `jsoncost`'s http experiment and `ab --http` drive it.
+//!
+//! # Modules
+//!
+//! [`server`] (the reference API), [`mode`] (its serialization modes and their paths),
+//! [`source`] and [`store_source`] (where its documents come from: memory or a jsoncost store),
+//! [`verify`] (every mode answers the same document before anything is timed), [`loadgen`]
+//! (the load generator and the slice scheduler), [`cost`] (the in-process server's cost per
+//! request) and [`proc_probe`] (an external server's, from `/proc`), [`row`] (load reports into
+//! result rows).
+
+#![deny(missing_docs)]
 
 pub mod cost;
 pub mod loadgen;

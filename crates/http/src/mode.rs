@@ -49,6 +49,7 @@ impl fmt::Display for Mode {
     }
 }
 
+/// A mode name that is none of [`Mode`]'s (holds the name given).
 #[derive(Debug, thiserror::Error)]
 #[error("unknown mode {0:?}; valid modes: typed/serde_json, typed/sonic-rs, passthrough")]
 pub struct UnknownMode(pub String);

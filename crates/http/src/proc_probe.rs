@@ -13,7 +13,9 @@ use crate::loadgen::{LoadReport, SliceProbe};
 /// A process's CPU time (ns) and resident memory (bytes), with its live descendants'.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ProcSample {
+    /// CPU time, user and system, ns.
     pub cpu_ns: u64,
+    /// Resident memory, bytes.
     pub rss_bytes: u64,
 }
 
@@ -86,6 +88,7 @@ pub struct ProcProbe {
 }
 
 impl ProcProbe {
+    /// A probe of `pids[t]` for target `t` (`None`: a target whose server is not a process to read).
     pub fn new(pids: Vec<Option<u32>>) -> Self {
         ProcProbe { pids, at_begin: None }
     }

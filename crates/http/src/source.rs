@@ -7,16 +7,24 @@ use jsoncost_shapes::Generator;
 /// Why a source could not answer.
 #[derive(Debug, thiserror::Error)]
 pub enum SourceError {
+    /// The backend failed to answer.
     #[error("{source_name}: reading {what} failed: {message}")]
     Backend {
+        /// The source, e.g. the store's URL.
         source_name: String,
+        /// What was read (a document).
         what: String,
+        /// The backend's error.
         message: String,
     },
+    /// The backend answered with bytes that are not what was stored.
     #[error("{source_name}: {what} is not valid stored data: {message}")]
     Corrupt {
+        /// The source, e.g. the store's URL.
         source_name: String,
+        /// What was read (a document).
         what: String,
+        /// What is wrong with it.
         message: String,
     },
 }

@@ -17,8 +17,11 @@ pub const LIST_COLLECTION: &str = "http_list";
 /// What to load into a store for the API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StoreData {
+    /// Items to load (ids from 1).
     pub items: u64,
+    /// Entries of the list.
     pub list_len: usize,
+    /// The generator's seed.
     pub seed: u64,
 }
 

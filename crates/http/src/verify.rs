@@ -18,6 +18,7 @@ pub enum Route {
 }
 
 impl Route {
+    /// The route's path under `mode`.
     pub fn path(self, mode: Mode) -> String {
         match self {
             Route::Item(id) => mode.item_path(id),
@@ -26,16 +27,38 @@ impl Route {
     }
 }
 
+/// Why a mode's answers could not be verified against the baseline mode's.
 #[derive(Debug, thiserror::Error)]
 pub enum VerifyError {
+    /// The request failed.
     #[error(transparent)]
     Fetch(#[from] FetchError),
+    /// The answer's status is not 2xx.
     #[error("{url} answered status {status}: {body}")]
-    Status { url: String, status: u16, body: String },
+    Status {
+        /// The URL fetched.
+        url: String,
+        /// Its status.
+        status: u16,
+        /// Its body, as text.
+        body: String,
+    },
+    /// The answer's body is not JSON.
     #[error("{url} did not answer JSON: {message}")]
-    NotJson { url: String, message: String },
+    NotJson {
+        /// The URL fetched.
+        url: String,
+        /// The parser's message.
+        message: String,
+    },
+    /// The answer decodes to another document than the baseline mode's.
     #[error("{url} decodes to a different document than {baseline_url}")]
-    Differs { url: String, baseline_url: String },
+    Differs {
+        /// The URL fetched.
+        url: String,
+        /// The baseline mode's URL for the same route.
+        baseline_url: String,
+    },
 }
 
 /// How long one mode's answer is waited for.

@@ -41,7 +41,9 @@ use crate::view::Align;
 /// The two results files of one run of both programs.
 #[derive(Debug, Clone)]
 pub struct Run {
+    /// Base's results.
     pub base: Results,
+    /// New's results.
     pub new: Results,
     /// Both programs ran in lockstep (`engine::lockstep`): an interleaved row's rounds pair
     /// one by one (`Row::rounds_ns`). Otherwise each row pairs once, by its means.
@@ -61,10 +63,13 @@ fn pairs_of(run: &Run, b: &Row, n: &Row, bm: f64, nm: f64) -> Vec<(f64, f64)> {
     }
 }
 
+/// What `ab` concludes for one row's time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AbVerdict {
+    /// New is slower: the whole 99% interval lies above 1 + threshold / 2.
     Slower,
+    /// New is faster: the whole 99% interval lies below 1 − threshold / 2.
     Faster,
     /// Real (the interval excludes 1), but smaller than half the threshold.
     SmallChange,
@@ -106,23 +111,32 @@ impl fmt::Display for AbVerdict {
 /// One row timed in both programs, with at least two pairs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AbRow {
+    /// The experiment of the row's table.
     pub experiment: ExperimentKind,
+    /// The row's table.
     pub table: String,
+    /// The row's strategy.
     pub method: String,
     /// Mean of each side's times over the pairs, ns.
     pub base_mean_ns: f64,
+    /// New's mean, ns.
     pub new_mean_ns: f64,
     /// `new / base` per pair: estimate and 99% interval, and the pairs it used.
     pub ratio: Interval,
     /// Wilcoxon signed-rank two-sided p of the per-round log ratios.
     pub signed_rank_p: Option<f64>,
+    /// The time's verdict.
     pub verdict: AbVerdict,
+    /// Base's bytes allocated per operation.
     pub base_allocated_bytes: Option<f64>,
+    /// New's bytes allocated per operation.
     pub new_allocated_bytes: Option<f64>,
+    /// New allocates more per operation (see [`crate::compare::allocation_grew`]).
     pub allocation_grew: bool,
 }
 
 impl AbRow {
+    /// Slower, or allocating more.
     pub fn regression(&self) -> bool {
         self.verdict == AbVerdict::Slower || self.allocation_grew
     }
@@ -131,6 +145,7 @@ impl AbRow {
 /// The outcome of `ab`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AbComparison {
+    /// Smallest relative time change that counts (0.05 = 5%).
     pub threshold: f64,
     /// Runs of both programs.
     pub runs: usize,
@@ -141,7 +156,9 @@ pub struct AbComparison {
     pub cpu_wait: Option<CpuWait>,
     /// The CPU both programs were pinned to.
     pub cpu: Option<usize>,
+    /// Every row paired in both programs.
     pub rows: Vec<AbRow>,
+    /// Rows and tables that could not be paired, and why.
     pub not_compared: Vec<NotCompared>,
     /// Rows ok in base that failed or are missing in new in some round are accepted.
     pub allow_missing: bool,
@@ -171,6 +188,7 @@ impl AbComparison {
         self.not_compared.iter().map(|n| n.lost).sum()
     }
 
+    /// The rows that are regressions ([`AbRow::regression`]).
     pub fn regressions(&self) -> impl Iterator<Item = &AbRow> {
         self.rows.iter().filter(|r| r.regression())
     }

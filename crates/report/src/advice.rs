@@ -11,6 +11,7 @@ pub const ALTERNATIVE_KEY: &str = "other_contract";
 /// Title of the advisor section in every format.
 pub const TITLE: &str = "What moves the number";
 
+/// What the advisor says of a table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AdviceKind {
@@ -43,9 +44,13 @@ impl AdviceKind {
 /// The advice for one table.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Advice {
+    /// The table's experiment.
     pub experiment: Kind,
+    /// The table.
     pub table: String,
+    /// What kind of advice it is.
     pub kind: AdviceKind,
+    /// The table's baseline strategy.
     pub baseline: String,
     /// The strategy weighed against the baseline.
     pub candidate: Option<String>,
@@ -59,7 +64,9 @@ pub struct Advice {
 /// An "if you only need ..." option: a strategy with another contract than the baseline's.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Alternative {
+    /// What the alternative delivers instead.
     pub contract: Contract,
+    /// The alternative strategy.
     pub method: String,
     /// "If you only need a DOM: dom/sonic-rs takes ..."
     pub text: String,

@@ -41,10 +41,15 @@ pub fn load(path: &Path) -> Result<Results, ReportError> {
 /// Why [`read_limited`] returned no bytes.
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
+    /// Reading failed.
     #[error("{0}")]
     Io(std::io::Error),
+    /// The source holds more than the limit.
     #[error("it holds more than {limit} bytes")]
-    TooLarge { limit: u64 },
+    TooLarge {
+        /// The limit, bytes.
+        limit: u64,
+    },
 }
 
 /// How long a read of a FIFO, a socket or a device waits for its next bytes before it gives

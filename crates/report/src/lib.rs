@@ -2,6 +2,18 @@
 //! of a results file, each one [`Exporter`] named by a [`Format`]; the advisor ("What moves the
 //! number"), `compare`, `ab` and the allocator tables, rendered through the same exporters; and
 //! reading and writing results files. Input is only the engine's result model.
+//!
+//! Layering: cli → experiments (`jsoncost`) → http → report/codecs/stream/stores → engine/shapes.
+//! Depends on `jsoncost-engine` only (its result model): every renderer works from a results file,
+//! so the CLI, a `cargo bench` harness and `compare` render alike.
+//!
+//! # Modules
+//!
+//! Public: [`compare`], [`ab`], [`allocators`], [`advisor`], [`html`], [`files`], [`fidelity`],
+//! [`summary`], [`units`]. The formats are private modules behind [`Exporter`] and [`Format`]
+//! (`table`, `markdown`, `csv`, `json`, `junit`, and `html`'s exporter).
+
+#![deny(missing_docs)]
 
 pub mod ab;
 mod advice;

@@ -10,9 +10,13 @@ pub const ABSENT: &str = "-";
 /// A time unit for one column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TimeUnit {
+    /// Nanoseconds.
     Ns,
+    /// Microseconds.
     Us,
+    /// Milliseconds.
     Ms,
+    /// Seconds.
     S,
 }
 
@@ -44,6 +48,7 @@ impl TimeUnit {
             .map(TimeUnit::for_ns)
     }
 
+    /// Nanoseconds in one of this unit.
     pub fn ns_per_unit(self) -> f64 {
         match self {
             TimeUnit::Ns => 1.0,
@@ -53,6 +58,7 @@ impl TimeUnit {
         }
     }
 
+    /// The unit's symbol: `ns`, `µs`, `ms`, `s`.
     pub fn suffix(self) -> &'static str {
         match self {
             TimeUnit::Ns => "ns",
@@ -66,7 +72,9 @@ impl TimeUnit {
 /// Unit and decimals shared by every cell of one time column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TimeColumn {
+    /// The column's unit.
     pub unit: TimeUnit,
+    /// Decimals of every cell.
     pub decimals: usize,
 }
 
@@ -108,6 +116,7 @@ impl TimeColumn {
         }
     }
 
+    /// `ns` in the column's unit and decimals, without the unit (`-` when not finite).
     pub fn format(&self, ns: f64) -> String {
         if !ns.is_finite() {
             return ABSENT.to_string();

@@ -106,12 +106,15 @@ impl miniserde::Deserialize for Stamp {
     miniserde::Deserialize,
 )]
 pub struct Data {
+    /// As [`Data::id`](crate::Data::id).
     #[serde(rename = "Id")]
     #[nserde(rename = "Id")]
     pub id: i64,
+    /// As [`Data::name`](crate::Data::name).
     #[serde(rename = "Name")]
     #[nserde(rename = "Name")]
     pub name: String,
+    /// As [`Data::timestamp`](crate::Data::timestamp).
     #[serde(rename = "Timestamp")]
     #[nserde(rename = "Timestamp")]
     pub timestamp: Stamp,
@@ -132,22 +135,37 @@ pub struct Data {
     miniserde::Deserialize,
 )]
 pub struct Order {
+    /// As [`Order::id`](crate::Order::id).
     pub id: String,
+    /// As [`Order::status`](crate::Order::status).
     pub status: String,
+    /// As [`Order::total`](crate::Order::total).
     pub total: f64,
+    /// As [`Order::currency`](crate::Order::currency).
     pub currency: String,
+    /// As [`Order::created_at`](crate::Order::created_at).
     pub created_at: Stamp,
+    /// As [`Order::updated_at`](crate::Order::updated_at).
     pub updated_at: Stamp,
+    /// As [`Order::customer`](crate::Order::customer).
     pub customer: Customer,
+    /// As [`Order::shipping_address`](crate::Order::shipping_address).
     pub shipping_address: Address,
+    /// As [`Order::lines`](crate::Order::lines).
     pub lines: Vec<OrderLine>,
+    /// As [`Order::notes`](crate::Order::notes).
     pub notes: String,
+    /// As [`Order::tags`](crate::Order::tags).
     pub tags: Vec<String>,
+    /// As [`Order::channel`](crate::Order::channel).
     pub channel: String,
+    /// As [`Order::priority`](crate::Order::priority).
     pub priority: u8,
+    /// As [`Order::is_gift`](crate::Order::is_gift).
     pub is_gift: bool,
 }
 
+/// [`crate::Customer`].
 #[derive(
     Debug,
     Clone,
@@ -162,14 +180,21 @@ pub struct Order {
     miniserde::Deserialize,
 )]
 pub struct Customer {
+    /// As [`Customer::id`](crate::Customer::id).
     pub id: u64,
+    /// As [`Customer::name`](crate::Customer::name).
     pub name: String,
+    /// As [`Customer::email`](crate::Customer::email).
     pub email: String,
+    /// As [`Customer::phone`](crate::Customer::phone).
     pub phone: String,
+    /// As [`Customer::tier`](crate::Customer::tier).
     pub tier: String,
+    /// As [`Customer::loyalty_points`](crate::Customer::loyalty_points).
     pub loyalty_points: u32,
 }
 
+/// [`crate::Address`].
 #[derive(
     Debug,
     Clone,
@@ -184,14 +209,21 @@ pub struct Customer {
     miniserde::Deserialize,
 )]
 pub struct Address {
+    /// As [`Address::line1`](crate::Address::line1).
     pub line1: String,
+    /// As [`Address::line2`](crate::Address::line2).
     pub line2: String,
+    /// As [`Address::city`](crate::Address::city).
     pub city: String,
+    /// As [`Address::region`](crate::Address::region).
     pub region: String,
+    /// As [`Address::postal_code`](crate::Address::postal_code).
     pub postal_code: String,
+    /// As [`Address::country`](crate::Address::country).
     pub country: String,
 }
 
+/// [`crate::OrderLine`].
 #[derive(
     Debug,
     Clone,
@@ -206,12 +238,20 @@ pub struct Address {
     miniserde::Deserialize,
 )]
 pub struct OrderLine {
+    /// As [`OrderLine::sku`](crate::OrderLine::sku).
     pub sku: String,
+    /// As [`OrderLine::name`](crate::OrderLine::name).
     pub name: String,
+    /// As [`OrderLine::quantity`](crate::OrderLine::quantity).
     pub quantity: u32,
+    /// As [`OrderLine::unit_price`](crate::OrderLine::unit_price).
     pub unit_price: f64,
+    /// As [`OrderLine::discount`](crate::OrderLine::discount).
     pub discount: f64,
+    /// As [`OrderLine::tax_rate`](crate::OrderLine::tax_rate).
     pub tax_rate: f64,
+    /// As [`OrderLine::warehouse`](crate::OrderLine::warehouse).
     pub warehouse: String,
+    /// As [`OrderLine::backordered`](crate::OrderLine::backordered).
     pub backordered: bool,
 }

@@ -53,6 +53,7 @@ fn epoch() -> OffsetDateTime {
 }
 
 impl Generator {
+    /// A generator whose documents are fixed by `seed`.
     pub fn new(seed: u64) -> Self {
         Generator {
             rng: ChaCha8Rng::seed_from_u64(seed),
@@ -95,7 +96,8 @@ impl Generator {
         }
     }
 
-    /// An order with `lines` lines (20 for `order`, 230 for `order-large`).
+    /// An order with `lines` lines ([`ORDER_LINES`](crate::ORDER_LINES) for `order`,
+    /// [`ORDER_LARGE_LINES`](crate::ORDER_LARGE_LINES) for `order-large`).
     pub fn order(&mut self, index: u64, lines: usize) -> Order {
         let (city, region, country) = *CITIES.choose(&mut self.rng).expect("cities");
         let first = self.pick(FIRST);

@@ -1,4 +1,12 @@
-//! jsoncost's payload shapes: serde models and deterministic generators.
+//! jsoncost's payload shapes: the serde models of the documents every experiment measures
+//! ([`models`], [`variants`]), their seeded generators ([`generate`]: the same bytes on every
+//! machine) and the date-time formats they are written in ([`timestamp`]); with the feature
+//! `other-derives`, [`derived`]: copies deriving other libraries' traits.
+//!
+//! A bottom layer, beside `jsoncost-engine`: it knows serde and nothing of jsoncost's other
+//! crates. Layering: cli → experiments → http → report/codecs/stream/stores → engine/shapes.
+
+#![deny(missing_docs)]
 
 #[cfg(feature = "other-derives")]
 pub mod derived;
@@ -23,11 +31,17 @@ pub const DEFAULT_SEED: u64 = 0x5EED_0000_1501;
 /// A shape's name, as the command line and the result files spell it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ShapeName {
+    /// `data`: the 3-field record ([`Data`]).
     Data,
+    /// `order`: the ~4 KB order document ([`Order`], [`ORDER_LINES`] lines).
     Order,
+    /// `order-large`: the same schema at ~40 KB ([`ORDER_LARGE_LINES`] lines).
     OrderLarge,
+    /// `item`: the ~1.7 KB catalog item ([`Item`]).
     Item,
+    /// `items48`: a list of 48 entries ([`Items48`]).
     Items48,
+    /// `telemetry`: the stream experiment's document ([`Telemetry`]).
     Telemetry,
     /// The `order` document plus a polymorphic `events` array: the model-variants table.
     OrderModel,
@@ -44,6 +58,7 @@ impl ShapeName {
         ShapeName::OrderModel,
     ];
 
+    /// The name as the command line and the result files spell it, e.g. `order-large`.
     pub fn as_str(self) -> &'static str {
         match self {
             ShapeName::Data => "data",
@@ -63,6 +78,7 @@ impl fmt::Display for ShapeName {
     }
 }
 
+/// A shape name that is none of [`ShapeName`]'s (holds the name given).
 #[derive(Debug, thiserror::Error)]
 #[error("unknown shape {0:?}; valid shapes: data, order, order-large, item, items48, telemetry, order-model")]
 pub struct UnknownShape(pub String);

@@ -11,6 +11,7 @@ use time::{OffsetDateTime, macros::format_description};
 pub mod round_trip {
     use super::*;
 
+    /// Writes `t` in the round-trip format (as `#[serde(with)]` calls it).
     pub fn serialize<S: Serializer>(t: &OffsetDateTime, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&format(t).map_err(serde::ser::Error::custom)?)
     }
@@ -25,6 +26,7 @@ pub mod round_trip {
         t.format(&fmt).map_err(|e| e.to_string())
     }
 
+    /// Reads any RFC 3339 date-time.
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<OffsetDateTime, D::Error> {
         d.deserialize_str(Rfc3339Visitor)
     }
@@ -34,11 +36,13 @@ pub mod round_trip {
 pub mod seconds {
     use super::*;
 
+    /// Writes `t` as RFC 3339 with whole seconds and `Z`.
     pub fn serialize<S: Serializer>(t: &OffsetDateTime, s: S) -> Result<S::Ok, S::Error> {
         let text = t.format(&Rfc3339).map_err(serde::ser::Error::custom)?;
         s.serialize_str(&text)
     }
 
+    /// Reads any RFC 3339 date-time.
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<OffsetDateTime, D::Error> {
         d.deserialize_str(Rfc3339Visitor)
     }

@@ -59,37 +59,59 @@ pub struct CowStr<'a>(#[serde(borrow)] pub Cow<'a, str>);
 /// a model without enums writes), the address decoded.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OrderModel<S = String, D = Stamp, E = Event<S, D>, A = Address<S>> {
+    /// As [`Order::id`](crate::Order::id).
     pub id: S,
+    /// As [`Order::status`](crate::Order::status).
     pub status: S,
+    /// As [`Order::total`](crate::Order::total).
     pub total: f64,
+    /// As [`Order::currency`](crate::Order::currency).
     pub currency: S,
+    /// As [`Order::created_at`](crate::Order::created_at).
     pub created_at: D,
+    /// As [`Order::updated_at`](crate::Order::updated_at).
     pub updated_at: D,
+    /// As [`Order::customer`](crate::Order::customer).
     pub customer: Customer<S>,
+    /// As [`Order::shipping_address`](crate::Order::shipping_address).
     pub shipping_address: A,
+    /// As [`Order::lines`](crate::Order::lines).
     pub lines: Vec<OrderLine<S>>,
+    /// As [`Order::notes`](crate::Order::notes).
     pub notes: S,
+    /// As [`Order::tags`](crate::Order::tags).
     pub tags: Vec<S>,
+    /// As [`Order::channel`](crate::Order::channel).
     pub channel: S,
+    /// As [`Order::priority`](crate::Order::priority).
     pub priority: u8,
+    /// As [`Order::is_gift`](crate::Order::is_gift).
     pub is_gift: bool,
+    /// The order's events: [`ORDER_MODEL_EVENTS`] of three kinds.
     pub events: Vec<E>,
 }
 
 /// The plain model's event: one struct, the kind in `type`, each kind's fields optional.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Event<S = String, D = Stamp> {
+    /// The kind: `placed`, `paid` or `shipped` (`type` in the document).
     #[serde(rename = "type")]
     pub kind: S,
+    /// When it happened.
     pub at: D,
+    /// Where a `placed` order came from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channel: Option<S>,
+    /// How a `paid` order was paid.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub method: Option<S>,
+    /// What a `paid` event paid.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub amount: Option<f64>,
+    /// Who carries a `shipped` order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub carrier: Option<S>,
+    /// The carrier's tracking number.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tracking: Option<S>,
 }
@@ -101,9 +123,31 @@ macro_rules! event_enum {
         $(#[$attr])*
         #[serde(rename_all = "lowercase")]
         pub enum $name<S = String, D = Stamp> {
-            Placed { at: D, channel: S },
-            Paid { at: D, method: S, amount: f64 },
-            Shipped { at: D, carrier: S, tracking: S },
+            /// The order was placed.
+            Placed {
+                /// When.
+                at: D,
+                /// Where it came from.
+                channel: S,
+            },
+            /// The order was paid.
+            Paid {
+                /// When.
+                at: D,
+                /// How.
+                method: S,
+                /// How much.
+                amount: f64,
+            },
+            /// The order was shipped.
+            Shipped {
+                /// When.
+                at: D,
+                /// Who carries it.
+                carrier: S,
+                /// The carrier's tracking number.
+                tracking: S,
+            },
         }
 
         impl<S: AsRef<str>, D: ToStamp> ToEvent for $name<S, D> {
@@ -168,24 +212,38 @@ event_enum!(
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum UntaggedEvent<S = String, D = Stamp> {
+    /// The order was placed.
     Placed {
+        /// `placed`.
         #[serde(rename = "type")]
         kind: S,
+        /// When.
         at: D,
+        /// Where it came from.
         channel: S,
     },
+    /// The order was paid.
     Paid {
+        /// `paid`.
         #[serde(rename = "type")]
         kind: S,
+        /// When.
         at: D,
+        /// How.
         method: S,
+        /// How much.
         amount: f64,
     },
+    /// The order was shipped.
     Shipped {
+        /// `shipped`.
         #[serde(rename = "type")]
         kind: S,
+        /// When.
         at: D,
+        /// Who carries it.
         carrier: S,
+        /// The carrier's tracking number.
         tracking: S,
     },
 }
@@ -236,8 +294,11 @@ impl Event {
 /// `#[serde(flatten)]`: the metadata many services share between their entities.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Meta {
+    /// As [`Order::id`](crate::Order::id).
     pub id: String,
+    /// As [`Order::created_at`](crate::Order::created_at).
     pub created_at: Stamp,
+    /// As [`Order::updated_at`](crate::Order::updated_at).
     pub updated_at: Stamp,
 }
 
@@ -245,19 +306,32 @@ pub struct Meta {
 /// the outer struct does not name (its internal `Content`) for the flattened struct.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OrderModelFlattened {
+    /// The id and date-times, read through `#[serde(flatten)]`.
     #[serde(flatten)]
     pub meta: Meta,
+    /// As [`Order::status`](crate::Order::status).
     pub status: String,
+    /// As [`Order::total`](crate::Order::total).
     pub total: f64,
+    /// As [`Order::currency`](crate::Order::currency).
     pub currency: String,
+    /// As [`Order::customer`](crate::Order::customer).
     pub customer: Customer,
+    /// As [`Order::shipping_address`](crate::Order::shipping_address).
     pub shipping_address: Address,
+    /// As [`Order::lines`](crate::Order::lines).
     pub lines: Vec<OrderLine>,
+    /// As [`Order::notes`](crate::Order::notes).
     pub notes: String,
+    /// As [`Order::tags`](crate::Order::tags).
     pub tags: Vec<String>,
+    /// As [`Order::channel`](crate::Order::channel).
     pub channel: String,
+    /// As [`Order::priority`](crate::Order::priority).
     pub priority: u8,
+    /// As [`Order::is_gift`](crate::Order::is_gift).
     pub is_gift: bool,
+    /// The order's events: [`ORDER_MODEL_EVENTS`] of three kinds.
     pub events: Vec<Event>,
 }
 
@@ -266,20 +340,35 @@ pub struct OrderModelFlattened {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct OrderModelStrict {
+    /// As [`Order::id`](crate::Order::id).
     pub id: String,
+    /// As [`Order::status`](crate::Order::status).
     pub status: String,
+    /// As [`Order::total`](crate::Order::total).
     pub total: f64,
+    /// As [`Order::currency`](crate::Order::currency).
     pub currency: String,
+    /// As [`Order::created_at`](crate::Order::created_at).
     pub created_at: Stamp,
+    /// As [`Order::updated_at`](crate::Order::updated_at).
     pub updated_at: Stamp,
+    /// As [`Order::customer`](crate::Order::customer).
     pub customer: Customer,
+    /// As [`Order::shipping_address`](crate::Order::shipping_address).
     pub shipping_address: Address,
+    /// As [`Order::lines`](crate::Order::lines).
     pub lines: Vec<OrderLine>,
+    /// As [`Order::notes`](crate::Order::notes).
     pub notes: String,
+    /// As [`Order::tags`](crate::Order::tags).
     pub tags: Vec<String>,
+    /// As [`Order::channel`](crate::Order::channel).
     pub channel: String,
+    /// As [`Order::priority`](crate::Order::priority).
     pub priority: u8,
+    /// As [`Order::is_gift`](crate::Order::is_gift).
     pub is_gift: bool,
+    /// The order's events: [`ORDER_MODEL_EVENTS`] of three kinds.
     pub events: Vec<Event>,
 }
 
@@ -305,6 +394,7 @@ pub type OrderModelBorrowed<'a> = OrderModel<&'a str, Stamp, Event<&'a str>>;
 
 /// A date-time field's type, turned into the plain [`Stamp`] (parsed, untimed, for the gate).
 pub trait ToStamp {
+    /// The plain date-time, parsed when held as text.
     fn to_stamp(self) -> Result<Stamp, String>;
 }
 
@@ -328,6 +418,7 @@ impl ToStamp for CowStr<'_> {
 
 /// An event type, turned into the plain [`Event`].
 pub trait ToEvent {
+    /// The plain event, with this kind's fields set.
     fn to_event(self) -> Result<Event, String>;
 }
 
@@ -348,6 +439,7 @@ impl<S: AsRef<str>, D: ToStamp> ToEvent for Event<S, D> {
 
 /// The address field's type, turned into the plain [`Address`].
 pub trait ToAddress {
+    /// The plain address.
     fn to_address(self) -> Result<Address, String>;
 }
 

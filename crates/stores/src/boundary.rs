@@ -16,8 +16,8 @@ use std::sync::Once;
 
 use jsoncost_shapes::Order;
 
+use crate::LoadMarker;
 use crate::error::StoreError;
-use crate::load::LoadMarker;
 use crate::{Existing, Store, StoreKind};
 
 thread_local! {

@@ -7,29 +7,64 @@ use std::path::PathBuf;
 pub const SCHEMES: &str = "redb:PATH, sqlite:PATH, redis://HOST:PORT, redis+cluster://HOST:PORT,HOST:PORT,..., \
                            postgres://USER@HOST:PORT/DB (or postgresql://)";
 
+/// Why a store call failed; its exit code is [`StoreError::exit_code`], and
+/// [`StoreError::is_document_error`] tells a failure of one document from one that ends the run.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
+    /// The URL's scheme is none of [`SCHEMES`].
     #[error("unknown store URL {url:?}; the schemes are {SCHEMES}", SCHEMES = SCHEMES)]
-    UnknownScheme { url: String },
+    UnknownScheme {
+        /// The URL, without its password.
+        url: String,
+    },
 
     /// The URL names a store whose client this build leaves out (a cargo feature).
     #[error("{url}: this build has no {feature} client; enable jsoncost's cargo feature \"{feature}\" (features = [\"{feature}\"])")]
-    NotBuilt { url: String, feature: &'static str },
+    NotBuilt {
+        /// The URL, without its password.
+        url: String,
+        /// The cargo feature that builds the client.
+        feature: &'static str,
+    },
 
+    /// The URL has a known scheme but cannot be used (no path, a bad port ...).
     #[error("invalid store URL {url:?}: {reason}")]
-    BadUrl { url: String, reason: String },
+    BadUrl {
+        /// The URL, without its password.
+        url: String,
+        /// What is wrong with it.
+        reason: String,
+    },
 
+    /// A collection name outside the characters every store accepts as a key or table prefix.
     #[error("invalid collection name {name:?}: use ASCII letters, digits, '-' and '_' (1 to 64 characters)")]
-    BadCollection { name: String },
+    BadCollection {
+        /// The name given.
+        name: String,
+    },
 
     /// The user's own documents are not where, or not what, the flags say: a table, column or
     /// key pattern the store does not have, a key that is not text or an integer.
     #[error("{store}: {documents}: {reason}")]
-    BadDocuments { store: String, documents: String, reason: String },
+    BadDocuments {
+        /// The store, as [`crate::Store::describe`] names it.
+        store: String,
+        /// Where the documents were looked for ([`crate::Existing::describe`]).
+        documents: String,
+        /// What the store said or what was found instead.
+        reason: String,
+    },
 
     /// A name given on the command line that cannot be used (a SQL name, a JSON pointer).
     #[error("{flag} {name:?}: {reason}")]
-    BadName { flag: &'static str, name: String, reason: String },
+    BadName {
+        /// The flag that gave it, e.g. `--table`.
+        flag: &'static str,
+        /// The name given.
+        name: String,
+        /// Why it cannot be used.
+        reason: String,
+    },
 
     /// One of the user's documents is larger than the per-document limit: it is not parsed.
     #[error(
@@ -38,52 +73,130 @@ pub enum StoreError {
         limit = limit >> 20
     )]
     TooLarge {
+        /// The collection (or table, or key pattern) read.
         collection: String,
+        /// The document's key.
         id: String,
+        /// Its size.
         bytes: u64,
+        /// The limit it is over, in bytes.
         limit: u64,
     },
 
     /// A store opened to read a user's documents ([`crate::Access::ReadOnly`]) was asked to write.
     #[error("{store} is open read-only (to read your own documents); {operation} needs it opened to load")]
-    ReadOnly { store: String, operation: String },
+    ReadOnly {
+        /// The store, as [`crate::Store::describe`] names it.
+        store: String,
+        /// The call refused, e.g. `load`.
+        operation: String,
+    },
 
+    /// The server did not accept a connection or answer within the connect timeout.
     #[error("cannot reach {url}: {cause}; check {hint}")]
-    Unreachable { url: String, cause: String, hint: String },
+    Unreachable {
+        /// The URL, without its password.
+        url: String,
+        /// The client's error.
+        cause: String,
+        /// What to check, e.g. that every cluster master is up.
+        hint: String,
+    },
 
+    /// The collection holds no load marker: nothing was loaded into it.
     #[error("collection {collection:?} is not loaded in {store}; load it first (jsoncost store --reload)")]
-    NotLoaded { store: String, collection: String },
+    NotLoaded {
+        /// The store, as [`crate::Store::describe`] names it.
+        store: String,
+        /// The collection asked for.
+        collection: String,
+    },
 
+    /// No document has this id (a document error: only the row reading it fails).
     #[error("document {id:?} not found in collection {collection:?} of {store}")]
-    NotFound { store: String, collection: String, id: String },
+    NotFound {
+        /// The store, as [`crate::Store::describe`] names it.
+        store: String,
+        /// The collection read.
+        collection: String,
+        /// The id asked for.
+        id: String,
+    },
 
+    /// The server went away mid-run: the run stops.
     #[error("lost the connection to {url} during {operation}: {cause}; the server may have stopped")]
-    ConnectionLost { url: String, operation: String, cause: String },
+    ConnectionLost {
+        /// The URL, without its password.
+        url: String,
+        /// The call under way, e.g. `read`.
+        operation: String,
+        /// The client's error.
+        cause: String,
+    },
 
+    /// A document's bytes do not decode into the type read (a document error).
     #[error("document {id:?} in collection {collection:?} does not decode: {message}")]
-    Decode { collection: String, id: String, message: String },
+    Decode {
+        /// The collection read.
+        collection: String,
+        /// The document's id.
+        id: String,
+        /// The decoder's error.
+        message: String,
+    },
 
+    /// Any other failure the client reported.
     #[error("{store}: {operation} failed: {cause}")]
-    Backend { store: String, operation: String, cause: String },
+    Backend {
+        /// The store, as [`crate::Store::describe`] names it.
+        store: String,
+        /// The call that failed.
+        operation: String,
+        /// The client's error.
+        cause: String,
+    },
 
     /// The client library panicked; the store is not used again in this run.
     #[error("{store}: the client library panicked while {operation}: {message}")]
-    Panicked { store: String, operation: String, message: String },
+    Panicked {
+        /// The store, as [`crate::Store::describe`] names it.
+        store: String,
+        /// What the store was doing.
+        operation: String,
+        /// The panic's message.
+        message: String,
+    },
 
     /// The store's file is damaged (redb's integrity check on open failed).
     #[error("{path} is damaged: {cause}; delete it (jsoncost loads the documents again) or restore a copy")]
-    Corrupt { path: PathBuf, cause: String },
+    Corrupt {
+        /// The store's file.
+        path: PathBuf,
+        /// What redb reported.
+        cause: String,
+    },
 
     /// The file is in use by another process (redb locks its file while it is open).
     #[error("{path} is locked by {holder}; stop that process or use another path, e.g. --store redb:{suggestion}")]
-    Locked { path: PathBuf, holder: String, suggestion: String },
+    Locked {
+        /// The store's file.
+        path: PathBuf,
+        /// The process holding it: its pid and command line where Linux tells them.
+        holder: String,
+        /// A free path beside it to use instead.
+        suggestion: String,
+    },
 
-    /// The cause's text is part of the message, so it is not also a `source` (printing the
-    /// chain would say it twice: "Is a directory (os error 21): Is a directory (os error 21)").
+    /// A file operation failed. The cause's text is part of the message, so it is not also a
+    /// `source` (printing the chain would say it twice: "Is a directory (os error 21): Is a
+    /// directory (os error 21)").
     #[error("{operation} {path}: {cause}")]
     Io {
+        /// What was being done, e.g. `creating directory`.
         operation: &'static str,
+        /// The file or directory.
         path: PathBuf,
+        /// The OS error.
         cause: std::io::Error,
     },
 }
@@ -142,14 +255,6 @@ impl StoreError {
             collection: collection.to_string(),
             id: id.to_string(),
             message: message.to_string(),
-        }
-    }
-
-    pub(crate) fn bad_documents(store: &str, at: &crate::Existing, reason: impl std::fmt::Display) -> Self {
-        StoreError::BadDocuments {
-            store: store.to_string(),
-            documents: at.describe(),
-            reason: reason.to_string(),
         }
     }
 

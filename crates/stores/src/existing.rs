@@ -8,12 +8,25 @@ use crate::StoreError;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Existing {
     /// Redis: the keys matching a glob pattern (`SCAN MATCH`), each a string value.
-    Keys { pattern: String },
+    Keys {
+        /// The glob pattern, e.g. `order:*`.
+        pattern: String,
+    },
     /// SQLite or PostgreSQL: rows of `table`, keyed by `key`, the document in `column` (TEXT or
     /// BLOB; `json` or `jsonb` in PostgreSQL).
-    Rows { table: String, key: String, column: String },
+    Rows {
+        /// The table.
+        table: String,
+        /// The key column (text or integer).
+        key: String,
+        /// The document column.
+        column: String,
+    },
     /// redb: a table of `&str` keys and `&[u8]` values.
-    Table { table: String },
+    Table {
+        /// The table's name.
+        table: String,
+    },
 }
 
 impl Existing {
@@ -34,6 +47,15 @@ impl Existing {
         }
     }
 
+    /// These documents cannot be read as `store` holds them (`reason`).
+    pub(crate) fn bad_documents(&self, store: &str, reason: impl std::fmt::Display) -> StoreError {
+        StoreError::BadDocuments {
+            store: store.to_string(),
+            documents: self.describe(),
+            reason: reason.to_string(),
+        }
+    }
+
     /// The error for a store that does not hold documents this way.
     pub fn unsupported(&self, store: &str) -> StoreError {
         let hint = match self {
@@ -41,7 +63,7 @@ impl Existing {
             Existing::Rows { .. } => "--table with --column is for SQLite and PostgreSQL",
             Existing::Table { .. } => "--table alone is for redb",
         };
-        StoreError::bad_documents(store, self, format!("cannot be read there: {hint}"))
+        self.bad_documents(store, format!("cannot be read there: {hint}"))
     }
 }
 

@@ -29,7 +29,12 @@
 //!   ([`StoreError::exit_code`]) and tell a per-document failure from one that ends the run
 //!   ([`StoreError::is_document_error`]). Connecting is bounded by
 //!   [`OpenOptions::connect_timeout`], every request by [`OpenOptions::io_timeout`].
+//!
+//! Layering: cli → experiments (`jsoncost`) → http → report/codecs/stream/stores → engine/shapes.
+//! Depends on `jsoncost-shapes` only (the documents it loads); the store experiment (`jsoncost`)
+//! and the http server's store-backed source (`jsoncost-http`) read through it.
 
+#![deny(missing_docs)]
 // Helpers shared by some of the store clients (SQL identifiers, file locks ...) are unused in a
 // build that leaves those clients out.
 #![cfg_attr(
@@ -58,193 +63,15 @@ mod redis_common;
 mod redis_store;
 #[cfg(feature = "sqlite")]
 mod sqlite_store;
+mod store;
 
-use std::fmt;
 use std::path::PathBuf;
-use std::str::FromStr;
-use std::time::Duration;
-
-use jsoncost_shapes::Order;
 
 pub use error::{SCHEMES, StoreError};
 pub use existing::Existing;
-pub use load::{LoadMarker, LoadOutcome, OrderDocs, ensure_loaded};
+pub use load::{LoadOutcome, OrderDocs, ensure_loaded};
 pub use location::{Location, redact};
-
-/// A document store, holding one open client or connection.
-pub trait Store: Send {
-    fn kind(&self) -> StoreKind;
-
-    /// Where the store is, without passwords, e.g. `redis://127.0.0.1:16379`.
-    fn describe(&self) -> String;
-
-    /// What `collection` holds, or None when it was never (completely) loaded.
-    fn loaded(&mut self, collection: &str) -> Result<Option<LoadMarker>, StoreError>;
-
-    /// Replaces the contents of `collection` with `docs` (id, raw JSON bytes) and records
-    /// `marker` with the number of documents actually written, which it returns. The marker is
-    /// written last, so an interrupted load reads as not loaded.
-    fn load(&mut self, collection: &str, docs: &mut dyn Iterator<Item = (String, Vec<u8>)>, marker: &LoadMarker)
-    -> Result<u64, StoreError>;
-
-    /// Reads one document's raw JSON and hands it to `f`, without a copy where the client
-    /// allows one (redb's guard borrows a page, Redis's reply buffer, SQLite's column, the
-    /// PostgreSQL row buffer; `jsonb` bytes are the server's re-rendered text).
-    fn read_raw(&mut self, collection: &str, id: &str, f: &mut dyn FnMut(&[u8])) -> Result<(), StoreError>;
-
-    /// The read a user writes first with the client's own JSON support, typed into an
-    /// [`Order`]: PostgreSQL `Json<Order>`, Redis `get::<String>` then `serde_json::from_str`,
-    /// SQLite `serde_json::from_str` on the TEXT, redb a copy of the bytes then `from_slice`.
-    fn read_default(&mut self, collection: &str, id: &str) -> Result<Order, StoreError>;
-
-    /// As [`Store::read_default`], but through a `serde_json::Value` then `from_value`.
-    fn read_default_dom(&mut self, collection: &str, id: &str) -> Result<Order, StoreError>;
-
-    /// The "new client per call" anti-pattern: connects and authenticates afresh, reads one
-    /// document as [`Store::read_default`] does, and drops the connection. `None` where the
-    /// store has no client to make (the embedded ones and the cluster).
-    fn read_with_new_client(&mut self, collection: &str, id: &str) -> Option<Result<Order, StoreError>> {
-        let _ = (collection, id);
-        None
-    }
-
-    /// The fields at `pointers` (RFC 6901) of one document, projected by the server (SQL JSON
-    /// operators), each handed to `f` as JSON text with its index. `None` where the store has
-    /// no such operators (redb, Redis).
-    fn read_projection(
-        &mut self,
-        collection: &str,
-        id: &str,
-        pointers: &[String],
-        f: &mut dyn FnMut(usize, &[u8]),
-    ) -> Option<Result<(), StoreError>> {
-        let _ = (collection, id, pointers, f);
-        None
-    }
-
-    /// Up to `limit` ids of the user's own documents `at` (in the store's order).
-    fn existing_ids(&mut self, at: &Existing, limit: u64) -> Result<Vec<String>, StoreError> {
-        let _ = limit;
-        Err(at.unsupported(&self.describe()))
-    }
-
-    /// Reads one of the user's own documents as raw bytes, as [`Store::read_raw`] does.
-    fn read_existing(&mut self, at: &Existing, id: &str, f: &mut dyn FnMut(&[u8])) -> Result<(), StoreError> {
-        let _ = (id, f);
-        Err(at.unsupported(&self.describe()))
-    }
-}
-
-/// Which store a [`Store`] is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum StoreKind {
-    Redb,
-    Sqlite,
-    Redis,
-    RedisCluster,
-    Postgres { column: PgColumn },
-}
-
-impl StoreKind {
-    /// The name tables and result files use: `redb`, `sqlite`, `redis`, `redis-cluster`,
-    /// `postgres-json`, `postgres-jsonb`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            StoreKind::Redb => "redb",
-            StoreKind::Sqlite => "sqlite",
-            StoreKind::Redis => "redis",
-            StoreKind::RedisCluster => "redis-cluster",
-            StoreKind::Postgres { column: PgColumn::Json } => "postgres-json",
-            StoreKind::Postgres { column: PgColumn::Jsonb } => "postgres-jsonb",
-        }
-    }
-}
-
-impl fmt::Display for StoreKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// The PostgreSQL column type documents are kept in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum PgColumn {
-    /// Keeps the input text and returns it as is.
-    Json,
-    /// Stores a parsed binary form and re-renders text on every read.
-    #[default]
-    Jsonb,
-}
-
-impl PgColumn {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PgColumn::Json => "json",
-            PgColumn::Jsonb => "jsonb",
-        }
-    }
-}
-
-impl fmt::Display for PgColumn {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for PgColumn {
-    type Err = StoreError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "json" => Ok(PgColumn::Json),
-            "jsonb" => Ok(PgColumn::Jsonb),
-            other => Err(StoreError::BadName {
-                flag: "--pg-column",
-                name: other.to_string(),
-                reason: "the PostgreSQL column is json or jsonb".to_string(),
-            }),
-        }
-    }
-}
-
-/// What a store is opened for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Access {
-    /// Loading generated documents and reading them back: jsoncost's own tables are created
-    /// (SQLite `docs` and `markers`, in WAL mode; PostgreSQL `jsoncost_docs_*` and
-    /// `jsoncost_markers`; the redb file).
-    #[default]
-    Load,
-    /// Reading a user's own documents ([`Existing`]) and nothing else: the store is not
-    /// changed in any way and needs only read access (SQLite opened with
-    /// `SQLITE_OPEN_READ_ONLY`, no `PRAGMA journal_mode`; no DDL in PostgreSQL, so a role with
-    /// only `SELECT` will do; redb opened read-only). Every other call is
-    /// [`StoreError::ReadOnly`].
-    ReadOnly,
-}
-
-/// How to open a store.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OpenOptions {
-    /// PostgreSQL only: which table (column type) to read and load.
-    pub pg_column: PgColumn,
-    /// Loading, or only reading a user's documents.
-    pub access: Access,
-    /// Bound on connecting to a server (an unreachable one fails within it).
-    pub connect_timeout: Duration,
-    /// Bound on each request to a server (one that stops answering fails within it).
-    pub io_timeout: Duration,
-}
-
-impl Default for OpenOptions {
-    fn default() -> Self {
-        OpenOptions {
-            pg_column: PgColumn::default(),
-            access: Access::default(),
-            connect_timeout: Duration::from_secs(3),
-            io_timeout: Duration::from_secs(10),
-        }
-    }
-}
+pub use store::{Access, LoadMarker, OpenOptions, PgColumn, Store, StoreKind};
 
 /// Opens the store `url` names, connecting now (so an unreachable server fails here). The
 /// store, and the open itself, are inside the panic boundary: a client library's panic is a
@@ -322,16 +149,4 @@ pub fn default_redb_path() -> PathBuf {
 /// The default store's URL: redb at [`default_redb_path`].
 pub fn default_store_url() -> String {
     format!("redb:{}", default_redb_path().display())
-}
-
-/// Creates the directory a store file goes in.
-fn create_parent(path: &std::path::Path) -> Result<(), StoreError> {
-    match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => std::fs::create_dir_all(dir).map_err(|source| StoreError::Io {
-            operation: "creating directory",
-            path: dir.to_path_buf(),
-            cause: source,
-        }),
-        _ => Ok(()),
-    }
 }

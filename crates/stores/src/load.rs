@@ -5,28 +5,23 @@ use std::time::{Duration, Instant};
 
 use jsoncost_shapes::{Generator, order_id};
 
-use crate::Store;
 use crate::error::StoreError;
-
-/// What a loaded collection holds: how many documents, generated how. Two loads with equal
-/// markers hold the same documents, so a second run can reuse the first one's data.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LoadMarker {
-    pub docs: u64,
-    /// Free-form description of the generator and its parameters.
-    pub description: String,
-}
+use crate::store::{LoadMarker, Store};
 
 /// `count` order documents with ids `order_id(0..count)`, generated from `seed` with `lines`
 /// lines each (`ORDER_LINES` for `order`, `ORDER_LARGE_LINES` for `order-large`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OrderDocs {
+    /// Documents to generate, ids `order_id(0)` to `order_id(count - 1)`.
     pub count: u64,
+    /// Lines per order.
     pub lines: usize,
+    /// The generator's seed.
     pub seed: u64,
 }
 
 impl OrderDocs {
+    /// The marker a collection loaded with these documents holds.
     pub fn marker(&self) -> LoadMarker {
         LoadMarker {
             docs: self.count,
@@ -62,7 +57,12 @@ pub enum LoadOutcome {
     /// The collection already held documents with the wanted marker.
     Reused(LoadMarker),
     /// The collection was (re)loaded with this many documents.
-    Loaded { docs: u64, elapsed: Duration },
+    Loaded {
+        /// Documents written.
+        docs: u64,
+        /// How long the load took.
+        elapsed: Duration,
+    },
 }
 
 /// Reuses `collection` when it already holds `marker`'s documents, otherwise (or when `force`)

@@ -8,7 +8,9 @@ use crate::{PgColumn, StoreKind};
 /// What a store URL names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Location {
+    /// `redb:PATH`: the file.
     Redb(PathBuf),
+    /// `sqlite:PATH`: the database file.
     Sqlite(PathBuf),
     /// A `redis://` URL as the redis crate reads it.
     Redis(String),
@@ -29,6 +31,8 @@ impl Location {
         }
     }
 
+    /// Reads a store URL (one of [`SCHEMES`](crate::SCHEMES)); a bad one is
+    /// [`StoreError::UnknownScheme`] or [`StoreError::BadUrl`].
     pub fn parse(url: &str) -> Result<Location, StoreError> {
         let bad = |reason: &str| StoreError::BadUrl {
             url: redact(url),

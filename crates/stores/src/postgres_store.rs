@@ -16,9 +16,10 @@ use tokio_postgres::binary_copy::BinaryCopyInWriter;
 use tokio_postgres::error::Severity;
 use tokio_postgres::{Client, Config, NoTls, Statement};
 
+use crate::LoadMarker;
 use crate::error::StoreError;
 use crate::existing::{Quote, sql_identifier};
-use crate::load::{LoadMarker, check_collection, written_marker};
+use crate::load::{check_collection, written_marker};
 use crate::location::redact;
 use crate::postgres_raw::{DocumentBytes, JsonBytes, JsonParam};
 use crate::{Access, Existing, OpenOptions, PgColumn, Store, StoreKind};
@@ -175,9 +176,8 @@ impl PostgresStore {
             .map_err(|f| user_error(conn, at, f, &format!("preparing the read of {}", at.describe())))?;
         let key_type = &stmt.params()[0];
         if !KeyParam::accepts(key_type) {
-            return Err(StoreError::bad_documents(
+            return Err(at.bad_documents(
                 &conn.url,
-                at,
                 format!("the key column {key} is {key_type}; jsoncost reads rows by a text or integer key"),
             ));
         }
@@ -229,7 +229,7 @@ fn user_error(conn: &Conn, at: &Existing, failure: Failure, operation: &str) -> 
         ]
         .contains(db.code())
     {
-        return StoreError::bad_documents(&conn.url, at, db.message());
+        return at.bad_documents(&conn.url, db.message());
     }
     conn.error(failure, operation)
 }

@@ -7,8 +7,8 @@
 
 use jsoncost_shapes::Order;
 
+use crate::LoadMarker;
 use crate::error::StoreError;
-use crate::load::LoadMarker;
 use crate::{Existing, Store, StoreKind};
 
 pub(crate) struct ReadOnly(pub(crate) Box<dyn Store>);

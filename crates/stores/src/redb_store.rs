@@ -7,9 +7,11 @@ use std::path::{Path, PathBuf};
 use jsoncost_shapes::Order;
 use redb::{Database, ReadOnlyDatabase, ReadTransaction, ReadableDatabase, ReadableTable, TableDefinition, TableError};
 
+use crate::LoadMarker;
 use crate::error::StoreError;
-use crate::load::{LoadMarker, check_collection, written_marker};
-use crate::{Access, Existing, Store, StoreKind, create_parent};
+use crate::load::{check_collection, written_marker};
+use crate::store::create_parent;
+use crate::{Access, Existing, Store, StoreKind};
 
 /// Holds one `(docs, description)` per collection. Its name has a ':' so no collection can clash.
 const MARKERS: TableDefinition<&str, (u64, &str)> = TableDefinition::new("jsoncost:markers");
@@ -209,9 +211,8 @@ impl Store for RedbStore {
         let t = match txn.open_table(docs_table(table)) {
             Ok(t) => t,
             Err(e @ (TableError::TableDoesNotExist(_) | TableError::TableTypeMismatch { .. })) => {
-                return Err(StoreError::bad_documents(
+                return Err(at.bad_documents(
                     &self.describe,
-                    at,
                     format!("{e} (jsoncost reads a table of &str keys and &[u8] values)"),
                 ));
             }

@@ -4,8 +4,9 @@
 use jsoncost_shapes::Order;
 use redis::cluster::{ClusterClient, ClusterConnection, cluster_pipe};
 
+use crate::LoadMarker;
 use crate::error::StoreError;
-use crate::load::{LoadMarker, check_collection, written_marker};
+use crate::load::{check_collection, written_marker};
 use crate::location::redact;
 use crate::redis_common::{Reader, clear_node, delete_marker, load_in_batches, map_error, unreachable, write_marker};
 use crate::redis_store::connect;

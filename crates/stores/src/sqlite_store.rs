@@ -8,10 +8,12 @@ use jsoncost_shapes::Order;
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, ToSql, params};
 
+use crate::LoadMarker;
 use crate::error::StoreError;
 use crate::existing::{Quote, sql_identifier};
-use crate::load::{LoadMarker, check_collection, written_marker};
-use crate::{Access, Existing, OpenOptions, Store, StoreKind, create_parent};
+use crate::load::{check_collection, written_marker};
+use crate::store::create_parent;
+use crate::{Access, Existing, OpenOptions, Store, StoreKind};
 
 const SCHEMA: &str = "
     CREATE TABLE IF NOT EXISTS docs (collection TEXT NOT NULL, id TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (collection, id));
@@ -82,7 +84,7 @@ impl SqliteStore {
             other => other.to_string(),
         };
         if text.starts_with("no such table") || text.starts_with("no such column") {
-            StoreError::bad_documents(&self.describe, at, text)
+            at.bad_documents(&self.describe, text)
         } else {
             self.fail(operation, cause)
         }
@@ -257,9 +259,8 @@ impl Store for SqliteStore {
         let mut ids = Vec::with_capacity(rows.len());
         for (n, (id, kind)) in rows.into_iter().enumerate() {
             let not_a_key = |held: &str| {
-                StoreError::bad_documents(
+                at.bad_documents(
                     &self.describe,
-                    at,
                     format!(
                         "the key column {key_name} holds {held} (row {} listed); jsoncost reads rows by a text or integer key",
                         n + 1

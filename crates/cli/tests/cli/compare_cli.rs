@@ -524,7 +524,7 @@ fn a_negative_time_or_a_duplicate_row_is_refused_naming_the_file_and_the_row() {
     ));
 }
 
-/// Results files of runs of one build on a drifting machine (see crates/report/tests/compare.rs:
+/// Results files of runs of one build on a drifting machine (see crates/report/tests/report/compare.rs:
 /// every table moved as a whole, up to +38%; each row by 1–3% of its own).
 fn run_of(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -4,7 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use jsoncost_codecs::gate::{Reference, Verdict, verify};
+use jsoncost_codecs::gate::{Reference, Verdict};
+use jsoncost_codecs::verify;
 use jsoncost_codecs::{BoxedStrategy, TypeOptions, derived, typed};
 use jsoncost_engine::Fidelity;
 

@@ -2,9 +2,10 @@
 //! (built without `float_roundtrip`) passes with its inexact floats counted, a lost sign of
 //! zero is annotated, and a wrong value still fails with its pointer.
 
-use jsoncost_codecs::gate::{Reference, Verdict, verify, verify_streamed};
+use jsoncost_codecs::gate::{Reference, Verdict, verify_streamed};
 use jsoncost_codecs::toolkit::{self, OpStrategy};
 use jsoncost_codecs::typed;
+use jsoncost_codecs::verify;
 use jsoncost_codecs::{BorrowedForm, BoxedStrategy, Contract, TypeOptions, document, exact};
 use jsoncost_engine::{DifferenceKind, Fidelity, NumberDifference};
 use proptest::prelude::*;

@@ -1,8 +1,9 @@
 //! Every strategy agrees with the baseline on every shape, and the gate catches one that does not.
 
-use jsoncost_codecs::gate::{Reference, Verdict, verify};
+use jsoncost_codecs::gate::{Reference, Verdict};
 use jsoncost_codecs::jiter_decode::{self, FromJiter};
 use jsoncost_codecs::toolkit::{self, OpStrategy};
+use jsoncost_codecs::verify;
 use jsoncost_codecs::{BorrowedForm, BoxedStrategy, Contract, TypeOptions, document, typed};
 use jsoncost_shapes::*;
 use serde::Serialize;

@@ -15,7 +15,7 @@ use serde::de::{DeserializeOwned, IgnoredAny};
 use serde_json::{Map, json};
 use std::path::{Path, PathBuf};
 
-use super::{Runs, WholeRun, guard_file, open, read_all, readable, run_config};
+use super::whole_run::{Runs, WholeRun, guard_file, open, over_buffered_cap, read_all, readable, run_config, skip_buffered};
 use crate::{Error, Runner, Stop, Table};
 
 /// An array inside a document the user already has.
@@ -460,9 +460,9 @@ pub(crate) fn run_with(options: &ArrayOptions, table: &str, typed: Option<&Typed
     if let Some(TypedElements(rows)) = typed {
         list.extend(rows(path, &config, bytes));
     }
-    if let Some(why) = super::over_buffered_cap(bytes, options.max_buffered_mib) {
+    if let Some(why) = over_buffered_cap(bytes, options.max_buffered_mib) {
         runner.sink().note(&format!("stream: buffered rows skipped: {why}"));
-        super::skip_buffered(&mut list, &why);
+        skip_buffered(&mut list, &why);
     }
     runner.filter().check_matches_any(list.iter().map(|s| s.name.as_str()))?;
     // A baseline that fails on the file leaves nothing to be relative to: bad input, with where

@@ -4,26 +4,26 @@
 //! round by round and the incremental/buffered ratios carry no drift of the machine).
 
 use futures::StreamExt;
-use jsoncost_codecs::gate::{self, Reference, Verdict};
-use jsoncost_codecs::{Canonical, Contract, RunFailure, Strategy};
-use jsoncost_engine::{Config, ExperimentKind, Fidelity};
+use jsoncost_codecs::gate::{self, Verdict};
+use jsoncost_codecs::{Contract, Strategy};
+use jsoncost_engine::ExperimentKind;
 use jsoncost_shapes::{DEFAULT_SEED, Reading, Telemetry, write_telemetry};
 use jsoncost_stream::{Library, TelemetryAggregate};
 use serde_json::{Map, json};
 use std::cell::RefCell;
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read};
+use std::io::{BufReader, BufWriter};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use std::time::Duration;
-
-use jsoncost_report::files::{self, ReadError};
 
 use crate::{Error, Runner, Stop, Table};
 
 pub mod array;
 mod peers;
+mod whole_run;
 pub use array::ArrayOptions;
+pub use whole_run::{DEFAULT_MAX_BUFFERED_MIB, DEFAULT_MAX_RUNS, Runs};
+use whole_run::{WholeRun, guard_file, open, over_buffered_cap, read_all, readable, run_config, skip_buffered};
 
 /// What to read and how.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,65 +48,6 @@ pub struct StreamOptions {
     pub quick: bool,
 }
 
-/// How many whole runs each strategy gets, in rounds that run every strategy once: at least
-/// `min` rounds, then more (up to `max`, within the budget) until every strategy's paired ratio
-/// to the first (or every mean) is known within 2%.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Runs {
-    /// At least this many whole runs.
-    pub min: u32,
-    /// At most this many.
-    pub max: u32,
-}
-
-/// The most rounds a stream table runs unless told: the budget (8 s per strategy) usually ends
-/// them first. A whole run of ~0.2 s is hit now and then by a slowdown of the machine of a
-/// tenth of a second or more (+50% on one run, measured on a quiet 2-vCPU VM), so one round's
-/// incremental/buffered ratio varies by ~12% there: ten rounds left the ratio ±4–5% from run to
-/// run, the budget's ~20 rounds of the default table narrow that by about a third.
-pub const DEFAULT_MAX_RUNS: u32 = 40;
-
-impl Runs {
-    /// At least `min` runs, at most [`DEFAULT_MAX_RUNS`] (or `min`, if more).
-    pub fn at_least(min: u32) -> Runs {
-        Runs {
-            min,
-            max: min.max(DEFAULT_MAX_RUNS),
-        }
-    }
-
-    /// Exactly `n` runs (`jsoncost run`'s overview, where the table's time is the whole budget).
-    pub fn exactly(n: u32) -> Runs {
-        Runs { min: n, max: n }
-    }
-}
-
-/// The default [`StreamOptions::max_buffered_mib`], micro's `--max-payload-mib` default.
-pub const DEFAULT_MAX_BUFFERED_MIB: u64 = 256;
-
-/// Why the buffered rows are not run on a file of `bytes`, when it is over `max_mib`.
-pub(crate) fn over_buffered_cap(bytes: u64, max_mib: u64) -> Option<String> {
-    (bytes > max_mib.saturating_mul(1 << 20)).then(|| {
-        format!(
-            "the file is {:.1} MiB, over the {max_mib} MiB the buffered strategies read whole (raise it with --max-buffered-mib); not run",
-            bytes as f64 / (1 << 20) as f64
-        )
-    })
-}
-
-/// Skips the buffered rows with `why` and moves them after the others, so the table's baseline
-/// is a row that runs.
-pub(crate) fn skip_buffered<O>(list: &mut Vec<WholeRun<O>>, why: &str) {
-    // buffered/* and buffered-typed/*: both read the whole file.
-    let reads_whole = |name: &str| name.starts_with("buffered/") || name.starts_with("buffered-typed/");
-    for s in list.iter_mut().filter(|s| reads_whole(&s.name)) {
-        s.refused = Some(why.to_string());
-    }
-    let (buffered, rest): (Vec<_>, Vec<_>) = list.drain(..).partition(|s| reads_whole(&s.name));
-    list.extend(rest);
-    list.extend(buffered);
-}
-
 /// What a run produced, for the gate.
 enum Outcome {
     Document(Telemetry),
@@ -115,46 +56,6 @@ enum Outcome {
 }
 
 type RunFn = Box<dyn FnMut() -> Result<Outcome, String>>;
-
-/// A stream row: one whole run over the body per operation, which checks itself against the
-/// file (`check`; the body is never held as one value). `O` is what a run yields.
-pub(crate) struct WholeRun<O> {
-    pub(crate) name: String,
-    pub(crate) contract: Contract,
-    pub(crate) run: Box<dyn FnMut() -> Result<O, String>>,
-    pub(crate) check: Box<dyn FnMut() -> Verdict>,
-    pub(crate) bytes: u64,
-    /// Why the depth guard refused the file for this strategy's library: the row fails with it
-    /// and is never run.
-    pub(crate) refused: Option<String>,
-}
-
-impl<O> Strategy for WholeRun<O> {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn contract(&self) -> Contract {
-        self.contract
-    }
-    fn check(&mut self) -> Result<Canonical, RunFailure> {
-        Err(RunFailure::row("a stream strategy checks itself against the file (verify)"))
-    }
-    fn verify(&mut self, _reference: Option<&Reference>) -> Result<Fidelity, RunFailure> {
-        if let Some(refused) = &self.refused {
-            return Err(RunFailure::row(refused.clone()));
-        }
-        match (self.check)() {
-            Verdict::Pass(fidelity) => Ok(fidelity),
-            Verdict::Fail(message) => Err(RunFailure::row(message)),
-        }
-    }
-    fn run(&mut self) -> Result<(), RunFailure> {
-        (self.run)().map(drop).map_err(RunFailure::row)
-    }
-    fn payload_bytes(&self) -> Option<u64> {
-        Some(self.bytes)
-    }
-}
 
 /// Where the generated body lives: a cache file per (readings, seed), written once.
 fn generated_file(readings: u64) -> Result<PathBuf, Error> {
@@ -173,42 +74,11 @@ fn generated_file(readings: u64) -> Result<PathBuf, Error> {
     Ok(path)
 }
 
-fn open(path: &Path) -> Result<File, String> {
-    File::open(path).map_err(|e| format!("cannot open {}: {e}", path.display()))
-}
-
-/// The whole file, which was `len` bytes when validated: a read that finds more stops there.
-fn read_all(path: &Path, len: u64) -> Result<Vec<u8>, String> {
-    files::read_limited(path, len).map_err(|e| match e {
-        ReadError::Io(e) => format!("cannot read {}: {e}", path.display()),
-        ReadError::TooLarge { .. } => format!("{} grew past the {len} bytes validated", path.display()),
-    })
-}
-
 fn device_id(field: Option<&jsoncost_stream::Field>) -> Result<String, String> {
     field
         .ok_or("the document has no DeviceId")?
         .parse::<String>()
         .map_err(|e| format!("DeviceId: {e}"))
-}
-
-/// Checks the whole file with the depth guard for `library`, reading it a chunk at a time (so
-/// the check holds no copy of a large file): the row's message when it is refused.
-fn guard_file(path: &Path, library: Library) -> Result<Option<String>, Error> {
-    let mut file = open(path).map_err(Error::Environment)?;
-    let mut guard = jsoncost_stream::DepthGuard::new(library);
-    let mut buf = vec![0u8; 1 << 16];
-    loop {
-        let n = file
-            .read(&mut buf)
-            .map_err(|e| Error::environment(format!("cannot read {}: {e}", path.display())))?;
-        let verdict = if n == 0 { guard.clone().finish() } else { guard.feed(&buf[..n]) };
-        match verdict {
-            Err(deep) => return Ok(Some(format!("{deep}; not run"))),
-            Ok(()) if n == 0 => return Ok(None),
-            Ok(()) => {}
-        }
-    }
 }
 
 /// The strategies; `too_deep` is [`guard_file`]'s verdict for sonic-rs, which fails
@@ -380,30 +250,6 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
     v
 }
 
-/// The file's size, once it is known to be a readable file (exit 2 otherwise).
-fn readable(path: &Path) -> Result<u64, Error> {
-    let shown = path.display();
-    let meta = std::fs::metadata(path).map_err(|e| Error::usage(format!("cannot read telemetry file {shown}: {e}")))?;
-    if meta.is_dir() {
-        return Err(Error::usage(format!("telemetry file {shown} is a directory")));
-    }
-    // Every strategy reads the file again, whole or in chunks: a FIFO or a device gives
-    // different bytes (or none, or no end) each time.
-    if !meta.is_file() {
-        return Err(Error::usage(format!(
-            "telemetry file {shown} is not a regular file (a FIFO, a device ...): each strategy reads it again, so it must be a file"
-        )));
-    }
-    let mut probe = Vec::new();
-    open(path)
-        .and_then(|f| f.take(3).read_to_end(&mut probe).map_err(|e| format!("cannot read {shown}: {e}")))
-        .map_err(Error::Usage)?;
-    if let Some(bom) = crate::input::bom_problem(&probe) {
-        return Err(Error::usage(format!("telemetry file {shown} {bom}")));
-    }
-    Ok(meta.len())
-}
-
 /// Checks the file is a telemetry document before anything is timed: a bad one is a usage error
 /// with the byte offset and element index (exit 2).
 fn validate(path: &Path, config: &jsoncost_stream::Config) -> Result<(u64, TelemetryAggregate), Error> {
@@ -462,17 +308,6 @@ fn check(outcome: Result<Outcome, String>, name: &str, path: &Path, config: &jso
                 v => v,
             }
         }
-    }
-}
-
-/// Whole runs, at least `runs.min` of each strategy, within a budget per strategy; in the
-/// rounds `runner`'s settings schedule (interleaved with its seed, unless sequential).
-fn run_config(runs: Runs, quick: bool, runner: &Runner<'_>) -> Config {
-    let budget = if quick { Duration::from_secs(2) } else { Duration::from_secs(8) };
-    Config {
-        schedule: runner.config().schedule,
-        seed: runner.config().seed,
-        ..Config::whole_runs(runs.min, runs.max, budget, quick)
     }
 }
 

@@ -52,11 +52,20 @@ impl Default for LossRule {
 #[serde(tag = "rule", rename_all = "snake_case")]
 pub enum Loss {
     /// `failed` of `finished` requests failed, more than `max_share` of them.
-    ErrorShare { failed: u64, finished: u64, max_share: f64 },
+    ErrorShare {
+        /// Requests that failed.
+        failed: u64,
+        /// Requests finished.
+        finished: u64,
+        /// The rule's largest share.
+        max_share: f64,
+    },
     /// No 2xx response for `without_success` (seconds in JSON), more than `max`.
     Stall {
+        /// How long no request succeeded.
         #[serde(serialize_with = "seconds")]
         without_success: Duration,
+        /// The rule's longest allowed stall.
         #[serde(serialize_with = "seconds")]
         max: Duration,
     },

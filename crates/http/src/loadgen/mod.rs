@@ -39,10 +39,18 @@ use worker::Worker;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Model {
     /// `requests` in total; each connection sends its next request when the last is answered.
-    Closed { requests: u64 },
+    Closed {
+        /// Requests in total, over all connections.
+        requests: u64,
+    },
     /// `rate` requests per second for `duration`, on a fixed schedule; latency from the
     /// scheduled send time.
-    Open { rate: f64, duration: Duration },
+    Open {
+        /// Requests per second.
+        rate: f64,
+        /// How long requests are sent.
+        duration: Duration,
+    },
 }
 
 /// One load run.
@@ -50,15 +58,19 @@ pub enum Model {
 pub struct LoadSpec {
     /// `http://host[:port]/path?query`.
     pub url: String,
+    /// The request method.
     pub method: http::Method,
     /// Sent with every request (empty for GET).
     pub body: Bytes,
+    /// The `Content-Type` header sent with the body, if any.
     pub content_type: Option<String>,
     /// Concurrent keep-alive connections (`-c`).
     pub connections: usize,
+    /// Closed or open model, and how much load.
     pub model: Model,
     /// Per-request timeout, from send (or intended send) to the last body byte.
     pub timeout: Duration,
+    /// How long a connection may take to open.
     pub connect_timeout: Duration,
     /// Closed model: the wall-time cap of the load, after which it stops with what it has;
     /// `None`: 5 minutes. The open model's is its duration plus the per-request timeout (it
@@ -72,6 +84,7 @@ pub struct LoadSpec {
 
 /// Default per-request timeout (ab's default).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default connect timeout.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 const CLOSED_TIME_CAP: Duration = Duration::from_secs(300);
 
@@ -124,17 +137,34 @@ impl LoadSpec {
     }
 }
 
+/// Why a load could not run (nothing was measured).
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
+    /// The target URL cannot be loaded (not `http://`, no host ...).
     #[error("invalid target URL {url:?}: {reason}")]
-    InvalidUrl { url: String, reason: String },
+    InvalidUrl {
+        /// The URL.
+        url: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The load's settings contradict each other or are out of range.
     #[error("invalid load: {reason}")]
-    InvalidSpec { reason: String },
+    InvalidSpec {
+        /// Which setting, and why.
+        reason: String,
+    },
     /// The target refused (or did not accept) a first connection: nothing was measured.
     // The causes' texts are part of these messages, so they are not also `source`s (printing
     // the chain would say them twice).
     #[error("cannot connect to {url}: {cause}")]
-    Unreachable { url: String, cause: std::io::Error },
+    Unreachable {
+        /// The target URL.
+        url: String,
+        /// The OS error.
+        cause: std::io::Error,
+    },
+    /// The generator's own runtime could not start.
     #[error("starting the load generator runtime failed: {0}")]
     Runtime(std::io::Error),
 }
@@ -378,9 +408,12 @@ pub async fn fetch(url: &str, method: http::Method, body: Bytes, timeout: Durati
         .map_err(|_| fail(format!("no response within {timeout:?}")))?
 }
 
+/// A [`fetch`] that failed: the URL and why.
 #[derive(Debug, thiserror::Error)]
 #[error("fetching {url} failed: {message}")]
 pub struct FetchError {
+    /// The URL requested.
     pub url: String,
+    /// What failed (the connect, the timeout, the transport).
     pub message: String,
 }

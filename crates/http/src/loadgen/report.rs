@@ -23,6 +23,7 @@ pub struct ErrorCounts {
 }
 
 impl ErrorCounts {
+    /// Failed requests of every kind.
     pub fn total(&self) -> u64 {
         self.connect + self.timeout + self.status + self.closed
     }
@@ -46,13 +47,17 @@ pub enum StopReason {
 /// What a run measured.
 #[derive(Debug, Clone)]
 pub struct LoadReport {
+    /// The URL loaded.
     pub url: String,
+    /// The model it was loaded with.
     pub model: Model,
+    /// Keep-alive connections used.
     pub connections: usize,
     /// Requests that finished, successfully or not (in-flight requests at a stop are not counted).
     pub requests: u64,
     /// Responses with a 2xx status.
     pub ok: u64,
+    /// Failed requests by kind.
     pub errors: ErrorCounts,
     /// Count of each non-2xx status.
     pub status_codes: BTreeMap<u16, u64>,
@@ -65,6 +70,7 @@ pub struct LoadReport {
     pub response_bytes: u64,
     /// Wall time from the first request to the end of the run.
     pub elapsed: Duration,
+    /// How the run ended.
     pub stop: StopReason,
     /// Why the run was given up, when it was ([`StopReason::Lost`]; a run whose last planned
     /// request lost it completed, and is not lost).
@@ -97,10 +103,12 @@ impl LoadReport {
         (self.responses() > 0).then(|| self.latency.value_at_quantile(q))
     }
 
+    /// The slowest response's latency, ns; `None` without responses.
     pub fn max_ns(&self) -> Option<u64> {
         (self.responses() > 0).then(|| self.latency.max())
     }
 
+    /// The fastest response's latency, ns; `None` without responses.
     pub fn min_ns(&self) -> Option<u64> {
         (self.responses() > 0).then(|| self.latency.min())
     }

@@ -35,11 +35,15 @@ use super::{
 /// One target of a sliced run: a name for its row and the request it is sent.
 #[derive(Debug, Clone)]
 pub struct SliceTarget {
+    /// The row it becomes.
     pub name: String,
     /// `http://host[:port]/path?query`.
     pub url: String,
+    /// The request method.
     pub method: http::Method,
+    /// Sent with every request (empty for GET).
     pub body: Bytes,
+    /// The `Content-Type` header sent with the body, if any.
     pub content_type: Option<String>,
 }
 
@@ -118,12 +122,15 @@ pub struct SliceSpec {
     pub connections: usize,
     /// Open model: requests per second during each slice; `None`: the closed model.
     pub rate: Option<f64>,
+    /// How long each slice is (requests, or time).
     pub length: SliceLength,
+    /// How many rounds, and when they stop.
     pub rounds: Rounds,
     /// Seeds each round's order (ChaCha8: the same orders on every machine).
     pub seed: u64,
     /// Per-request timeout, from send (or intended send) to the last body byte.
     pub timeout: Duration,
+    /// How long a connection may take to open.
     pub connect_timeout: Duration,
     /// When a target is given up as lost (judged over all its slices, the time other targets'
     /// slices took not counting as a stall).
@@ -174,6 +181,7 @@ impl SliceSpec {
 
 /// What the caller samples of the server(s) around each slice.
 pub trait SliceProbe {
+    /// What one slice's sample holds.
     type Sample;
     /// Target `target`'s slice is about to start (not timed).
     fn begin(&mut self, target: usize);
@@ -195,7 +203,9 @@ impl SliceProbe for NoProbe {
 pub struct Slice<S> {
     /// The round it belongs to (from 0).
     pub round: usize,
+    /// The load generator's figures for the slice.
     pub report: LoadReport,
+    /// What the probe sampled of the server during it.
     pub server: S,
 }
 
@@ -214,7 +224,9 @@ impl<S> Slice<S> {
 /// One target's slices, in round order.
 #[derive(Debug, Clone)]
 pub struct TargetSlices<S> {
+    /// The target's name (its row).
     pub name: String,
+    /// The URL it loaded.
     pub url: String,
     /// Every slice it ran: one per complete round, then possibly one of the round under way
     /// when the run stopped (a lost target's last slice shows why).
@@ -231,7 +243,9 @@ impl<S> TargetSlices<S> {
 /// The target that was lost, and why.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LostTarget {
+    /// The lost target's index in the spec.
     pub target: usize,
+    /// The loss rule's verdict.
     pub loss: Loss,
 }
 
@@ -247,7 +261,9 @@ pub struct SliceRun<S> {
     /// Completed (a stop rule ended the rounds), Lost, Cancelled or TimeCap (a slice hit its
     /// bound).
     pub stop: StopReason,
+    /// The target that was lost, when one was.
     pub lost: Option<LostTarget>,
+    /// Wall time of the whole run.
     pub elapsed: Duration,
 }
 

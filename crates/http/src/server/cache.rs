@@ -30,7 +30,12 @@ pub enum CacheConfig {
     Memory,
     /// A Redis server (`redis://HOST:PORT[/DB]`), one multiplexed connection that reconnects
     /// on its own. Items are stored under `{key_prefix}{id}` for [`REDIS_TTL_SECS`].
-    Redis { url: String, key_prefix: String },
+    Redis {
+        /// `redis://HOST:PORT[/DB]`.
+        url: String,
+        /// Prepended to each item's id to make its key.
+        key_prefix: String,
+    },
 }
 
 impl CacheConfig {
@@ -55,6 +60,7 @@ impl CacheConfig {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("invalid cache {given:?}: expected `memory` or redis://HOST:PORT")]
 pub struct CacheParseError {
+    /// The value given.
     pub given: String,
 }
 

@@ -7,43 +7,116 @@ use axum::response::{IntoResponse, Response};
 use super::respond::json_bytes;
 use crate::source::SourceError;
 
+/// Why a request failed; the response's status is [`ApiError::status`].
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
+    /// No item has the id asked for (404).
     #[error("no item with id {id}")]
-    ItemNotFound { id: u64 },
+    ItemNotFound {
+        /// The id asked for.
+        id: u64,
+    },
+    /// No route matches the path (404).
     #[error("no route for {method} {path}")]
-    NoRoute { method: String, path: String },
+    NoRoute {
+        /// The request's method.
+        method: String,
+        /// The request's path.
+        path: String,
+    },
+    /// The route exists for other methods (405).
     #[error("method {method} is not allowed on {path}")]
-    MethodNotAllowed { method: String, path: String },
+    MethodNotAllowed {
+        /// The request's method.
+        method: String,
+        /// The request's path.
+        path: String,
+    },
+    /// The item id is not a positive integer (400).
     #[error("invalid item id {raw:?}: expected an integer from 1")]
-    BadId { raw: String },
+    BadId {
+        /// The id as given.
+        raw: String,
+    },
+    /// The list's `count` is outside 1 to the list's length (400).
     #[error("count {raw:?} out of range: expected an integer in 1..={max}")]
-    CountOutOfRange { raw: String, max: usize },
+    CountOutOfRange {
+        /// The count as given.
+        raw: String,
+        /// The list's length.
+        max: usize,
+    },
+    /// The query string does not parse (400).
     #[error("invalid query string: {message}")]
-    BadQuery { message: String },
+    BadQuery {
+        /// The parser's message.
+        message: String,
+    },
+    /// The request body is over the server's body limit (413).
     #[error("request body exceeds the limit of {limit} bytes")]
-    BodyTooLarge { limit: u64 },
+    BodyTooLarge {
+        /// The limit, bytes.
+        limit: u64,
+    },
+    /// The request body could not be read (400).
     #[error("reading the request body failed: {message}")]
-    BodyRead { message: String },
+    BodyRead {
+        /// The transport's message.
+        message: String,
+    },
+    /// The body is not JSON (400).
     #[error("malformed JSON at byte offset {offset}: {}", jsoncost_stream::shorten_message(message))]
-    MalformedJson { offset: u64, message: String },
+    MalformedJson {
+        /// Where the parser stopped.
+        offset: u64,
+        /// The parser's message.
+        message: String,
+    },
     /// The parser's message quotes the offending value: shortened when long.
     #[error("wrong shape at byte offset {offset}: {}", jsoncost_stream::shorten_message(message))]
-    WrongShape { offset: u64, message: String },
+    WrongShape {
+        /// Where the parser stopped.
+        offset: u64,
+        /// The parser's message.
+        message: String,
+    },
+    /// The document source failed (500).
     #[error(transparent)]
     Source(#[from] SourceError),
+    /// A stored document does not decode as its shape (500).
     #[error("stored document {what} does not decode as its shape: {message}")]
-    StoredDocument { what: String, message: String },
+    StoredDocument {
+        /// Which document.
+        what: String,
+        /// The decoder's message.
+        message: String,
+    },
+    /// Encoding the response failed (500).
     #[error("encoding the response with {library} failed: {message}")]
-    Encode { library: &'static str, message: String },
+    Encode {
+        /// The JSON library encoding.
+        library: &'static str,
+        /// Its message.
+        message: String,
+    },
+    /// Any other failure of the server itself (500).
     #[error("internal error: {message}")]
-    Internal { message: String },
+    Internal {
+        /// What failed.
+        message: String,
+    },
     /// The item cache (Redis) failed or did not answer in time; the server keeps serving.
     #[error("the item cache {cache} is unavailable: {message}")]
-    CacheUnavailable { cache: String, message: String },
+    CacheUnavailable {
+        /// The cache, without a password.
+        cache: String,
+        /// The client's error.
+        message: String,
+    },
 }
 
 impl ApiError {
+    /// The HTTP status the error is answered with.
     pub fn status(&self) -> StatusCode {
         match self {
             ApiError::ItemNotFound { .. } | ApiError::NoRoute { .. } => StatusCode::NOT_FOUND,

@@ -8,11 +8,12 @@ mod errors;
 mod modes;
 mod respond;
 mod routes;
+mod stats;
 pub mod telemetry;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
 
 use tokio::sync::oneshot;
@@ -23,6 +24,7 @@ pub use respond::SERVER_NAME;
 pub use routes::{DEFAULT_LIST_COUNT, MAX_LIST_COUNT};
 pub use telemetry::{FieldStats, TelemetryParse, TelemetrySummary};
 
+use self::stats::ServerStats;
 use crate::mode::Mode;
 use crate::source::{ItemSource, MemorySource};
 
@@ -87,32 +89,55 @@ impl Default for ServerConfig {
     }
 }
 
+/// Why the server could not start, serve or stop.
 #[derive(Debug, thiserror::Error)]
 pub enum ServerError {
     // The causes' texts are part of these messages, so they are not also `source`s (printing
     // the chain would say them twice).
+    /// The server's runtime could not start.
     #[error("starting the server runtime failed: {0}")]
     Runtime(std::io::Error),
+    /// Binding the listening socket failed.
     #[error("binding {addr} failed: {cause}")]
-    Bind { addr: SocketAddr, cause: std::io::Error },
+    Bind {
+        /// The address asked for.
+        addr: SocketAddr,
+        /// The OS error.
+        cause: std::io::Error,
+    },
+    /// The accept loop failed.
     #[error("the server on {addr} failed: {cause}")]
-    Serve { addr: SocketAddr, cause: std::io::Error },
+    Serve {
+        /// The server's address.
+        addr: SocketAddr,
+        /// The OS error.
+        cause: std::io::Error,
+    },
+    /// A graceful stop did not finish in time.
     #[error("the server on {addr} did not stop within {timeout:?}")]
-    StopTimeout { addr: SocketAddr, timeout: Duration },
+    StopTimeout {
+        /// The server's address.
+        addr: SocketAddr,
+        /// How long it was given.
+        timeout: Duration,
+    },
     /// The cache URL is not a usable Redis URL (bad input). `url` is shown without a password.
     #[error("invalid cache URL {url}: {reason}")]
-    CacheUrl { url: String, reason: String },
+    CacheUrl {
+        /// The URL, without a password.
+        url: String,
+        /// Why it cannot be used.
+        reason: String,
+    },
     /// The Redis cache did not accept a connection or answer PING within
     /// [`REDIS_CONNECT_TIMEOUT`] (environment failure). `url` is shown without a password.
     #[error("cannot connect to the cache at {url}: {message}")]
-    CacheUnreachable { url: String, message: String },
-}
-
-/// Counters shared by the server's threads.
-#[derive(Default)]
-pub(crate) struct ServerStats {
-    pub requests: AtomicU64,
-    pub cpu: cpu::ThreadCpu,
+    CacheUnreachable {
+        /// The URL, without a password.
+        url: String,
+        /// The client's error.
+        message: String,
+    },
 }
 
 /// A started server. Dropping it stops it without waiting; [`RunningServer::shutdown`] stops it

@@ -13,11 +13,11 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde::Deserialize;
 
-use super::ServerStats;
 use super::cache::{ItemCache, call_source};
 use super::errors::ApiError;
 use super::modes::{item_body, list_body};
 use super::respond::{SERVER_NAME, json_bytes};
+use super::stats::ServerStats;
 use super::telemetry::{TelemetryParse, read_body, summarize, summarize_stream};
 use crate::mode::{HEALTH_PATH, Mode, TELEMETRY_PATH};
 use crate::source::ItemSource;

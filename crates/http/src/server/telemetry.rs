@@ -28,17 +28,24 @@ pub enum TelemetryParse {
 /// Min, max and mean of one reading field; all `None` when there were no readings.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct FieldStats {
+    /// Smallest value.
     pub min: Option<f64>,
+    /// Largest value.
     pub max: Option<f64>,
+    /// Mean value.
     pub mean: Option<f64>,
 }
 
 /// The answer to POST /telemetry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TelemetrySummary {
+    /// The body's `DeviceId`.
     pub device_id: String,
+    /// Readings in the body.
     pub count: u64,
+    /// Of the readings' `Temperature`.
     pub temperature: FieldStats,
+    /// Of the readings' `Humidity`.
     pub humidity: FieldStats,
 }
 

@@ -5,7 +5,7 @@ use jsoncost_engine::Results;
 use jsoncost_engine::stats::percentile_sorted;
 use serde::Serialize;
 
-use super::matched;
+use super::pairs::matched;
 use super::spread::Moves;
 use crate::units;
 
@@ -13,7 +13,9 @@ use crate::units;
 /// shift (its largest over the runs), and whole tables.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Drift {
+    /// Runs of the base build compared (the first and each `--base-run`).
     pub runs: usize,
+    /// Rows compared over the runs.
     pub rows: usize,
     /// Median over the rows of each row's largest own change.
     pub median: f64,

@@ -30,16 +30,18 @@
 //! not pass), unless the comparison allows missing rows.
 
 mod drift;
+mod pairs;
 mod render;
 pub mod spread;
 
 pub use drift::Drift;
-pub use spread::{Limit, Resolution, TableShift};
+pub use pairs::{NotCompared, Reason, Side};
+pub use spread::{Limit, Resolution, SPREAD_MIN_ROWS, TableShift, Verdict};
 
-use std::fmt;
-
-use jsoncost_engine::{Experiment, ExperimentKind, Results, Row};
+use jsoncost_engine::{ExperimentKind, Results};
 use serde::Serialize;
+
+use pairs::matched;
 
 /// Allocation growth per operation below this is not counted: per-operation bytes are a total
 /// divided by the operation count, so a one-time allocation amortised over different counts
@@ -53,44 +55,6 @@ pub const ALLOCATION_TOLERANCE_BYTES: f64 = 0.5;
 /// baseline counts there.
 pub const HTTP_ALLOCATION_TOLERANCE: f64 = 0.01;
 
-/// Rows an experiment needs in a comparison before their spread says what the runs resolve
-/// (quartiles of fewer say little).
-pub const SPREAD_MIN_ROWS: usize = 8;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Verdict {
-    Faster,
-    Slower,
-    WithinNoise,
-    /// The files resolve less than the threshold for this row: a change of the threshold's
-    /// size could not be told from the runs' own spread.
-    Unresolvable,
-}
-
-impl Verdict {
-    /// The machine-readable name used in JSON and CSV.
-    pub fn key(self) -> &'static str {
-        match self {
-            Verdict::Faster => "faster",
-            Verdict::Slower => "slower",
-            Verdict::WithinNoise => "within_noise",
-            Verdict::Unresolvable => "unresolvable",
-        }
-    }
-}
-
-impl fmt::Display for Verdict {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Verdict::Faster => "faster",
-            Verdict::Slower => "slower",
-            Verdict::WithinNoise => "within noise",
-            Verdict::Unresolvable => "unresolvable",
-        })
-    }
-}
-
 /// Whether an allocation figure grew beyond what counts on `kind`'s rows.
 pub fn allocation_grew(kind: ExperimentKind, base: Option<f64>, new: Option<f64>) -> bool {
     match (base, new) {
@@ -103,10 +67,15 @@ pub fn allocation_grew(kind: ExperimentKind, base: Option<f64>, new: Option<f64>
 /// One row present and timed in both files.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RowChange {
+    /// The row's experiment.
     pub experiment: ExperimentKind,
+    /// The row's table.
     pub table: String,
+    /// The row's strategy.
     pub method: String,
+    /// Base's mean, ns.
     pub base_mean_ns: f64,
+    /// New's mean, ns.
     pub new_mean_ns: f64,
     /// (new − base) / base.
     pub time_change: f64,
@@ -117,20 +86,27 @@ pub struct RowChange {
     /// The smallest own change the files can tell from the runs' noise on this row; `None`
     /// when they hold no spread to judge by (then the threshold alone decides).
     pub resolution: Option<Resolution>,
+    /// Slower, faster, within noise or unresolvable.
     pub verdict: Verdict,
+    /// Base's bytes allocated per operation.
     pub base_allocated_bytes: Option<f64>,
+    /// New's bytes allocated per operation.
     pub new_allocated_bytes: Option<f64>,
+    /// Base's allocations per operation.
     pub base_allocs: Option<f64>,
+    /// New's allocations per operation.
     pub new_allocs: Option<f64>,
     /// More bytes or more allocations per operation (exact figures, so any growth counts).
     pub allocation_grew: bool,
 }
 
 impl RowChange {
+    /// The row got slower (its verdict is [`Verdict::Slower`]).
     pub fn time_regression(&self) -> bool {
         self.verdict == Verdict::Slower
     }
 
+    /// Slower, or allocating more.
     pub fn regression(&self) -> bool {
         self.time_regression() || self.allocation_grew
     }
@@ -150,88 +126,16 @@ impl RowChange {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Side {
-    Base,
-    New,
-    Both,
-}
-
-impl fmt::Display for Side {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Side::Base => "base",
-            Side::New => "new",
-            Side::Both => "both",
-        })
-    }
-}
-
-/// Why a row or table was not compared.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Reason {
-    /// Missing from the new file.
-    OnlyInBase,
-    /// Unknown to the base file.
-    OnlyInNew,
-    /// The table was measured with other params (e.g. another payload): its times do not compare.
-    ParamsDiffer {
-        base: String,
-        new: String,
-    },
-    Failed {
-        side: Side,
-        message: String,
-    },
-    NoTiming {
-        side: Side,
-    },
-    /// `ab`: fewer than two pairs (a row timed one strategy after another pairs once per run).
-    TooFewPairs {
-        pairs: usize,
-    },
-}
-
-impl fmt::Display for Reason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Reason::OnlyInBase => f.write_str("only in base (missing from new)"),
-            Reason::OnlyInNew => f.write_str("only in new (unknown to base)"),
-            Reason::ParamsDiffer { base, new } => write!(f, "params differ: base {base}; new {new}"),
-            Reason::Failed { side: Side::Both, message } => write!(f, "failed in both: {message}"),
-            Reason::Failed { side, message } => write!(f, "failed in {side}: {message}"),
-            Reason::NoTiming { side } => write!(f, "no mean time in {side}"),
-            Reason::TooFewPairs { pairs } => write!(
-                f,
-                "{pairs} pair only: a table measured one strategy after another pairs once per run (give ab --runs 5 or more)"
-            ),
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct NotCompared {
-    pub experiment: ExperimentKind,
-    pub table: String,
-    /// `None` when the whole table is concerned.
-    pub method: Option<String>,
-    pub reason: Reason,
-    /// Rows ok in the base that this entry loses (failed or missing in new): 0 or 1 for a row,
-    /// the table's ok rows for a whole table. Any makes the gate fail unless missing rows are
-    /// allowed.
-    pub lost: usize,
-}
-
 /// The outcome of `compare`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Comparison {
     /// Smallest relative time change that counts (0.05 = 5%).
     pub threshold: f64,
+    /// Every row timed in both files.
     pub rows: Vec<RowChange>,
     /// Tables that moved as a whole by more than the threshold: reported, not flagged.
     pub table_shifts: Vec<TableShift>,
+    /// Rows and tables that could not be compared, and why.
     pub not_compared: Vec<NotCompared>,
     /// Rows ok in base that failed or are missing in new are accepted (`--allow-missing`).
     pub allow_missing: bool,
@@ -268,6 +172,7 @@ impl Comparison {
         self.lost().map(|n| n.lost).sum()
     }
 
+    /// The rows that are regressions ([`RowChange::regression`]).
     pub fn regressions(&self) -> impl Iterator<Item = &RowChange> {
         self.rows.iter().filter(|r| r.regression())
     }
@@ -359,121 +264,5 @@ pub fn compare_with_runs(base: &Results, new: &Results, base_runs: &[&Results], 
         not_compared,
         allow_missing: false,
         drift: Drift::of(&all_runs),
-    }
-}
-
-/// A row ok and timed in both files.
-pub(crate) struct Pair<'a> {
-    /// The base file's table.
-    pub exp: &'a Experiment,
-    pub base: &'a Row,
-    pub other: &'a Row,
-    pub base_mean: f64,
-    pub other_mean: f64,
-    /// Both tables were measured in interleaved rounds (the rows' ratios are paired).
-    pub interleaved: bool,
-}
-
-/// The rows of `base` matched in `other` and timed in both, and those that could not be
-/// compared (with the rows ok in base that `other` loses).
-fn matched<'a>(base: &'a Results, other: &'a Results) -> (Vec<Pair<'a>>, Vec<NotCompared>) {
-    let mut pairs = Vec::new();
-    let mut not_compared = Vec::new();
-    let skip = |e: &Experiment, method: Option<&str>, reason: Reason, lost: usize| NotCompared {
-        experiment: e.experiment,
-        table: e.table.clone(),
-        method: method.map(String::from),
-        reason,
-        lost,
-    };
-    // Safety tables hold findings (a case per row), not timings to regress on.
-    for b in base.experiments.iter().filter(|e| e.experiment != ExperimentKind::Safety) {
-        let Some(n) = find(other, b) else {
-            let ok = b.rows.iter().filter(|r| r.is_ok()).count();
-            not_compared.push(skip(b, None, Reason::OnlyInBase, ok));
-            continue;
-        };
-        if b.params != n.params {
-            // Measured differently (another payload, another load): the user chose to compare
-            // unlike runs, which is listed but loses nothing.
-            let p = |e: &Experiment| serde_json::Value::Object(e.params.clone()).to_string();
-            not_compared.push(skip(b, None, Reason::ParamsDiffer { base: p(b), new: p(n) }, 0));
-            continue;
-        }
-        let interleaved = b.schedule == jsoncost_engine::Schedule::Interleaved && n.schedule == b.schedule;
-        for br in &b.rows {
-            let Some(nr) = n.rows.iter().find(|r| r.method == br.method) else {
-                not_compared.push(skip(b, Some(&br.method), Reason::OnlyInBase, usize::from(br.is_ok())));
-                continue;
-            };
-            match timed_in_both(br, nr) {
-                Ok((base_mean, other_mean)) => pairs.push(Pair {
-                    exp: b,
-                    base: br,
-                    other: nr,
-                    base_mean,
-                    other_mean,
-                    interleaved,
-                }),
-                Err(reason) => {
-                    let lost = usize::from(matches!(reason, Reason::Failed { side: Side::New, .. }));
-                    not_compared.push(skip(b, Some(&br.method), reason, lost));
-                }
-            }
-        }
-        for nr in n.rows.iter().filter(|nr| !b.rows.iter().any(|br| br.method == nr.method)) {
-            not_compared.push(skip(n, Some(&nr.method), Reason::OnlyInNew, 0));
-        }
-    }
-    for n in other
-        .experiments
-        .iter()
-        .filter(|n| n.experiment != ExperimentKind::Safety && find(base, n).is_none())
-    {
-        not_compared.push(skip(n, None, Reason::OnlyInNew, 0));
-    }
-    (pairs, not_compared)
-}
-
-fn find<'a>(results: &'a Results, e: &Experiment) -> Option<&'a Experiment> {
-    results
-        .experiments
-        .iter()
-        .find(|x| x.experiment == e.experiment && x.table == e.table)
-}
-
-/// Both rows' mean times, or why they cannot be compared. A mean of 0 (a row too fast for the
-/// clock) has no relative change: it compares only with another 0 (no change).
-fn timed_in_both(base: &Row, new: &Row) -> Result<(f64, f64), Reason> {
-    let message = |r: &Row| r.error_message.clone().unwrap_or_default();
-    match (base.is_ok(), new.is_ok()) {
-        (false, false) => {
-            return Err(Reason::Failed {
-                side: Side::Both,
-                message: message(new),
-            });
-        }
-        (false, true) => {
-            return Err(Reason::Failed {
-                side: Side::Base,
-                message: message(base),
-            });
-        }
-        (true, false) => {
-            return Err(Reason::Failed {
-                side: Side::New,
-                message: message(new),
-            });
-        }
-        (true, true) => {}
-    }
-    match (base.mean_ns, new.mean_ns) {
-        (Some(b), Some(n)) if (b > 0.0 && n > 0.0) || b == n => Ok((b, n)),
-        (Some(b), Some(_)) => Err(Reason::NoTiming {
-            side: if b > 0.0 { Side::New } else { Side::Base },
-        }),
-        (None, None) => Err(Reason::NoTiming { side: Side::Both }),
-        (None, _) => Err(Reason::NoTiming { side: Side::Base }),
-        (_, None) => Err(Reason::NoTiming { side: Side::New }),
     }
 }

@@ -31,10 +31,10 @@ impl Comparison {
         let tally = format!(
             "{} compared: {} faster, {} slower, {} within noise, {} unresolvable at {}; {} not compared",
             rows(self.rows.len()),
-            count(super::Verdict::Faster),
-            count(super::Verdict::Slower),
-            count(super::Verdict::WithinNoise),
-            count(super::Verdict::Unresolvable),
+            count(super::spread::Verdict::Faster),
+            count(super::spread::Verdict::Slower),
+            count(super::spread::Verdict::WithinNoise),
+            count(super::spread::Verdict::Unresolvable),
             units::percent(self.threshold),
             self.not_compared.len()
         );

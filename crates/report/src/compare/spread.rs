@@ -3,14 +3,58 @@
 //! figures are log changes (`ln(new / base)`), so a shift and an own change add up.
 
 use std::collections::HashMap;
+use std::fmt;
 
 use jsoncost_engine::ExperimentKind;
 use jsoncost_engine::stats::percentile_sorted;
 use serde::Serialize;
 
-use super::{Pair, SPREAD_MIN_ROWS, Verdict};
+use super::pairs::Pair;
 use crate::row_figures::mean_interval;
 use crate::units;
+
+/// Rows an experiment needs in a comparison before their spread says what the runs resolve
+/// (quartiles of fewer say little).
+pub const SPREAD_MIN_ROWS: usize = 8;
+
+/// What `compare` concludes for one row's time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Its own change lies wholly below `-threshold`, beyond what the files resolve.
+    Faster,
+    /// Its own change lies wholly above the threshold, beyond what the files resolve: a
+    /// regression.
+    Slower,
+    /// Its own change lies wholly within the threshold.
+    WithinNoise,
+    /// The files resolve less than the threshold for this row: a change of the threshold's
+    /// size could not be told from the runs' own spread.
+    Unresolvable,
+}
+
+impl Verdict {
+    /// The machine-readable name used in JSON and CSV.
+    pub fn key(self) -> &'static str {
+        match self {
+            Verdict::Faster => "faster",
+            Verdict::Slower => "slower",
+            Verdict::WithinNoise => "within_noise",
+            Verdict::Unresolvable => "unresolvable",
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Verdict::Faster => "faster",
+            Verdict::Slower => "slower",
+            Verdict::WithinNoise => "within noise",
+            Verdict::Unresolvable => "unresolvable",
+        })
+    }
+}
 
 /// Rows a table needs for its own median to be its shift; a smaller one takes its experiment's.
 pub const SHIFT_MIN_ROWS: usize = 3;
@@ -38,6 +82,7 @@ pub enum Limit {
 pub struct Resolution {
     /// As a share of the row's time (0.08 = ±8%).
     pub half_width: f64,
+    /// Which figure sets the resolution.
     pub limit: Limit,
 }
 
@@ -57,10 +102,13 @@ impl Resolution {
 /// runs cannot tell from the machine's drift.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TableShift {
+    /// The table's experiment.
     pub experiment: ExperimentKind,
+    /// The table.
     pub table: String,
     /// The median change of its rows.
     pub shift: f64,
+    /// Rows the median is over.
     pub rows: usize,
     /// The most runs of the base build moved it (`--base-run`).
     pub base_runs_max: Option<f64>,

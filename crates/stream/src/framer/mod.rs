@@ -2,6 +2,7 @@
 //! document to the pointer's array, frames its elements and hands each one, as one contiguous
 //! slice, to the parser. The sync and async front ends only move bytes into it.
 
+mod cursor;
 mod document;
 mod problems;
 mod scan;
@@ -9,14 +10,14 @@ mod scan;
 use serde::de::DeserializeOwned;
 
 use crate::blocks::BLOCK;
+use crate::config::{Config, Keep};
 use crate::error::{Error, ErrorKind};
 use crate::field::Field;
 use crate::library::{ElementParser, Library};
 use crate::pointer::Pointer;
 use crate::skip::{Skipper, is_ws};
-use crate::{Config, Keep};
+use cursor::{Cursor, Unfinished};
 use problems::{Failure, utf8_problem};
-use scan::{Cursor, Unfinished};
 
 /// Bytes kept besides the chunk and the largest element: the structural scan may still need the
 /// start of the 64-byte block it is in.

@@ -1,20 +1,10 @@
-//! The fast path over the target array: the 64-byte block cursor, and the batch framing of
-//! object and array elements by their brackets.
+//! The fast path over the target array: the batch framing of object and array elements by
+//! their brackets, block by block ([`Cursor`]).
 
+use super::cursor::{Cursor, Unfinished};
 use super::{Framer, Mode, SPANS};
-use crate::blocks::{self, BLOCK, Carry, Masks};
+use crate::blocks::{self, BLOCK};
 use crate::skip::is_ws;
-
-/// The structural scan's position: one 64-byte block, classified as far as bytes have arrived.
-#[derive(Debug, Default, Clone, Copy)]
-pub(super) struct Cursor {
-    pub(super) start: u64,
-    len: usize,
-    carry_in: Carry,
-    carry_out: Carry,
-    masks: Masks,
-    pub(super) valid: bool,
-}
 
 impl Framer {
     /// The common case in one tight pass: frames, up to [`SPANS`] at a time, the object or array
@@ -205,21 +195,6 @@ impl Framer {
         }
         Err(Unfinished::NeedMore(depth))
     }
-}
-
-impl Cursor {
-    /// Bytes of the block classified so far (from `start`).
-    pub(super) fn classified(&self) -> usize {
-        self.len
-    }
-}
-
-/// Why [`Framer::scan_container`] found no end.
-pub(super) enum Unfinished {
-    /// The bytes that have arrived end inside the element, at this depth.
-    NeedMore(i64),
-    /// The bracket at this offset opens the level the depth guard refuses.
-    TooDeep(u64),
 }
 
 /// Exactly one `,` and whitespace: what may stand between two elements.
