@@ -3,6 +3,7 @@
 //! no JSON library under measurement is known to it.
 
 pub mod alloc;
+pub mod http_ab;
 pub mod http_figures;
 pub mod lockstep;
 pub mod machine;
@@ -14,6 +15,7 @@ pub mod stages;
 pub mod stats;
 pub mod summary;
 
+pub use http_ab::{HttpAbFigure, HttpAbSide, HttpAbSlice, HttpAbTable, LATENCY_QUANTILES, LatencyPoint, Placement};
 pub use http_figures::{HttpErrors, HttpFigures, HttpLoss, HttpStop, LossKind};
 pub use model::{
     AllocatorComparison, AllocatorRow, Contract, CpuWait, DifferenceKind, Experiment, ExperimentKind, FLOOR, Fidelity, Machine,

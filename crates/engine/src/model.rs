@@ -173,8 +173,8 @@ impl Rates {
             ExperimentKind::Store => self.reads_per_s,
             ExperimentKind::Stream => self.bodies_per_s,
             ExperimentKind::Http => self.requests_per_s,
-            // Findings, never advised on: no rate.
-            ExperimentKind::Safety => 0.0,
+            // Findings, never advised on: no rate. An A/B's verdicts are its own, not advice.
+            ExperimentKind::Safety | ExperimentKind::HttpAb => 0.0,
         }
     }
 
@@ -185,7 +185,7 @@ impl Rates {
             ExperimentKind::Store => self.reads_per_s = per_s,
             ExperimentKind::Stream => self.bodies_per_s = per_s,
             ExperimentKind::Http => self.requests_per_s = per_s,
-            ExperimentKind::Safety => {}
+            ExperimentKind::Safety | ExperimentKind::HttpAb => {}
         }
     }
 }
@@ -258,7 +258,8 @@ impl Machine {
 }
 
 /// Which experiment measured a table; renderers choose columns and wording by it. Serialized
-/// as today's strings (`micro`, `store`, `stream`, `http`), so schema_version 1 files read.
+/// as today's strings (`micro`, `store`, `stream`, `http`, `safety`, `http-ab`), so
+/// schema_version 1 files read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ExperimentKind {
@@ -268,15 +269,20 @@ pub enum ExperimentKind {
     Http,
     /// Hostile inputs run in child processes (`crate::safety`): findings, not timings.
     Safety,
+    /// `jsoncost ab --http`: one request on two servers (rows `base`, `new`, with the http
+    /// figures), its own record in [`Experiment::http_ab`].
+    #[serde(rename = "http-ab")]
+    HttpAb,
 }
 
 impl ExperimentKind {
-    pub const ALL: [ExperimentKind; 5] = [
+    pub const ALL: [ExperimentKind; 6] = [
         ExperimentKind::Micro,
         ExperimentKind::Store,
         ExperimentKind::Stream,
         ExperimentKind::Http,
         ExperimentKind::Safety,
+        ExperimentKind::HttpAb,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -286,6 +292,7 @@ impl ExperimentKind {
             ExperimentKind::Stream => "stream",
             ExperimentKind::Http => "http",
             ExperimentKind::Safety => "safety",
+            ExperimentKind::HttpAb => "http-ab",
         }
     }
 }
@@ -313,6 +320,10 @@ pub struct Experiment {
     /// from); every renderer words it, the advisor reads it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<crate::summary::Summary>,
+    /// An http A/B table's own record (servers, placement, latency distributions, slices);
+    /// present exactly on `ExperimentKind::HttpAb` tables.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_ab: Option<crate::http_ab::HttpAbTable>,
 }
 
 /// How a table's strategies share the machine's time.
@@ -664,6 +675,7 @@ impl Experiment {
             rows: Vec::new(),
             schedule: Schedule::Sequential,
             summary: None,
+            http_ab: None,
         }
     }
 

@@ -4,6 +4,7 @@
 //! reading and writing results files. Input is only the engine's result model.
 
 pub mod ab;
+pub mod ab_http;
 mod advice;
 pub mod advisor;
 pub mod allocators;
