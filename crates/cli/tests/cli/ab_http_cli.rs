@@ -181,11 +181,13 @@ fn allowed_in(status: &str) -> Vec<usize> {
         .collect()
 }
 
-/// `jsoncost serve` as `serve_cmd`, through a shell that first writes the CPUs it may run on
-/// (inherited by the server it execs) to `DIR/NAME.cpus`.
+/// `jsoncost serve` as `serve_cmd`, through a shell that first writes its PID (the server's, as
+/// it execs it) to `DIR/NAME.pid` and the CPUs it may run on (inherited by the server) to
+/// `DIR/NAME.cpus`.
 fn serve_recording_cpus(dir: &std::path::Path, name: &str) -> String {
     format!(
-        "sh -c 'grep Cpus_allowed_list /proc/self/status > {cpus}; exec \"$0\" serve --addr 127.0.0.1:{{port}} --mode typed/serde_json --store redb:{db}' '{bin}'",
+        "sh -c 'echo $$ > {pid}; grep Cpus_allowed_list /proc/self/status > {cpus}; exec \"$0\" serve --addr 127.0.0.1:{{port}} --mode typed/serde_json --store redb:{db}' '{bin}'",
+        pid = dir.join(format!("{name}.pid")).display(),
         cpus = dir.join(format!("{name}.cpus")).display(),
         db = dir.join(format!("{name}.redb")).display(),
         bin = assert_cmd::cargo::cargo_bin("jsoncost").display(),
@@ -512,8 +514,11 @@ fn a_server_killed_mid_load_exits_3_with_the_results_written() {
     check_lost_new(&out, &base, &new);
 }
 
-#[test]
-fn ctrl_c_mid_load_exits_130_with_both_servers_reaped_and_the_measured_written() {
+/// `ab --http` of two servers it starts (200 rounds of 0.1 s slices, far longer than the test
+/// waits), sent SIGINT `signals` times mid-load: it exits 130 and both servers, whose PIDs
+/// their shells wrote, are gone (stopped and reaped: not even a zombie left). The results
+/// file, when written.
+fn interrupted_mid_load(signals: usize) -> Option<serde_json::Value> {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r.json");
     let mut args: Vec<String> = [
@@ -535,29 +540,45 @@ fn ctrl_c_mid_load_exits_130_with_both_servers_reaped_and_the_measured_written()
     .collect();
     args.extend([
         "--base-cmd".into(),
-        serve_cmd(dir.path(), "base", "typed/serde_json"),
+        serve_recording_cpus(dir.path(), "base"),
         "--new-cmd".into(),
-        serve_cmd(dir.path(), "new", "typed/serde_json"),
+        serve_recording_cpus(dir.path(), "new"),
         "--out".into(),
         out.display().to_string(),
     ]);
     let mut ab = Watched::spawn(&args);
     ab.wait_for("load ends within", Duration::from_secs(60));
     std::thread::sleep(Duration::from_secs(2));
-    // SAFETY: signalling the jsoncost process this test started.
-    assert_eq!(unsafe { libc::kill(ab.child.id() as libc::pid_t, libc::SIGINT) }, 0);
+    for _ in 0..signals {
+        // SAFETY: signalling the jsoncost process this test started.
+        assert_eq!(unsafe { libc::kill(ab.child.id() as libc::pid_t, libc::SIGINT) }, 0);
+        std::thread::sleep(Duration::from_millis(50));
+    }
     let (code, _) = ab.exit(Duration::from_secs(30));
     assert_eq!(code, 130, "{}", ab.stderr);
-    let results: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
-    assert_eq!(results["interrupted"], true);
-    let record = &results["experiments"][0]["http_ab"];
     for side in ["base", "new"] {
-        let pid = record[side]["pid"].as_u64().unwrap_or_else(|| panic!("{side}'s pid: {record}"));
-        // Stopped and reaped: not even a zombie is left.
+        let pid = std::fs::read_to_string(dir.path().join(format!("{side}.pid"))).unwrap();
+        let pid = pid.trim();
         assert!(
             !std::path::Path::new(&format!("/proc/{pid}")).exists(),
             "{side} server {pid} is still there"
         );
+    }
+    std::fs::read(&out).ok().map(|b| serde_json::from_slice(&b).unwrap())
+}
+
+#[test]
+fn ctrl_c_mid_load_exits_130_with_both_servers_reaped_and_the_measured_written() {
+    let results = interrupted_mid_load(1).expect("results written");
+    assert_eq!(results["interrupted"], true);
+    let record = &results["experiments"][0]["http_ab"];
+    for side in ["base", "new"] {
+        assert!(record[side]["pid"].as_u64().is_some(), "{side}: {record}");
         assert!(!record[side]["slices"].as_array().unwrap().is_empty(), "{side}: {record}");
     }
+}
+
+#[test]
+fn a_second_ctrl_c_exits_at_once_and_still_reaps_both_servers() {
+    interrupted_mid_load(2);
 }

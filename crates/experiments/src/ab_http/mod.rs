@@ -237,6 +237,8 @@ impl Server {
             unsafe { libc::kill(-group, libc::SIGKILL) };
             let _ = child.kill();
             let _ = child.wait();
+            // Reaped: no longer for a second Ctrl-C to kill (until then it still is).
+            STARTED.lock().unwrap_or_else(|p| p.into_inner()).retain(|g| *g != group);
         }
         if let Some(path) = self.stderr.take() {
             let _ = std::fs::remove_file(path);
@@ -247,6 +249,25 @@ impl Server {
 impl Drop for Server {
     fn drop(&mut self) {
         self.stop();
+    }
+}
+
+/// The process groups of the servers started here and not yet stopped, for
+/// [`kill_started_servers`].
+static STARTED: std::sync::Mutex<Vec<libc::pid_t>> = std::sync::Mutex::new(Vec::new());
+
+/// SIGKILLs the process group of every server started here and not yet stopped, and reaps
+/// each (within a second): for a process about to exit without unwinding (a second Ctrl-C),
+/// which would otherwise leave them running.
+pub fn kill_started_servers() {
+    let groups = std::mem::take(&mut *STARTED.lock().unwrap_or_else(|p| p.into_inner()));
+    for group in groups {
+        // SAFETY: a process group this code created; reaping only its leader, our child.
+        unsafe { libc::kill(-group, libc::SIGKILL) };
+        let deadline = Instant::now() + Duration::from_secs(1);
+        while unsafe { libc::waitpid(group, std::ptr::null_mut(), libc::WNOHANG) } == 0 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
     }
 }
 
@@ -294,6 +315,7 @@ fn start(name: &'static str, spec: &ServerSpec, plan: &Plan) -> Result<Server, E
         let _ = std::fs::remove_file(&stderr_path);
         Error::environment(format!("starting the {name} server ({program}): {e}"))
     })?;
+    STARTED.lock().unwrap_or_else(|p| p.into_inner()).push(child.id() as libc::pid_t);
     Ok(Server {
         name,
         url: format!("http://127.0.0.1:{port}"),
