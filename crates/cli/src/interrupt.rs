@@ -162,6 +162,8 @@ fn on_received(on: OnInterrupt, signal: libc::c_int) {
     if let Some(pending) = pending {
         pending.write();
     }
+    // `ab --http`'s servers live in process groups of their own: exiting leaves them running.
+    jsoncost::ab_http::kill_started_servers();
     std::process::exit(EXIT_STATUS);
 }
 

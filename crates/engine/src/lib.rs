@@ -17,6 +17,7 @@
 #![deny(missing_docs)]
 
 pub mod alloc;
+pub mod http_ab;
 pub mod http_figures;
 pub mod lockstep;
 pub mod machine;
@@ -28,6 +29,7 @@ pub mod stages;
 pub mod stats;
 pub mod summary;
 
+pub use http_ab::{HttpAbFigure, HttpAbSide, HttpAbSlice, HttpAbTable, LATENCY_QUANTILES, LatencyPoint, Placement};
 pub use http_figures::{HttpErrors, HttpFigures, HttpLoss, HttpStop, LossKind};
 pub use model::{
     AllocatorComparison, AllocatorRow, Contract, CpuWait, DifferenceKind, Experiment, ExperimentKind, FLOOR, Fidelity, Machine,

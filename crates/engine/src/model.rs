@@ -194,8 +194,8 @@ impl Rates {
             ExperimentKind::Store => self.reads_per_s,
             ExperimentKind::Stream => self.bodies_per_s,
             ExperimentKind::Http => self.requests_per_s,
-            // Findings, never advised on: no rate.
-            ExperimentKind::Safety => 0.0,
+            // Findings, never advised on: no rate. An A/B's verdicts are its own, not advice.
+            ExperimentKind::Safety | ExperimentKind::HttpAb => 0.0,
         }
     }
 
@@ -206,7 +206,7 @@ impl Rates {
             ExperimentKind::Store => self.reads_per_s = per_s,
             ExperimentKind::Stream => self.bodies_per_s = per_s,
             ExperimentKind::Http => self.requests_per_s = per_s,
-            ExperimentKind::Safety => {}
+            ExperimentKind::Safety | ExperimentKind::HttpAb => {}
         }
     }
 }
@@ -283,7 +283,7 @@ impl Machine {
 }
 
 /// Which experiment measured a table; renderers choose columns and wording by it. Serialized
-/// as lowercase names (`micro`, `store`, `stream`, `http`, `safety`).
+/// as lowercase names (`micro`, `store`, `stream`, `http`, `safety`, `http-ab`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ExperimentKind {
@@ -297,16 +297,21 @@ pub enum ExperimentKind {
     Http,
     /// Hostile inputs run in child processes (`crate::safety`): findings, not timings.
     Safety,
+    /// `jsoncost ab --http`: one request on two servers (rows `base`, `new`, with the http
+    /// figures), its own record in [`Experiment::http_ab`].
+    #[serde(rename = "http-ab")]
+    HttpAb,
 }
 
 impl ExperimentKind {
-    /// Every experiment, in the order a run measures them.
-    pub const ALL: [ExperimentKind; 5] = [
+    /// Every experiment kind: the five a run measures, in that order, then `ab --http`'s.
+    pub const ALL: [ExperimentKind; 6] = [
         ExperimentKind::Micro,
         ExperimentKind::Store,
         ExperimentKind::Stream,
         ExperimentKind::Http,
         ExperimentKind::Safety,
+        ExperimentKind::HttpAb,
     ];
 
     /// The name results files and the command line use: `micro`, `store`, ...
@@ -317,6 +322,7 @@ impl ExperimentKind {
             ExperimentKind::Stream => "stream",
             ExperimentKind::Http => "http",
             ExperimentKind::Safety => "safety",
+            ExperimentKind::HttpAb => "http-ab",
         }
     }
 }
@@ -348,6 +354,10 @@ pub struct Experiment {
     /// from); every renderer words it, the advisor reads it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<crate::summary::Summary>,
+    /// An http A/B table's own record (servers, placement, latency distributions, slices);
+    /// present exactly on `ExperimentKind::HttpAb` tables.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_ab: Option<crate::http_ab::HttpAbTable>,
 }
 
 /// How a table's strategies share the machine's time.
@@ -729,6 +739,7 @@ impl Experiment {
             rows: Vec::new(),
             schedule: Schedule::Sequential,
             summary: None,
+            http_ab: None,
         }
     }
 

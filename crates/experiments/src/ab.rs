@@ -143,7 +143,7 @@ impl std::str::FromStr for CpuChoice {
 }
 
 /// The CPUs this process may run on (its affinity mask).
-fn allowed_cpus() -> std::io::Result<Vec<usize>> {
+pub(crate) fn allowed_cpus() -> std::io::Result<Vec<usize>> {
     // SAFETY: a zeroed cpu_set_t is a valid empty set, filled by the call.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
     if unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) } != 0 {

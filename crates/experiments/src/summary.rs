@@ -21,7 +21,7 @@ pub fn of(exp: &Experiment) -> Option<Summary> {
     match exp.experiment {
         ExperimentKind::Store => store(exp).map(Summary::Store),
         ExperimentKind::Stream => stream(exp).map(Summary::Stream),
-        ExperimentKind::Micro | ExperimentKind::Http | ExperimentKind::Safety => None,
+        ExperimentKind::Micro | ExperimentKind::Http | ExperimentKind::Safety | ExperimentKind::HttpAb => None,
     }
 }
 

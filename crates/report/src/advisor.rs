@@ -51,7 +51,7 @@ fn unit(kind: Kind, rates: &Rates) -> Unit {
         Kind::Micro => ("operation", "operations"),
         Kind::Store => ("read", "reads"),
         Kind::Stream => ("body", "bodies"),
-        Kind::Http => ("req", "req"),
+        Kind::Http | Kind::HttpAb => ("req", "req"),
         Kind::Safety => ("input", "inputs"),
     };
     Unit {
@@ -130,8 +130,9 @@ fn relative_to(base: &Row, row: &Row) -> Row {
 /// stream's typed rows against their buffered typed row), so not listed as an "if you only
 /// need ..." option here.
 fn advise_against(exp: &Experiment, rates: &Rates, apart: Option<Contract>) -> Option<Advice> {
-    // Findings about hostile input, not a choice between strategies doing the same job.
-    if exp.experiment == Kind::Safety {
+    // Findings about hostile input, not a choice between strategies doing the same job; an
+    // http A/B's two servers are decided by its own verdicts (`crate::ab`), not advised on.
+    if matches!(exp.experiment, Kind::Safety | Kind::HttpAb) {
         return None;
     }
     let base = exp.baseline()?;

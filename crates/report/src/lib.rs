@@ -16,6 +16,7 @@
 #![deny(missing_docs)]
 
 pub mod ab;
+pub mod ab_http;
 mod advice;
 pub mod advisor;
 pub mod allocators;

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use anyhow::anyhow;
 use jsoncost::ab_http::{HttpAbSettings, Request, ServerSpec, parse_requests};
 use jsoncost_http::loadgen::SliceLength;
-use jsoncost_report::ab;
+use jsoncost_report::{Format, ab};
 
 use super::ab::AbArgs;
 use crate::args::{Seconds, positive_rate, share};
@@ -77,6 +77,13 @@ pub struct HttpAbArgs {
     /// With --http: a server is lost once more than this share of its finished requests failed.
     #[arg(long, value_name = "SHARE", default_value = "50%", value_parser = share)]
     pub max_error_share: f64,
+    /// With --http: do not pin. By default, where this process may run on two CPUs or more,
+    /// the load generator (one thread) runs on the first and the servers started from
+    /// --base-cmd/--new-cmd on the rest (said on stderr and recorded per server in results.json);
+    /// servers reached by --base-url/--new-url are never re-pinned. (--cpu is for two builds'
+    /// experiments, not --http.)
+    #[arg(long)]
+    pub no_pin: bool,
     /// With --http: write the tables (results.json) here, also when the load stopped early.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
@@ -134,18 +141,22 @@ pub fn run(ab_args: &AbArgs) -> anyhow::Result<()> {
         timeout: args.request_timeout.duration(),
         max_error_share: args.max_error_share,
         seed: jsoncost_engine::DEFAULT_SCHEDULE_SEED,
+        pin: !args.no_pin,
+        threshold: ab_args.threshold,
     };
-    let measured = jsoncost::ab_http::run(&settings, &interrupt::interrupted).map_err(library)?;
-    for note in &measured.notes {
-        eprintln!("{note}");
-    }
+    let measured = jsoncost::ab_http::run(&settings, &interrupt::interrupted, &mut |note| eprintln!("{note}")).map_err(library)?;
     if let Some(path) = &args.out {
         jsoncost::output::write_results_of(&measured.results, path).map_err(library)?;
     }
     let format = ab_args.format;
     print_stdout(&jsoncost_report::render(&measured.results, format, false))?;
-    let comparison = ab::ab(std::slice::from_ref(&measured.pairs), ab_args.threshold).allowing_missing(ab_args.allow_missing);
-    print_stdout(&format.exporter().ab(&comparison))?;
+    let comparison = jsoncost_report::ab_http::comparison(&measured.results.experiments)
+        .unwrap_or_else(|| ab::ab(&[], ab_args.threshold))
+        .allowing_missing(ab_args.allow_missing);
+    // The HTML report holds each request's verdicts in its section: one document.
+    if format != Format::Html {
+        print_stdout(&format.exporter().ab(&comparison))?;
+    }
     if let Some(failure) = measured.failure {
         return Err(library(failure));
     }

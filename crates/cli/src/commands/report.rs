@@ -40,7 +40,15 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<()> {
             eprintln!("{what} written to {}", path.display());
         }
     }
-    print_stdout(&jsoncost_report::render(&results, args.format, use_color()))
+    print_stdout(&jsoncost_report::render(&results, args.format, use_color()))?;
+    // An http A/B's verdicts, decided again from its slices at its recorded threshold: after the
+    // tables in a reader's format (the HTML holds them in each section; JSON is the file).
+    if args.format.exporter().prints_each_table()
+        && let Some(comparison) = jsoncost_report::ab_http::comparison(&results.experiments)
+    {
+        print_stdout(&args.format.exporter().ab(&comparison))?;
+    }
+    Ok(())
 }
 
 /// Fails before anything is written: exit 2 for a directory, 3 when the file cannot be.

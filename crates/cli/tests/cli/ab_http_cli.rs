@@ -1,6 +1,8 @@
 //! `jsoncost ab --http`: answers that differ stop it before any load (exit 2, the request and
-//! the JSON pointer named), a server dying mid-load ends it (exit 3, results written), and the
-//! same server on both sides runs to its verdict. Loopback only, every run bounded.
+//! the JSON pointer named); a server dying, killed or stopped mid-load ends it (exit 3, results
+//! written, the server named), Ctrl-C too (exit 130, both servers reaped); the servers started
+//! here run on the CPUs said; the same server on both sides runs to its verdict. Loopback only,
+//! every run bounded, every server stopped by its PID.
 
 use assert_cmd::Command;
 use predicates::prelude::*;
@@ -143,4 +145,440 @@ fn the_same_server_on_both_sides_runs_to_a_verdict() {
         assert_eq!(r["rounds_ns"].as_array().unwrap().len(), 4, "{r}");
         assert!(r["http"]["server_cpu_ns_per_req"].as_f64().is_some(), "{r}");
     }
+}
+
+/// CPU lists as the kernel writes them in /proc/PID/status (`0-1`, `1`, `1,3-5`).
+fn cpu_list(cpus: &[usize]) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < cpus.len() {
+        let mut j = i;
+        while j + 1 < cpus.len() && cpus[j + 1] == cpus[j] + 1 {
+            j += 1;
+        }
+        out.push(if i == j {
+            cpus[i].to_string()
+        } else {
+            format!("{}-{}", cpus[i], cpus[j])
+        });
+        i = j + 1;
+    }
+    out.join(",")
+}
+
+/// `Cpus_allowed_list` of a /proc status text, as CPU numbers.
+fn allowed_in(status: &str) -> Vec<usize> {
+    let list = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .expect("a Cpus_allowed_list line")
+        .trim();
+    list.split(',')
+        .flat_map(|part| match part.split_once('-') {
+            Some((a, b)) => (a.parse().unwrap()..=b.parse().unwrap()).collect::<Vec<usize>>(),
+            None => vec![part.parse().unwrap()],
+        })
+        .collect()
+}
+
+/// `jsoncost serve` as `serve_cmd`, through a shell that first writes its PID (the server's, as
+/// it execs it) to `DIR/NAME.pid` and the CPUs it may run on (inherited by the server) to
+/// `DIR/NAME.cpus`.
+fn serve_recording_cpus(dir: &std::path::Path, name: &str) -> String {
+    format!(
+        "sh -c 'echo $$ > {pid}; grep Cpus_allowed_list /proc/self/status > {cpus}; exec \"$0\" serve --addr 127.0.0.1:{{port}} --mode typed/serde_json --store redb:{db}' '{bin}'",
+        pid = dir.join(format!("{name}.pid")).display(),
+        cpus = dir.join(format!("{name}.cpus")).display(),
+        db = dir.join(format!("{name}.redb")).display(),
+        bin = assert_cmd::cargo::cargo_bin("jsoncost").display(),
+    )
+}
+
+/// The CPUs each started server was allowed, read from what it wrote.
+fn recorded_cpus(dir: &std::path::Path, name: &str) -> String {
+    let text = std::fs::read_to_string(dir.join(format!("{name}.cpus"))).unwrap();
+    cpu_list(&allowed_in(&text))
+}
+
+#[test]
+fn started_servers_are_pinned_apart_from_the_load_generator_as_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    let allowed = allowed_in(&std::fs::read_to_string("/proc/self/status").unwrap());
+    let assert = ab_http("2")
+        .args(["--threshold", "50%", "-c", "2"])
+        .args(["--base-cmd", &serve_recording_cpus(dir.path(), "base")])
+        .args(["--new-cmd", &serve_recording_cpus(dir.path(), "new")])
+        .arg("--out")
+        .arg(&out)
+        .assert();
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
+    let results: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let record = &results["experiments"][0]["http_ab"];
+    assert_eq!(results["experiments"][0]["experiment"], "http-ab");
+    let name = |c: &[usize]| {
+        let list = c.iter().map(usize::to_string).collect::<Vec<_>>().join(",");
+        if c.len() == 1 {
+            format!("CPU {list}")
+        } else {
+            format!("CPUs {list}")
+        }
+    };
+    if let [first, rest @ ..] = allowed.as_slice()
+        && !rest.is_empty()
+    {
+        assert!(
+            stderr.contains(&format!(
+                "pinned: load generator on CPU {first}, servers started here on {}\n",
+                name(rest)
+            )),
+            "{stderr}"
+        );
+        for side in ["base", "new"] {
+            assert_eq!(recorded_cpus(dir.path(), side), cpu_list(rest), "{side}");
+            assert_eq!(
+                record[side]["placement"],
+                serde_json::json!({"kind": "pinned", "cpus": rest, "load_generator": [first]})
+            );
+        }
+    } else {
+        assert!(
+            stderr.contains(&format!(
+                "not pinned: this process may run on one CPU only ({}): the load generator and the servers share it",
+                name(&allowed)
+            )),
+            "{stderr}"
+        );
+        assert_eq!(recorded_cpus(dir.path(), "base"), cpu_list(&allowed));
+    }
+}
+
+#[test]
+fn no_pin_and_a_single_cpu_leave_the_servers_where_they_were_and_say_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let allowed = allowed_in(&std::fs::read_to_string("/proc/self/status").unwrap());
+    ab_http("2")
+        .args(["--threshold", "50%", "-c", "2", "--no-pin"])
+        .args(["--base-cmd", &serve_recording_cpus(dir.path(), "base")])
+        .args(["--new-cmd", &serve_recording_cpus(dir.path(), "new")])
+        .assert()
+        .stderr(predicate::str::contains("not pinned: --no-pin\n"));
+    assert_eq!(recorded_cpus(dir.path(), "new"), cpu_list(&allowed));
+
+    // One CPU allowed (taskset -c 0, where there is one and CPU 0 is ours).
+    let taskset = std::process::Command::new("taskset").arg("-V").output();
+    if taskset.is_err() || !allowed.contains(&0) {
+        eprintln!("skipped the one-CPU case: no taskset, or CPU 0 is not allowed");
+        return;
+    }
+    let one = tempfile::tempdir().unwrap();
+    let mut c = Command::new("taskset");
+    c.env("NO_COLOR", "1").timeout(Duration::from_secs(120));
+    c.args(["-c", "0"])
+        .arg(assert_cmd::cargo::cargo_bin("jsoncost"))
+        .args([
+            "ab",
+            "--http",
+            "--path",
+            "/items/1",
+            "--rounds",
+            "2",
+            "--slice",
+            "0.1",
+            "--ready-timeout",
+            "30",
+        ])
+        .args(["--threshold", "50%", "-c", "2"])
+        .args(["--base-cmd", &serve_recording_cpus(one.path(), "base")])
+        .args(["--new-cmd", &serve_recording_cpus(one.path(), "new")])
+        .assert()
+        .stderr(predicate::str::contains(
+            "not pinned: this process may run on one CPU only (CPU 0): the load generator and the servers share it\n",
+        ));
+    assert_eq!(recorded_cpus(one.path(), "base"), "0");
+}
+
+/// A `jsoncost serve` the test starts itself (so it can stop or kill it), on a free port of
+/// 127.0.0.1; killed and reaped (continued first) when dropped.
+struct Served {
+    child: std::process::Child,
+    url: String,
+}
+
+impl Served {
+    fn start(dir: &std::path::Path, name: &str) -> Served {
+        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("jsoncost"))
+            .args(["serve", "--addr", &format!("127.0.0.1:{port}"), "--mode", "typed/serde_json"])
+            .arg("--store")
+            .arg(format!("redb:{}", dir.join(format!("{name}.redb")).display()))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        Served {
+            child,
+            url: format!("http://127.0.0.1:{port}"),
+        }
+    }
+
+    fn pid(&self) -> String {
+        self.child.id().to_string()
+    }
+
+    fn signal(&self, signal: libc::c_int) {
+        // SAFETY: signalling the child this test started (not yet reaped: it is reaped on drop).
+        assert_eq!(unsafe { libc::kill(self.child.id() as libc::pid_t, signal) }, 0);
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        // SAFETY: as in `signal` (SIGKILL ends a stopped process too; SIGCONT is for clarity).
+        unsafe { libc::kill(self.child.id() as libc::pid_t, libc::SIGCONT) };
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A jsoncost run whose stderr is read line by line as it comes.
+struct Watched {
+    child: std::process::Child,
+    lines: std::sync::mpsc::Receiver<String>,
+    stderr: String,
+}
+
+impl Watched {
+    fn spawn(args: &[String]) -> Watched {
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("jsoncost"))
+            .env("NO_COLOR", "1")
+            .args(args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let (tx, lines) = std::sync::mpsc::channel();
+        let stderr = child.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        Watched {
+            child,
+            lines,
+            stderr: String::new(),
+        }
+    }
+
+    /// Waits (at most `limit`) for a stderr line starting with `start`.
+    fn wait_for(&mut self, start: &str, limit: Duration) {
+        let deadline = Instant::now() + limit;
+        while let Ok(line) = self.lines.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            self.stderr.push_str(&line);
+            self.stderr.push('\n');
+            if line.starts_with(start) {
+                return;
+            }
+        }
+        panic!("no line starting with {start:?} within {limit:?}; stderr so far:\n{}", self.stderr);
+    }
+
+    /// Its exit code once it exits (within `limit`, else killed and the test fails), with all
+    /// of its stderr.
+    fn exit(&mut self, limit: Duration) -> (i32, Duration) {
+        let started = Instant::now();
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            if started.elapsed() > limit {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                panic!("still running {limit:?} later; stderr:\n{}", self.stderr);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let took = started.elapsed();
+        while let Ok(line) = self.lines.recv_timeout(Duration::from_secs(5)) {
+            self.stderr.push_str(&line);
+            self.stderr.push('\n');
+        }
+        (status.code().unwrap_or(-1), took)
+    }
+}
+
+impl Drop for Watched {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `ab --http` of the test's own two servers by URL and PID: 200 rounds of 0.1 s slices (far
+/// longer than any test waits), each request given `--request-timeout 1`.
+fn ab_of(base: &Served, new: &Served, out: &std::path::Path) -> Vec<String> {
+    [
+        "ab",
+        "--http",
+        "--path",
+        "/items/1",
+        "--rounds",
+        "200",
+        "--slice",
+        "0.1",
+        "--ready-timeout",
+        "30",
+        "--request-timeout",
+        "1",
+        "-c",
+        "2",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([
+        "--base-url".into(),
+        base.url.clone(),
+        "--base-pid".into(),
+        base.pid(),
+        "--new-url".into(),
+        new.url.clone(),
+        "--new-pid".into(),
+        new.pid(),
+        "--out".into(),
+        out.display().to_string(),
+    ])
+    .collect()
+}
+
+/// What a run stopped by the new server's fault wrote: the http A/B table, base's row ok and
+/// new's failed, the servers' PIDs and placement recorded.
+fn check_lost_new(out: &std::path::Path, base: &Served, new: &Served) {
+    let results: serde_json::Value = serde_json::from_slice(&std::fs::read(out).unwrap()).unwrap();
+    let table = &results["experiments"][0];
+    assert_eq!((&table["experiment"], &table["table"]), (&"http-ab".into(), &"GET /items/1".into()));
+    let rows = table["rows"].as_array().unwrap();
+    let status = |m: &str| rows.iter().find(|r| r["method"] == m).unwrap()["status"].clone();
+    assert_eq!((status("base"), status("new")), ("ok".into(), "failed".into()));
+    let record = &table["http_ab"];
+    assert_eq!(record["base"]["pid"], base.child.id());
+    assert_eq!(record["new"]["pid"], new.child.id());
+    assert_eq!(
+        record["new"]["placement"],
+        serde_json::json!({"kind": "not_pinned", "reason": "no server is started here (--base-url/--new-url servers keep their own CPUs)"})
+    );
+    assert!(!record["base"]["slices"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn a_server_stopped_mid_load_exits_3_within_its_bound_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    let (base, new) = (Served::start(dir.path(), "base"), Served::start(dir.path(), "new"));
+    let mut ab = Watched::spawn(&ab_of(&base, &new, &out));
+    ab.wait_for("load ends within", Duration::from_secs(60));
+    std::thread::sleep(Duration::from_secs(1));
+    new.signal(libc::SIGSTOP);
+    // Lost once it has had no success for twice --request-timeout (2 s) after its slice
+    // begins (a slice of 0.1 s away at most); the rest is slack for a loaded machine.
+    let (code, took) = ab.exit(Duration::from_secs(30));
+    assert_eq!(code, 3, "{}", ab.stderr);
+    assert!(took < Duration::from_secs(15), "{took:?}: {}", ab.stderr);
+    assert!(
+        ab.stderr.contains("the new server was lost during the load (GET /items/1): "),
+        "{}",
+        ab.stderr
+    );
+    check_lost_new(&out, &base, &new);
+}
+
+#[test]
+fn a_server_killed_mid_load_exits_3_with_the_results_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    let (base, mut new) = (Served::start(dir.path(), "base"), Served::start(dir.path(), "new"));
+    let mut ab = Watched::spawn(&ab_of(&base, &new, &out));
+    ab.wait_for("load ends within", Duration::from_secs(60));
+    std::thread::sleep(Duration::from_secs(1));
+    new.signal(libc::SIGKILL);
+    let _ = new.child.wait();
+    let (code, _) = ab.exit(Duration::from_secs(30));
+    assert_eq!(code, 3, "{}", ab.stderr);
+    assert!(
+        ab.stderr.contains("the new server was lost during the load (GET /items/1): "),
+        "{}",
+        ab.stderr
+    );
+    check_lost_new(&out, &base, &new);
+}
+
+/// `ab --http` of two servers it starts (200 rounds of 0.1 s slices, far longer than the test
+/// waits), sent SIGINT `signals` times mid-load: it exits 130 and both servers, whose PIDs
+/// their shells wrote, are gone (stopped and reaped: not even a zombie left). The results
+/// file, when written.
+fn interrupted_mid_load(signals: usize) -> Option<serde_json::Value> {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    let mut args: Vec<String> = [
+        "ab",
+        "--http",
+        "--path",
+        "/items/1",
+        "--rounds",
+        "200",
+        "--slice",
+        "0.1",
+        "--ready-timeout",
+        "30",
+        "-c",
+        "2",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.extend([
+        "--base-cmd".into(),
+        serve_recording_cpus(dir.path(), "base"),
+        "--new-cmd".into(),
+        serve_recording_cpus(dir.path(), "new"),
+        "--out".into(),
+        out.display().to_string(),
+    ]);
+    let mut ab = Watched::spawn(&args);
+    ab.wait_for("load ends within", Duration::from_secs(60));
+    std::thread::sleep(Duration::from_secs(2));
+    for _ in 0..signals {
+        // SAFETY: signalling the jsoncost process this test started.
+        assert_eq!(unsafe { libc::kill(ab.child.id() as libc::pid_t, libc::SIGINT) }, 0);
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let (code, _) = ab.exit(Duration::from_secs(30));
+    assert_eq!(code, 130, "{}", ab.stderr);
+    for side in ["base", "new"] {
+        let pid = std::fs::read_to_string(dir.path().join(format!("{side}.pid"))).unwrap();
+        let pid = pid.trim();
+        assert!(
+            !std::path::Path::new(&format!("/proc/{pid}")).exists(),
+            "{side} server {pid} is still there"
+        );
+    }
+    std::fs::read(&out).ok().map(|b| serde_json::from_slice(&b).unwrap())
+}
+
+#[test]
+fn ctrl_c_mid_load_exits_130_with_both_servers_reaped_and_the_measured_written() {
+    let results = interrupted_mid_load(1).expect("results written");
+    assert_eq!(results["interrupted"], true);
+    let record = &results["experiments"][0]["http_ab"];
+    for side in ["base", "new"] {
+        assert!(record[side]["pid"].as_u64().is_some(), "{side}: {record}");
+        assert!(!record[side]["slices"].as_array().unwrap().is_empty(), "{side}: {record}");
+    }
+}
+
+#[test]
+fn a_second_ctrl_c_exits_at_once_and_still_reaps_both_servers() {
+    interrupted_mid_load(2);
 }

@@ -27,7 +27,7 @@ impl View {
             ExperimentKind::Micro => micro::columns(),
             ExperimentKind::Store => store::columns(exp),
             ExperimentKind::Stream => stream::columns(),
-            ExperimentKind::Http => http::columns(exp),
+            ExperimentKind::Http | ExperimentKind::HttpAb => http::columns(exp),
             ExperimentKind::Safety => unreachable!("returned above"),
         };
         let ok: Vec<&Row> = exp.rows.iter().filter(|r| r.is_ok()).collect();

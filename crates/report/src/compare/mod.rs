@@ -58,7 +58,9 @@ pub const HTTP_ALLOCATION_TOLERANCE: f64 = 0.01;
 /// Whether an allocation figure grew beyond what counts on `kind`'s rows.
 pub fn allocation_grew(kind: ExperimentKind, base: Option<f64>, new: Option<f64>) -> bool {
     match (base, new) {
-        (Some(b), Some(n)) if kind == ExperimentKind::Http => n - b >= ALLOCATION_TOLERANCE_BYTES.max(b * HTTP_ALLOCATION_TOLERANCE),
+        (Some(b), Some(n)) if matches!(kind, ExperimentKind::Http | ExperimentKind::HttpAb) => {
+            n - b >= ALLOCATION_TOLERANCE_BYTES.max(b * HTTP_ALLOCATION_TOLERANCE)
+        }
         (Some(b), Some(n)) => n - b >= ALLOCATION_TOLERANCE_BYTES,
         _ => false,
     }

@@ -47,6 +47,7 @@ pub(super) fn render(exp: &Experiment, id: &str) -> String {
         }
         out.push_str("</div>\n");
     }
+    out.push_str(&super::http_ab::section(exp));
     out.push_str("</section>\n");
     out
 }
@@ -95,13 +96,13 @@ fn charts(exp: &Experiment) -> Vec<Chart> {
     let ok: Vec<&Row> = exp.rows.iter().filter(|r| r.is_ok()).collect();
     let per = match exp.experiment {
         Kind::Stream => "run",
-        Kind::Http => "request",
+        Kind::Http | Kind::HttpAb => "request",
         Kind::Store => "read",
         Kind::Micro => "operation",
         Kind::Safety => return Vec::new(),
     };
     let charts = match exp.experiment {
-        Kind::Http => vec![
+        Kind::Http | Kind::HttpAb => vec![
             value_chart(
                 "req-per-s",
                 "Requests per second",

@@ -3,8 +3,10 @@
 
 mod allocators;
 mod charts;
+mod curves;
 mod escape;
 mod experiment;
+mod http_ab;
 mod safety;
 
 pub(crate) use escape::{esc, slug};
@@ -189,9 +191,15 @@ fn page(title: &str, body: &str) -> String {
 /// compared and the note.
 fn verdicts_page(v: &Verdicts) -> String {
     let verdict = if v.regression { "Regression" } else { "No regression" };
+    page(&format!("{} {verdict}", v.command), &verdicts_body(v))
+}
+
+/// The summary, the verdict table, what was not compared and the note (a page's body, or an
+/// http A/B's section's end).
+fn verdicts_body(v: &Verdicts) -> String {
     let mut body = format!("<p class=\"note\">{}</p>\n", esc(&v.summary));
     if !v.rows.is_empty() {
-        body.push_str("<div class=\"table-wrap\">\n<table>\n<thead><tr>");
+        body.push_str("<div class=\"table-wrap\">\n<table class=\"verdicts\">\n<thead><tr>");
         for (name, align) in v.columns {
             let class = if *align == Align::Right { " class=\"num\"" } else { "" };
             let _ = write!(body, "<th scope=\"col\"{class}>{}</th>", esc(name));
@@ -217,5 +225,5 @@ fn verdicts_page(v: &Verdicts) -> String {
         }
         body.push_str("</ul>\n");
     }
-    page(&format!("{} {verdict}", v.command), &body)
+    body
 }

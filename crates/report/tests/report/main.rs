@@ -7,6 +7,7 @@ mod compare;
 mod destinations;
 mod files;
 mod html;
+mod http_ab;
 mod junit;
 mod render;
 mod simd_note;

@@ -8,6 +8,12 @@
 //! request for `report::ab`'s verdicts: time per request (the inverse of req/s), p99 latency
 //! and server CPU per request.
 //!
+//! The tables are their own kind (`ExperimentKind::HttpAb`): the rows `base` and `new` with the
+//! http figures, and the record [`jsoncost_engine::HttpAbTable`] (where each server ran, its
+//! latency distribution, every slice), from which `jsoncost_report::ab_http` takes the paired
+//! figures. Where the machine allows, the load generator and the servers started here run on
+//! CPUs apart ([`pin`]).
+//!
 //! Every wait is bounded: the readiness probe by `ready_timeout`, the check by one timeout per
 //! request and server, the load by `SliceSpec::bound`. A server that dies, stalls or answers a
 //! 5xx mid-load loses the load at once ([`LossRule::first_server_error`], the stall rule); what
@@ -22,15 +28,21 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use jsoncost_codecs::{Canonical, exact};
-use jsoncost_engine::{Experiment, ExperimentKind, Results, Row, Schedule};
+use jsoncost_engine::{
+    Experiment, ExperimentKind, HttpAbSide, HttpAbSlice, HttpAbTable, LATENCY_QUANTILES, LatencyPoint, Placement, Results, Schedule,
+};
 use jsoncost_http::ServerCost;
 use jsoncost_http::loadgen::{self, LossRule, Rounds, Slice, SliceLength, SliceRun, SliceSpec, SliceTarget, StopReason};
 use jsoncost_http::proc_probe::ProcProbe;
-use jsoncost_http::row::sliced_rows;
+use jsoncost_http::row::{sliced_rows, total_report};
 use serde_json::{Map, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::Error;
+
+pub mod pin;
+
+use pin::Plan;
 
 /// How one side's server is reached.
 #[derive(Debug, Clone, PartialEq)]
@@ -155,19 +167,20 @@ pub struct HttpAbSettings {
     pub max_error_share: f64,
     /// Seeds each round's order.
     pub seed: u64,
+    /// Pin the load generator and the servers started here to CPUs apart, where the machine
+    /// allows ([`pin::plan`]); false is `--no-pin`.
+    pub pin: bool,
+    /// The verdicts' threshold (a fraction), recorded with the tables.
+    pub threshold: f64,
 }
 
 /// A measured A/B: the tables and the pairs `report::ab` decides from.
 #[derive(Debug)]
 pub struct HttpAb {
-    /// One http table per request, rows `base` and `new` (Ratio: new/base time per request,
-    /// paired round by round).
+    /// One http A/B table per request (`ExperimentKind::HttpAb`), rows `base` and `new`
+    /// (Ratio: new/base time per request, paired round by round) and its record
+    /// ([`HttpAbTable`]); `jsoncost_report::ab_http::comparison` decides them.
     pub results: Results,
-    /// Base's and new's paired quantities per request (tables named as the requests; rows
-    /// `time per request`, `p99 latency`, `server CPU per request`), for `report::ab::ab`.
-    pub pairs: jsoncost_report::ab::Run,
-    /// For the reader: what was verified, where the servers ran.
-    pub notes: Vec<String>,
     /// The load stopped early (a server lost, Ctrl-C): exit 3 (or 130) once everything is
     /// written.
     pub failure: Option<Error>,
@@ -181,6 +194,9 @@ struct Server {
     /// Started here: stopped and reaped at the end.
     child: Option<Child>,
     stderr: Option<PathBuf>,
+    /// Its command line or URL, as the tables name it.
+    described: String,
+    placement: Placement,
 }
 
 impl Server {
@@ -221,6 +237,8 @@ impl Server {
             unsafe { libc::kill(-group, libc::SIGKILL) };
             let _ = child.kill();
             let _ = child.wait();
+            // Reaped: no longer for a second Ctrl-C to kill (until then it still is).
+            STARTED.lock().unwrap_or_else(|p| p.into_inner()).retain(|g| *g != group);
         }
         if let Some(path) = self.stderr.take() {
             let _ = std::fs::remove_file(path);
@@ -234,6 +252,25 @@ impl Drop for Server {
     }
 }
 
+/// The process groups of the servers started here and not yet stopped, for
+/// [`kill_started_servers`].
+static STARTED: std::sync::Mutex<Vec<libc::pid_t>> = std::sync::Mutex::new(Vec::new());
+
+/// SIGKILLs the process group of every server started here and not yet stopped, and reaps
+/// each (within a second): for a process about to exit without unwinding (a second Ctrl-C),
+/// which would otherwise leave them running.
+pub fn kill_started_servers() {
+    let groups = std::mem::take(&mut *STARTED.lock().unwrap_or_else(|p| p.into_inner()));
+    for group in groups {
+        // SAFETY: a process group this code created; reaping only its leader, our child.
+        unsafe { libc::kill(-group, libc::SIGKILL) };
+        let deadline = Instant::now() + Duration::from_secs(1);
+        while unsafe { libc::waitpid(group, std::ptr::null_mut(), libc::WNOHANG) } == 0 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+}
+
 /// A free port on 127.0.0.1 (bound, then released for the server).
 fn free_port() -> Result<u16, Error> {
     let l = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| Error::environment(format!("finding a free port: {e}")))?;
@@ -242,7 +279,7 @@ fn free_port() -> Result<u16, Error> {
         .map_err(|e| Error::environment(format!("finding a free port: {e}")))
 }
 
-fn start(name: &'static str, spec: &ServerSpec) -> Result<Server, Error> {
+fn start(name: &'static str, spec: &ServerSpec, plan: &Plan) -> Result<Server, Error> {
     let words = match spec {
         ServerSpec::Running { url, pid } => {
             return Ok(Server {
@@ -251,6 +288,8 @@ fn start(name: &'static str, spec: &ServerSpec) -> Result<Server, Error> {
                 pid: *pid,
                 child: None,
                 stderr: None,
+                described: url.clone(),
+                placement: plan.placement(false),
             });
         }
         ServerSpec::Command(words) => words,
@@ -262,23 +301,29 @@ fn start(name: &'static str, spec: &ServerSpec) -> Result<Server, Error> {
     let fill = |w: &String| w.replace("{port}", &port);
     let stderr_path = std::env::temp_dir().join(format!("jsoncost-ab-http-{}-{name}.stderr", std::process::id()));
     let stderr = std::fs::File::create(&stderr_path).map_err(|e| Error::environment(format!("{}: {e}", stderr_path.display())))?;
-    let child = Command::new(fill(program))
+    let mut command = Command::new(fill(program));
+    command
         .args(args.iter().map(fill))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(stderr)
-        .process_group(0)
-        .spawn()
-        .map_err(|e| {
-            let _ = std::fs::remove_file(&stderr_path);
-            Error::environment(format!("starting the {name} server ({program}): {e}"))
-        })?;
+        .process_group(0);
+    if let Some(cpus) = plan.servers() {
+        pin::pin_child(&mut command, cpus);
+    }
+    let child = command.spawn().map_err(|e| {
+        let _ = std::fs::remove_file(&stderr_path);
+        Error::environment(format!("starting the {name} server ({program}): {e}"))
+    })?;
+    STARTED.lock().unwrap_or_else(|p| p.into_inner()).push(child.id() as libc::pid_t);
     Ok(Server {
         name,
         url: format!("http://127.0.0.1:{port}"),
         pid: Some(child.id()),
         child: Some(child),
         stderr: Some(stderr_path),
+        described: words.join(" "),
+        placement: plan.placement(true),
     })
 }
 
@@ -371,7 +416,9 @@ fn verify(servers: &[Server; 2], requests: &[Request], timeout: Duration, rt: &t
 
 /// Runs the A/B. `Err`: nothing was measured (a server that does not start or answer, answers
 /// that differ). A load stopped early still returns what was measured, with its `failure`.
-pub fn run(settings: &HttpAbSettings, interrupted: &(dyn Fn() -> bool + Sync)) -> Result<HttpAb, Error> {
+/// `note` hears, as it happens, what the reader is told: where the servers run and are pinned,
+/// what was verified, when the load will have ended.
+pub fn run(settings: &HttpAbSettings, interrupted: &(dyn Fn() -> bool + Sync), note: &mut dyn FnMut(String)) -> Result<HttpAb, Error> {
     if settings.requests.is_empty() {
         return Err(Error::usage("no request to send"));
     }
@@ -379,19 +426,22 @@ pub fn run(settings: &HttpAbSettings, interrupted: &(dyn Fn() -> bool + Sync)) -
         .enable_all()
         .build()
         .map_err(|e| Error::environment(format!("starting a runtime: {e}")))?;
-    let mut servers = [start("base", &settings.base)?, start("new", &settings.new)?];
+    let started = [&settings.base, &settings.new].iter().any(|s| matches!(s, ServerSpec::Command(_)));
+    let plan = Plan::here(settings.pin, started);
+    let mut servers = [start("base", &settings.base, &plan)?, start("new", &settings.new, &plan)?];
     for server in servers.iter_mut() {
         ready(server, &settings.ready_path, settings.ready_timeout, &rt)?;
     }
-    let mut notes = vec![format!("ab --http: base on {}, new on {}", servers[0].url, servers[1].url)];
+    note(format!("ab --http: base on {}, new on {}", servers[0].url, servers[1].url));
+    note(plan.note());
     if settings.verify {
         verify(&servers, &settings.requests, settings.timeout, &rt)?;
-        notes.push(format!(
+        note(format!(
             "verified: each of the {} requests answered by both servers with the same status and equal bodies (JSON compared exactly)",
             settings.requests.len()
         ));
     } else {
-        notes.push("not verified (--no-verify): the answers were not compared".to_string());
+        note("not verified (--no-verify): the answers were not compared".to_string());
     }
     // The load runs on a runtime of its own.
     drop(rt);
@@ -435,7 +485,7 @@ pub fn run(settings: &HttpAbSettings, interrupted: &(dyn Fn() -> bool + Sync)) -
         warmup: true,
         ..SliceSpec::closed(targets, settings.connections)
     };
-    notes.push(format!("load ends within {} s", spec.bound().as_secs()));
+    note(format!("load ends within {} s", spec.bound().as_secs()));
     let pids = settings.requests.iter().flat_map(|_| servers.iter().map(|s| s.pid)).collect();
     let mut probe = ProcProbe::new(pids);
     let cancel = CancellationToken::new();
@@ -450,12 +500,25 @@ pub fn run(settings: &HttpAbSettings, interrupted: &(dyn Fn() -> bool + Sync)) -
                 std::thread::sleep(Duration::from_millis(50));
             }
         });
-        let run = loadgen::run_slices(&spec, &mut probe, &cancel);
+        // The load generator's one thread (a current-thread runtime on this one) on its CPU.
+        let pinned = match &plan {
+            Plan::Pin { load_generator, .. } => Some(pin::ThreadPin::new(load_generator).map_err(|e| {
+                Error::environment(format!(
+                    "pinning the load generator to {}: {e} (--no-pin runs without pinning)",
+                    pin::cpus(load_generator)
+                ))
+            })),
+            Plan::None(_) => None,
+        }
+        .transpose();
+        let run = match pinned {
+            Ok(_pin) => loadgen::run_slices(&spec, &mut probe, &cancel).map_err(|e| Error::environment(e.to_string())),
+            Err(e) => Err(e),
+        };
         done.store(true, std::sync::atomic::Ordering::Relaxed);
         let _ = watcher.join();
         run
-    })
-    .map_err(|e| Error::environment(e.to_string()))?;
+    })?;
     let failure = match (run.stop, run.lost) {
         (_, Some(lost)) => {
             let server = &mut servers[lost.target % 2];
@@ -475,19 +538,15 @@ pub fn run(settings: &HttpAbSettings, interrupted: &(dyn Fn() -> bool + Sync)) -
     for s in servers.iter_mut() {
         s.stop();
     }
-    let (results, pairs) = tables(settings, &run);
-    Ok(HttpAb {
-        results,
-        pairs,
-        notes,
-        failure,
-    })
+    let mut results = tables(settings, &servers, &run);
+    // What was measured before a Ctrl-C is written, marked as such.
+    results.interrupted = matches!(failure, Some(Error::Interrupted));
+    Ok(HttpAb { results, failure })
 }
 
-/// The tables of a measured run: per request, the two servers' rows, and the paired quantities.
-fn tables(settings: &HttpAbSettings, run: &SliceRun<Option<ServerCost>>) -> (Results, jsoncost_report::ab::Run) {
+/// The tables of a measured run: per request, the two servers' rows and its record.
+fn tables(settings: &HttpAbSettings, servers: &[Server; 2], run: &SliceRun<Option<ServerCost>>) -> Results {
     let mut results = crate::output::new_results(false);
-    let (mut base, mut new) = (results.clone(), results.clone());
     for (i, request) in settings.requests.iter().enumerate() {
         // The request's two targets alone, so the rows' paired ratios are new to base.
         let pair = SliceRun {
@@ -499,55 +558,75 @@ fn tables(settings: &HttpAbSettings, run: &SliceRun<Option<ServerCost>>) -> (Res
             }),
             ..run.clone()
         };
-        let mut exp = Experiment::new(ExperimentKind::Http, request.label());
+        let mut exp = Experiment::new(ExperimentKind::HttpAb, request.label());
         exp.params = params(settings);
         exp.rows = sliced_rows(&pair);
         if exp.rows.iter().any(|r| !r.rounds_ns.is_empty()) {
             exp.schedule = Schedule::Interleaved;
         }
+        let side = |s: usize| {
+            let target = &pair.targets[s];
+            // The row's slices: the paired ones, or all of a lost server's (its row says why).
+            let lost_here = pair.lost.is_some_and(|l| l.target == s);
+            let measured = if lost_here {
+                &target.slices[..]
+            } else {
+                target.paired(pair.rounds)
+            };
+            HttpAbSide {
+                server: servers[s].described.clone(),
+                pid: servers[s].pid,
+                placement: servers[s].placement.clone(),
+                latency: latency(measured),
+                slices: target.slices.iter().map(slice).collect(),
+            }
+        };
+        exp.http_ab = Some(HttpAbTable {
+            request: request.label(),
+            threshold: settings.threshold,
+            rounds: pair.rounds,
+            base: side(0),
+            new: side(1),
+        });
         exp.finish();
         results.experiments.push(exp);
-        type Figure<'a> = &'a dyn Fn(&Slice<Option<ServerCost>>) -> Option<f64>;
-        let per_request: Figure = &|s| Some(s.ns_per_request()).filter(|v| v.is_finite());
-        let p99: Figure = &|s| s.report.quantile_ns(0.99).map(|v| v as f64);
-        let cpu: Figure = &|s| s.server.as_ref().and_then(ServerCost::cpu_ns_per_request);
-        for (side, out) in [(0, &mut base), (1, &mut new)] {
-            let mut exp = Experiment::new(ExperimentKind::Http, request.label());
-            exp.params = params(settings);
-            exp.schedule = Schedule::Interleaved;
-            for (name, figure) in [
-                ("time per request", per_request),
-                ("p99 latency", p99),
-                ("server CPU per request", cpu),
-            ] {
-                let Some(rounds) = pair.targets[side]
-                    .paired(pair.rounds)
-                    .iter()
-                    .map(figure)
-                    .collect::<Option<Vec<f64>>>()
-                else {
-                    continue;
-                };
-                if rounds.is_empty() {
-                    continue;
-                }
-                let mut row = Row::new(name);
-                row.mean_ns = Some(rounds.iter().sum::<f64>() / rounds.len() as f64);
-                row.rounds_ns = rounds;
-                exp.rows.push(row);
-            }
-            out.experiments.push(exp);
-        }
     }
-    (
-        results,
-        jsoncost_report::ab::Run {
-            base,
-            new,
-            lockstep: true,
-            cpu_wait: None,
-        },
-    )
+    results
+}
+
+/// The latency distribution over `slices` (every response of them) at [`LATENCY_QUANTILES`]:
+/// the ends are the exact minimum and maximum.
+fn latency(slices: &[Slice<Option<ServerCost>>]) -> Vec<LatencyPoint> {
+    let Some(total) = total_report(slices) else { return Vec::new() };
+    LATENCY_QUANTILES
+        .iter()
+        .filter_map(|&q| {
+            let ns = match q {
+                0.0 => total.min_ns(),
+                1.0 => total.max_ns(),
+                q => total.quantile_ns(q),
+            }?;
+            Some(LatencyPoint {
+                quantile: q,
+                ns: ns as f64,
+            })
+        })
+        .collect()
+}
+
+/// One slice's own figures.
+fn slice(s: &Slice<Option<ServerCost>>) -> HttpAbSlice {
+    let cost = s.server.as_ref();
+    HttpAbSlice {
+        round: s.round as u64,
+        requests: s.report.requests,
+        ok: s.report.ok,
+        ns_per_request: Some(s.ns_per_request()).filter(|v| v.is_finite()),
+        p50_ns: s.report.quantile_ns(0.5).map(|v| v as f64),
+        p99_ns: s.report.quantile_ns(0.99).map(|v| v as f64),
+        cpu_ns_per_request: cost.and_then(ServerCost::cpu_ns_per_request),
+        rss_growth_bytes: cost.and_then(|c| c.rss).map(|r| r.growth_bytes),
+    }
 }
 
 /// What every table of the A/B was measured with.

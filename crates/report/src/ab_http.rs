@@ -1,0 +1,70 @@
+//! The verdicts of an http A/B (`jsoncost ab --http`), from its tables' own record
+//! ([`jsoncost_engine::HttpAbTable`]): per request, the three figures of each server's slices
+//! ([`HttpAbFigure`]) become rows whose rounds pair slice by slice, and [`crate::ab::ab`] decides
+//! them as it decides two builds' rows. `ab --http` and `jsoncost report` both go through here,
+//! so a saved file is judged exactly as the run was.
+
+use jsoncost_engine::{Experiment, ExperimentKind, HttpAbFigure, HttpAbSide, Results, Row, Schedule};
+
+use crate::ab::{self, AbComparison, Run};
+
+/// The paired figures of the http A/B tables among `experiments`, as one lockstep run of `ab`;
+/// `None` when there is none.
+pub fn run<'a>(experiments: impl IntoIterator<Item = &'a Experiment>) -> Option<Run> {
+    let empty = |e: &Results| Results {
+        experiments: Vec::new(),
+        allocators: Vec::new(),
+        ..e.clone()
+    };
+    let template = Results {
+        schema_version: jsoncost_engine::SCHEMA_VERSION,
+        jsoncost_version: String::new(),
+        machine: Default::default(),
+        started_at: String::new(),
+        quick: false,
+        rates: Default::default(),
+        interrupted: false,
+        experiments: Vec::new(),
+        allocators: Vec::new(),
+    };
+    let (mut base, mut new) = (empty(&template), empty(&template));
+    for exp in experiments {
+        let Some(t) = exp.http_ab.as_ref().filter(|_| exp.experiment == ExperimentKind::HttpAb) else {
+            continue;
+        };
+        for (side, out) in [(&t.base, &mut base), (&t.new, &mut new)] {
+            out.experiments.push(figures(exp, side, t.rounds));
+        }
+    }
+    (!base.experiments.is_empty()).then_some(Run {
+        base,
+        new,
+        lockstep: true,
+        cpu_wait: None,
+    })
+}
+
+/// One side's rows: each figure its slices all hold, over the paired rounds.
+fn figures(exp: &Experiment, side: &HttpAbSide, rounds: usize) -> Experiment {
+    let mut out = Experiment::new(ExperimentKind::HttpAb, exp.table.clone());
+    out.params = exp.params.clone();
+    out.schedule = Schedule::Interleaved;
+    for figure in HttpAbFigure::ALL {
+        let Some(values) = side.rounds(figure, rounds).filter(|v| !v.is_empty() && v.len() == rounds) else {
+            continue;
+        };
+        let mut row = Row::new(figure.label());
+        row.mean_ns = Some(values.iter().sum::<f64>() / values.len() as f64);
+        row.rounds_ns = values;
+        out.rows.push(row);
+    }
+    out
+}
+
+/// The verdicts of the http A/B tables among `experiments`, at the threshold they were
+/// recorded with (the first table's: one run records one); `None` when there is none.
+pub fn comparison<'a>(experiments: impl IntoIterator<Item = &'a Experiment> + Clone) -> Option<AbComparison> {
+    let threshold = experiments.clone().into_iter().find_map(|e| e.http_ab.as_ref())?.threshold;
+    let run = run(experiments)?;
+    Some(ab::ab(std::slice::from_ref(&run), threshold))
+}
