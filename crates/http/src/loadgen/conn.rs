@@ -19,7 +19,8 @@ use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
 use tokio::time::Instant;
 
-use super::histogram::Outcome;
+use super::outcome::Outcome;
+use super::spec::{LoadError, invalid};
 use super::target::Target;
 
 /// What every request of a run sends.
@@ -44,6 +45,28 @@ impl RequestTemplate {
         }
         req
     }
+}
+
+/// The request every connection of a run sends to `target`.
+pub fn template(target: &Target, method: &http::Method, body: &Bytes, content_type: Option<&str>) -> Result<RequestTemplate, LoadError> {
+    let header = |what: &str, v: &str| HeaderValue::from_str(v).map_err(|_| invalid(format!("{what} {v:?} is not a valid header value")));
+    Ok(RequestTemplate {
+        method: method.clone(),
+        body: body.clone(),
+        content_type: content_type.map(|ct| header("content type", ct)).transpose()?,
+        host: header("host", &target.authority)?,
+        uri: target.origin_form.clone(),
+    })
+}
+
+/// One connection first: a target that refuses it is an environment failure, not a load result.
+pub async fn first_connection(target: &Target, url: &str, timeout: Duration) -> Result<(), LoadError> {
+    let sender = connect(target, timeout).await.map_err(|cause| LoadError::Unreachable {
+        url: url.to_string(),
+        cause,
+    })?;
+    drop(sender);
+    Ok(())
 }
 
 /// An HTTP/1.1 client connection's driver: it writes requests and reads responses when polled.

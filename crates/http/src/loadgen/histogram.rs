@@ -11,26 +11,14 @@ use hdrhistogram::Histogram;
 use tokio::time::Instant;
 
 use super::loss::Judge;
-use super::report::ErrorCounts;
+use super::outcome::Outcome;
+use super::report::{ErrorCounts, LoadReport, StopReason};
+use super::spec::Model;
 
 /// Histograms record nanoseconds from 1 µs resolution up to one hour, 3 significant digits.
 pub fn new_histogram() -> Histogram<u64> {
     // The bounds are constants that hdrhistogram accepts (low >= 1, high >= 2 * low, sigfig <= 5).
     Histogram::new_with_bounds(1_000, 3_600 * 1_000_000_000, 3).expect("valid histogram bounds")
-}
-
-/// How one request ended.
-pub enum Outcome {
-    /// A response arrived (any status) with `bytes` of body.
-    Response {
-        status: u16,
-        bytes: u64,
-        latency: Duration,
-        uncorrected: Duration,
-    },
-    Connect,
-    Timeout,
-    Closed,
 }
 
 pub struct Tally {
@@ -100,5 +88,26 @@ impl SharedTally {
 
     pub fn into_inner(self) -> Tally {
         self.0.into_inner().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The report of a run (or a slice) of `spec` from what its tally saw.
+pub fn load_report(url: &str, model: Model, connections: usize, t: Tally, elapsed: Duration, stop: StopReason, unsent: u64) -> LoadReport {
+    let lost = if stop == StopReason::Lost { t.judge.lost() } else { None };
+    LoadReport {
+        url: url.to_string(),
+        model,
+        connections,
+        requests: t.requests,
+        ok: t.ok,
+        errors: t.errors,
+        status_codes: t.status_codes,
+        latency: t.latency,
+        uncorrected_latency: t.uncorrected,
+        response_bytes: t.response_bytes,
+        elapsed,
+        stop,
+        lost,
+        unsent,
     }
 }

@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde::{Serialize, Serializer};
 use tokio::time::Instant;
 
-use super::histogram::Outcome;
+use super::outcome::Outcome;
 
 /// The default [`LossRule::max_error_share`]: more than half of the finished requests failed.
 pub const DEFAULT_MAX_ERROR_SHARE: f64 = 0.5;

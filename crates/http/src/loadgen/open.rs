@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::Run;
 use super::report::StopReason;
+use super::shared::Run;
 use super::worker::Worker;
 
 /// A run's schedule: `total` slots at `rate` per second from `start`, all before `end`.

@@ -6,8 +6,8 @@ use std::time::Duration;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
-use super::Model;
 use super::loss::Loss;
+use super::spec::Model;
 
 /// Failed requests by kind.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]

@@ -22,15 +22,15 @@ use rand::seq::SliceRandom;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::conn::{Connection, RequestTemplate};
-use super::histogram::SharedTally;
+use super::conn::{Connection, RequestTemplate, first_connection, template};
+use super::histogram::{SharedTally, load_report};
 use super::loss::{Judge, Loss, LossRule};
 use super::report::{LoadReport, StopReason};
+use super::shared::Run;
+use super::spec::{DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, LoadError, Model, invalid};
 use super::target::Target;
 use super::worker::Worker;
-use super::{
-    DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, LoadError, Model, Run, closed, first_connection, invalid, load_report, open, template,
-};
+use super::{closed, open};
 
 /// One target of a sliced run: a name for its row and the request it is sent.
 #[derive(Debug, Clone)]

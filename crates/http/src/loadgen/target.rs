@@ -2,7 +2,7 @@
 
 use http::Uri;
 
-use super::LoadError;
+use super::spec::LoadError;
 
 #[derive(Debug, Clone)]
 pub struct Target {

@@ -9,10 +9,10 @@ use std::pin::{Pin, pin};
 use tokio::time::{Instant, Sleep};
 use tokio_util::sync::WaitForCancellationFutureOwned;
 
-use super::Run;
 use super::conn::Connection;
-use super::histogram::Outcome;
+use super::outcome::Outcome;
 use super::report::StopReason;
+use super::shared::Run;
 
 pub struct Worker<'r, 'c> {
     run: &'r Run,
