@@ -132,7 +132,7 @@ pub(super) fn section(exp: &Experiment) -> String {
     out.push_str("</div>\n");
     if let Some(comparison) = crate::ab_http::comparison([exp]) {
         out.push_str("<h3>Verdicts, new/base paired slice by slice</h3>\n");
-        out.push_str(&super::verdicts_body(&comparison.verdicts()));
+        out.push_str(&super::verdicts::body(&comparison.verdicts()));
     }
     out
 }
