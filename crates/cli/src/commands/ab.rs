@@ -15,6 +15,7 @@ use anyhow::anyhow;
 use jsoncost::ab::{CpuChoice, Program, Settings};
 use jsoncost_report::{Format, ab};
 
+use super::ab_http::{AbCommon, HttpAbArgs};
 use super::compare::parse_threshold;
 use crate::failure::{environment, library, regression, usage};
 use crate::interrupt;
@@ -35,7 +36,7 @@ pub struct AbArgs {
     #[arg(long)]
     pub http: bool,
     #[command(flatten)]
-    pub web: super::ab_http::HttpAbArgs,
+    pub web: HttpAbArgs,
     /// Rounds of every interleaved table, in both programs (each round: one timed iteration
     /// of every strategy, base's and new's in turn; a stream round is a whole run of each, an
     /// http round a slice of load per mode); each round is one pair.
@@ -100,7 +101,19 @@ fn program(flag: &str, name: &str, spec: &str) -> anyhow::Result<Program> {
 
 pub fn run(args: &AbArgs) -> anyhow::Result<()> {
     if args.http {
-        return super::ab_http::run(args);
+        if args.base.is_some() || args.new.is_some() || !args.args.is_empty() {
+            return Err(usage(anyhow!(
+                "--http A/Bs two servers: give --base-cmd/--new-cmd (or --base-url/--new-url), not --base/--new or experiment arguments"
+            )));
+        }
+        let common = AbCommon {
+            rounds: args.rounds,
+            threshold: args.threshold,
+            allow_missing: args.allow_missing,
+            format: args.format,
+        };
+        let comparison = super::ab_http::run(&args.web, &common)?;
+        return verdict(&comparison, "no figure was measured on both servers: nothing to compare");
     }
     let (Some(base), Some(new)) = (&args.base, &args.new) else {
         return Err(usage(anyhow!("ab needs --base CMD and --new CMD (or --http)")));
@@ -131,7 +144,7 @@ pub fn run(args: &AbArgs) -> anyhow::Result<()> {
 /// The exit of an A/B once its comparison is printed: bad input when nothing was compared
 /// (`nothing` says why), 1 on a regression, 3 when the machine was too busy to judge time,
 /// else success.
-pub(super) fn verdict(comparison: &ab::AbComparison, nothing: &str) -> anyhow::Result<()> {
+fn verdict(comparison: &ab::AbComparison, nothing: &str) -> anyhow::Result<()> {
     if comparison.rows.is_empty() {
         return Err(usage(anyhow!("{nothing}")));
     }

@@ -12,11 +12,24 @@ use jsoncost::ab_http::{HttpAbSettings, Request, ServerSpec, parse_requests};
 use jsoncost_http::loadgen::SliceLength;
 use jsoncost_report::{Format, ab};
 
-use super::ab::AbArgs;
 use crate::args::{Seconds, positive_rate, share};
 use crate::failure::{library, usage};
 use crate::interrupt;
 use crate::session::print_stdout;
+
+/// The flags of `ab` that `--http` reads too (`AbArgs` embeds [`HttpAbArgs`], so this module
+/// takes them as values rather than reading `AbArgs`).
+#[derive(Debug, Clone)]
+pub struct AbCommon {
+    /// Slices per request and server (`--rounds`).
+    pub rounds: u64,
+    /// Smallest change to detect (`--threshold`).
+    pub threshold: f64,
+    /// Accept rows lost in new (`--allow-missing`).
+    pub allow_missing: bool,
+    /// What stdout carries (`--format`).
+    pub format: Format,
+}
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct HttpAbArgs {
@@ -103,13 +116,9 @@ fn side(name: &str, cmd: &Option<String>, url: &Option<String>, pid: Option<u32>
     }
 }
 
-pub fn run(ab_args: &AbArgs) -> anyhow::Result<()> {
-    let args = &ab_args.web;
-    if ab_args.base.is_some() || ab_args.new.is_some() || !ab_args.args.is_empty() {
-        return Err(usage(anyhow!(
-            "--http A/Bs two servers: give --base-cmd/--new-cmd (or --base-url/--new-url), not --base/--new or experiment arguments"
-        )));
-    }
+/// Runs the http A/B and prints it; the comparison decides the exit (`ab`'s `verdict`). A
+/// server lost mid-load is an error here, after the results are written and printed.
+pub fn run(args: &HttpAbArgs, common: &AbCommon) -> anyhow::Result<ab::AbComparison> {
     let base = side("base", &args.base_cmd, &args.base_url, args.base_pid)?;
     let new = side("new", &args.new_cmd, &args.new_url, args.new_pid)?;
     let requests = match &args.requests {
@@ -137,22 +146,22 @@ pub fn run(ab_args: &AbArgs) -> anyhow::Result<()> {
             Some(n) => SliceLength::Requests(n),
             None => SliceLength::Time(args.slice.duration()),
         },
-        rounds: ab_args.rounds as usize,
+        rounds: common.rounds as usize,
         timeout: args.request_timeout.duration(),
         max_error_share: args.max_error_share,
         seed: jsoncost_engine::DEFAULT_SCHEDULE_SEED,
         pin: !args.no_pin,
-        threshold: ab_args.threshold,
+        threshold: common.threshold,
     };
     let measured = jsoncost::ab_http::run(&settings, &interrupt::interrupted, &mut |note| eprintln!("{note}")).map_err(library)?;
     if let Some(path) = &args.out {
         jsoncost::output::write_results_of(&measured.results, path).map_err(library)?;
     }
-    let format = ab_args.format;
+    let format = common.format;
     print_stdout(&jsoncost_report::render(&measured.results, format, false))?;
     let comparison = jsoncost_report::ab_http::comparison(&measured.results.experiments)
-        .unwrap_or_else(|| ab::ab(&[], ab_args.threshold))
-        .allowing_missing(ab_args.allow_missing);
+        .unwrap_or_else(|| ab::ab(&[], common.threshold))
+        .allowing_missing(common.allow_missing);
     // The HTML report holds each request's verdicts in its section: one document.
     if format != Format::Html {
         print_stdout(&format.exporter().ab(&comparison))?;
@@ -160,5 +169,5 @@ pub fn run(ab_args: &AbArgs) -> anyhow::Result<()> {
     if let Some(failure) = measured.failure {
         return Err(library(failure));
     }
-    super::ab::verdict(&comparison, "no figure was measured on both servers: nothing to compare")
+    Ok(comparison)
 }
