@@ -48,6 +48,19 @@ impl Exporter for Json {
     fn ab(&self, comparison: &AbComparison) -> String {
         pretty(comparison)
     }
+
+    /// One object: `results` (the results file, as `--out` writes it) and `comparison` (what
+    /// `ab --format json` prints).
+    fn http_ab(&self, results: &Results, comparison: &AbComparison, _color: bool) -> String {
+        pretty(&HttpAbDocument { results, comparison })
+    }
+}
+
+/// `ab --http`'s one JSON document.
+#[derive(Serialize)]
+struct HttpAbDocument<'a> {
+    results: &'a Results,
+    comparison: &'a AbComparison,
 }
 
 /// Pretty JSON with a final newline.

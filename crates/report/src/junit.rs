@@ -28,10 +28,7 @@ impl Exporter for Junit {
     }
 
     fn results(&self, results: &Results, _color: bool) -> String {
-        let mut suites: Vec<Suite> = results.experiments.iter().map(table_suite).collect();
-        suites.extend(results.allocators.iter().map(allocator_suite));
-        suites.push(advice_suite(&advisor::advise(results)));
-        document(&suites)
+        document(&results_suites(results))
     }
 
     fn experiment(&self, exp: &Experiment, _note: Option<&str>, _color: bool) -> String {
@@ -79,35 +76,55 @@ impl Exporter for Junit {
     }
 
     fn ab(&self, c: &AbComparison) -> String {
-        let mut cases: Vec<Case> = c
-            .rows
-            .iter()
-            .map(|r| {
-                let figures = format!(
-                    "{}: new/base {:.3} (99% interval {:.3}–{:.3}, {} pairs)",
-                    r.verdict, r.ratio.estimate, r.ratio.low, r.ratio.high, r.ratio.n
-                );
-                Case {
-                    class: format!("ab.{} {}", r.experiment, r.table),
-                    name: r.method.clone(),
-                    outcome: if r.regression() {
-                        Outcome::Failed {
-                            message: ab::gate(r).to_string(),
-                            detail: figures.clone(),
-                        }
-                    } else {
-                        Outcome::Passed
-                    },
-                    out: Some(figures),
-                }
-            })
-            .collect();
-        cases.extend(c.not_compared.iter().map(|n| not_compared("ab", n, c.allow_missing)));
-        document(&[Suite {
-            name: "ab".to_string(),
-            cases,
-            out: Some(c.summary()),
-        }])
+        document(&[ab_suite(c)])
+    }
+
+    /// One `<testsuites>`: the results' suites, then the verdicts' (`ab`'s suite).
+    fn http_ab(&self, results: &Results, c: &AbComparison, _color: bool) -> String {
+        let mut suites = results_suites(results);
+        suites.push(ab_suite(c));
+        document(&suites)
+    }
+}
+
+/// A results file's suites: a table each, an allocator table each, the advice.
+fn results_suites(results: &Results) -> Vec<Suite> {
+    let mut suites: Vec<Suite> = results.experiments.iter().map(table_suite).collect();
+    suites.extend(results.allocators.iter().map(allocator_suite));
+    suites.push(advice_suite(&advisor::advise(results)));
+    suites
+}
+
+/// `ab`'s verdicts: a case per compared row (a regression fails), the rows not compared.
+fn ab_suite(c: &AbComparison) -> Suite {
+    let mut cases: Vec<Case> = c
+        .rows
+        .iter()
+        .map(|r| {
+            let figures = format!(
+                "{}: new/base {:.3} (99% interval {:.3}–{:.3}, {} pairs)",
+                r.verdict, r.ratio.estimate, r.ratio.low, r.ratio.high, r.ratio.n
+            );
+            Case {
+                class: format!("ab.{} {}", r.experiment, r.table),
+                name: r.method.clone(),
+                outcome: if r.regression() {
+                    Outcome::Failed {
+                        message: ab::gate(r).to_string(),
+                        detail: figures.clone(),
+                    }
+                } else {
+                    Outcome::Passed
+                },
+                out: Some(figures),
+            }
+        })
+        .collect();
+    cases.extend(c.not_compared.iter().map(|n| not_compared("ab", n, c.allow_missing)));
+    Suite {
+        name: "ab".to_string(),
+        cases,
+        out: Some(c.summary()),
     }
 }
 

@@ -157,15 +157,11 @@ pub fn run(args: &HttpAbArgs, common: &AbCommon) -> anyhow::Result<ab::AbCompari
     if let Some(path) = &args.out {
         jsoncost::output::write_results_of(&measured.results, path).map_err(library)?;
     }
-    let format = common.format;
-    print_stdout(&jsoncost_report::render(&measured.results, format, false))?;
     let comparison = jsoncost_report::ab_http::comparison(&measured.results.experiments)
         .unwrap_or_else(|| ab::ab(&[], common.threshold))
         .allowing_missing(common.allow_missing);
-    // The HTML report holds each request's verdicts in its section: one document.
-    if format != Format::Html {
-        print_stdout(&format.exporter().ab(&comparison))?;
-    }
+    // One document in a document's format (JSON, CSV, HTML, JUnit), so stdout parses.
+    print_stdout(&common.format.exporter().http_ab(&measured.results, &comparison, false))?;
     if let Some(failure) = measured.failure {
         return Err(library(failure));
     }

@@ -1,8 +1,9 @@
 //! `jsoncost ab --http`: answers that differ stop it before any load (exit 2, the request and
 //! the JSON pointer named); a server dying, killed or stopped mid-load ends it (exit 3, results
 //! written, the server named), Ctrl-C too (exit 130, both servers reaped); the servers started
-//! here run on the CPUs said; the same server on both sides runs to its verdict. Loopback only,
-//! every run bounded, every server stopped by its PID.
+//! here run on the CPUs said; the same server on both sides runs to its verdict; every
+//! machine-readable format prints one document (JSON one value, JUnit one `<testsuites>`, CSV
+//! one table). Loopback only, every run bounded, every server stopped by its PID.
 
 use assert_cmd::Command;
 use predicates::prelude::*;
@@ -145,6 +146,79 @@ fn the_same_server_on_both_sides_runs_to_a_verdict() {
         assert_eq!(r["rounds_ns"].as_array().unwrap().len(), 4, "{r}");
         assert!(r["http"]["server_cpu_ns_per_req"].as_f64().is_some(), "{r}");
     }
+}
+
+/// stdout of `ab --http --format FORMAT` (4 rounds of 0.1 s slices, 50% threshold) over two
+/// `jsoncost serve` it starts and stops itself. The same server on both sides: exit 0, or 1
+/// should the machine slow one side's slices (the test is about what stdout holds).
+fn ab_http_stdout(format: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let output = ab_http("4")
+        .args(["--threshold", "50%", "-c", "2", "--format", format])
+        .args(["--base-cmd", &serve_cmd(dir.path(), "a", "typed/serde_json")])
+        .args(["--new-cmd", &serve_cmd(dir.path(), "b", "typed/serde_json")])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(matches!(output.status.code(), Some(0 | 1)), "{:?}: {stderr}", output.status);
+    String::from_utf8(output.stdout).unwrap()
+}
+
+#[test]
+fn format_json_prints_one_document_with_the_results_and_the_comparison() {
+    let stdout = ab_http_stdout("json");
+    let values: Vec<serde_json::Value> = serde_json::Deserializer::from_str(&stdout)
+        .into_iter()
+        .collect::<Result<_, _>>()
+        .unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    assert_eq!(values.len(), 1, "{stdout}");
+    let doc = &values[0];
+    assert_eq!(doc["results"]["experiments"][0]["experiment"], "http-ab", "{stdout}");
+    assert_eq!(doc["results"]["experiments"][0]["rows"].as_array().unwrap().len(), 2);
+    let figures: Vec<&str> = doc["comparison"]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["method"].as_str().unwrap())
+        .collect();
+    // The CPU figure is judged only where both servers' slices all hold it.
+    assert_eq!(figures[..2], ["time per request", "p99 latency"], "{stdout}");
+}
+
+#[test]
+fn format_junit_prints_one_xml_document_and_csv_one_table() {
+    use quick_xml::events::Event;
+    let xml = ab_http_stdout("junit");
+    let mut reader = quick_xml::Reader::from_str(&xml);
+    let (mut roots, mut decls, mut depth) = (Vec::new(), 0, 0usize);
+    loop {
+        match reader.read_event().unwrap_or_else(|e| panic!("{e}: {xml}")) {
+            Event::Decl(_) => decls += 1,
+            Event::Start(e) => {
+                if depth == 0 {
+                    roots.push(e.name().as_ref().to_string());
+                }
+                depth += 1;
+            }
+            Event::Empty(e) if depth == 0 => roots.push(e.name().as_ref().to_string()),
+            Event::End(_) => depth -= 1,
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    assert_eq!((roots, decls), (vec!["testsuites".to_string()], 1), "{xml}");
+    assert!(xml.contains("<testsuite name=\"http-ab GET /items/1\""), "{xml}");
+    assert!(xml.contains("<testsuite name=\"ab\""), "{xml}");
+
+    // One header, every record as long (the csv reader refuses records of another length).
+    let csv_text = ab_http_stdout("csv");
+    let mut reader = csv::Reader::from_reader(csv_text.as_bytes());
+    assert_eq!(&reader.headers().unwrap()[2], "method", "{csv_text}");
+    let figures: Vec<String> = reader
+        .records()
+        .map(|r| r.unwrap_or_else(|e| panic!("{e}: {csv_text}"))[2].to_string())
+        .collect();
+    assert_eq!(figures[..2], ["time per request", "p99 latency"], "{csv_text}");
 }
 
 /// CPU lists as the kernel writes them in /proc/PID/status (`0-1`, `1`, `1,3-5`).

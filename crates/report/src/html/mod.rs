@@ -74,6 +74,11 @@ impl Exporter for Html {
     fn ab(&self, comparison: &AbComparison) -> String {
         verdicts_page(&comparison.verdicts())
     }
+
+    /// The report alone: each http A/B table's section ends with its verdicts.
+    fn http_ab(&self, results: &Results, _comparison: &AbComparison, _color: bool) -> String {
+        render(results)
+    }
 }
 
 /// The whole report as one HTML document.

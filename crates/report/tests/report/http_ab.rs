@@ -209,3 +209,74 @@ fn tables_compare_and_the_advisor_take_the_kind() {
     assert_eq!(c.rows.len(), 2, "{c:?}");
     assert!(c.rows.iter().all(|row| row.experiment == ExperimentKind::HttpAb));
 }
+
+/// The roots of `xml` (elements at depth 0) and its XML declarations; quick-xml reads it all, so
+/// it is well formed.
+fn xml_roots(xml: &str) -> (Vec<String>, usize) {
+    use quick_xml::events::Event;
+    let mut reader = quick_xml::Reader::from_str(xml);
+    let (mut roots, mut decls, mut depth) = (Vec::new(), 0, 0usize);
+    loop {
+        match reader.read_event().expect("well-formed XML") {
+            Event::Decl(_) => decls += 1,
+            Event::Start(e) => {
+                if depth == 0 {
+                    roots.push(e.name().as_ref().to_string());
+                }
+                depth += 1;
+            }
+            Event::Empty(e) if depth == 0 => roots.push(e.name().as_ref().to_string()),
+            Event::End(_) => depth -= 1,
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    (roots, decls)
+}
+
+#[test]
+fn ab_http_prints_one_document_in_each_document_format() {
+    let r = results();
+    let c = ab_http::comparison(&r.experiments).unwrap();
+    let print = |format: Format| format.exporter().http_ab(&r, &c, false);
+
+    // JSON: one object, the results file and the comparison `ab --format json` prints.
+    let json = print(Format::Json);
+    let values: Vec<serde_json::Value> = serde_json::Deserializer::from_str(&json)
+        .into_iter()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(values.len(), 1, "{json}");
+    // Compared as parsed text on both sides (serde_json's float parsing is not exact).
+    let parsed = |text: String| serde_json::from_str::<serde_json::Value>(&text).unwrap();
+    assert_eq!(values[0]["results"], parsed(render(&r, Format::Json, false)));
+    assert_eq!(values[0]["comparison"], parsed(Format::Json.exporter().ab(&c)));
+
+    // JUnit: one <testsuites> holding the table's suite and the verdicts' (ab's) suite.
+    let xml = print(Format::Junit);
+    assert_eq!(xml_roots(&xml), (vec!["testsuites".to_string()], 1), "{xml}");
+    assert!(xml.contains("<testsuite name=\"http-ab GET /items/1\""), "{xml}");
+    assert!(xml.contains("<testsuite name=\"ab\""), "{xml}");
+    assert!(xml.contains("name=\"time per request\""), "{xml}");
+
+    // CSV: one table, the verdicts as `ab --format csv` prints them.
+    let csv_text = print(Format::Csv);
+    assert_eq!(csv_text, Format::Csv.exporter().ab(&c));
+    let mut reader = csv::Reader::from_reader(csv_text.as_bytes());
+    assert_eq!(&reader.headers().unwrap()[2], "method");
+    let methods: Vec<String> = reader.records().map(|rec| rec.unwrap()[2].to_string()).collect();
+    assert_eq!(methods, ["time per request", "p99 latency"]);
+
+    // HTML: the report alone, each section ending with its verdicts.
+    assert_eq!(print(Format::Html), render(&r, Format::Html, false));
+
+    // A reader's format: the tables, then the verdicts, as before.
+    for format in [Format::Table, Format::Markdown] {
+        let text = print(format);
+        assert_eq!(
+            text,
+            format!("{}\n{}", render(&r, format, false), format.exporter().ab(&c)),
+            "{format}"
+        );
+    }
+}
