@@ -37,6 +37,18 @@ fn sides(t: &HttpAbTable) -> [(&'static str, &HttpAbSide); 2] {
     [("base", &t.base), ("new", &t.new)]
 }
 
+/// One line per server, named and classed by its side, with the points `points` draws from it.
+fn both_series(t: &HttpAbTable, points: impl Fn(&'static str, &HttpAbSide) -> Vec<Point>) -> Vec<Series> {
+    sides(t)
+        .into_iter()
+        .map(|(name, side)| Series {
+            name: name.to_string(),
+            class: name,
+            points: points(name, side),
+        })
+        .collect()
+}
+
 fn latency_chart(t: &HttpAbTable) -> LineChart {
     let all = sides(t).into_iter().flat_map(|(_, s)| s.latency.iter().map(|p| p.ns));
     let col = TimeColumn::fit(all);
@@ -45,22 +57,16 @@ fn latency_chart(t: &HttpAbTable) -> LineChart {
         title: "Latency distribution, base and new".to_string(),
         x_max: MAX_AT,
         x_ticks: TICKS.iter().map(|(q, name)| (nines(*q), name.to_string())).collect(),
-        series: sides(t)
-            .into_iter()
-            .map(|(name, side)| Series {
-                name: name.to_string(),
-                class: name,
-                points: side
-                    .latency
-                    .iter()
-                    .map(|p| Point {
-                        x: nines(p.quantile),
-                        y: p.ns,
-                        tooltip: format!("{name} {}: {}", quantile_name(p.quantile), col.format(p.ns)),
-                    })
-                    .collect(),
-            })
-            .collect(),
+        series: both_series(t, |name, side| {
+            side.latency
+                .iter()
+                .map(|p| Point {
+                    x: nines(p.quantile),
+                    y: p.ns,
+                    tooltip: format!("{name} {}: {}", quantile_name(p.quantile), col.format(p.ns)),
+                })
+                .collect()
+        }),
     }
 }
 
@@ -76,25 +82,19 @@ fn slices_chart(t: &HttpAbTable) -> LineChart {
         // x is the round from 0, labelled from 1 for the reader; a single round still gets a width.
         x_max: last.saturating_sub(1).max(1) as f64,
         x_ticks: [1, last.max(1)].iter().map(|r| ((*r - 1) as f64, format!("round {r}"))).collect(),
-        series: sides(t)
-            .into_iter()
-            .map(|(name, side)| Series {
-                name: name.to_string(),
-                class: name,
-                points: side
-                    .slices
-                    .iter()
-                    .filter_map(|s| {
-                        let ns = s.ns_per_request?;
-                        Some(Point {
-                            x: s.round as f64,
-                            y: ns,
-                            tooltip: format!("{name} round {}: {} per request", s.round + 1, col.format(ns)),
-                        })
+        series: both_series(t, |name, side| {
+            side.slices
+                .iter()
+                .filter_map(|s| {
+                    let ns = s.ns_per_request?;
+                    Some(Point {
+                        x: s.round as f64,
+                        y: ns,
+                        tooltip: format!("{name} round {}: {} per request", s.round + 1, col.format(ns)),
                     })
-                    .collect(),
-            })
-            .collect(),
+                })
+                .collect()
+        }),
     }
 }
 
