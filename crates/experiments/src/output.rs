@@ -49,6 +49,8 @@ pub struct Output {
     /// Printing ended: stdout failed (its error, reported by [`Output::finish`]) or its
     /// reader went away (`None` inside).
     stdout_closed: Option<Option<Error>>,
+    /// A table printed so far carried the build's note under its title: later ones need not.
+    build_noted: bool,
 }
 
 impl Output {
@@ -67,6 +69,7 @@ impl Output {
             out,
             all_failed: None,
             stdout_closed: None,
+            build_noted: false,
         })
     }
 
@@ -94,7 +97,13 @@ impl Output {
     /// Adds a finished table; a format that prints each table (table, markdown) prints it at once.
     pub fn push(&mut self, exp: Experiment) {
         if self.format.exporter().prints_each_table() {
-            let text = jsoncost_report::render_experiment_on(&exp, &self.results.machine, self.format, self.color);
+            // The build's note under the first table's title only: once is enough to read.
+            let text = if self.build_noted {
+                jsoncost_report::render_experiment(&exp, self.format, self.color)
+            } else {
+                jsoncost_report::render_experiment_on(&exp, &self.results.machine, self.format, self.color)
+            };
+            self.build_noted = true;
             self.print(&text);
         }
         self.results.experiments.push(exp);

@@ -148,6 +148,12 @@ fn the_readme_s_lines_build_and_run_in_a_fresh_crate() {
         results.to_str().unwrap(),
     ]);
     assert!(out.status.success(), "{}\n{}", text(&out.stdout), text(&out.stderr));
+    // Two tables, the build's note under the first one's title only (and once on stderr).
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        assert_eq!(text(&out.stdout).matches("Built without").count(), 1, "{}", text(&out.stdout));
+        assert_eq!(text(&out.stderr).matches("Built without").count(), 1, "{}", text(&out.stderr));
+    }
     let written: serde_json::Value = serde_json::from_slice(&std::fs::read(&results).unwrap()).unwrap();
     let tables: Vec<&str> = written["experiments"]
         .as_array()

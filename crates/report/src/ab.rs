@@ -149,6 +149,8 @@ pub struct AbComparison {
     pub threshold: f64,
     /// Runs of both programs.
     pub runs: usize,
+    /// What was paired: two programs' rows, or two servers' load slices (`ab --http`).
+    pub subject: AbSubject,
     /// Every run was in lockstep (interleaved rows paired round by round).
     pub lockstep: bool,
     /// The run whose programs waited longest for a CPU (None where that was not read). Past
@@ -164,7 +166,26 @@ pub struct AbComparison {
     pub allow_missing: bool,
 }
 
+/// What an A/B paired: its summary says how the pairs were made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum AbSubject {
+    /// Two jsoncost programs (`ab`, a bench's `--ab`), rows paired round by round.
+    Programs,
+    /// Two servers under load (`ab --http`): a slice of each per round, in a shuffled order.
+    Servers {
+        /// Rounds of slices each server got.
+        rounds: usize,
+    },
+}
+
 impl AbComparison {
+    /// Says the pairs are two servers' load slices over `rounds` rounds (`ab --http`).
+    pub fn of_servers(mut self, rounds: usize) -> Self {
+        self.subject = AbSubject::Servers { rounds };
+        self
+    }
+
     /// Says which CPU both programs were pinned to.
     pub fn on_cpu(mut self, cpu: Option<usize>) -> Self {
         self.cpu = cpu;
@@ -257,6 +278,7 @@ pub fn ab(runs: &[Run], threshold: f64) -> AbComparison {
     let mut out = AbComparison {
         threshold,
         runs: runs.len(),
+        subject: AbSubject::Programs,
         lockstep: !runs.is_empty() && runs.iter().all(|r| r.lockstep),
         cpu_wait: runs
             .iter()
@@ -455,7 +477,9 @@ impl AbComparison {
     pub fn summary(&self) -> String {
         let count = |v| self.rows.iter().filter(|r| r.verdict == v).count();
         let pinned = self.cpu.map(|c| format!(" on CPU {c}")).unwrap_or_default();
-        let pairing = if self.lockstep && self.runs == 1 {
+        let pairing = if let AbSubject::Servers { rounds } = self.subject {
+            format!("paired slice by slice over {rounds} rounds of both servers, each round in a shuffled order{pinned}")
+        } else if self.lockstep && self.runs == 1 {
             format!(
                 "in lockstep{pinned}, paired round by round over 1 run of both programs (an interval from one run's rounds holds no process-to-process variation: --runs 5 for rows that allocate much)"
             )

@@ -64,7 +64,8 @@ fn figures(exp: &Experiment, side: &HttpAbSide, rounds: usize) -> Experiment {
 /// The verdicts of the http A/B tables among `experiments`, at the threshold they were
 /// recorded with (the first table's: one run records one); `None` when there is none.
 pub fn comparison<'a>(experiments: impl IntoIterator<Item = &'a Experiment> + Clone) -> Option<AbComparison> {
-    let threshold = experiments.clone().into_iter().find_map(|e| e.http_ab.as_ref())?.threshold;
+    let first = experiments.clone().into_iter().find_map(|e| e.http_ab.as_ref())?;
+    let (threshold, rounds) = (first.threshold, first.rounds);
     let run = run(experiments)?;
-    Some(ab::ab(std::slice::from_ref(&run), threshold))
+    Some(ab::ab(std::slice::from_ref(&run), threshold).of_servers(rounds))
 }

@@ -40,14 +40,14 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<()> {
             eprintln!("{what} written to {}", path.display());
         }
     }
-    print_stdout(&jsoncost_report::render(&results, args.format, use_color()))?;
-    // An http A/B's verdicts, decided again from its slices at its recorded threshold: after the
-    // tables in a reader's format (the HTML holds them in each section; JSON is the file).
-    if args.format.exporter().prints_each_table()
-        && let Some(comparison) = jsoncost_report::ab_http::comparison(&results.experiments)
-    {
-        print_stdout(&args.format.exporter().ab(&comparison))?;
-    }
+    // An http A/B's file prints as `ab --http` printed it (one document per format), its
+    // verdicts decided again from its slices at its recorded threshold.
+    let exporter = args.format.exporter();
+    let text = match jsoncost_report::ab_http::comparison(&results.experiments) {
+        Some(comparison) => exporter.http_ab(&results, &comparison, use_color()),
+        None => exporter.results(&results, use_color()),
+    };
+    print_stdout(&text)?;
     Ok(())
 }
 

@@ -138,6 +138,26 @@ fn the_same_server_on_both_sides_runs_to_a_verdict() {
     for figure in ["time per request", "p99 latency", "server CPU per request"] {
         assert!(stdout.contains(figure), "{figure}: {stdout}");
     }
+    assert!(
+        stdout.contains("paired slice by slice over 4 rounds of both servers, each round in a shuffled order"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("programs"), "{stdout}");
+
+    // `report` of the saved file prints what `ab --http` printed: one JSON document with the
+    // verdicts decided again from the slices.
+    let report = jsoncost().arg("report").arg(&out).args(["--format", "json"]).output().unwrap();
+    assert!(report.status.success(), "{}", String::from_utf8_lossy(&report.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&report.stdout).unwrap();
+    assert_eq!(
+        doc["comparison"]["subject"],
+        serde_json::json!({"kind": "servers", "rounds": 4}),
+        "{doc}"
+    );
+    let summary = |text: &str| text.lines().find(|l| l.contains(" compared: ")).map(str::to_string);
+    let table = jsoncost().arg("report").arg(&out).output().unwrap();
+    assert_eq!(summary(&String::from_utf8_lossy(&table.stdout)), summary(&stdout));
+    assert!(summary(&stdout).is_some(), "{stdout}");
     let results: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
     let rows = results["experiments"][0]["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 2);
