@@ -139,6 +139,11 @@ pub use variants::{Variant, VariantsSubject};
 
 pub use jsoncost_codecs::{BorrowedForm, BoxedStrategy, Canonical, Direction, RunFailure, Strategy, TypeOptions};
 pub use jsoncost_engine::alloc::{Allocator, CountingAllocator, SelectedAllocator};
+
+// The unit tests count allocations exactly (as a bench does, with its own allocator installed).
+#[cfg(test)]
+#[global_allocator]
+static COUNTING: CountingAllocator = CountingAllocator::system();
 pub use jsoncost_engine::{Config, Experiment, ExperimentKind, Results, Row};
 pub use jsoncost_report::Format;
 #[cfg(feature = "store")]

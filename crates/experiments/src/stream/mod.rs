@@ -222,8 +222,14 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
             }),
         );
         let (p3, c3) = (p.clone(), cfg);
+        // One blocking thread (tokio::fs reads on it) that never expires: one idle for tokio's
+        // default 10 s exits, and its replacement's allocations would count in some runs only.
+        // Enrolled, so a count of enrolled threads (a test beside others) sees its reads.
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
+            .max_blocking_threads(1)
+            .thread_keep_alive(std::time::Duration::from_secs(24 * 3600))
+            .on_thread_start(jsoncost_engine::alloc::enroll_current_thread)
             .build()
             .expect("a tokio runtime");
         add(
@@ -462,6 +468,36 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A whole run's allocations are compared exactly between runs (`compare`, `ab`), so the
+    /// async strategies must allocate the same on every run, however long since the last one
+    /// (a tokio blocking thread idle for 10 s exits, and a new one allocates).
+    #[test]
+    fn incremental_async_allocates_the_same_after_a_pause() {
+        let f = body(2_000);
+        let config = jsoncost_stream::Config::new("/Readings").unwrap();
+        let mut runs: Vec<_> = strategies(f.path(), &config, 0, None)
+            .into_iter()
+            .filter(|s| s.name.starts_with("incremental-async/"))
+            .collect();
+        // This thread and the runtime's: the other tests of this binary allocate meanwhile.
+        jsoncost_engine::alloc::enroll_current_thread();
+        let mut counted = || -> Vec<(u64, u64)> {
+            runs.iter_mut()
+                .map(|s| {
+                    let m = jsoncost_engine::alloc::ProcessMeasure::start_enrolled();
+                    (s.run)().unwrap();
+                    let stats = m.finish();
+                    (stats.bytes, stats.count)
+                })
+                .collect()
+        };
+        counted(); // as the gate runs each once before any is measured
+        let first = counted();
+        assert_eq!(counted(), first, "back to back");
+        std::thread::sleep(std::time::Duration::from_secs(11));
+        assert_eq!(counted(), first, "after 11 s");
     }
 
     #[test]
