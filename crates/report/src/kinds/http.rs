@@ -1,10 +1,53 @@
 //! http: Mode | Req/s | Mean | p50 | p99 | p99.9 | Server alloc/req | Server peak heap | RSS growth | Server CPU/req | Ratio,
 //! plus Errors when any request failed. Mean is the mean latency; allocation is the server's.
+//! Charts: requests per second, latency percentiles, the server's allocation per request.
 
-use jsoncost_engine::{Experiment, Row};
+use jsoncost_engine::{Experiment, HttpFigures, Row};
 
-use super::{Cell, Spec, error_total, get, http_figure};
-use crate::units;
+use super::KindView;
+use crate::columns::{self, Cell, Spec, get};
+use crate::html::charts::{Chart, ChartRow, Segment, Track, value_chart};
+use crate::row_figures::{error_total, http_figure};
+use crate::units::{self, TimeColumn};
+use crate::view::View;
+
+/// `jsoncost http`'s tables.
+pub(super) struct Http;
+
+impl KindView for Http {
+    fn table(&self, exp: &Experiment) -> View {
+        columns::view(exp, columns(exp))
+    }
+
+    fn operation(&self) -> (&'static str, &'static str) {
+        ("req", "req")
+    }
+
+    fn charts(&self, _exp: &Experiment, ok: &[&Row]) -> Vec<Option<Chart>> {
+        charts(ok)
+    }
+}
+
+/// Requests per second, latency percentiles and the server's allocation per request.
+pub(super) fn charts(ok: &[&Row]) -> Vec<Option<Chart>> {
+    vec![
+        value_chart(
+            "req-per-s",
+            "Requests per second",
+            ok,
+            |r| http_figure(r, |h| h.req_per_s),
+            |v| format!("{} req/s", units::rate(v)),
+        ),
+        latency_chart(ok),
+        value_chart(
+            "allocated",
+            "Server allocation per request",
+            ok,
+            |r| r.allocated_bytes,
+            units::bytes,
+        ),
+    ]
+}
 
 pub(super) fn columns<'a>(exp: &Experiment) -> Vec<Spec<'a>> {
     let mut specs = vec![
@@ -65,4 +108,51 @@ fn errors_cell(row: &Row) -> String {
     } else {
         format!("{} ({})", units::count(total), kinds.join(", "))
     }
+}
+
+type Figure = fn(&HttpFigures) -> Option<f64>;
+
+const PERCENTILES: [(&str, Figure); 4] = [
+    ("p50", |h| h.p50_ns),
+    ("p90", |h| h.p90_ns),
+    ("p99", |h| h.p99_ns),
+    ("p99.9", |h| h.p999_ns),
+];
+
+fn latency_chart(ok: &[&Row]) -> Option<Chart> {
+    let col = TimeColumn::fit(
+        ok.iter()
+            .flat_map(|r| PERCENTILES.iter().filter_map(|(_, figure)| http_figure(r, figure))),
+    );
+    let rows: Vec<ChartRow> = ok
+        .iter()
+        .filter_map(|r| {
+            let tracks: Vec<Track> = PERCENTILES
+                .iter()
+                .filter_map(|(name, figure)| {
+                    let v = http_figure(r, figure)?;
+                    Some(Track {
+                        sub_label: Some(name.to_string()),
+                        segments: vec![Segment { value: v, class: "" }],
+                        error: None,
+                        text: Some(col.format(v)),
+                        tooltip: format!("{} {name}: {}", r.method, col.format(v)),
+                    })
+                })
+                .collect();
+            let mean = r.mean_ns.map(|m| format!("mean {}", col.format(m))).unwrap_or_default();
+            (!tracks.is_empty()).then(|| ChartRow {
+                label: r.method.clone(),
+                value_text: mean,
+                tracks,
+            })
+        })
+        .collect();
+    (!rows.is_empty()).then(|| Chart {
+        kind: "latency",
+        title: "Latency percentiles".to_string(),
+        rows,
+        legend: Vec::new(),
+        reference: None,
+    })
 }

@@ -1,6 +1,33 @@
-//! micro: Method | Mean | Error | StdDev | Median | Ratio | RatioSD | Allocated | Allocs/op | Alloc Ratio | MB/s
+//! micro: Method | Mean | Error | StdDev | Median | Ratio | RatioSD | Allocated | Allocs/op | Alloc Ratio | MB/s;
+//! charts of the mean and the allocation per operation.
 
-use super::{Cell, Spec, get};
+use jsoncost_engine::{Experiment, Row};
+
+use super::KindView;
+use crate::columns::{self, Cell, Spec, get};
+use crate::html::charts::{Chart, mean_chart, value_chart};
+use crate::units;
+use crate::view::View;
+
+/// `jsoncost micro`'s tables.
+pub(super) struct Micro;
+
+impl KindView for Micro {
+    fn table(&self, exp: &Experiment) -> View {
+        columns::view(exp, columns())
+    }
+
+    fn operation(&self) -> (&'static str, &'static str) {
+        ("operation", "operations")
+    }
+
+    fn charts(&self, exp: &Experiment, ok: &[&Row]) -> Vec<Option<Chart>> {
+        vec![
+            mean_chart(exp, ok, "operation"),
+            value_chart("allocated", "Allocated per operation", ok, |r| r.allocated_bytes, units::bytes),
+        ]
+    }
+}
 
 pub(super) fn columns<'a>() -> Vec<Spec<'a>> {
     vec![
