@@ -13,7 +13,7 @@ use spec::Fitted;
 
 /// `exp` in the columns `specs`: one line per row (a failed row's message instead of its
 /// cells), the fidelity notes and the summary's sentences.
-pub(crate) fn view(exp: &Experiment, specs: Vec<Spec<'_>>) -> View {
+pub(crate) fn table_view(exp: &Experiment, specs: Vec<Spec<'_>>) -> View {
     let ok: Vec<&Row> = exp.rows.iter().filter(|r| r.is_ok()).collect();
     let unit = TimeUnit::for_table(ok.iter().filter_map(|r| r.mean_ns));
     let fitted: Vec<Fitted> = specs.iter().map(|s| s.fit(&ok, unit)).collect();

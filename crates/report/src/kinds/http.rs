@@ -16,7 +16,7 @@ pub(super) struct Http;
 
 impl KindView for Http {
     fn table(&self, exp: &Experiment) -> View {
-        columns::view(exp, columns(exp))
+        columns::table_view(exp, columns(exp))
     }
 
     fn operation(&self) -> (&'static str, &'static str) {

@@ -13,7 +13,7 @@ pub(super) struct HttpAb;
 
 impl KindView for HttpAb {
     fn table(&self, exp: &Experiment) -> View {
-        columns::view(exp, http::columns(exp))
+        columns::table_view(exp, http::columns(exp))
     }
 
     fn operation(&self) -> (&'static str, &'static str) {

@@ -14,7 +14,7 @@ pub(super) struct Micro;
 
 impl KindView for Micro {
     fn table(&self, exp: &Experiment) -> View {
-        columns::view(exp, columns())
+        columns::table_view(exp, columns())
     }
 
     fn operation(&self) -> (&'static str, &'static str) {

@@ -18,7 +18,7 @@ pub(super) struct Store;
 
 impl KindView for Store {
     fn table(&self, exp: &Experiment) -> View {
-        columns::view(exp, columns(exp))
+        columns::table_view(exp, columns(exp))
     }
 
     fn operation(&self) -> (&'static str, &'static str) {

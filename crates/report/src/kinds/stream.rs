@@ -15,7 +15,7 @@ pub(super) struct Stream;
 
 impl KindView for Stream {
     fn table(&self, exp: &Experiment) -> View {
-        columns::view(exp, columns())
+        columns::table_view(exp, columns())
     }
 
     fn operation(&self) -> (&'static str, &'static str) {
