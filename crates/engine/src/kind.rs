@@ -268,6 +268,18 @@ mod tests {
     }
 
     #[test]
+    fn every_kind_is_listed_once_and_every_advised_kind_has_a_rate() {
+        for (i, kind) in ExperimentKind::ALL.into_iter().enumerate() {
+            assert!(!ExperimentKind::ALL[..i].contains(&kind), "{kind:?} twice");
+            let t = kind.traits();
+            // The advice states its savings at the kind's rate.
+            assert!(!t.advised || t.rate.is_some(), "{kind:?} is advised without a rate");
+            // Findings are neither compared nor advised.
+            assert!(t.row != RowMeasure::Finding || !(t.compared || t.advised), "{kind:?}");
+        }
+    }
+
+    #[test]
     fn rates_read_and_set_each_kind_own_field() {
         let mut rates = Rates::default();
         for (i, kind) in ExperimentKind::ALL.into_iter().enumerate() {
