@@ -11,14 +11,15 @@
 //! [`stages`] (Pilot, Warmup, Actual, Allocation pass; sequential and interleaved measurement),
 //! [`stats`] and [`paired`] (sample and paired statistics), [`alloc`] (the counting allocator and
 //! the allocator choice), [`rss`] (peak RSS windows), [`lockstep`] (turns with another program
-//! under `jsoncost ab`), [`machine`] (the machine and build facts), and the result model:
-//! [`model`], [`http_figures`], [`summary`], [`safety`].
+//! under `jsoncost ab`), [`machine`] (the machine and build facts), [`kind`] (the experiment kinds
+//! and what each one's tables are), and the result model: [`model`], [`http_figures`], [`summary`], [`safety`].
 
 #![deny(missing_docs)]
 
 pub mod alloc;
 pub mod http_ab;
 pub mod http_figures;
+pub mod kind;
 pub mod lockstep;
 pub mod machine;
 pub mod model;
@@ -31,6 +32,7 @@ pub mod summary;
 
 pub use http_ab::{HttpAbFigure, HttpAbSide, HttpAbSlice, HttpAbTable, LATENCY_QUANTILES, LatencyPoint, Placement};
 pub use http_figures::{HttpErrors, HttpFigures, HttpLoss, HttpStop, LossKind};
+pub use kind::{Blame, KindTraits, Rate, RowMeasure};
 pub use model::{
     AllocatorComparison, AllocatorRow, Contract, CpuWait, DifferenceKind, Experiment, ExperimentKind, FLOOR, Fidelity, Machine,
     NumberDifference, Rates, Results, Row, SCHEMA_VERSION, Schedule, Status, parse_experiment_rate, parse_rate,

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+pub use crate::kind::{ExperimentKind, Rates, parse_experiment_rate, parse_rate};
 use crate::paired::Interval;
 
 /// Version of the results.json schema written by this build.
@@ -160,86 +161,6 @@ pub struct AllocatorRow {
     pub peak_rss_bytes: Option<u64>,
 }
 
-/// The request rates per-second figures are stated at: assumptions about the reader's service,
-/// printed with every figure, never measurements.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Rates {
-    /// micro: JSON operations per second.
-    pub operations_per_s: f64,
-    /// store: document reads per second.
-    pub reads_per_s: f64,
-    /// stream: request bodies per second.
-    pub bodies_per_s: f64,
-    /// http: requests per second.
-    pub requests_per_s: f64,
-}
-
-impl Default for Rates {
-    fn default() -> Self {
-        Rates {
-            operations_per_s: 10_000.0,
-            reads_per_s: 2_000.0,
-            bodies_per_s: 1.0,
-            requests_per_s: 1_000.0,
-        }
-    }
-}
-
-impl Rates {
-    /// The rate of one experiment's operations.
-    pub fn of(&self, kind: ExperimentKind) -> f64 {
-        match kind {
-            ExperimentKind::Micro => self.operations_per_s,
-            ExperimentKind::Store => self.reads_per_s,
-            ExperimentKind::Stream => self.bodies_per_s,
-            ExperimentKind::Http => self.requests_per_s,
-            // Findings, never advised on: no rate. An A/B's verdicts are its own, not advice.
-            ExperimentKind::Safety | ExperimentKind::HttpAb => 0.0,
-        }
-    }
-
-    /// Sets one experiment's rate.
-    pub fn set(&mut self, kind: ExperimentKind, per_s: f64) {
-        match kind {
-            ExperimentKind::Micro => self.operations_per_s = per_s,
-            ExperimentKind::Store => self.reads_per_s = per_s,
-            ExperimentKind::Stream => self.bodies_per_s = per_s,
-            ExperimentKind::Http => self.requests_per_s = per_s,
-            ExperimentKind::Safety | ExperimentKind::HttpAb => {}
-        }
-    }
-}
-
-/// A rate: a finite number above zero (`--advice-rate PER_S`; `_` separators allowed).
-pub fn parse_rate(text: &str) -> Result<f64, String> {
-    match text.trim().replace('_', "").parse::<f64>() {
-        Ok(r) if r.is_finite() && r > 0.0 => Ok(r),
-        _ => Err(format!("{text:?} is not a rate: give a number of operations per second above 0")),
-    }
-}
-
-/// `EXPERIMENT=PER_S` (`--advice-rate store=500`): an experiment that has a rate, and the rate.
-pub fn parse_experiment_rate(text: &str) -> Result<(ExperimentKind, f64), String> {
-    let (kind, rate) = text
-        .split_once('=')
-        .ok_or_else(|| format!("{text:?}: give EXPERIMENT=PER_S, e.g. store=500"))?;
-    // Safety's rows are findings: no rate applies to them.
-    let rated = [
-        ExperimentKind::Micro,
-        ExperimentKind::Store,
-        ExperimentKind::Stream,
-        ExperimentKind::Http,
-    ];
-    let kind = rated.into_iter().find(|k| k.as_str() == kind.trim()).ok_or_else(|| {
-        format!(
-            "{text:?}: unknown experiment {kind:?}; valid: {}",
-            rated.map(ExperimentKind::as_str).join(", ")
-        )
-    })?;
-    Ok((kind, parse_rate(rate)?))
-}
-
 /// The machine and build that measured.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Machine {
@@ -279,57 +200,6 @@ impl Machine {
     pub fn builds_for_this_cpu(&self) -> Option<bool> {
         self.target_features_complete
             .or_else(|| self.cpu_simd_features.as_ref().map(|_| self.missing_target_features.is_empty()))
-    }
-}
-
-/// Which experiment measured a table; renderers choose columns and wording by it. Serialized
-/// as lowercase names (`micro`, `store`, `stream`, `http`, `safety`, `http-ab`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ExperimentKind {
-    /// Serialize and deserialize in memory (`jsoncost micro`).
-    Micro,
-    /// Documents read from a store (`jsoncost store`).
-    Store,
-    /// A large array streamed element by element (`jsoncost stream`).
-    Stream,
-    /// An HTTP server under load (`jsoncost http`).
-    Http,
-    /// Hostile inputs run in child processes (`crate::safety`): findings, not timings.
-    Safety,
-    /// `jsoncost ab --http`: one request on two servers (rows `base`, `new`, with the http
-    /// figures), its own record in [`Experiment::http_ab`].
-    #[serde(rename = "http-ab")]
-    HttpAb,
-}
-
-impl ExperimentKind {
-    /// Every experiment kind: the five a run measures, in that order, then `ab --http`'s.
-    pub const ALL: [ExperimentKind; 6] = [
-        ExperimentKind::Micro,
-        ExperimentKind::Store,
-        ExperimentKind::Stream,
-        ExperimentKind::Http,
-        ExperimentKind::Safety,
-        ExperimentKind::HttpAb,
-    ];
-
-    /// The name results files and the command line use: `micro`, `store`, ...
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ExperimentKind::Micro => "micro",
-            ExperimentKind::Store => "store",
-            ExperimentKind::Stream => "stream",
-            ExperimentKind::Http => "http",
-            ExperimentKind::Safety => "safety",
-            ExperimentKind::HttpAb => "http-ab",
-        }
-    }
-}
-
-impl std::fmt::Display for ExperimentKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 

@@ -67,10 +67,23 @@ pub struct Args {
 
 /// What `--help` prints.
 pub fn usage() -> String {
-    USAGE.replace("{formats}", &Format::names())
+    USAGE.replace("{formats}", &Format::names()).replace("{rated}", &rated_kinds())
 }
 
-/// [`usage`] before the format names are filled in.
+/// The experiments that take an advice rate, as the usage names them: `micro, store, stream or http`.
+fn rated_kinds() -> String {
+    let names: Vec<&str> = ExperimentKind::ALL
+        .into_iter()
+        .filter(|k| k.traits().rate.is_some())
+        .map(ExperimentKind::as_str)
+        .collect();
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => names.join(""),
+    }
+}
+
+/// [`usage`] before the format names and the experiments with a rate are filled in.
 const USAGE: &str = "\
 Measures what JSON costs for this crate's own types (jsoncost's cargo bench harness).
 
@@ -89,7 +102,7 @@ options:
   --schedule SCHEDULE       interleaved (default: rounds, paired ratios) or sequential
   --advice-rate [EXPERIMENT=]PER_S
                             the rate advice states per-second figures at (repeatable);
-                            EXPERIMENT is micro, store, stream or http, none: all of them
+                            EXPERIMENT is {rated}, none: all of them
   --allocators A,B,...      the allocator dimension: the bench again under each allocator
                             (system, mimalloc, jemalloc; the first the base), each other in
                             lockstep with the first, each row's time paired with it; needs
@@ -1130,5 +1143,15 @@ mod tests {
             parse(&["--schedule", "paired"]).unwrap_err().to_string(),
             "--schedule: unknown schedule \"paired\": expected sequential or interleaved"
         );
+    }
+
+    #[test]
+    fn the_usage_names_the_experiments_with_a_rate_and_every_format() {
+        let usage = usage();
+        assert!(
+            usage.contains("EXPERIMENT is micro, store, stream or http, none: all of them"),
+            "{usage}"
+        );
+        assert!(!usage.contains('{'), "{usage}");
     }
 }

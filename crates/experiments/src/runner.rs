@@ -4,11 +4,12 @@
 use jsoncost_codecs::gate::Reference;
 use jsoncost_codecs::{BoxedStrategy, Contract, RunFailure, Strategy};
 use jsoncost_engine::{
-    Config, Experiment, ExperimentKind, Fidelity, Lineup, Row, Schedule, Stage, measure_interleaved, try_measure_staged,
+    Blame, Config, Experiment, ExperimentKind, Fidelity, Lineup, Row, Schedule, Stage, measure_interleaved, try_measure_staged,
 };
 use serde_json::{Map, Value};
 
-use crate::{Cancel, Error, Filter, Sink, summary};
+use crate::summary::{self, Summarize};
+use crate::{Cancel, Error, Filter, Sink};
 
 /// One table to measure: every strategy is checked against the exact `reference` (the source
 /// text's exact parse, or the value a serialize table writes). The first strategy is the
@@ -29,6 +30,8 @@ pub struct Table<'a> {
     pub baseline_verified: Option<Fidelity>,
     /// What it means when every row fails: the command's error once everything is written.
     pub if_all_failed: AllFailed,
+    /// Its summary, computed once the table is finished (`None`: the table has none).
+    pub summarize: Option<Summarize>,
 }
 
 /// What a table whose every row failed says about the run (the one rule for every table, so a
@@ -42,11 +45,12 @@ pub enum AllFailed {
 }
 
 impl AllFailed {
-    /// The default for a kind of table: an http table measures a server, the others data.
+    /// The default for a kind of table, as its traits blame ([`jsoncost_engine::KindTraits::all_failed`]):
+    /// an http table measures a server, the others data.
     pub fn of(kind: ExperimentKind) -> AllFailed {
-        match kind {
-            ExperimentKind::Http => AllFailed::Environment,
-            _ => AllFailed::BadInput,
+        match kind.traits().all_failed {
+            Blame::Environment => AllFailed::Environment,
+            Blame::Input => AllFailed::BadInput,
         }
     }
 
@@ -93,6 +97,7 @@ impl<'a> Table<'a> {
             strategies,
             baseline_verified: None,
             if_all_failed: AllFailed::of(kind),
+            summarize: None,
         }
     }
 
@@ -111,6 +116,15 @@ impl<'a> Table<'a> {
             strategies,
             baseline_verified: None,
             if_all_failed: AllFailed::of(kind),
+            summarize: None,
+        }
+    }
+
+    /// The table with its summary computed by `summarize` once it is finished.
+    pub fn summarized_by(self, summarize: Summarize) -> Self {
+        Table {
+            summarize: Some(summarize),
+            ..self
         }
     }
 }
@@ -249,6 +263,7 @@ impl<'s> Runner<'s> {
             mut strategies,
             baseline_verified,
             if_all_failed,
+            summarize,
         } = table;
         if self.mode == Mode::List {
             for s in strategies.iter().filter(|s| self.filter.matches(s.name())) {
@@ -280,7 +295,7 @@ impl<'s> Runner<'s> {
         // Gate mode: the sequential loop, each strategy checked and not timed.
         let gate_only = self.mode == Mode::Gate;
         // Load rows measure themselves (an http table's modes together, in slices).
-        let interleave = !gate_only && self.config.schedule == Schedule::Interleaved && kind != ExperimentKind::Http;
+        let interleave = !gate_only && self.config.schedule == Schedule::Interleaved && !kind.traits().measures_itself;
         if interleave {
             exp.schedule = Schedule::Interleaved;
             let (why, bad_input) = self.interleaved(&name, &mut strategies, baseline.take(), reference.as_ref(), &mut exp.rows);
@@ -327,7 +342,7 @@ impl<'s> Runner<'s> {
         }
         // Load rows measured together in slices (http) carry their rounds: they pair round by
         // round as an interleaved table's rows do.
-        if kind == ExperimentKind::Http && exp.rows.iter().any(|r| !r.rounds_ns.is_empty()) {
+        if kind.traits().measures_itself && exp.rows.iter().any(|r| !r.rounds_ns.is_empty()) {
             exp.schedule = Schedule::Interleaved;
         }
         // What each row's strategy delivers, recorded in one place for both schedules.
@@ -347,7 +362,7 @@ impl<'s> Runner<'s> {
             self.sink.table_done(exp);
         } else if !exp.rows.is_empty() {
             exp.finish();
-            summary::finish(&mut exp);
+            summary::finish(&mut exp, summarize);
             let means = if only_bad_input { AllFailed::BadInput } else { if_all_failed };
             let all_failed = ran.all_failed().then(|| means.error(&exp));
             self.sink.table_done(exp);

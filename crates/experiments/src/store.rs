@@ -18,7 +18,7 @@ use std::cell::RefCell;
 use std::hint::black_box;
 use std::rc::Rc;
 
-use crate::{Error, Runner, Stop, Table};
+use crate::{Error, Runner, Stop, Table, summary};
 
 /// The document shape the store holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -741,7 +741,7 @@ fn measure_existing(
     params.insert("docs".into(), json!(listed.len()));
     params.insert("payload_bytes".into(), json!(sample_len));
     debug_assert_eq!(table.split('/').next(), Some(kind.as_str()));
-    match runner.run(Table::new(ExperimentKind::Store, table, params, reference, list)) {
+    match runner.run(Table::new(ExperimentKind::Store, table, params, reference, list).summarized_by(summary::of_store)) {
         // The Runner's messages name the table already.
         Err(Stop::Fatal(message)) => return Err(Unmeasured::Table(Error::environment(format!("stopped: {message}")))),
         Err(Stop::BadBaseline(message)) => return Err(Unmeasured::Named(Error::Usage(message))),
@@ -851,7 +851,7 @@ pub fn run(options: &StoreOptions, runner: &mut Runner<'_>) -> Result<(), Error>
     params.insert("shape".into(), json!(collection));
     params.insert("docs".into(), json!(options.docs));
     params.insert("payload_bytes".into(), json!(sample_len));
-    let ran = match runner.run(Table::new(ExperimentKind::Store, table, params, reference, list)) {
+    let ran = match runner.run(Table::new(ExperimentKind::Store, table, params, reference, list).summarized_by(summary::of_store)) {
         Err(Stop::Fatal(message)) => return Err(Error::environment(format!("store run stopped: {message}"))),
         Err(stop) => return Err(stop.into()),
         Ok(ran) => ran,

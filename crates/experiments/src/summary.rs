@@ -1,28 +1,35 @@
-//! Table summaries, computed once from the rows (the Runner calls [`of`] for every table);
-//! the report words them and the advisor reads their numbers.
+//! Table summaries, computed once from the rows: the experiment that builds a table declares
+//! its summary ([`crate::Table::summarized_by`]: [`of_store`], [`of_stream`]) and the Runner
+//! computes it in [`finish`]; the report words them and the advisor reads their numbers.
 
 use jsoncost_engine::paired::{self, PAIRED_CONFIDENCE};
-use jsoncost_engine::{Experiment, ExperimentKind, FLOOR, Row, StoreSummary, StreamLibrary, StreamSummary, Summary, TypedPath};
+use jsoncost_engine::{Experiment, FLOOR, Row, StoreSummary, StreamLibrary, StreamSummary, Summary, TypedPath};
 
 /// The store experiment's baseline row (its no-JSON reference row is [`FLOOR`]).
 pub const STORE_BASELINE: &str = "default";
 
-/// Fills what a finished table's rows derive from each other (a store row's time above the
-/// floor, paired per round) and its summary.
-pub fn finish(exp: &mut Experiment) {
-    if exp.experiment == ExperimentKind::Store {
+/// Computes a finished table's summary, declared by the experiment that builds the table
+/// ([`crate::Table::summarize`]).
+pub type Summarize = fn(&Experiment) -> Option<Summary>;
+
+/// Fills what a finished table's rows derive from each other (each row's time above the floor,
+/// paired per round, where its kind reads rows against a floor) and its summary, computed by
+/// `summarize`.
+pub fn finish(exp: &mut Experiment, summarize: Option<Summarize>) {
+    if exp.experiment.traits().floor {
         exp.fill_above_floor(FLOOR);
     }
-    exp.summary = of(exp);
+    exp.summary = summarize.and_then(|summarize| summarize(exp));
 }
 
-/// The summary of a finished table, when its experiment has one.
-pub fn of(exp: &Experiment) -> Option<Summary> {
-    match exp.experiment {
-        ExperimentKind::Store => store(exp).map(Summary::Store),
-        ExperimentKind::Stream => stream(exp).map(Summary::Stream),
-        ExperimentKind::Micro | ExperimentKind::Http | ExperimentKind::Safety | ExperimentKind::HttpAb => None,
-    }
+/// A store table's summary ([`store`]).
+pub fn of_store(exp: &Experiment) -> Option<Summary> {
+    store(exp).map(Summary::Store)
+}
+
+/// A stream table's summary ([`stream`]).
+pub fn of_stream(exp: &Experiment) -> Option<Summary> {
+    stream(exp).map(Summary::Stream)
 }
 
 fn ok<'e>(exp: &'e Experiment, method: &str) -> Option<&'e Row> {
@@ -110,6 +117,7 @@ pub fn stream(exp: &Experiment) -> Option<StreamSummary> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use jsoncost_engine::ExperimentKind;
 
     fn row(method: &str, mean: f64, error: f64, alloc: f64) -> Row {
         let mut r = Row::new(method);
@@ -153,7 +161,7 @@ mod tests {
         assert!(!store(&table(14_600.0, 200.0)).unwrap().cheapest_typed.unwrap().beyond_noise);
         let mut e = table(11_000.0, 200.0);
         e.rows.retain(|r| r.method != "floor");
-        assert_eq!(of(&e), None);
+        assert_eq!(of_store(&e), None);
     }
 
     /// An interleaved table: per-round samples, the floor's rounds drifting with the read's.
@@ -174,7 +182,7 @@ mod tests {
         let read = [1_100.0, 1_202.0, 1_304.0, 1_402.0];
         let typed = [1_050.0, 1_151.0, 1_252.0, 1_351.0];
         let mut e = paired_table(&read, &floor, &typed);
-        finish(&mut e);
+        finish(&mut e, Some(of_store));
         let s = e.summary.as_ref().and_then(Summary::store).unwrap().clone();
         // Differences 100, 102, 104, 102: mean 102.
         let i = s.json_interval.unwrap();

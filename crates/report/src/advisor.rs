@@ -7,11 +7,10 @@
 //! only need ..." options: following them changes what the caller gets.
 
 use jsoncost_engine::stats::CONFIDENCE;
-use jsoncost_engine::{Contract, Experiment, FLOOR, Results, Row, Summary};
+use jsoncost_engine::{Contract, Experiment, ExperimentKind as Kind, FLOOR, Results, Row, RowMeasure};
 
 use crate::row_figures::{http_figure, mean_interval as interval};
-use crate::{fidelity, units};
-use jsoncost_engine::ExperimentKind as Kind;
+use crate::{fidelity, kinds, units};
 
 pub use crate::advice::{ALTERNATIVE_KEY, Advice, AdviceKind, Alternative, TITLE};
 /// The request rates the per-second figures are stated at (`Results::rates`, set by `--advice-rate`).
@@ -47,13 +46,7 @@ impl Unit {
 }
 
 fn unit(kind: Kind, rates: &Rates) -> Unit {
-    let (one, many) = match kind {
-        Kind::Micro => ("operation", "operations"),
-        Kind::Store => ("read", "reads"),
-        Kind::Stream => ("body", "bodies"),
-        Kind::Http | Kind::HttpAb => ("req", "req"),
-        Kind::Safety => ("input", "inputs"),
-    };
+    let (one, many) = kinds::view(kind).operation();
     Unit {
         one,
         many,
@@ -62,10 +55,16 @@ fn unit(kind: Kind, rates: &Rates) -> Unit {
     }
 }
 
-/// The table's advice against its baseline and, on a stream table of a user's element type
-/// with a buffered typed row, the typed rows' advice against that row.
+/// Rows under load (http) are ranked by the requests they serve per second, not by mean time.
+fn by_load(kind: Kind) -> bool {
+    kind.traits().row == RowMeasure::Request
+}
+
+/// The table's advice against its baseline and, where its kind gives a second baseline (a
+/// stream table of a user's element type with a buffered typed row), the typed rows' advice
+/// against that row.
 fn advise_table(exp: &Experiment, rates: &Rates) -> Vec<Advice> {
-    let typed_base = typed_stream_baseline(exp);
+    let typed_base = kinds::view(exp.experiment).second_baseline(exp);
     let mut out: Vec<Advice> = advise_against(exp, rates, typed_base.map(|_| Contract::TypedValue))
         .into_iter()
         .collect();
@@ -73,30 +72,6 @@ fn advise_table(exp: &Experiment, rates: &Rates) -> Vec<Advice> {
         out.extend(advise_typed_stream(exp, base, rates));
     }
     out
-}
-
-/// A stream table's buffered typed row (`buffered-typed/<lib>`, the element type's whole
-/// document decoded at once, delivering typed values): the baseline the `incremental-typed/*`
-/// rows of the same type are weighed against, as the DOM rows are against `buffered/serde_json`.
-fn typed_stream_baseline(exp: &Experiment) -> Option<&Row> {
-    if exp.experiment != Kind::Stream {
-        return None;
-    }
-    let typed = |r: &&Row| r.is_ok() && r.mean_ns.is_some() && r.contract == Some(Contract::TypedValue);
-    // serde_json's, as the table's own baseline is, when there is one. Only a `buffered-typed/*`
-    // row: a table whose own baseline already delivers typed values (the telemetry table's
-    // `buffered/serde_json`) is advised once, against it.
-    let buffered: Vec<&Row> = exp
-        .rows
-        .iter()
-        .filter(typed)
-        .filter(|r| r.method.starts_with("buffered-typed/"))
-        .collect();
-    buffered
-        .iter()
-        .find(|r| r.method.ends_with("/serde_json"))
-        .or(buffered.first())
-        .copied()
 }
 
 /// The typed rows of a stream table against its buffered typed row: paired per round where
@@ -132,7 +107,7 @@ fn relative_to(base: &Row, row: &Row) -> Row {
 fn advise_against(exp: &Experiment, rates: &Rates, apart: Option<Contract>) -> Option<Advice> {
     // Findings about hostile input, not a choice between strategies doing the same job; an
     // http A/B's two servers are decided by its own verdicts (`crate::ab`), not advised on.
-    if matches!(exp.experiment, Kind::Safety | Kind::HttpAb) {
+    if !exp.experiment.traits().advised {
         return None;
     }
     let base = exp.baseline()?;
@@ -159,9 +134,9 @@ fn advise_against(exp: &Experiment, rates: &Rates, apart: Option<Contract>) -> O
         .rows
         .iter()
         .filter(|r| r.is_ok() && r.mean_ns.is_some() && r.method != base.method)
-        .filter(|r| !(kind == Kind::Store && r.method == FLOOR) && r.contract != Some(Contract::Discarded))
+        .filter(|r| !(kind.traits().floor && r.method == FLOOR) && r.contract != Some(Contract::Discarded))
         .collect();
-    if kind == Kind::Http {
+    if by_load(kind) {
         others.sort_by(|a, b| throughput(b).total_cmp(&throughput(a)));
     } else {
         others.sort_by(|a, b| mean(a).total_cmp(&mean(b)));
@@ -243,18 +218,12 @@ fn weigh(exp: &Experiment, base: &Row, best: &Row, u: &Unit) -> (AdviceKind, Str
     if !better(kind, base, best) {
         return (AdviceKind::KeepBaseline, keep_text(kind, base, best) + &fidelity_text(base, best));
     }
-    let mut text = match kind {
-        Kind::Http => format!("Use {} instead of {}: {}", best.method, base.method, http_text(base, best, u)),
-        _ => {
-            let mut text = format!("Use {} instead of {}: {}", best.method, base.method, saving_text(base, best, u));
-            if kind == Kind::Store {
-                text.push_str(&floor_text(exp, best));
-            }
-            if kind == Kind::Stream {
-                text.push_str(&peak_text(base, best));
-            }
-            text
-        }
+    let mut text = if by_load(kind) {
+        format!("Use {} instead of {}: {}", best.method, base.method, http_text(base, best, u))
+    } else {
+        let mut text = format!("Use {} instead of {}: {}", best.method, base.method, saving_text(base, best, u));
+        text.push_str(&kinds::view(kind).recommendation_note(exp, base, best));
+        text
     };
     text.push_str(&fidelity_text(base, best));
     (AdviceKind::Recommend, text)
@@ -274,9 +243,10 @@ fn alternatives(base: &Row, rows: &[&Row], kind: Kind, u: &Unit) -> Vec<Alternat
             continue;
         }
         let Some(contract) = r.contract else { continue };
-        let body = match kind {
-            Kind::Http => http_text(base, r, u),
-            _ => saving_text(base, r, u),
+        let body = if by_load(kind) {
+            http_text(base, r, u)
+        } else {
+            saving_text(base, r, u)
         };
         out.push(Alternative {
             contract,
@@ -305,7 +275,7 @@ fn better(kind: Kind, base: &Row, row: &Row) -> bool {
     if let Some(r) = row.ratio_interval {
         return r.high < 1.0;
     }
-    if kind == Kind::Http {
+    if by_load(kind) {
         throughput(row) > throughput(base)
     } else {
         mean(row) < mean(base)
@@ -448,52 +418,6 @@ fn saving_text(base: &Row, best: &Row, u: &Unit) -> String {
     )
 }
 
-/// The store table's JSON work above the floor, from its summary (computed with the table).
-fn floor_text(exp: &Experiment, best: &Row) -> String {
-    let Some(s) = exp.summary.as_ref().and_then(Summary::store) else {
-        return String::new();
-    };
-    // The best row's own time above the floor: paired per round when the table was interleaved.
-    let best_above = match best.above_floor_ns {
-        Some(i) if i.low <= 0.0 => "within the noise".to_string(),
-        Some(i) => units::time(i.estimate),
-        None => units::time((mean(best) - s.floor_ns).max(0.0)),
-    };
-    if s.within_noise() {
-        return format!(
-            " JSON work above the floor: within the noise of the {} read with {} (the per-round difference's 99% interval reaches 0), {} with {}.",
-            units::time(s.read_ns),
-            s.baseline,
-            best_above,
-            best.method
-        );
-    }
-    format!(
-        " JSON work above the floor: {} of {} ({}) with {}, {} with {}.",
-        units::time(s.json_ns),
-        units::time(s.read_ns),
-        units::percent(s.json_share),
-        s.baseline,
-        best_above,
-        best.method
-    )
-}
-
-fn peak_text(base: &Row, best: &Row) -> String {
-    match (base.peak_bytes, best.peak_bytes) {
-        (Some(b), Some(c)) => {
-            format!(
-                " Peak heap: {} with {}, {} with {}.",
-                units::bytes(b as f64),
-                base.method,
-                units::bytes(c as f64),
-                best.method
-            )
-        }
-        _ => String::new(),
-    }
-}
-
 fn http_text(base: &Row, best: &Row, u: &Unit) -> String {
     let (rb, rc) = (throughput(base), throughput(best));
     let mut text = format!(
@@ -539,7 +463,7 @@ fn http_text(base: &Row, best: &Row, u: &Unit) -> String {
 }
 
 fn keep_text(kind: Kind, base: &Row, next: &Row) -> String {
-    if kind == Kind::Http {
+    if by_load(kind) {
         let (rb, rn) = (throughput(base), throughput(next));
         format!(
             "Keep {}: it serves the most requests per second ({} req/s); the next, {}, serves {} ({} fewer).",

@@ -31,6 +31,7 @@ mod format;
 pub mod html;
 mod json;
 mod junit;
+mod kinds;
 mod markdown;
 mod notes;
 mod row_figures;

@@ -1,6 +1,6 @@
 //! A table ready to print, whatever its experiment: heading, params, columns and lines of
 //! text, notes and summary. Every renderer (console, markdown, HTML) lays out the same view,
-//! so the formats cannot drift apart; [`crate::columns`] builds it for each experiment.
+//! so the formats cannot drift apart; each experiment kind's view ([`crate::kinds`]) builds it.
 
 use jsoncost_engine::Experiment;
 use serde_json::Value;

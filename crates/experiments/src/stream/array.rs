@@ -16,7 +16,7 @@ use serde_json::{Map, json};
 use std::path::{Path, PathBuf};
 
 use super::whole_run::{Runs, WholeRun, guard_file, open, over_buffered_cap, read_all, readable, run_config, skip_buffered};
-use crate::{Error, Runner, Stop, Table};
+use crate::{Error, Runner, Stop, Table, summary};
 
 /// An array inside a document the user already has.
 #[derive(Debug, Clone, PartialEq)]
@@ -508,7 +508,7 @@ pub(crate) fn run_with(options: &ArrayOptions, table: &str, typed: Option<&Typed
         .drain(..)
         .map(|s| Box::new(s) as jsoncost_codecs::BoxedStrategy<'static>)
         .collect();
-    let mut table = Table::self_checked(ExperimentKind::Stream, table, params, strategies);
+    let mut table = Table::self_checked(ExperimentKind::Stream, table, params, strategies).summarized_by(summary::of_stream);
     table.baseline_verified = Some(baseline);
     let config = run_config(options.runs, options.quick, runner);
     match runner.with_config(config, |r| r.run(table)) {

@@ -16,7 +16,7 @@ use std::io::{BufReader, BufWriter};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-use crate::{Error, Runner, Stop, Table};
+use crate::{Error, Runner, Stop, Table, summary};
 
 pub mod array;
 mod peers;
@@ -399,7 +399,7 @@ pub fn run(options: &StreamOptions, runner: &mut Runner<'_>) -> Result<(), Error
         .drain(..)
         .map(|s| Box::new(s) as jsoncost_codecs::BoxedStrategy<'static>)
         .collect();
-    let mut table = Table::self_checked(ExperimentKind::Stream, "telemetry", params, strategies);
+    let mut table = Table::self_checked(ExperimentKind::Stream, "telemetry", params, strategies).summarized_by(summary::of_stream);
     table.baseline_verified = Some(baseline);
     match runner.with_config(config, |r| r.run(table)) {
         Ok(_) => {}

@@ -38,7 +38,7 @@ pub use drift::Drift;
 pub use pairs::{NotCompared, Reason, Side};
 pub use spread::{Limit, Resolution, SPREAD_MIN_ROWS, TableShift, Verdict};
 
-use jsoncost_engine::{ExperimentKind, Results};
+use jsoncost_engine::{ExperimentKind, Results, RowMeasure};
 use serde::Serialize;
 
 use pairs::matched;
@@ -55,10 +55,11 @@ pub const ALLOCATION_TOLERANCE_BYTES: f64 = 0.5;
 /// baseline counts there.
 pub const HTTP_ALLOCATION_TOLERANCE: f64 = 0.01;
 
-/// Whether an allocation figure grew beyond what counts on `kind`'s rows.
+/// Whether an allocation figure grew beyond what counts on `kind`'s rows (rows under load:
+/// [`HTTP_ALLOCATION_TOLERANCE`]).
 pub fn allocation_grew(kind: ExperimentKind, base: Option<f64>, new: Option<f64>) -> bool {
     match (base, new) {
-        (Some(b), Some(n)) if matches!(kind, ExperimentKind::Http | ExperimentKind::HttpAb) => {
+        (Some(b), Some(n)) if kind.traits().row == RowMeasure::Request => {
             n - b >= ALLOCATION_TOLERANCE_BYTES.max(b * HTTP_ALLOCATION_TOLERANCE)
         }
         (Some(b), Some(n)) => n - b >= ALLOCATION_TOLERANCE_BYTES,
@@ -185,7 +186,7 @@ impl Comparison {
 /// second one would be silently ignored). Safety tables hold findings and are not compared.
 pub fn check_rows(path: &std::path::Path, results: &Results) -> Result<(), crate::ReportError> {
     let mut seen = std::collections::HashSet::new();
-    for e in results.experiments.iter().filter(|e| e.experiment != ExperimentKind::Safety) {
+    for e in results.experiments.iter().filter(|e| e.experiment.traits().compared) {
         for r in &e.rows {
             let bad = |why: String| crate::ReportError::BadRow {
                 path: path.to_path_buf(),

@@ -120,8 +120,8 @@ pub(crate) fn matched<'a>(base: &'a Results, other: &'a Results) -> (Vec<Pair<'a
         reason,
         lost,
     };
-    // Safety tables hold findings (a case per row), not timings to regress on.
-    for b in base.experiments.iter().filter(|e| e.experiment != ExperimentKind::Safety) {
+    // Tables of findings (safety: a case per row) hold no timings to regress on.
+    for b in base.experiments.iter().filter(|e| e.experiment.traits().compared) {
         let Some(n) = find(other, b) else {
             let ok = b.rows.iter().filter(|r| r.is_ok()).count();
             not_compared.push(skip(b, None, Reason::OnlyInBase, ok));
@@ -162,7 +162,7 @@ pub(crate) fn matched<'a>(base: &'a Results, other: &'a Results) -> (Vec<Pair<'a
     for n in other
         .experiments
         .iter()
-        .filter(|n| n.experiment != ExperimentKind::Safety && find(base, n).is_none())
+        .filter(|n| n.experiment.traits().compared && find(base, n).is_none())
     {
         not_compared.push(skip(n, None, Reason::OnlyInNew, 0));
     }

@@ -4,7 +4,10 @@
 
 use std::fmt::Write;
 
+use jsoncost_engine::{Experiment, Row};
+
 use super::esc;
+use crate::units::TimeColumn;
 
 /// viewBox width; the chart scales to its container.
 const W: f64 = 360.0;
@@ -230,6 +233,72 @@ impl Chart {
 }
 
 /// A coordinate with at most two decimals and no trailing zeros.
+/// Each row's mean time per `per` with its Error, the baseline's mean as the reference line.
+pub(crate) fn mean_chart(exp: &Experiment, ok: &[&Row], per: &str) -> Option<Chart> {
+    let timed: Vec<&Row> = ok.iter().copied().filter(|r| r.mean_ns.is_some()).collect();
+    let col = TimeColumn::fit(timed.iter().filter_map(|r| r.mean_ns));
+    // The errors in the means' unit (one unit per table).
+    let error_col = TimeColumn::fit_in(col.unit, timed.iter().filter_map(|r| r.error_ns));
+    let rows: Vec<ChartRow> = timed
+        .iter()
+        .filter_map(|r| {
+            let mean = r.mean_ns?;
+            let text = match r.error_ns {
+                Some(e) => format!("{} ± {}", col.format(mean), error_col.format(e)),
+                None => col.format(mean),
+            };
+            let mut track = Track::single(mean, format!("{}: {text}", r.method));
+            track.error = r.error_ns;
+            Some(ChartRow {
+                label: r.method.clone(),
+                value_text: text,
+                tracks: vec![track],
+            })
+        })
+        .collect();
+    let reference = exp
+        .baseline()
+        .filter(|b| b.is_ok())
+        .and_then(|b| b.mean_ns)
+        .map(|m| (m, "baseline mean"));
+    (!rows.is_empty()).then(|| Chart {
+        kind: "mean",
+        title: format!("Mean time per {per} (± 99.9% confidence)"),
+        rows,
+        legend: Vec::new(),
+        reference,
+    })
+}
+
+/// One bar per row: `get`'s figure, written by `text`.
+pub(crate) fn value_chart(
+    kind: &'static str,
+    title: &str,
+    ok: &[&Row],
+    get: impl Fn(&Row) -> Option<f64>,
+    text: impl Fn(f64) -> String,
+) -> Option<Chart> {
+    let rows: Vec<ChartRow> = ok
+        .iter()
+        .filter_map(|r| {
+            let v = get(r)?;
+            let t = text(v);
+            Some(ChartRow {
+                label: r.method.clone(),
+                tracks: vec![Track::single(v, format!("{}: {t}", r.method))],
+                value_text: t,
+            })
+        })
+        .collect();
+    (!rows.is_empty()).then(|| Chart {
+        kind,
+        title: title.to_string(),
+        rows,
+        legend: Vec::new(),
+        reference: None,
+    })
+}
+
 fn n(v: f64) -> String {
     let v = if v.is_finite() { (v * 100.0).round() / 100.0 } else { 0.0 };
     let s = format!("{v:.2}");

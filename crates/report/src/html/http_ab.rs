@@ -119,7 +119,7 @@ fn placement_line(name: &str, side: &HttpAbSide) -> String {
 }
 
 /// The http A/B part of `exp`'s section; empty on any other table.
-pub(super) fn section(exp: &Experiment) -> String {
+pub(crate) fn section(exp: &Experiment) -> String {
     let Some(t) = &exp.http_ab else { return String::new() };
     let mut out = String::from("<ul class=\"notes servers\">\n");
     for (name, side) in sides(t) {

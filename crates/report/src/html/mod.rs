@@ -2,12 +2,12 @@
 //! network), readable on a laptop and a phone. Tables scroll sideways on narrow screens.
 
 mod allocators;
-mod charts;
+pub(crate) mod charts;
 mod curves;
 mod escape;
 mod experiment;
-mod http_ab;
-mod safety;
+pub(crate) mod http_ab;
+pub(crate) mod safety;
 mod verdicts;
 
 pub(crate) use escape::{esc, slug};

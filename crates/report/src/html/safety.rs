@@ -9,7 +9,7 @@ use super::esc;
 use crate::safety::{Shade, breaking, detail, is_suite, matrix, outcome_text, shade, time_text, view};
 
 /// The HTML section: the matrix (or the suite's disagreements) with coloured cells.
-pub(super) fn section(exp: &Experiment, id: &str) -> String {
+pub(crate) fn section(exp: &Experiment, id: &str) -> String {
     let view = view(exp);
     let mut out = format!(
         "<section class=\"experiment safety\" id=\"{}\">\n<h2>{}</h2>\n",

@@ -1,0 +1,30 @@
+//! http-ab (`jsoncost ab --http`): the http columns and charts of its rows `base` and `new`,
+//! then the two servers' placement, curves and verdicts ([`crate::html::http_ab`]).
+
+use jsoncost_engine::{Experiment, Row};
+
+use super::{KindView, http};
+use crate::columns;
+use crate::html::charts::Chart;
+use crate::view::View;
+
+/// `jsoncost ab --http`'s tables.
+pub(super) struct HttpAb;
+
+impl KindView for HttpAb {
+    fn table(&self, exp: &Experiment) -> View {
+        columns::table_view(exp, http::columns(exp))
+    }
+
+    fn operation(&self) -> (&'static str, &'static str) {
+        ("req", "req")
+    }
+
+    fn charts(&self, _exp: &Experiment, ok: &[&Row]) -> Vec<Option<Chart>> {
+        http::charts(ok)
+    }
+
+    fn html_after_charts(&self, exp: &Experiment) -> String {
+        crate::html::http_ab::section(exp)
+    }
+}

@@ -1,0 +1,44 @@
+//! [`KindView`]: how the report shows one experiment kind's tables.
+
+use jsoncost_engine::{Experiment, Row};
+
+use crate::html::charts::Chart;
+use crate::view::View;
+
+/// How the report shows one experiment kind's tables: its table (columns, or a layout of its
+/// own), its HTML section's charts, and the words of its advice. One implementation per kind,
+/// in its own file of [`crate::kinds`], found by [`crate::kinds::view`].
+pub(crate) trait KindView: Sync {
+    /// The table as every format lays it out.
+    fn table(&self, exp: &Experiment) -> View;
+
+    /// How the advice names one row's operation and several (`read`, `reads`).
+    fn operation(&self) -> (&'static str, &'static str);
+
+    /// The table's whole HTML section, when it is not the table, notes, summary and charts
+    /// every other kind has.
+    fn html_section(&self, _exp: &Experiment, _id: &str) -> Option<String> {
+        None
+    }
+
+    /// The charts of the table's HTML section, of its ok rows `ok` (`None`: nothing to draw).
+    fn charts(&self, _exp: &Experiment, _ok: &[&Row]) -> Vec<Option<Chart>> {
+        Vec::new()
+    }
+
+    /// What the HTML section shows after its charts.
+    fn html_after_charts(&self, _exp: &Experiment) -> String {
+        String::new()
+    }
+
+    /// What a recommendation of `best` over `base` adds after the saving.
+    fn recommendation_note(&self, _exp: &Experiment, _base: &Row, _best: &Row) -> String {
+        String::new()
+    }
+
+    /// A second baseline some of the table's rows are advised against, besides the table's own
+    /// (a stream table's buffered typed row, for its incremental typed rows).
+    fn second_baseline<'e>(&self, _exp: &'e Experiment) -> Option<&'e Row> {
+        None
+    }
+}
