@@ -60,6 +60,10 @@ impl Output {
         if let Some(path) = &out {
             check_writable(path)?;
         }
+        // Under `ab` or `alloc` the program works only in its turns, from here on: what comes
+        // before the first timed iteration (a stream body's check, the gates) is seconds of work,
+        // and the pair's two programs doing it at once on one CPU would each wait for the CPU.
+        jsoncost_engine::lockstep::turn();
         let results = new_results(quick);
         build_check::warn_once(&results.machine);
         Ok(Output {

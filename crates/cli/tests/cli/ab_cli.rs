@@ -497,3 +497,58 @@ fn a_program_stopped_by_sigstop_is_named_and_both_are_reaped() {
     );
     assert!(gone(b) && gone(n));
 }
+
+/// Under a lockstep a program works only in its turns, from before its first work: a stream's
+/// check of its body is work (seconds on a 72 MB body), and the two programs of a pair doing it
+/// at once on one CPU each wait for it (measured: `alloc -- stream` judged busy, each process
+/// waiting for the CPU 30–60% of its time, on a quiet machine). So the first ask comes before
+/// the program reads its input: here it asks, waits for the grant, then fails on the body.
+#[test]
+fn under_a_lockstep_a_program_asks_for_its_turn_before_any_work() {
+    use jsoncost_engine::lockstep::{Ask, ENV, Grant};
+    use std::io::{BufRead, BufReader, Write};
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let body = dir.path().join("body.json");
+    std::fs::write(&body, "[1, 2,").unwrap();
+    let socket = dir.path().join("lockstep.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let mut program = Killed(
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("jsoncost"))
+            .args(["stream", "--file"])
+            .arg(&body)
+            .env(ENV, &socket)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let conn = loop {
+        match listener.accept() {
+            Ok((conn, _)) => break conn,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                let exited = program.0.try_wait().unwrap();
+                assert!(exited.is_none(), "exited ({exited:?}) without asking for a turn");
+                assert!(Instant::now() < deadline, "no ask within 30 s");
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(e) => panic!("{e}"),
+        }
+    };
+    conn.set_nonblocking(false).unwrap();
+    conn.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let mut line = String::new();
+    BufReader::new(&conn).read_line(&mut line).unwrap();
+    assert_eq!(Ask::parse(&line), Some(Ask::Turn), "{line:?}");
+    // Holding the grant: the program waits, its input unread.
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(program.0.try_wait().unwrap().is_none());
+    (&conn).write_all(Grant::Go.line().as_bytes()).unwrap();
+    let status = wait_bounded(&mut program.0, Duration::from_secs(60));
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(program.0.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    assert_eq!(status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("body.json"), "{stderr}");
+}
