@@ -112,6 +112,11 @@ pub struct PrecisionArgs {
     /// Trade precision for time: fewer, shorter iterations (the output says so).
     #[arg(long)]
     pub quick: bool,
+    /// jsoncost's own tests (hyperfine's `--debug-mode`): `--quick` through the real pipeline
+    /// (gate, warm-up, timed rounds, allocation pass) with the fewest, shortest iterations, for
+    /// tests of wiring, exit codes and rows, not of figures.
+    #[arg(long, hide = true, requires = "quick")]
+    pub debug_mode: bool,
     /// How a table's strategies share the time: interleaved rounds (drift lands on every row
     /// alike; rows pair up) or one strategy after another. stream's rounds run each strategy
     /// once as a whole run; http always alternates its modes in slices of load, in rounds.
@@ -121,11 +126,29 @@ pub struct PrecisionArgs {
 
 impl PrecisionArgs {
     pub fn config(&self) -> Config {
-        let config = if self.quick { Config::quick() } else { Config::full() };
+        let config = match (self.debug_mode, self.quick) {
+            (true, _) => debug_mode(),
+            (false, true) => Config::quick(),
+            (false, false) => Config::full(),
+        };
         Config {
             schedule: self.schedule.schedule(),
             ..config
         }
+    }
+}
+
+/// `--debug-mode`: a quick run's stages, each as short as the engine allows (one warm-up, three
+/// timed iterations of ~1 ms, 10 counted operations).
+fn debug_mode() -> Config {
+    Config {
+        iteration_time: std::time::Duration::from_millis(1),
+        warmup_iterations: 1,
+        min_iterations: 3,
+        max_iterations: 3,
+        budget: std::time::Duration::from_millis(30),
+        alloc_ops: 10,
+        ..Config::quick()
     }
 }
 
@@ -153,6 +176,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             // Findings, not timings: no schedule to choose.
             let precision = PrecisionArgs {
                 quick,
+                debug_mode: false,
                 schedule: ScheduleArg::Sequential,
             };
             one_experiment(&output, &precision, ExperimentKind::Safety, |_, session, progress| {

@@ -2,7 +2,9 @@
 //! a checkout of jsoncost, built the way a user builds it: outside this workspace (so without
 //! its `.cargo/config.toml`), with jsoncost's default features, in a target directory of its
 //! own. Then test mode, `--list`, `--help` and a quick measurement, through `cargo test
-//! --bench json` (the dev profile: what `cargo test --benches` builds).
+//! --bench json` (the dev profile: what `cargo test --benches` builds), without debug info
+//! (`CARGO_PROFILE_DEV_DEBUG=false`: nothing here reads it, and without it a first build is
+//! over a quarter shorter).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -87,6 +89,7 @@ fn the_readme_s_lines_build_and_run_in_a_fresh_crate() {
             .args(["test", "--bench", "json", "--quiet"])
             .args(args)
             .env("CARGO_TARGET_DIR", &target)
+            .env("CARGO_PROFILE_DEV_DEBUG", "false")
             .env("CARGO_TERM_COLOR", "never")
             .env("NO_COLOR", "1");
         for var in [

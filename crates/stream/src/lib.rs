@@ -80,7 +80,7 @@
 //! `max_kept_bytes` for fields, and what the library allocates for the one value (element or
 //! field) it is parsing. With 64 KiB chunks and a 1 KiB maximum, consuming 100,000 telemetry
 //! readings into a [`TelemetryAggregate`] peaks at about 70 KiB of heap (asserted under
-//! 256 KiB by this crate's tests, counted by the allocator; `tests/outside_bound.rs` asserts
+//! 256 KiB by this crate's tests, counted by the allocator; `tests/stream/outside_bound.rs` asserts
 //! the bound for random documents of many siblings and nested decoys); materializing a `Vec`
 //! costs the `Vec` and that much more.
 //!

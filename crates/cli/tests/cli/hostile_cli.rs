@@ -140,7 +140,7 @@ fn store_deep(dir: &Path, deep: impl Fn(&str) -> bool) -> (i32, String, PathBuf)
     });
     let out = dir.join("store.json");
     let (code, stderr) = run(jsoncost()
-        .args(["store", "--quick", "--docs", "20", "--store", &url, "--out"])
+        .args(["store", "--quick", "--debug-mode", "--docs", "20", "--store", &url, "--out"])
         .arg(&out));
     (code, stderr, out)
 }

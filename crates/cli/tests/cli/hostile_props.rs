@@ -7,7 +7,10 @@
 //!
 //! Each case runs the binary as a child process under a 4 GiB address-space limit, so an
 //! abort or a runaway allocation fails the case instead of the test runner or the machine.
-//! Bounded: 24 cases (and 4 shrinking steps), each run within 120 s.
+//! Bounded: 24 cases (and 4 shrinking steps), each run within 120 s. The micro and store runs
+//! are `--quick --debug-mode`: every stage of every strategy (gate, warm-up, timed iterations,
+//! allocation pass) on the hostile input, with the fewest iterations, since what is asserted
+//! is how each run ends and what each row says, not its figures.
 
 use jsoncost_engine::{Results, Status};
 use jsoncost_shapes::{DEFAULT_SEED, ORDER_LINES};
@@ -214,13 +217,13 @@ proptest! {
         // The document tables: the value itself, or inside an object.
         let payload = tmp.join("payload.json");
         std::fs::write(&payload, if whole { value.clone() } else { put(br#"{"Total":1}"#, &value, place, "Total") }).unwrap();
-        check(&["micro", "--quick", "--payload", payload.to_str().unwrap(), "--field", "/x", "--out", out_s], &out, tmp);
+        check(&["micro", "--quick", "--debug-mode", "--payload", payload.to_str().unwrap(), "--field", "/x", "--out", out_s], &out, tmp);
 
         // A typed shape read from a store: every document carries the value; then, if the gate
         // refused its own document (named in the error), every other one, so the values reach
         // the timed reads of every strategy.
         let url = format!("redb:{}", tmp.join("hostile.redb").display());
-        let store_args = ["store", "--quick", "--docs", "3", "--store", &url, "--out", out_s];
+        let store_args = ["store", "--quick", "--debug-mode", "--docs", "3", "--store", &url, "--out", out_s];
         load(&url, &value, place, None);
         if let (2, Some(gated)) = jsoncost(&store_args, tmp) {
             load(&url, &value, place, Some(&gated));

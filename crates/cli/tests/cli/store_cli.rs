@@ -102,7 +102,9 @@ fn assert_all_ok(e: &Experiment, table: &str, docs: u64) {
     );
 }
 
-/// Quick run, all rows ok, then reuse, then --reload.
+/// Quick run, all rows ok, then reuse, then --reload. The first run is a real quick
+/// measurement; the reuse and reload runs, which check what is loaded and what is said, are
+/// `--debug-mode` (the same pipeline with the fewest iterations).
 fn embedded_end_to_end(url: &str, table: &str) {
     let dir = tempfile::tempdir().unwrap();
     let url = url.replace("{dir}", &dir.path().display().to_string());
@@ -126,6 +128,7 @@ fn embedded_end_to_end(url: &str, table: &str) {
     assert_all_ok(&only_table(&out), table, 200);
 
     quick_store(&url, 200, &out)
+        .arg("--debug-mode")
         .assert()
         .code(0)
         .stderr(predicate::str::contains(format!(
@@ -135,6 +138,7 @@ fn embedded_end_to_end(url: &str, table: &str) {
     assert_all_ok(&only_table(&out), table, 200);
 
     quick_store(&url, 200, &out)
+        .arg("--debug-mode")
         .arg("--reload")
         .assert()
         .code(0)
@@ -143,6 +147,7 @@ fn embedded_end_to_end(url: &str, table: &str) {
 
     // Another document count is another data set: loaded, not reused.
     quick_store(&url, 50, &out)
+        .arg("--debug-mode")
         .assert()
         .code(0)
         .stderr(predicate::str::contains(format!("store: loaded 50 order documents into {url}")));

@@ -1,18 +1,15 @@
 //! The streamed gate's memory: the exact reference read again for a streamed check builds one
 //! element at a time and, of the rest of the document, only what the comparison reads, however
 //! many members the document holds around the array. Counted by the counting allocator
-//! installed here, on bodies generated as they are read (never held).
+//! installed in this test binary, on bodies generated as they are read (never held).
 
 use std::io::{self, Read, Write};
 
 use jsoncost_codecs::exact::{self, Outside, Stop};
 use jsoncost_codecs::gate::{Verdict, verify_streamed};
-use jsoncost_engine::alloc::{CountingAllocator, thread_measure};
+use jsoncost_engine::alloc::thread_measure;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-
-#[global_allocator]
-static ALLOC: CountingAllocator = CountingAllocator::system();
 
 /// The bound asserted: the 64 KiB read buffer, one element on each side and a few KiB of
 /// scratch; far below the ~100 MB the million members take as values.

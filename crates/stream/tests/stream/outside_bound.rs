@@ -1,17 +1,14 @@
 //! The memory bound for what lies outside the streamed array: members around it are either
 //! kept (up to `Config::max_kept_bytes`, a clear error past it) or, when the config names the
-//! ones it needs, validated and dropped. Counted by the counting allocator installed here.
+//! ones it needs, validated and dropped. Counted by the counting allocator installed in this test binary.
 
 use std::io::{self, Read};
 
-use jsoncost_engine::alloc::{AllocStats, CountingAllocator, thread_measure};
+use jsoncost_engine::alloc::{AllocStats, thread_measure};
 use jsoncost_shapes::Reading;
 use jsoncost_stream::{Config, DEFAULT_MAX_KEPT_BYTES, ErrorKind, FIELD_OVERHEAD, Library};
 use proptest::prelude::*;
 use serde_json::{Value, json};
-
-#[global_allocator]
-static ALLOC: CountingAllocator = CountingAllocator::system();
 
 const CHUNK: usize = 64 * 1024;
 const MAX_ELEMENT: usize = 1024;

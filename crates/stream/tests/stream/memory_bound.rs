@@ -1,14 +1,9 @@
 //! The memory bound, counted exactly by the counting allocator installed in this test binary:
 //! the stream holds one chunk plus the unfinished element, whatever the document's size.
 
-mod common;
-
-use jsoncost_engine::alloc::{CountingAllocator, thread_measure};
+use jsoncost_engine::alloc::thread_measure;
 use jsoncost_shapes::{Reading, Telemetry, write_telemetry};
 use jsoncost_stream::{Config, ErrorKind, Library, TelemetryAggregate, bytes_stream};
-
-#[global_allocator]
-static ALLOC: CountingAllocator = CountingAllocator::system();
 
 const READINGS: u64 = 100_000;
 const CHUNK: usize = 64 * 1024;
