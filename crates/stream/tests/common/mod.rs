@@ -94,3 +94,17 @@ pub fn stream_async(config: &Config, chunks: Vec<Bytes>) -> (Result<Vec<Value>, 
     });
     (got, s.fields().to_vec())
 }
+
+/// The bound tests' read chunk (64 KiB) and element cap (1 KiB).
+pub const CHUNK: usize = 64 * 1024;
+/// See [`CHUNK`].
+pub const MAX_ELEMENT: usize = 1024;
+
+/// A `/Readings` config of `lib` with the bound tests' [`CHUNK`] and [`MAX_ELEMENT`].
+pub fn bounded_config(lib: Library) -> Config {
+    Config::new("/Readings")
+        .unwrap()
+        .library(lib)
+        .chunk_size(CHUNK)
+        .max_element_bytes(MAX_ELEMENT)
+}

@@ -1,13 +1,12 @@
 //! The memory bound, counted exactly by the counting allocator installed in this test binary:
 //! the stream holds one chunk plus the unfinished element, whatever the document's size.
 
+use crate::common::{CHUNK, MAX_ELEMENT, bounded_config as config};
 use jsoncost_engine::alloc::thread_measure;
 use jsoncost_shapes::{Reading, Telemetry, write_telemetry};
-use jsoncost_stream::{Config, ErrorKind, Library, TelemetryAggregate, bytes_stream};
+use jsoncost_stream::{ErrorKind, Library, TelemetryAggregate, bytes_stream};
 
 const READINGS: u64 = 100_000;
-const CHUNK: usize = 64 * 1024;
-const MAX_ELEMENT: usize = 1024;
 /// The stated bound: the 64 KiB chunk (plus 128 bytes of block slack) and the largest
 /// element, with room for what the libraries allocate per element.
 const BOUND: u64 = 256 * 1024;
@@ -17,14 +16,6 @@ fn document() -> (Vec<u8>, Telemetry) {
     write_telemetry(&mut doc, READINGS, 11).unwrap();
     let whole: Telemetry = serde_json::from_slice(&doc).unwrap();
     (doc, whole)
-}
-
-fn config(lib: Library) -> Config {
-    Config::new("/Readings")
-        .unwrap()
-        .library(lib)
-        .chunk_size(CHUNK)
-        .max_element_bytes(MAX_ELEMENT)
 }
 
 #[test]

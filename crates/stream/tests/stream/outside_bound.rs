@@ -4,14 +4,13 @@
 
 use std::io::{self, Read};
 
+use crate::common::bounded_config as config;
 use jsoncost_engine::alloc::{AllocStats, thread_measure};
 use jsoncost_shapes::Reading;
 use jsoncost_stream::{Config, DEFAULT_MAX_KEPT_BYTES, ErrorKind, FIELD_OVERHEAD, Library};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-const CHUNK: usize = 64 * 1024;
-const MAX_ELEMENT: usize = 1024;
 /// The framer's own bound for a 64 KiB chunk and 1 KiB elements (as `memory_bound.rs`).
 const BOUND: u64 = 256 * 1024;
 const READING: &str = r#"{"Timestamp":"2025-01-01T00:00:00Z","Temperature":21.5,"Humidity":40.0}"#;
@@ -62,14 +61,6 @@ impl Read for Siblings {
         self.at += n;
         Ok(n)
     }
-}
-
-fn config(lib: Library) -> Config {
-    Config::new("/Readings")
-        .unwrap()
-        .library(lib)
-        .chunk_size(CHUNK)
-        .max_element_bytes(MAX_ELEMENT)
 }
 
 #[test]
