@@ -5,7 +5,9 @@
 //! for seconds at a time) lands on both sides of the pair instead of on one whole run.
 //!
 //! The conductor (`jsoncost ab`) listens on one Unix socket per program and names it in the
-//! [`ENV`] variable. A program that finds the variable connects on its first turn; from then on
+//! [`ENV`] variable. A program that finds the variable connects on its first turn, which a
+//! command takes before any work (jsoncost's `Output::new`, where every command and bench
+//! starts: a stream body's check is seconds of it); from then on
 //! it works only between a [`Grant`] and its next [`Ask`] (it holds the turn through untimed
 //! work too: gates, pilots, Allocation passes), so the two never run at the same time. The
 //! conductor also fixes how many interleaved rounds a table runs ([`Ask::Round`]), so the two
