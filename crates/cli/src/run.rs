@@ -345,7 +345,7 @@ fn allocator_table(args: &RunArgs, selected: &[ExperimentName]) -> (Vec<Allocato
                 timeout: Duration::from_secs(600),
                 keep: None,
                 args: Vec::new(),
-                max_cpu_wait: jsoncost_engine::CpuWait::DEFAULT_LIMIT,
+                max_other_cpu: jsoncost_engine::OtherCpu::DEFAULT_LIMIT,
                 label: "run: allocators".to_string(),
             },
         };

@@ -10,13 +10,14 @@
 //!
 //! [`stages`] (Pilot, Warmup, Actual, Allocation pass; sequential and interleaved measurement),
 //! [`stats`] and [`paired`] (sample and paired statistics), [`alloc`] (the counting allocator and
-//! the allocator choice), [`rss`] (peak RSS windows), [`lockstep`] (turns with another program
+//! the allocator choice), [`rss`] (peak RSS windows), [`cpu_time`] (process and CPU times from `/proc`), [`lockstep`] (turns with another program
 //! under `jsoncost ab`), [`machine`] (the machine and build facts), [`kind`] (the experiment kinds
 //! and what each one's tables are), and the result model: [`model`], [`http_figures`], [`summary`], [`safety`].
 
 #![deny(missing_docs)]
 
 pub mod alloc;
+pub mod cpu_time;
 pub mod http_ab;
 pub mod http_figures;
 pub mod kind;
@@ -34,8 +35,8 @@ pub use http_ab::{HttpAbFigure, HttpAbSide, HttpAbSlice, HttpAbTable, LATENCY_QU
 pub use http_figures::{HttpErrors, HttpFigures, HttpLoss, HttpStop, LossKind};
 pub use kind::{Blame, KindTraits, Rate, RowMeasure};
 pub use model::{
-    AllocatorComparison, AllocatorRow, Contract, CpuWait, DifferenceKind, Experiment, ExperimentKind, FLOOR, Fidelity, Machine,
-    NumberDifference, Rates, Results, Row, SCHEMA_VERSION, Schedule, Status, parse_experiment_rate, parse_rate,
+    AllocatorComparison, AllocatorRow, Contract, DifferenceKind, Experiment, ExperimentKind, FLOOR, Fidelity, Machine, NumberDifference,
+    OtherCpu, Rates, Results, Row, SCHEMA_VERSION, Schedule, Status, parse_experiment_rate, parse_rate,
 };
 pub use paired::Interval;
 pub use stages::{

@@ -214,9 +214,9 @@ pub struct Settings {
     pub args: Vec<String>,
     /// What progress lines on stderr start with (`ab`, `alloc`).
     pub label: String,
-    /// The share of its time on a CPU a program may wait for one before the run's time is not
-    /// judged ([`jsoncost_engine::CpuWait`]).
-    pub max_cpu_wait: f64,
+    /// Other programs' CPU time on the pair's CPU, over the pair's own, past which the run's
+    /// time is not judged ([`jsoncost_engine::OtherCpu`]).
+    pub max_other_cpu: f64,
 }
 
 /// How long a program may be seen stopped before the run is given up.
@@ -318,7 +318,7 @@ fn run_both(settings: &Settings, programs: [&Program; 2], dirs: &Dirs, k: u32, i
         stopped: STOPPED_LIMIT,
     };
     let names = programs.map(|p| p.name.as_str());
-    let conducted = conductor::conduct([base, new], listeners, settings.rounds, first, limits, interrupted)
+    let conducted = conductor::conduct([base, new], listeners, settings.rounds, first, settings.cpu, limits, interrupted)
         .map_err(|e| Error::environment(format!("run {k}: {}", e.naming(names))))?;
     if settings.keep.is_some() {
         let log: String = conducted
@@ -352,16 +352,14 @@ fn run_both(settings: &Settings, programs: [&Program; 2], dirs: &Dirs, k: u32, i
     let [Some(base), Some(new)] = results else {
         unreachable!("both sides were read")
     };
-    let [base_sched, new_sched] = conducted.sched.map(|t| t.and_then(|t| t.wait_share()));
     Ok(Run {
         base,
         new,
         lockstep: conducted.joined.iter().all(|j| *j),
-        cpu_wait: base_sched.zip(new_sched).map(|(base, new)| jsoncost_engine::CpuWait {
+        other_cpu: conducted.other_cpu.map(|share| jsoncost_engine::OtherCpu {
             run: k as usize,
-            base,
-            new,
-            limit: settings.max_cpu_wait,
+            share,
+            limit: settings.max_other_cpu,
         }),
     })
 }

@@ -559,7 +559,7 @@ impl Study {
                 timeout: std::time::Duration::from_secs(600),
                 keep: None,
                 args: Vec::new(),
-                max_cpu_wait: jsoncost_engine::CpuWait::DEFAULT_LIMIT,
+                max_other_cpu: jsoncost_engine::OtherCpu::DEFAULT_LIMIT,
                 label: "jsoncost".to_string(),
             },
         };

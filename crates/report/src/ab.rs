@@ -26,7 +26,7 @@
 use std::fmt;
 
 use jsoncost_engine::paired::{self, Interval, PAIRED_CONFIDENCE};
-use jsoncost_engine::{CpuWait, ExperimentKind, Results, Row};
+use jsoncost_engine::{ExperimentKind, OtherCpu, Results, Row};
 use serde::Serialize;
 
 use crate::compare::{ALLOCATION_TOLERANCE_BYTES, NotCompared, Reason, Side};
@@ -48,8 +48,8 @@ pub struct Run {
     /// Both programs ran in lockstep (`engine::lockstep`): an interleaved row's rounds pair
     /// one by one (`Row::rounds_ns`). Otherwise each row pairs once, by its means.
     pub lockstep: bool,
-    /// How long each program waited for a CPU, where the kernel tells.
-    pub cpu_wait: Option<CpuWait>,
+    /// Other programs' use of the pair's CPU, where `/proc` tells.
+    pub other_cpu: Option<OtherCpu>,
 }
 
 /// The pairs `(base, new)` of a row in one run: its rounds in lockstep (as many as both have),
@@ -77,7 +77,7 @@ pub enum AbVerdict {
     NoChange,
     /// The ratio is beyond half the threshold, but its interval is not.
     Inconclusive,
-    /// Not judged: other programs' work took the CPU from the two (see [`CpuWait`]).
+    /// Not judged: other programs' work took the CPU from the two (see [`OtherCpu`]).
     Busy,
 }
 
@@ -153,9 +153,9 @@ pub struct AbComparison {
     pub subject: AbSubject,
     /// Every run was in lockstep (interleaved rows paired round by round).
     pub lockstep: bool,
-    /// The run whose programs waited longest for a CPU (None where that was not read). Past
-    /// its limit no row's time is judged (allocation still is): see [`Self::busy`].
-    pub cpu_wait: Option<CpuWait>,
+    /// The run in which other programs used the pair's CPU most (None where that was not
+    /// read). Past its limit no row's time is judged (allocation still is): see [`Self::busy`].
+    pub other_cpu: Option<OtherCpu>,
     /// The CPU both programs were pinned to.
     pub cpu: Option<usize>,
     /// Every row paired in both programs.
@@ -215,30 +215,25 @@ impl AbComparison {
     }
 }
 
-/// The two programs in `ab`'s messages.
-const SIDES_NAMED: [&str; 2] = ["base", "new"];
-
-/// Why no row's time was judged, the two programs called `names`.
-pub fn busy_note(busy: &CpuWait, names: [&str; 2]) -> String {
+/// Why no row's time was judged.
+pub fn busy_note(busy: &OtherCpu) -> String {
     format!(
-        "the machine was busy: in run {} {} waited for a CPU {} of its time on one and {} {}, over the {} a pairing holds to \
-         (another program's work lands on one side of a pair and not on the other, and does not even out); run again when the machine is quiet",
+        "the machine was busy: in run {} other programs used the CPU the two ran on for {} of the time the two did, over the {} \
+         a pairing holds to (another program's work lands on one side of a pair and not on the other, and does not even out); \
+         run again when the machine is quiet",
         busy.run,
-        names[0],
-        units::percent(busy.base),
-        names[1],
-        units::percent(busy.new),
+        units::percent(busy.share),
         units::percent(busy.limit)
     )
 }
 
-/// How long the programs waited for a CPU when that stayed under its limit.
-pub fn wait_note(wait: &CpuWait) -> String {
+/// How much other programs used the pair's CPU when that stayed under its limit.
+pub fn other_cpu_note(other: &OtherCpu) -> String {
     format!(
-        "The two programs waited for a CPU at most {} of their time on one (run {}; a pairing is trusted up to {}).",
-        units::percent(wait.worst()),
-        wait.run,
-        units::percent(wait.limit)
+        "Other programs used the CPU the two ran on for at most {} of the time the two did (run {}; a pairing is trusted up to {}).",
+        units::percent(other.share),
+        other.run,
+        units::percent(other.limit)
     )
 }
 
@@ -280,10 +275,7 @@ pub fn ab(runs: &[Run], threshold: f64) -> AbComparison {
         runs: runs.len(),
         subject: AbSubject::Programs,
         lockstep: !runs.is_empty() && runs.iter().all(|r| r.lockstep),
-        cpu_wait: runs
-            .iter()
-            .filter_map(|r| r.cpu_wait)
-            .max_by(|a, b| a.worst().total_cmp(&b.worst())),
+        other_cpu: runs.iter().filter_map(|r| r.other_cpu).max_by(|a, b| a.share.total_cmp(&b.share)),
         cpu: None,
         rows: Vec::new(),
         not_compared: Vec::new(),
@@ -468,9 +460,9 @@ pub(crate) fn gate(r: &AbRow) -> &'static str {
 }
 
 impl AbComparison {
-    /// The worst run's wait for a CPU, when it is past its limit.
-    pub fn busy(&self) -> Option<&CpuWait> {
-        self.cpu_wait.as_ref().filter(|w| w.busy())
+    /// The busiest run's other work, when it is past its limit.
+    pub fn busy(&self) -> Option<&OtherCpu> {
+        self.other_cpu.as_ref().filter(|w| w.busy())
     }
 
     /// One sentence: the gate's outcome, its rule and what was compared.
@@ -488,10 +480,10 @@ impl AbComparison {
         } else {
             format!("paired over {} ABBA runs{pinned}", self.runs)
         };
-        let waited = match &self.cpu_wait {
-            Some(wait) if !wait.busy() => format!(
-                " (each waiting for a CPU at most {} of its time on one)",
-                units::percent(wait.worst())
+        let waited = match &self.other_cpu {
+            Some(other) if !other.busy() => format!(
+                " (other programs using their CPU for at most {} of their time)",
+                units::percent(other.share)
             ),
             _ => String::new(),
         };
@@ -548,10 +540,7 @@ impl AbComparison {
                     regressions.join("; ")
                 )
             };
-            format!(
-                "{verdict}; time not judged ({settings}): {}. {tally}.",
-                busy_note(busy, SIDES_NAMED)
-            )
+            format!("{verdict}; time not judged ({settings}): {}. {tally}.", busy_note(busy))
         } else if regressions.is_empty() {
             format!("No regression ({settings}). {tally}.")
         } else {
@@ -630,7 +619,7 @@ mod tests {
                 base: results(&[("a", 100.0 * d), ("b", 200.0 * d)]),
                 new: results(&[("a", 100.0 * d * w), ("b", 200.0 * d * w * slow)]),
                 lockstep: false,
-                cpu_wait: None,
+                other_cpu: None,
             })
             .collect()
     }
@@ -709,33 +698,30 @@ mod tests {
             base: side(false),
             new: side(true),
             lockstep: true,
-            cpu_wait: Some(CpuWait {
+            other_cpu: Some(OtherCpu {
                 run: 1,
-                base: 0.004,
-                new: 0.006,
+                share: 0.006,
                 limit: 0.05,
             }),
         }
     }
 
     #[test]
-    fn a_run_that_waited_for_the_cpu_past_the_limit_judges_no_time_but_still_allocation() {
+    fn a_run_beside_other_work_past_the_limit_judges_no_time_but_still_allocation() {
         let mut busy = lockstep_run(1.3);
-        busy.cpu_wait = Some(CpuWait {
+        busy.other_cpu = Some(OtherCpu {
             run: 1,
-            base: 1.07,
-            new: 0.049,
+            share: 1.07,
             limit: 0.05,
         });
         let mut more_alloc = busy.clone();
         more_alloc.new.experiments[0].rows[0].allocated_bytes = Some(4096.0);
         let c = ab(&[lockstep_run(1.0), busy], 0.05);
         assert_eq!(
-            c.cpu_wait,
-            Some(CpuWait {
+            c.other_cpu,
+            Some(OtherCpu {
                 run: 1,
-                base: 1.07,
-                new: 0.049,
+                share: 1.07,
                 limit: 0.05,
             })
         );
@@ -744,9 +730,9 @@ mod tests {
         assert_eq!(
             c.summary().split(". ").next().unwrap(),
             "No allocation regression; time not judged (in lockstep, each row's interval from the ratios of its 2 runs, threshold 5.0%: \
-             a row fails when the 99% interval of new/base lies above 1 + 2.5%): the machine was busy: in run 1 base waited for a CPU \
-             107.0% of its time on one and new 4.9%, over the 5.0% a pairing holds to (another program's work lands on one side of a \
-             pair and not on the other, and does not even out); run again when the machine is quiet"
+             a row fails when the 99% interval of new/base lies above 1 + 2.5%): the machine was busy: in run 1 other programs used the \
+             CPU the two ran on for 107.0% of the time the two did, over the 5.0% a pairing holds to (another program's work lands on \
+             one side of a pair and not on the other, and does not even out); run again when the machine is quiet"
         );
         assert!(crate::Format::Table.exporter().ab(&c).contains("busy: not judged"));
         // Allocation is exact, whatever the machine did.
@@ -761,10 +747,9 @@ mod tests {
         // Under the limit on both sides, rows are judged as ever; the limit is the run's own.
         assert!(ab(&[lockstep_run(1.3)], 0.05).busy().is_none());
         let mut waited_within_a_higher_limit = lockstep_run(1.3);
-        waited_within_a_higher_limit.cpu_wait = Some(CpuWait {
+        waited_within_a_higher_limit.other_cpu = Some(OtherCpu {
             run: 1,
-            base: 1.07,
-            new: 0.049,
+            share: 1.07,
             limit: 2.0,
         });
         let c = ab(&[waited_within_a_higher_limit], 0.05);

@@ -40,7 +40,7 @@ pub fn run<'a>(experiments: impl IntoIterator<Item = &'a Experiment>) -> Option<
         base,
         new,
         lockstep: true,
-        cpu_wait: None,
+        other_cpu: None,
     })
 }
 

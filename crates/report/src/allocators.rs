@@ -77,7 +77,7 @@ pub fn compare(base: Allocator, allocator: Allocator, runs: &[Run], cpu: Option<
         threshold,
         rows,
         not_compared,
-        cpu_wait: paired.cpu_wait,
+        other_cpu: paired.other_cpu,
     }
 }
 
@@ -120,7 +120,7 @@ pub(crate) enum Change {
     Inconclusive { change: f64 },
     /// The interval holds 1 and the ratio lies within `1 ± m`.
     None,
-    /// Not judged: the two processes waited for a CPU past their limit (`--max-cpu-wait`).
+    /// Not judged: other programs used the two processes' CPU past the limit (`--max-other-cpu`).
     Busy,
 }
 
@@ -261,12 +261,9 @@ pub(crate) fn legend(c: &AllocatorComparison) -> String {
         },
     );
     if let Some(busy) = c.busy() {
-        text = format!(
-            "Time not judged: {}. {text}",
-            ab::busy_note(busy, [c.base.as_str(), c.allocator.as_str()])
-        );
-    } else if let Some(wait) = &c.cpu_wait {
-        text = format!("{text} {}", ab::wait_note(wait));
+        text = format!("Time not judged: {}. {text}", ab::busy_note(busy));
+    } else if let Some(other) = &c.other_cpu {
+        text = format!("{text} {}", ab::other_cpu_note(other));
     }
     if c.runs == 1 {
         text.push_str(
@@ -309,10 +306,7 @@ pub fn advise(results: &Results) -> Vec<Advice> {
 fn lever(c: &AllocatorComparison, table: &str, rows: &[&AllocatorRow]) -> String {
     let (a, b) = (c.allocator, c.base);
     if let Some(busy) = c.busy() {
-        return format!(
-            "With {a}, time on {table} not judged: {}.",
-            ab::busy_note(busy, [b.as_str(), a.as_str()])
-        );
+        return format!("With {a}, time on {table} not judged: {}.", ab::busy_note(busy));
     }
     let less: Vec<&&AllocatorRow> = rows.iter().filter(|r| matches!(change(c, r), Change::Less { .. })).collect();
     let more: Vec<&&AllocatorRow> = rows.iter().filter(|r| matches!(change(c, r), Change::More { .. })).collect();
@@ -424,7 +418,7 @@ mod tests {
             threshold: ab::DEFAULT_THRESHOLD,
             rows,
             not_compared: vec![],
-            cpu_wait: None,
+            other_cpu: None,
         }];
         r
     }
@@ -515,37 +509,40 @@ mod tests {
     #[test]
     fn on_a_busy_machine_no_row_is_judged_and_the_lever_says_why() {
         let mut results = comparison(vec![row("order/deserialize", "dom/serde_json", 0.766, 0.735, 0.799)]);
-        results.allocators[0].cpu_wait = Some(jsoncost_engine::CpuWait {
+        results.allocators[0].other_cpu = Some(jsoncost_engine::OtherCpu {
             run: 1,
-            base: 0.02,
-            new: 1.3,
+            share: 1.3,
             limit: 0.05,
         });
         let advice = advise(&results);
         assert_eq!(
             advice[0].text,
-            "With mimalloc, time on order/deserialize not judged: the machine was busy: in run 1 system waited for a CPU 2.0% of \
-             its time on one and mimalloc 130.0%, over the 5.0% a pairing holds to (another program's work lands on one side of a \
-             pair and not on the other, and does not even out); run again when the machine is quiet."
+            "With mimalloc, time on order/deserialize not judged: the machine was busy: in run 1 other programs used the CPU the \
+             two ran on for 130.0% of the time the two did, over the 5.0% a pairing holds to (another program's work lands on one \
+             side of a pair and not on the other, and does not even out); run again when the machine is quiet."
         );
         let md = crate::render(&results, Format::Markdown, false);
         assert!(md.contains("| 0.766 | 0.735–0.799 | busy: not judged |"), "{md}");
-        assert!(md.contains("Time not judged: the machine was busy: in run 1 system waited"), "{md}");
+        assert!(
+            md.contains("Time not judged: the machine was busy: in run 1 other programs used"),
+            "{md}"
+        );
     }
 
     #[test]
-    fn on_a_quiet_machine_rows_are_judged_and_the_legend_gives_the_wait() {
+    fn on_a_quiet_machine_rows_are_judged_and_the_legend_gives_other_programs_share() {
         let mut results = comparison(vec![row("order/deserialize", "dom/serde_json", 0.766, 0.735, 0.799)]);
-        results.allocators[0].cpu_wait = Some(jsoncost_engine::CpuWait {
+        results.allocators[0].other_cpu = Some(jsoncost_engine::OtherCpu {
             run: 1,
-            base: 0.004,
-            new: 0.031,
+            share: 0.031,
             limit: 0.05,
         });
         let md = crate::render(&results, Format::Markdown, false);
         assert!(md.contains("| 0.766 | 0.735–0.799 | 23.4% less |"), "{md}");
         assert!(
-            md.contains("The two programs waited for a CPU at most 3.1% of their time on one (run 1; a pairing is trusted up to 5.0%)."),
+            md.contains(
+                "Other programs used the CPU the two ran on for at most 3.1% of the time the two did (run 1; a pairing is trusted up to 5.0%)."
+            ),
             "{md}"
         );
     }

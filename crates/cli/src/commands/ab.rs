@@ -65,12 +65,13 @@ pub struct AbArgs {
     /// the program. A program seen stopped (SIGSTOP) for 5 s fails at once.
     #[arg(long, value_name = "SECS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: u64,
-    /// How long either program may wait for a CPU, as a share of its time on one (its main
-    /// thread's run-queue wait), before no row's time is judged (exit 3; allocation still is):
-    /// another program's work lands on one side of a pair and not on the other, and does not
-    /// even out. Quiet, the wait is under 0.1%; beside a build, over 100%.
-    #[arg(long, value_name = "SHARE", default_value = "5%", value_parser = crate::args::time_share)]
-    pub max_cpu_wait: f64,
+    /// Other programs' CPU time on the CPU the two programs share (every CPU, unpinned), as a
+    /// share of the two's own, past which no row's time is judged (exit 3; allocation still
+    /// is): another program's work lands on one side of a pair and not on the other, and does
+    /// not even out. Each program's own threads are its own work. Quiet, the share is under
+    /// 0.5%; beside a busy loop on the CPU, about 50%.
+    #[arg(long, value_name = "SHARE", default_value = "5%", value_parser = crate::args::time_share, alias = "max-cpu-wait")]
+    pub max_other_cpu: f64,
     /// Accept rows that were ok in base and failed or are missing in new (as `compare`).
     #[arg(long)]
     pub allow_missing: bool,
@@ -127,7 +128,7 @@ pub fn run(args: &AbArgs) -> anyhow::Result<()> {
         timeout: std::time::Duration::from_secs(args.timeout),
         keep: args.keep.clone(),
         args: args.args.clone(),
-        max_cpu_wait: args.max_cpu_wait,
+        max_other_cpu: args.max_other_cpu,
         label: "ab".to_string(),
     };
     let runs = jsoncost::ab::run(&settings, [&base, &new], &interrupt::interrupted).map_err(library)?;
@@ -152,7 +153,7 @@ fn verdict(comparison: &ab::AbComparison, nothing: &str) -> anyhow::Result<()> {
         return Err(regression());
     }
     if let Some(busy) = comparison.busy() {
-        return Err(environment(anyhow!("time not judged: {}", ab::busy_note(busy, ["base", "new"]))));
+        return Err(environment(anyhow!("time not judged: {}", ab::busy_note(busy))));
     }
     Ok(())
 }

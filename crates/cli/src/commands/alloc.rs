@@ -53,10 +53,10 @@ pub struct AllocArgs {
     /// The longest a process may take for its next step, in seconds (as `jsoncost ab`).
     #[arg(long, value_name = "SECS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: u64,
-    /// How long a process may wait for a CPU, as a share of its time on one, before no row's
-    /// time is judged (exit 3; see `jsoncost ab --help`).
-    #[arg(long, value_name = "SHARE", default_value = "5%", value_parser = crate::args::time_share)]
-    pub max_cpu_wait: f64,
+    /// Other programs' CPU time on the processes' CPU, as a share of their own, past which no
+    /// row's time is judged (exit 3; see `jsoncost ab --help`).
+    #[arg(long, value_name = "SHARE", default_value = "5%", value_parser = crate::args::time_share, alias = "max-cpu-wait")]
+    pub max_other_cpu: f64,
     /// What stdout carries.
     #[arg(long, default_value = "table", value_parser = format_parser())]
     pub format: Format,
@@ -91,7 +91,7 @@ impl AllocArgs {
                 timeout: std::time::Duration::from_secs(self.timeout),
                 keep: self.keep.clone(),
                 args: Vec::new(),
-                max_cpu_wait: self.max_cpu_wait,
+                max_other_cpu: self.max_other_cpu,
                 label: "alloc".to_string(),
             },
         })
@@ -119,14 +119,11 @@ pub fn run(args: &AllocArgs) -> anyhow::Result<()> {
         }
         // Measured but not judged: the machine's other work took the CPU from the processes.
         if ran.error.is_none()
-            && let Some((busy, names)) = results
-                .allocators
-                .iter()
-                .find_map(|c| c.busy().map(|b| (*b, [c.base.as_str(), c.allocator.as_str()])))
+            && let Some(busy) = results.allocators.iter().find_map(|c| c.busy().copied())
         {
             return Err(crate::failure::environment(anyhow::anyhow!(
                 "time not judged: {}",
-                jsoncost_report::ab::busy_note(&busy, names)
+                jsoncost_report::ab::busy_note(&busy)
             )));
         }
     }

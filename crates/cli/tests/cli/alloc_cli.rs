@@ -210,7 +210,7 @@ fn alloc_of_the_stream_pairs_its_rounds_of_whole_runs_and_shows_both_peak_rss() 
             "alloc",
             "--allocators",
             "system,mimalloc",
-            "--max-cpu-wait",
+            "--max-other-cpu",
             "100000%",
             "--rounds",
             "3",

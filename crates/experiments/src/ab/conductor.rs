@@ -22,6 +22,7 @@ use std::process::{Child, ExitStatus};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use jsoncost_engine::cpu_time;
 use jsoncost_engine::lockstep::{Ask, Grant};
 
 /// Base is side 0, new side 1.
@@ -118,6 +119,20 @@ fn is_stopped(pid: u32) -> bool {
         .is_some_and(|state| state == 'T' || state == 't')
 }
 
+/// Whether our child `pid` has exited, without reaping it (None where waitid(2) cannot say).
+fn has_exited(pid: u32) -> Option<bool> {
+    // SAFETY: waitid writes into a zeroed siginfo_t we own; WNOWAIT leaves the child waitable,
+    // so the Child that owns it still reaps it.
+    unsafe {
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        let id = libc::id_t::from(pid);
+        if libc::waitid(libc::P_PID, id, &mut info, libc::WEXITED | libc::WNOHANG | libc::WNOWAIT) != 0 {
+            return None;
+        }
+        Some(info.si_pid() != 0)
+    }
+}
+
 impl Member {
     /// Out of the lockstep: exited, or joined and then left.
     fn out(&self) -> bool {
@@ -125,41 +140,53 @@ impl Member {
     }
 }
 
-/// A process's main thread's time on a CPU and its time runnable but waiting for one: the
-/// first two fields of `/proc/PID/schedstat` (nanoseconds). The main thread is the one that
-/// measures; other threads of the program (an http table's server and load generator) share
-/// its pinned CPU with it by design, and would count as waits of their own.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct SchedTimes {
-    /// Time spent running on a CPU.
-    pub on_cpu_ns: u64,
-    /// Time spent runnable, waiting in a run queue for a CPU.
-    pub waiting_ns: u64,
+/// Other programs' CPU time on the CPU a pair ran on over one run, as a share of the pair's own
+/// (`engine::OtherCpu`): the CPU's busy time and each program's CPU time are read when the
+/// run starts, each program's again once it has exited and before it is reaped (a zombie gives
+/// its whole time), and the CPU's when both have exited. Unpinned, every CPU's busy time
+/// counts, less the conductor's own.
+struct CpuAccount {
+    cpu: Option<usize>,
+    busy_at_start: Option<u64>,
+    conductor_at_start: Option<u64>,
+    /// Each program's CPU time (ns) at the start, and at its exit once read.
+    sides: [(u64, Option<u64>); 2],
 }
 
-impl SchedTimes {
-    /// One `schedstat` line: "on-CPU ns, run-queue wait ns, time slices".
-    pub fn parse(line: &str) -> Option<SchedTimes> {
-        let mut fields = line.split_whitespace().map(str::parse::<u64>);
-        Some(SchedTimes {
-            on_cpu_ns: fields.next()?.ok()?,
-            waiting_ns: fields.next()?.ok()?,
-        })
+impl CpuAccount {
+    fn start(cpu: Option<usize>, pids: [u32; 2]) -> Self {
+        CpuAccount {
+            cpu,
+            busy_at_start: cpu_time::cpu_busy_ns(cpu),
+            conductor_at_start: cpu.is_none().then(|| cpu_time::process_cpu_ns(std::process::id())).flatten(),
+            // A program not yet readable had only just been forked: it starts from zero.
+            sides: pids.map(|pid| (cpu_time::process_cpu_ns(pid).unwrap_or(0), None)),
+        }
     }
 
-    /// The process `pid`'s (None once it is gone, or where the kernel keeps no schedstat).
-    fn of(pid: u32) -> Option<SchedTimes> {
-        SchedTimes::parse(&std::fs::read_to_string(format!("/proc/{pid}/schedstat")).ok()?)
+    /// Reads side `side`'s whole time, once it has exited and before it is reaped.
+    fn read_exited(&mut self, side: usize, pid: u32) {
+        self.sides[side].1 = cpu_time::process_cpu_ns(pid);
     }
 
-    /// The wait over the time on a CPU.
-    pub fn wait_share(&self) -> Option<f64> {
-        (self.on_cpu_ns > 0).then(|| self.waiting_ns as f64 / self.on_cpu_ns as f64)
+    /// The share, once both programs have exited.
+    fn finish(&self) -> Option<f64> {
+        let busy = cpu_time::cpu_busy_ns(self.cpu)?.checked_sub(self.busy_at_start?)?;
+        let conductor = match self.conductor_at_start {
+            Some(start) => cpu_time::process_cpu_ns(std::process::id())?.saturating_sub(start),
+            None => 0,
+        };
+        let own = self.sides.map(|(first, last)| last.map(|last| last.saturating_sub(first)));
+        other_share(busy, own[0]? + own[1]?, conductor)
     }
 }
 
-/// How often the conductor reads both programs' [`SchedTimes`].
-const SCHED_EVERY: Duration = Duration::from_millis(100);
+/// Other programs' share: `busy` less the pair's `own` time and the `conductor`'s, over
+/// `own` (`None` when the pair used no measurable time). Ticks are coarse (10 ms), so the
+/// difference is clamped at zero.
+pub fn other_share(busy_ns: u64, own_ns: u64, conductor_ns: u64) -> Option<f64> {
+    (own_ns > 0).then(|| busy_ns.saturating_sub(own_ns).saturating_sub(conductor_ns) as f64 / own_ns as f64)
+}
 
 /// What one run of both programs gave.
 pub struct Conducted {
@@ -169,8 +196,9 @@ pub struct Conducted {
     pub joined: [bool; 2],
     /// Every grant in order: side, what it asked, what it was told.
     pub log: Vec<(usize, Ask, Grant)>,
-    /// Each program's main thread's CPU and run-queue wait time, as last read before it exited.
-    pub sched: [Option<SchedTimes>; 2],
+    /// Other programs' CPU time on the pair's CPU over the pair's own (`engine::OtherCpu`),
+    /// where `/proc` tells.
+    pub other_cpu: Option<f64>,
 }
 
 /// Listens for side `side` on `path` (the socket file is removed first, in case).
@@ -206,17 +234,19 @@ fn serve(side: usize, listener: UnixListener, events: mpsc::Sender<Event>) {
 }
 
 /// Conducts `children` (base, new) through their lockstep until both have exited. `rounds` is
-/// every interleaved table's round count; `first` the side that leads the first pair. When one
+/// every interleaved table's round count; `first` the side that leads the first pair; `cpu`
+/// the CPU both are pinned to. When one
 /// program fails (a non-zero exit), the other is killed: the run is lost anyway.
 pub fn conduct(
     mut children: [Child; 2],
     listeners: [(UnixListener, PathBuf); 2],
     rounds: u64,
     first: usize,
+    cpu: Option<usize>,
     limits: Limits,
     interrupted: impl Fn() -> bool,
 ) -> Result<Conducted, ConductError> {
-    let conducted = conduct_within(&mut children, listeners, rounds, first, limits, interrupted);
+    let conducted = conduct_within(&mut children, listeners, rounds, first, cpu, limits, interrupted);
     if conducted.is_err() {
         // Given up: neither program may go on alone, nor stay behind unreaped.
         for child in &mut children {
@@ -232,9 +262,11 @@ fn conduct_within(
     listeners: [(UnixListener, PathBuf); 2],
     rounds: u64,
     first: usize,
+    cpu: Option<usize>,
     limits: Limits,
     interrupted: impl Fn() -> bool,
 ) -> Result<Conducted, ConductError> {
+    let mut account = CpuAccount::start(cpu, children.each_ref().map(Child::id));
     let (tx, rx) = mpsc::channel();
     let mut paths = Vec::new();
     for (side, (listener, path)) in listeners.into_iter().enumerate() {
@@ -248,8 +280,6 @@ fn conduct_within(
     let mut log = Vec::new();
     let mut released = false;
     let mut tick = Instant::now();
-    let mut sched: [Option<SchedTimes>; 2] = [None, None];
-    let mut sched_read: Option<Instant> = None;
     loop {
         match rx.recv_timeout(Duration::from_millis(20)) {
             // After its exit a side's "join" is only our own wake-up call to its accept().
@@ -282,20 +312,17 @@ fn conduct_within(
         if !interrupted() {
             check_limits(&mut members, children, limits, passed)?;
         }
-        if sched_read.is_none_or(|t| t.elapsed() >= SCHED_EVERY) {
-            sched_read = Some(Instant::now());
-            for side in 0..2 {
-                if members[side].status.is_none()
-                    && let Some(now) = SchedTimes::of(children[side].id())
-                {
-                    sched[side] = Some(now);
-                }
-            }
-        }
         for side in 0..2 {
-            if members[side].status.is_none()
-                && let Some(status) = children[side].try_wait()?
-            {
+            if members[side].status.is_some() {
+                continue;
+            }
+            // Reaped only once its time is read: past try_wait() its /proc entry is gone.
+            match has_exited(children[side].id()) {
+                Some(false) => continue,
+                Some(true) => account.read_exited(side, children[side].id()),
+                None => {}
+            }
+            if let Some(status) = children[side].try_wait()? {
                 members[side].status = Some(status);
                 if holder == Some(side) {
                     holder = None;
@@ -360,7 +387,7 @@ fn conduct_within(
         status: members.each_ref().map(|m| m.status.expect("both exited")),
         joined: members.each_ref().map(|m| m.joined),
         log,
-        sched,
+        other_cpu: account.finish(),
     })
 }
 
@@ -427,21 +454,13 @@ mod tests {
     }
 
     #[test]
-    fn schedstat_gives_the_time_on_a_cpu_and_the_wait_for_one() {
-        let t = SchedTimes::parse("6660000000 6980000000 4171\n").unwrap();
-        assert_eq!(
-            t,
-            SchedTimes {
-                on_cpu_ns: 6_660_000_000,
-                waiting_ns: 6_980_000_000
-            }
-        );
-        assert_eq!(t.wait_share(), Some(6.98 / 6.66));
-        assert_eq!(SchedTimes::parse("12"), None);
-        assert_eq!(SchedTimes::parse("x 1 2"), None);
-        assert_eq!(SchedTimes::default().wait_share(), None);
-        // This process has one (a test thread of it is running).
-        assert!(SchedTimes::of(std::process::id()).is_some_and(|t| t.on_cpu_ns > 0));
+    fn other_programs_share_is_the_cpus_busy_time_less_the_pairs_and_the_conductors() {
+        assert_eq!(other_share(7_000, 6_930, 0), Some(70.0 / 6_930.0));
+        assert_eq!(other_share(11_610, 7_730, 0), Some(3_880.0 / 7_730.0));
+        assert_eq!(other_share(11_610, 7_730, 80), Some(3_800.0 / 7_730.0));
+        // Coarse ticks may put the pair's own time above the CPU's: no other work, not less.
+        assert_eq!(other_share(6_900, 6_930, 0), Some(0.0));
+        assert_eq!(other_share(100, 0, 0), None);
     }
 
     /// Taken by the tests that spawn processes and the one that needs a dropped listener to
@@ -471,7 +490,7 @@ mod tests {
             stopped: Duration::from_secs(5),
         };
         let listeners: [(UnixListener, PathBuf); 2] = listeners.try_into().unwrap();
-        let e = conduct(children, listeners, 10, 0, limits, || false).err().expect("given up");
+        let e = conduct(children, listeners, 10, 0, None, limits, || false).err().expect("given up");
         assert_eq!(
             e.to_string(),
             "the base program held its turn for 1 s without asking for the next (--timeout); both programs were stopped"

@@ -252,7 +252,8 @@ impl Drop for Stalling {
     }
 }
 
-/// `ab` and `alloc` judge no time when a program waited for a CPU past `--max-cpu-wait` (exit 3).
-/// The suite runs its tests side by side on two cores, so the tests of the pairing itself judge
-/// time whatever the wait; `a_wait_past_the_limit_judges_no_time_and_exits_3` tests the limit.
-pub const JUDGE_ON_A_BUSY_MACHINE: [&str; 2] = ["--max-cpu-wait", "100000%"];
+/// `ab` and `alloc` judge no time when other programs used the pair's CPU past
+/// `--max-other-cpu` (exit 3). The suite runs its tests side by side on two cores, so the tests
+/// of the pairing itself judge time whatever else ran;
+/// `other_work_on_the_pairs_cpu_past_the_limit_judges_no_time_and_exits_3` tests the limit.
+pub const JUDGE_ON_A_BUSY_MACHINE: [&str; 2] = ["--max-other-cpu", "100000%"];
