@@ -6,6 +6,7 @@
 //! seed and payloads) and write their results with `--format json --out FILE`; each run's pair of
 //! files is a [`Run`], which `jsoncost_report::ab` pairs row by row.
 
+pub mod affinity;
 pub mod conductor;
 
 use std::os::unix::net::UnixListener;

@@ -140,11 +140,22 @@ impl Member {
     }
 }
 
+/// Pins the calling thread to every CPU it may use but `cpu`, until dropped (None when it may
+/// use no other, or the kernel refuses).
+fn keep_off(cpu: usize) -> Option<super::affinity::ThreadPin> {
+    let others: Vec<usize> = super::allowed_cpus().ok()?.into_iter().filter(|&c| c != cpu).collect();
+    if others.is_empty() {
+        return None;
+    }
+    super::affinity::ThreadPin::new(&others).ok()
+}
+
 /// Other programs' CPU time on the CPU a pair ran on over one run, as a share of the pair's own
 /// (`engine::OtherCpu`): the CPU's busy time and each program's CPU time are read when the
 /// run starts, each program's again once it has exited and before it is reaped (a zombie gives
-/// its whole time), and the CPU's when both have exited. Unpinned, every CPU's busy time
-/// counts, less the conductor's own.
+/// its whole time), and the CPU's when both have exited. Unpinned (or where the conductor
+/// cannot keep off the pair's CPU), less the conductor's own time; unpinned, every CPU's busy
+/// time counts.
 struct CpuAccount {
     cpu: Option<usize>,
     busy_at_start: Option<u64>,
@@ -154,11 +165,12 @@ struct CpuAccount {
 }
 
 impl CpuAccount {
-    fn start(cpu: Option<usize>, pids: [u32; 2]) -> Self {
+    /// `count_conductor`: the conductor may run on the CPUs read, and its time is subtracted.
+    fn start(cpu: Option<usize>, count_conductor: bool, pids: [u32; 2]) -> Self {
         CpuAccount {
             cpu,
             busy_at_start: cpu_time::cpu_busy_ns(cpu),
-            conductor_at_start: cpu.is_none().then(|| cpu_time::process_cpu_ns(std::process::id())).flatten(),
+            conductor_at_start: count_conductor.then(|| cpu_time::process_cpu_ns(std::process::id())).flatten(),
             // A program not yet readable had only just been forked: it starts from zero.
             sides: pids.map(|pid| (cpu_time::process_cpu_ns(pid).unwrap_or(0), None)),
         }
@@ -246,7 +258,13 @@ pub fn conduct(
     limits: Limits,
     interrupted: impl Fn() -> bool,
 ) -> Result<Conducted, ConductError> {
-    let conducted = conduct_within(&mut children, listeners, rounds, first, cpu, limits, interrupted);
+    // The conductor's own threads (this one and the sockets' readers it spawns) keep off the
+    // pair's CPU, so that CPU's busy time is the pair's and other programs'. Where no other CPU
+    // is allowed, its time is subtracted instead. The pin ends with the run.
+    let away = cpu.and_then(keep_off);
+    let count_conductor = away.is_none();
+    let conducted = conduct_within(&mut children, listeners, rounds, first, (cpu, count_conductor), limits, interrupted);
+    drop(away);
     if conducted.is_err() {
         // Given up: neither program may go on alone, nor stay behind unreaped.
         for child in &mut children {
@@ -262,11 +280,11 @@ fn conduct_within(
     listeners: [(UnixListener, PathBuf); 2],
     rounds: u64,
     first: usize,
-    cpu: Option<usize>,
+    (cpu, count_conductor): (Option<usize>, bool),
     limits: Limits,
     interrupted: impl Fn() -> bool,
 ) -> Result<Conducted, ConductError> {
-    let mut account = CpuAccount::start(cpu, children.each_ref().map(Child::id));
+    let mut account = CpuAccount::start(cpu, count_conductor, children.each_ref().map(Child::id));
     let (tx, rx) = mpsc::channel();
     let mut paths = Vec::new();
     for (side, (listener, path)) in listeners.into_iter().enumerate() {
@@ -451,6 +469,27 @@ mod tests {
         assert_eq!(order, "ABBAABBA");
         assert_eq!(abba_next([0, 0], 1), 1);
         assert_eq!(abba_next([5, 3], 0), 1);
+    }
+
+    #[test]
+    fn the_conductor_keeps_off_the_pairs_cpu_while_it_runs_and_gets_its_cpus_back() {
+        // A thread of its own: affinity is per thread, and the other tests' stay as they are.
+        std::thread::spawn(|| {
+            let allowed = crate::ab::allowed_cpus().unwrap();
+            let pair = *allowed.last().unwrap();
+            let away = keep_off(pair);
+            if allowed.len() == 1 {
+                assert!(away.is_none(), "no other CPU to go to");
+                return;
+            }
+            let during = crate::ab::allowed_cpus().unwrap();
+            let expected: Vec<usize> = allowed.iter().copied().filter(|&c| c != pair).collect();
+            assert_eq!(during, expected);
+            drop(away);
+            assert_eq!(crate::ab::allowed_cpus().unwrap(), allowed);
+        })
+        .join()
+        .unwrap();
     }
 
     #[test]

@@ -502,7 +502,7 @@ pub fn run(settings: &HttpAbSettings, interrupted: &(dyn Fn() -> bool + Sync), n
         });
         // The load generator's one thread (a current-thread runtime on this one) on its CPU.
         let pinned = match &plan {
-            Plan::Pin { load_generator, .. } => Some(pin::ThreadPin::new(load_generator).map_err(|e| {
+            Plan::Pin { load_generator, .. } => Some(crate::ab::affinity::ThreadPin::new(load_generator).map_err(|e| {
                 Error::environment(format!(
                     "pinning the load generator to {}: {e} (--no-pin runs without pinning)",
                     pin::cpus(load_generator)

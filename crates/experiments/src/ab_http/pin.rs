@@ -9,6 +9,8 @@
 
 use jsoncost_engine::Placement;
 
+use crate::ab::affinity::{pin_current, set_of};
+
 /// The CPUs of the load generator and of the servers started here, or why there are none.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Plan {
@@ -105,26 +107,6 @@ impl Plan {
     }
 }
 
-/// A CPU set of `cpus` (those beyond `CPU_SETSIZE` left out: the kernel has none).
-fn set_of(cpus: &[usize]) -> libc::cpu_set_t {
-    // SAFETY: a zeroed cpu_set_t is a valid empty set; CPU_SET writes inside it for a CPU
-    // below CPU_SETSIZE.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    for &c in cpus.iter().filter(|&&c| c < libc::CPU_SETSIZE as usize) {
-        unsafe { libc::CPU_SET(c, &mut set) };
-    }
-    set
-}
-
-/// Pins the calling thread (`0`: the caller) to `cpus`.
-fn pin_current(set: &libc::cpu_set_t) -> std::io::Result<()> {
-    // SAFETY: a valid set of its own size; pid 0 is the calling thread.
-    if unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(())
-}
-
 /// Makes a command pin its process to `cpus` between fork and exec (one system call, async-
 /// signal-safe; the processes it forks inherit it).
 pub fn pin_child(command: &mut std::process::Command, cpus: &[usize]) {
@@ -133,32 +115,6 @@ pub fn pin_child(command: &mut std::process::Command, cpus: &[usize]) {
     // SAFETY: the closure only calls sched_setaffinity on a set built before the fork.
     unsafe {
         command.pre_exec(move || pin_current(&set));
-    }
-}
-
-/// The calling thread pinned to some CPUs until dropped, then given back the CPUs it had.
-pub struct ThreadPin {
-    before: Option<libc::cpu_set_t>,
-}
-
-impl ThreadPin {
-    /// Pins the calling thread to `cpus`; an error when the kernel refuses.
-    pub fn new(cpus: &[usize]) -> std::io::Result<ThreadPin> {
-        // SAFETY: a zeroed set filled by the call; pid 0 is the calling thread.
-        let mut before: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-        let read = unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut before) } == 0;
-        pin_current(&set_of(cpus))?;
-        Ok(ThreadPin {
-            before: read.then_some(before),
-        })
-    }
-}
-
-impl Drop for ThreadPin {
-    fn drop(&mut self) {
-        if let Some(before) = &self.before {
-            let _ = pin_current(before);
-        }
     }
 }
 
