@@ -9,6 +9,8 @@
 pub mod affinity;
 pub mod conductor;
 
+use affinity::allowed_cpus;
+
 use std::os::unix::net::UnixListener;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -143,18 +145,6 @@ impl std::str::FromStr for CpuChoice {
     }
 }
 
-/// The CPUs this process may run on (its affinity mask).
-pub(crate) fn allowed_cpus() -> std::io::Result<Vec<usize>> {
-    // SAFETY: a zeroed cpu_set_t is a valid empty set, filled by the call.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    if unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok((0..libc::CPU_SETSIZE as usize)
-        .filter(|&c| unsafe { libc::CPU_ISSET(c, &set) })
-        .collect())
-}
-
 impl CpuChoice {
     /// The CPU to pin both programs to; an error names the CPUs there are.
     pub fn resolve(self) -> Result<Option<usize>, Error> {
@@ -188,7 +178,7 @@ fn prepare_child(cpu: Option<usize>) -> std::io::Result<()> {
         }
     }
     let Some(cpu) = cpu else { return Ok(()) };
-    // SAFETY: as in `allowed_cpus`; CPU_SET writes inside the set for cpu < CPU_SETSIZE.
+    // SAFETY: a zeroed cpu_set_t is a valid empty set; CPU_SET writes inside the set for cpu < CPU_SETSIZE.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
     unsafe { libc::CPU_SET(cpu, &mut set) };
     if unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) } != 0 {

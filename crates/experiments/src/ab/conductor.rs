@@ -143,7 +143,7 @@ impl Member {
 /// Pins the calling thread to every CPU it may use but `cpu`, until dropped (None when it may
 /// use no other, or the kernel refuses).
 fn keep_off(cpu: usize) -> Option<super::affinity::ThreadPin> {
-    let others: Vec<usize> = super::allowed_cpus().ok()?.into_iter().filter(|&c| c != cpu).collect();
+    let others: Vec<usize> = super::affinity::allowed_cpus().ok()?.into_iter().filter(|&c| c != cpu).collect();
     if others.is_empty() {
         return None;
     }
@@ -475,18 +475,18 @@ mod tests {
     fn the_conductor_keeps_off_the_pairs_cpu_while_it_runs_and_gets_its_cpus_back() {
         // A thread of its own: affinity is per thread, and the other tests' stay as they are.
         std::thread::spawn(|| {
-            let allowed = crate::ab::allowed_cpus().unwrap();
+            let allowed = crate::ab::affinity::allowed_cpus().unwrap();
             let pair = *allowed.last().unwrap();
             let away = keep_off(pair);
             if allowed.len() == 1 {
                 assert!(away.is_none(), "no other CPU to go to");
                 return;
             }
-            let during = crate::ab::allowed_cpus().unwrap();
+            let during = crate::ab::affinity::allowed_cpus().unwrap();
             let expected: Vec<usize> = allowed.iter().copied().filter(|&c| c != pair).collect();
             assert_eq!(during, expected);
             drop(away);
-            assert_eq!(crate::ab::allowed_cpus().unwrap(), allowed);
+            assert_eq!(crate::ab::affinity::allowed_cpus().unwrap(), allowed);
         })
         .join()
         .unwrap();

@@ -66,7 +66,7 @@ impl Plan {
         if !pin || !started {
             return plan(&[], pin, started);
         }
-        match crate::ab::allowed_cpus() {
+        match crate::ab::affinity::allowed_cpus() {
             Ok(allowed) => plan(&allowed, pin, started),
             Err(e) => Plan::None(format!("this process's CPU affinity cannot be read: {e}")),
         }
