@@ -132,7 +132,7 @@ impl From<OtherCpuFile> for OtherCpu {
 
 impl OtherCpu {
     /// The default limit: on a quiet machine the share stays well under it (measured on a
-    /// 2-core VM: 0.1–0.3% for micro and http tables, ~50% beside one busy loop on the CPU).
+    /// 2-core VM: 0.0–1.1% under `ab` of micro and http tables, 85% beside one busy loop on the CPU).
     pub const DEFAULT_LIMIT: f64 = 0.05;
 
     fn default_limit() -> f64 {
