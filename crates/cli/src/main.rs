@@ -2,22 +2,22 @@
 //! way to pay it. The binary is thin: it parses the command line, installs the counting
 //! allocator, and wires experiments → engine → report.
 
-mod args;
 mod commands;
-mod experiments;
 mod failure;
 mod interrupt;
+mod precision;
 mod progress;
 mod run;
 mod session;
+mod sink;
 
 use clap::{Parser, Subcommand};
+use jsoncost::ExperimentCommand;
 use jsoncost_engine::alloc::{self, CountingAllocator, SelectedAllocator};
-use jsoncost_engine::{Config, ExperimentKind};
 
-use crate::args::ScheduleArg;
+use crate::precision::SharedArgs;
 use crate::progress::Progress;
-use crate::session::{OutputArgs, Session};
+use crate::session::Session;
 
 /// Counts every allocation while a measurement is open (see jsoncost_engine::alloc for what it
 /// costs when none is), over the allocator JSONCOST_ALLOCATOR names: the system's unless told.
@@ -44,15 +44,9 @@ struct Cli {
 enum Command {
     /// The whole study in one command: every experiment, a report, and an optional baseline.
     Run(Box<run::RunArgs>),
-    /// Serialize and deserialize small records and documents through every library and API style.
-    Micro {
-        #[command(flatten)]
-        args: experiments::micro::MicroArgs,
-        #[command(flatten)]
-        precision: PrecisionArgs,
-        #[command(flatten)]
-        output: OutputArgs,
-    },
+    /// The experiments, one at a time: micro, store, stream, http, safety.
+    #[command(flatten)]
+    Experiment(ExperimentCommand<SharedArgs>),
     /// Compare two results files (or saved baselines); exit 1 on a regression.
     Compare(commands::compare::CompareArgs),
     /// Paired A/B of two builds: run both in alternating rounds (ABBA), decide per row from the
@@ -63,93 +57,8 @@ enum Command {
     Alloc(commands::alloc::AllocArgs),
     /// Re-render a saved results.json (tables, markdown, HTML).
     Report(commands::report::ReportArgs),
-    /// Deserialize a large body (1,000,000 readings, ~72 MB) buffered, from a reader and incrementally.
-    Stream {
-        #[command(flatten)]
-        args: experiments::stream::StreamArgs,
-        #[command(flatten)]
-        precision: PrecisionArgs,
-        #[command(flatten)]
-        output: OutputArgs,
-    },
-    /// Load-test the reference JSON API in-process (or any URL with --target): req/s, latency, server cost.
-    Http {
-        #[command(flatten)]
-        args: experiments::http::HttpArgs,
-        #[command(flatten)]
-        precision: PrecisionArgs,
-        #[command(flatten)]
-        output: OutputArgs,
-    },
-    /// Hostile inputs (deep nesting, huge strings, odd numbers, bad UTF-8 ...) through each
-    /// library and parse path, each in a child process with time and memory limits.
-    Safety {
-        #[command(flatten)]
-        args: experiments::safety::SafetyArgs,
-        /// Leave out the large cases (the 64 MiB string, the million numbers) unless
-        /// --safety-case names them: seconds rather than minutes.
-        #[arg(long)]
-        quick: bool,
-        #[command(flatten)]
-        output: OutputArgs,
-    },
     /// Serve the reference JSON API until Ctrl-C.
     Serve(commands::serve::ServeArgs),
-    /// Read one document by id from a store in several ways, down to the floor (bytes discarded).
-    Store {
-        #[command(flatten)]
-        args: experiments::store::StoreArgs,
-        #[command(flatten)]
-        precision: PrecisionArgs,
-        #[command(flatten)]
-        output: OutputArgs,
-    },
-}
-
-/// How precisely to measure.
-#[derive(Debug, Clone, clap::Args)]
-pub struct PrecisionArgs {
-    /// Trade precision for time: fewer, shorter iterations (the output says so).
-    #[arg(long)]
-    pub quick: bool,
-    /// jsoncost's own tests (hyperfine's `--debug-mode`): `--quick` through the real pipeline
-    /// (gate, warm-up, timed rounds, allocation pass) with the fewest, shortest iterations, for
-    /// tests of wiring, exit codes and rows, not of figures.
-    #[arg(long, hide = true, requires = "quick")]
-    pub debug_mode: bool,
-    /// How a table's strategies share the time: interleaved rounds (drift lands on every row
-    /// alike; rows pair up) or one strategy after another. stream's rounds run each strategy
-    /// once as a whole run; http always alternates its modes in slices of load, in rounds.
-    #[arg(long, value_enum, default_value_t = ScheduleArg::Interleaved)]
-    pub schedule: ScheduleArg,
-}
-
-impl PrecisionArgs {
-    pub fn config(&self) -> Config {
-        let config = match (self.debug_mode, self.quick) {
-            (true, _) => debug_mode(),
-            (false, true) => Config::quick(),
-            (false, false) => Config::full(),
-        };
-        Config {
-            schedule: self.schedule.schedule(),
-            ..config
-        }
-    }
-}
-
-/// `--debug-mode`: a quick run's stages, each as short as the engine allows (one warm-up, three
-/// timed iterations of ~1 ms, 10 counted operations).
-fn debug_mode() -> Config {
-    Config {
-        iteration_time: std::time::Duration::from_millis(1),
-        warmup_iterations: 1,
-        min_iterations: 3,
-        max_iterations: 3,
-        budget: std::time::Duration::from_millis(30),
-        alloc_ops: 10,
-        ..Config::quick()
-    }
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
@@ -159,55 +68,24 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Ab(args) => commands::ab::run(&args),
         Command::Alloc(args) => commands::alloc::run(&args),
         Command::Report(args) => commands::report::run(&args),
-        Command::Micro { args, precision, output } => {
-            one_experiment(&output, &precision, ExperimentKind::Micro, |config, session, progress| {
-                experiments::micro::run(&args, config, session, progress)
-            })
-        }
-        Command::Stream { args, precision, output } => {
-            one_experiment(&output, &precision, ExperimentKind::Stream, |config, session, progress| {
-                experiments::stream::run(&args, config, session, progress)
-            })
-        }
-        Command::Http { args, precision, output } => one_experiment(&output, &precision, ExperimentKind::Http, |_, session, progress| {
-            experiments::http::run(&args, precision.quick, session, progress)
-        }),
-        Command::Safety { args, quick, output } => {
-            // Findings, not timings: no schedule to choose.
-            let precision = PrecisionArgs {
-                quick,
-                debug_mode: false,
-                schedule: ScheduleArg::Sequential,
-            };
-            one_experiment(&output, &precision, ExperimentKind::Safety, |_, session, progress| {
-                experiments::safety::run(&args, quick, session, progress)
-            })
-        }
+        Command::Experiment(command) => one_experiment(&command),
         Command::Serve(args) => commands::serve::run(&args),
-        Command::Store { args, precision, output } => {
-            one_experiment(&output, &precision, ExperimentKind::Store, |config, session, progress| {
-                experiments::store::run(&args, config, session, progress)
-            })
-        }
     }
 }
 
 /// Runs one experiment command: session, progress, and results written whatever happens.
-fn one_experiment(
-    output: &OutputArgs,
-    precision: &PrecisionArgs,
-    kind: ExperimentKind,
-    experiment: impl FnOnce(&Config, &mut Session, &Progress) -> anyhow::Result<()>,
-) -> anyhow::Result<()> {
+fn one_experiment(command: &ExperimentCommand<SharedArgs>) -> anyhow::Result<()> {
+    let SharedArgs { precision, output } = command.shared();
+    let args = command.args();
     let mut session = Session::new(output, precision.quick)?;
     if let Some(rate) = output.advice_rate {
-        session.set_rate(kind, rate);
+        session.set_rate(args.kind(), rate);
     }
     if precision.quick {
         eprintln!("quick run: fewer, shorter iterations; figures are rough");
     }
     let progress = Progress::new(0);
-    let result = experiment(&precision.config(), &mut session, &progress);
+    let result = sink::run_experiment(args, &precision.config(), &mut session, &progress);
     progress.finish();
     finish(session, result)
 }
@@ -228,8 +106,8 @@ fn main() {
     // A safety child (this binary re-executed by `jsoncost safety`) runs before clap and the
     // signal handlers: its arguments are the library's protocol, not the user's command line.
     let mut argv = std::env::args_os().skip(1);
-    if argv.next().is_some_and(|a| a == experiments::safety::CHILD_SUBCOMMAND) {
-        experiments::safety::child(argv.collect());
+    if argv.next().is_some_and(|a| a == jsoncost::safety::CHILD_SUBCOMMAND) {
+        std::process::exit(jsoncost::safety::child_main(argv));
     }
     let cli = Cli::parse();
     interrupt::install(match cli.command {

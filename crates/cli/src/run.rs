@@ -11,11 +11,12 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use crate::commands::baselines;
-use crate::experiments;
 use crate::failure::{self, environment, library, usage};
 use crate::interrupt;
+use crate::precision::debug_mode;
 use crate::progress::Progress;
 use crate::session::{OutputArgs, Session, check_writable, format_parser};
+use crate::sink::run_experiment;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ExperimentName {
@@ -57,9 +58,13 @@ pub struct RunArgs {
     /// Shrink payload counts and iterations to finish in well under a minute (says so in the output).
     #[arg(long)]
     pub quick: bool,
+    /// jsoncost's own tests: `--quick` through the real pipeline with the fewest, shortest
+    /// iterations, whole runs and loads (see `jsoncost micro --help`'s `--quick`).
+    #[arg(long, hide = true, requires = "quick")]
+    pub debug_mode: bool,
     /// How a table's strategies share the time (see `jsoncost micro --help`).
-    #[arg(long, value_enum, default_value_t = crate::args::ScheduleArg::Interleaved)]
-    pub schedule: crate::args::ScheduleArg,
+    #[arg(long, value_enum, default_value_t = jsoncost::flags::ScheduleArg::Interleaved)]
+    pub schedule: jsoncost::flags::ScheduleArg,
     /// Run only these experiments (comma-separated).
     #[arg(long, value_enum, value_delimiter = ',')]
     pub only: Vec<ExperimentName>,
@@ -86,15 +91,15 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = AllocatorTable::Small)]
     pub allocator_table: AllocatorTable,
     #[command(flatten)]
-    pub micro: experiments::micro::MicroArgs,
+    pub micro: jsoncost::micro::MicroArgs,
     #[command(flatten)]
-    pub store: experiments::store::StoreArgs,
+    pub store: jsoncost::store::StoreArgs,
     #[command(flatten)]
-    pub stream: experiments::stream::StreamArgs,
+    pub stream: jsoncost::stream::StreamArgs,
     #[command(flatten)]
-    pub http: experiments::http::HttpArgs,
+    pub http: jsoncost::http::HttpArgs,
     #[command(flatten)]
-    pub safety: experiments::safety::SafetyArgs,
+    pub safety: jsoncost::safety::SafetyArgs,
 }
 
 impl RunArgs {
@@ -117,7 +122,10 @@ impl RunArgs {
 /// five tables of 14-28 strategies get a short per-strategy budget in 10 ms iterations (more
 /// rounds, so the pairing sees the machine's slow phases from both sides), the store table the
 /// standalone budget in 25 ms iterations.
-fn run_config(quick: bool, experiment: ExperimentName) -> Config {
+fn run_config(quick: bool, debug: bool, experiment: ExperimentName) -> Config {
+    if debug {
+        return debug_mode();
+    }
     if quick {
         return Config {
             budget: Duration::from_millis(200),
@@ -174,7 +182,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     }
     let config = |experiment| Config {
         schedule: args.schedule.schedule(),
-        ..run_config(args.quick, experiment)
+        ..run_config(args.quick, args.debug_mode, experiment)
     };
     let progress = Progress::new(0);
     let mut first_error = None;
@@ -183,23 +191,28 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
             break;
         }
         let experiment_started = Instant::now();
+        let config = config(experiment);
         let result = match experiment {
-            ExperimentName::Micro => experiments::micro::run(&args.micro, &config(experiment), &mut session, &progress),
+            ExperimentName::Micro => run_experiment(&args.micro, &config, &mut session, &progress),
             ExperimentName::Store => {
                 let mut store = args.store.clone();
                 if args.quick {
                     store.docs = store.docs.min(1_000);
                 }
-                experiments::store::run(&store, &config(experiment), &mut session, &progress)
+                run_experiment(&store, &config, &mut session, &progress)
             }
             ExperimentName::Stream => {
                 let mut stream = args.stream.clone();
                 if args.quick && stream.file.is_none() {
-                    stream.readings = stream.readings.min(100_000);
+                    stream.readings = stream.readings.min(if args.debug_mode { 2_000 } else { 100_000 });
                 }
                 // Five rounds of whole runs: sixteen strategies of ~0.3 s runs fit in under a minute.
                 stream.max_runs.get_or_insert(stream.runs);
-                experiments::stream::run(&stream, &config(experiment), &mut session, &progress)
+                if args.debug_mode {
+                    stream.runs = 2;
+                    stream.max_runs = Some(2);
+                }
+                run_experiment(&stream, &config, &mut session, &progress)
             }
             ExperimentName::Http => {
                 let mut http = args.http.clone();
@@ -207,9 +220,17 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
                     http.requests = http.requests.min(1_000);
                     http.study_load = false;
                 }
-                experiments::http::run(&http, args.quick, &mut session, &progress)
+                if args.debug_mode {
+                    http.requests = http.requests.min(100);
+                    http.connections = http.connections.min(4);
+                    http.one_at_a_time = false;
+                    http.post_readings = http.post_readings.min(1_000);
+                    http.post_requests = http.post_requests.min(2);
+                    http.http_rounds = 2;
+                }
+                run_experiment(&http, &config, &mut session, &progress)
             }
-            ExperimentName::Safety => experiments::safety::run(&args.safety, args.quick, &mut session, &progress),
+            ExperimentName::Safety => run_experiment(&args.safety, &config, &mut session, &progress),
         };
         if let Err(e) = result {
             progress.note(&format!("error: {e:#}"));

@@ -100,7 +100,9 @@
 //! server, feature `http`). Around them: [`runner`] (the one loop every table goes through),
 //! [`harness`] and [`types`] (the `cargo bench` harness and the types it registers), [`input`]
 //! (what is wrong with a document a user hands in), [`summary`] (table summaries as data) and
-//! [`output`] (where results go).
+//! [`output`] (where results go). With the feature `cli`, each experiment's module also holds
+//! its command-line flags (a `clap::Args` implementing `flags::ExperimentArgs`), and
+//! `ExperimentCommand` lists them for the `jsoncost` binary to flatten into its subcommands.
 
 #![deny(missing_docs)]
 
@@ -110,6 +112,8 @@ pub mod ab_http;
 mod cancel;
 mod error;
 mod filter;
+#[cfg(feature = "cli")]
+pub mod flags;
 pub mod harness;
 #[cfg(feature = "http")]
 pub mod http;
@@ -149,3 +153,83 @@ pub use jsoncost_report::Format;
 #[cfg(feature = "store")]
 pub use jsoncost_stores::Existing;
 pub use jsoncost_stream::Library;
+
+/// Every experiment's command (feature `cli`): its name, its flags (each experiment's own
+/// [`flags::ExperimentArgs`], defined beside it) and the flags every experiment shares, which
+/// the program defines (`Shared`). The `jsoncost` binary flattens it into its subcommands; a
+/// new experiment is one variant here and one arm in each match below.
+#[cfg(feature = "cli")]
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum ExperimentCommand<Shared: clap::Args> {
+    /// Serialize and deserialize small records and documents through every library and API style.
+    Micro {
+        #[allow(missing_docs)]
+        #[command(flatten)]
+        args: micro::MicroArgs,
+        #[allow(missing_docs)]
+        #[command(flatten)]
+        shared: Shared,
+    },
+    /// Read one document by id from a store in several ways, down to the floor (bytes discarded).
+    Store {
+        #[allow(missing_docs)]
+        #[command(flatten)]
+        args: store::StoreArgs,
+        #[allow(missing_docs)]
+        #[command(flatten)]
+        shared: Shared,
+    },
+    /// Deserialize a large body (1,000,000 readings, ~72 MB) buffered, from a reader and incrementally.
+    Stream {
+        #[allow(missing_docs)]
+        #[command(flatten)]
+        args: stream::StreamArgs,
+        #[allow(missing_docs)]
+        #[command(flatten)]
+        shared: Shared,
+    },
+    /// Load-test the reference JSON API in-process (or any URL with --target): req/s, latency, server cost.
+    Http {
+        #[allow(missing_docs)]
+        #[command(flatten)]
+        args: http::HttpArgs,
+        #[allow(missing_docs)]
+        #[command(flatten)]
+        shared: Shared,
+    },
+    /// Hostile inputs (deep nesting, huge strings, odd numbers, bad UTF-8 ...) through each
+    /// library and parse path, each in a child process with time and memory limits.
+    Safety {
+        #[allow(missing_docs)]
+        #[command(flatten)]
+        args: safety::SafetyArgs,
+        #[allow(missing_docs)]
+        #[command(flatten)]
+        shared: Shared,
+    },
+}
+
+#[cfg(feature = "cli")]
+impl<Shared: clap::Args> ExperimentCommand<Shared> {
+    /// The experiment's own flags.
+    pub fn args(&self) -> &dyn flags::ExperimentArgs {
+        match self {
+            ExperimentCommand::Micro { args, .. } => args,
+            ExperimentCommand::Store { args, .. } => args,
+            ExperimentCommand::Stream { args, .. } => args,
+            ExperimentCommand::Http { args, .. } => args,
+            ExperimentCommand::Safety { args, .. } => args,
+        }
+    }
+
+    /// The flags every experiment shares.
+    pub fn shared(&self) -> &Shared {
+        match self {
+            ExperimentCommand::Micro { shared, .. }
+            | ExperimentCommand::Store { shared, .. }
+            | ExperimentCommand::Stream { shared, .. }
+            | ExperimentCommand::Http { shared, .. }
+            | ExperimentCommand::Safety { shared, .. } => shared,
+        }
+    }
+}

@@ -178,3 +178,96 @@ pub fn subjects(options: &MicroOptions) -> Result<Vec<Box<dyn Subject>>, Error> 
 pub fn run(options: &MicroOptions, runner: &mut Runner<'_>) -> Result<(), Error> {
     measure(&subjects(options)?, runner)
 }
+
+#[cfg(feature = "cli")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+/// `--shape`: a built-in shape, or all of them.
+pub enum ShapeArg {
+    /// The small record.
+    Data,
+    /// The ~4 KB order document.
+    Order,
+    /// The ~40 KB order document.
+    OrderLarge,
+    /// One catalogue item.
+    Item,
+    /// A list of 48 items.
+    Items48,
+    /// The `order` document plus polymorphic events, through model variants (`order-model/variants`).
+    OrderModel,
+    /// Every shape above.
+    All,
+}
+
+#[cfg(feature = "cli")]
+/// `jsoncost micro`'s flags.
+#[derive(Debug, Clone, clap::Args)]
+pub struct MicroArgs {
+    /// Shapes to measure (comma-separated or repeated).
+    #[arg(long, value_enum, value_delimiter = ',', default_values = ["data", "order", "order-model"], conflicts_with = "payload")]
+    pub shape: Vec<ShapeArg>,
+    /// Measure any JSON document instead of a shape (the strategies that need no Rust type).
+    #[arg(long, value_name = "FILE")]
+    pub payload: Option<PathBuf>,
+    /// A JSON pointer for `lazy/sonic-rs` with --payload (repeatable), e.g. /user/id.
+    #[arg(long = "field", value_name = "POINTER", requires = "payload")]
+    pub fields: Vec<String>,
+    /// Only time strategies whose name matches this glob, e.g. 'typed/*' or '*sonic*'.
+    #[arg(long, value_name = "GLOB")]
+    pub filter: Option<String>,
+    /// Largest --payload accepted, in MiB (the document is held in memory several times).
+    #[arg(long, value_name = "MIB", default_value_t = crate::flags::Mebibytes::new(256))]
+    pub max_payload_mib: crate::flags::Mebibytes,
+    /// Seed of the payload generator.
+    #[arg(long, default_value_t = jsoncost_shapes::DEFAULT_SEED)]
+    pub seed: u64,
+}
+
+#[cfg(feature = "cli")]
+impl MicroArgs {
+    fn shapes(&self) -> Vec<ShapeName> {
+        let mut out = Vec::new();
+        for s in &self.shape {
+            let names: &[ShapeName] = match s {
+                ShapeArg::Data => &[ShapeName::Data],
+                ShapeArg::Order => &[ShapeName::Order],
+                ShapeArg::OrderLarge => &[ShapeName::OrderLarge],
+                ShapeArg::Item => &[ShapeName::Item],
+                ShapeArg::Items48 => &[ShapeName::Items48],
+                ShapeArg::OrderModel => &[ShapeName::OrderModel],
+                ShapeArg::All => &ShapeName::MICRO,
+            };
+            for n in names {
+                if !out.contains(n) {
+                    out.push(*n);
+                }
+            }
+        }
+        out
+    }
+
+    /// The library's options these flags give.
+    pub fn options(&self) -> MicroOptions {
+        MicroOptions {
+            shapes: self.shapes(),
+            payload: self.payload.clone(),
+            fields: self.fields.clone(),
+            max_payload_mib: self.max_payload_mib.mib(),
+            seed: self.seed,
+        }
+    }
+}
+
+#[cfg(feature = "cli")]
+impl crate::flags::ExperimentArgs for MicroArgs {
+    fn kind(&self) -> jsoncost_engine::ExperimentKind {
+        jsoncost_engine::ExperimentKind::Micro
+    }
+
+    fn run(&self, config: &jsoncost_engine::Config, cancel: crate::Cancel, sink: &mut dyn crate::Sink) -> Result<(), Error> {
+        run(
+            &self.options(),
+            &mut crate::flags::runner(config, "--filter", self.filter.as_deref(), cancel, sink)?,
+        )
+    }
+}

@@ -70,7 +70,7 @@ pub struct AbArgs {
     /// is): another program's work lands on one side of a pair and not on the other, and does
     /// not even out. Each program's own threads are its own work. Quiet, the share measured
     /// 0.0–1.1%; beside a busy loop on the CPU, 85%.
-    #[arg(long, value_name = "SHARE", default_value = "5%", value_parser = crate::args::time_share, alias = "max-cpu-wait")]
+    #[arg(long, value_name = "SHARE", default_value = "5%", value_parser = jsoncost::flags::time_share, alias = "max-cpu-wait")]
     pub max_other_cpu: f64,
     /// Accept rows that were ok in base and failed or are missing in new (as `compare`).
     #[arg(long)]

@@ -12,10 +12,10 @@ use jsoncost::ab_http::{HttpAbSettings, Request, ServerSpec, parse_requests};
 use jsoncost_http::loadgen::SliceLength;
 use jsoncost_report::{Format, ab};
 
-use crate::args::{Seconds, positive_rate, share};
 use crate::failure::{library, usage};
 use crate::interrupt;
 use crate::session::print_stdout;
+use jsoncost::flags::{Seconds, positive_rate, share};
 
 /// The flags of `ab` that `--http` reads too (`AbArgs` embeds [`HttpAbArgs`], so this module
 /// takes them as values rather than reading `AbArgs`).

@@ -55,7 +55,7 @@ pub struct AllocArgs {
     pub timeout: u64,
     /// Other programs' CPU time on the processes' CPU, as a share of their own, past which no
     /// row's time is judged (exit 3; see `jsoncost ab --help`).
-    #[arg(long, value_name = "SHARE", default_value = "5%", value_parser = crate::args::time_share, alias = "max-cpu-wait")]
+    #[arg(long, value_name = "SHARE", default_value = "5%", value_parser = jsoncost::flags::time_share, alias = "max-cpu-wait")]
     pub max_other_cpu: f64,
     /// What stdout carries.
     #[arg(long, default_value = "table", value_parser = format_parser())]

@@ -9,9 +9,9 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::args::Mebibytes;
 use crate::failure::{environment, usage};
 use crate::interrupt;
+use jsoncost::flags::Mebibytes;
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct ServeArgs {

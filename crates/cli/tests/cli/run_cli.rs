@@ -18,11 +18,21 @@ fn jsoncost() -> Command {
     c
 }
 
-/// A quick run short enough for a test: three micro strategies per table and a small store.
+/// A quick run short enough for a test: the typed micro strategies and a small store, in the
+/// fewest, shortest iterations (`--debug-mode`).
 fn quick_run(dir: &Path) -> Command {
     let mut c = jsoncost();
-    c.current_dir(dir)
-        .args(["run", "--quick", "--only", "micro,store", "--filter", "typed/*", "--docs", "500"]);
+    c.current_dir(dir).args([
+        "run",
+        "--quick",
+        "--debug-mode",
+        "--only",
+        "micro,store",
+        "--filter",
+        "typed/*",
+        "--docs",
+        "500",
+    ]);
     c.arg("--store").arg(format!("redb:{}", dir.join("s.redb").display()));
     c
 }
@@ -110,6 +120,54 @@ fn a_quick_run_writes_results_and_both_reports_atomically() {
     assert!(md.contains("redb/order") && md.contains("typed/serde_json"), "{md}");
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(html.contains("<svg") && html.trim_end().ends_with("</html>"));
+}
+
+/// Every experiment through `run`'s real pipeline (gate, rounds, allocation pass, reports), in
+/// debug mode: each kind's tables, none of their rows failed, both reports.
+#[test]
+fn every_experiment_runs_within_run_and_lands_in_the_results_and_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let store = format!("redb:{}", dir.path().join("s.redb").display());
+    jsoncost()
+        .current_dir(dir.path())
+        .args([
+            "run",
+            "--quick",
+            "--debug-mode",
+            "--allocator-table",
+            "off",
+            "--docs",
+            "200",
+            "--store",
+            &store,
+        ])
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("micro: order/deserialize"))
+        .stdout(predicate::str::contains("store: redb/order"))
+        .stdout(predicate::str::contains("stream: telemetry"))
+        .stdout(predicate::str::contains("http: item/"))
+        .stdout(predicate::str::contains("safety: serde_json"));
+    assert_eq!(names_in(&out), ["report.html", "report.md", "results.json"]);
+    let results = load(&out.join("results.json"));
+    let kinds: std::collections::BTreeSet<&str> = results.experiments.iter().map(|e| e.experiment.as_str()).collect();
+    assert_eq!(kinds, ["http", "micro", "safety", "store", "stream"].into_iter().collect());
+    for e in results.experiments.iter().filter(|e| e.experiment.as_str() != "safety") {
+        assert!(
+            !e.rows.is_empty() && e.rows.iter().all(|r| r.is_ok()),
+            "{} {}: {:?}",
+            e.experiment,
+            e.table,
+            e.rows
+        );
+    }
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    for heading in ["redb/order", "telemetry", "item/", "sonic-rs"] {
+        assert!(md.contains(heading), "report.md lacks {heading}");
+    }
 }
 
 #[test]

@@ -298,3 +298,102 @@ pub fn conformance(library: &str, rows: &[Row]) -> ConformanceSummary {
     }
     s
 }
+
+/// The hidden subcommand a safety child runs (the `jsoncost` binary, re-executed), whose
+/// arguments go to [`child_main`].
+pub const CHILD_SUBCOMMAND: &str = "__safety-child";
+
+#[cfg(feature = "cli")]
+/// `jsoncost safety`'s flags.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SafetyArgs {
+    /// Run a JSONTestSuite-style directory (y_ must be accepted, n_ rejected, i_ either) instead
+    /// of the generated corpus; prints each library's conformance counts and disagreements.
+    #[arg(long, value_name = "DIR")]
+    pub suite: Option<PathBuf>,
+    /// Libraries to run (comma-separated): serde_json, sonic-rs, simd-json, serde_json_borrow, jiter.
+    #[arg(long = "safety-library", value_name = "NAME", value_delimiter = ',', value_parser = parse_library)]
+    pub libraries: Vec<Parser>,
+    /// Corpus cases to run (comma-separated; default all), e.g. deep-array-100000,nan.
+    #[arg(long = "safety-case", value_name = "CASE", value_delimiter = ',', value_parser = |s: &str| s.parse::<crate::safety::Case>(), conflicts_with = "suite")]
+    pub cases: Vec<crate::safety::Case>,
+    /// Only run rows whose `path/library` matches this glob, e.g. 'dom/*' or '*/sonic-rs'.
+    #[arg(long = "safety-filter", value_name = "GLOB")]
+    pub safety_filter: Option<String>,
+    /// Time limit of one case, in seconds (the child is killed past it: "timed out").
+    #[arg(long, value_name = "S", default_value_t = crate::safety::DEFAULT_TIME_LIMIT.as_secs(), value_parser = clap::value_parser!(u64).range(1..=600))]
+    pub case_time_limit: u64,
+    /// Address-space limit of each child (RLIMIT_AS), in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = crate::safety::DEFAULT_MEMORY_MIB, value_parser = clap::value_parser!(u64).range(256..=1_048_576))]
+    pub case_memory_mib: u64,
+    /// Stack of the parsing thread, in KiB (2048: a spawned thread's and a tokio worker's).
+    #[arg(long, value_name = "KIB", default_value_t = crate::safety::DEFAULT_STACK_KIB, value_parser = clap::value_parser!(u64).range(64..=1_048_576))]
+    pub case_stack_kib: u64,
+    /// jsoncost's own tests: add the fake libraries `test-abort` (calls abort) and `test-hang`.
+    #[arg(long, hide = true)]
+    pub safety_test_libraries: bool,
+}
+
+#[cfg(feature = "cli")]
+fn parse_library(s: &str) -> Result<Parser, String> {
+    match s.parse::<Parser>()? {
+        l if Parser::TEST.contains(&l) => Err(format!("unknown library {s:?}")),
+        l => Ok(l),
+    }
+}
+
+#[cfg(feature = "cli")]
+impl SafetyArgs {
+    /// The library's options these flags give: children are this executable re-run with
+    /// [`CHILD_SUBCOMMAND`].
+    pub fn options(&self) -> Result<SafetyOptions, Error> {
+        let program =
+            std::env::current_exe().map_err(|e| Error::environment(format!("cannot find this executable to run safety children: {e}")))?;
+        let mut o = SafetyOptions::new(ChildCommand {
+            program,
+            args: vec![std::ffi::OsString::from(CHILD_SUBCOMMAND)],
+        });
+        if !self.libraries.is_empty() {
+            o.libraries = self.libraries.clone();
+        }
+        if self.safety_test_libraries {
+            o.libraries.extend(Parser::TEST);
+        }
+        if !self.cases.is_empty() {
+            o.cases = self.cases.clone();
+        }
+        o.suite = self.suite.clone();
+        o.time_limit = Duration::from_secs(self.case_time_limit);
+        o.memory_mib = self.case_memory_mib;
+        o.stack_kib = self.case_stack_kib;
+        Ok(o)
+    }
+}
+
+#[cfg(feature = "cli")]
+impl crate::flags::ExperimentArgs for SafetyArgs {
+    fn kind(&self) -> jsoncost_engine::ExperimentKind {
+        jsoncost_engine::ExperimentKind::Safety
+    }
+
+    fn run(&self, config: &jsoncost_engine::Config, cancel: crate::Cancel, sink: &mut dyn crate::Sink) -> Result<(), Error> {
+        let mut options = self.options()?;
+        if config.quick && self.cases.is_empty() {
+            // The 64 MiB string and the million numbers are the slow cases (seconds each in a
+            // debug build); a quick run keeps the nesting, number and text cases that find the
+            // crashes.
+            options.cases.retain(|c| !c.is_large());
+        }
+        // Findings, not timings: the engine's settings are not used.
+        run(
+            &options,
+            &mut crate::flags::runner(
+                &jsoncost_engine::Config::quick(),
+                "--safety-filter",
+                self.safety_filter.as_deref(),
+                cancel,
+                sink,
+            )?,
+        )
+    }
+}

@@ -1,9 +1,38 @@
-//! Flag values that become sizes and durations: parsed and checked by clap, so a value that
-//! does not fit is a usage error naming the flag (exit 2), never an overflow or a panic later.
+//! The experiments' command lines (feature `cli`): the [`ExperimentArgs`] seam each
+//! experiment's flags implement (next to the experiment, in its own module), and the flag
+//! values that become sizes and durations, parsed and checked by clap, so a value that does not
+//! fit is a usage error naming the flag (exit 2), never an overflow or a panic later.
 
 use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
+
+use jsoncost_engine::{Config, ExperimentKind};
+
+use crate::{Cancel, Filter, Result, Runner, Sink};
+
+/// One experiment's flags: what `jsoncost <experiment>` and `jsoncost run` parse for it, and
+/// how they run it. Each experiment defines its own beside its code; [`crate::ExperimentCommand`]
+/// lists them.
+pub trait ExperimentArgs {
+    /// The kind of the tables it makes.
+    fn kind(&self) -> ExperimentKind;
+    /// Runs the experiment these flags describe with the engine's `config` (`config.quick`
+    /// also shrinks what it measures), asking `cancel` between strategies, its tables and
+    /// progress going to `sink`.
+    fn run(&self, config: &Config, cancel: Cancel, sink: &mut dyn Sink) -> Result<()>;
+}
+
+/// The Runner of a table whose strategies `--<flag> GLOB` chooses.
+pub(crate) fn runner<'s>(
+    config: &Config,
+    flag: &'static str,
+    pattern: Option<&str>,
+    cancel: Cancel,
+    sink: &'s mut dyn Sink,
+) -> Result<Runner<'s>> {
+    Ok(Runner::new(config.clone(), Filter::new(flag, pattern)?, cancel, sink))
+}
 
 /// A size given in MiB whose byte count fits in a `u64` and a `usize`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -13,11 +42,13 @@ impl Mebibytes {
     /// The most MiB whose bytes fit in 64 bits.
     pub const MAX: u64 = u64::MAX >> 20;
 
+    /// `mib` MiB; panics (at compile time in a `const`) outside 1..=[`Self::MAX`].
     pub const fn new(mib: u64) -> Self {
         assert!(mib >= 1 && mib <= Self::MAX);
         Mebibytes(mib)
     }
 
+    /// The size in MiB.
     pub fn mib(self) -> u64 {
         self.0
     }
@@ -58,6 +89,7 @@ impl FromStr for Mebibytes {
 pub struct Seconds(Duration);
 
 impl Seconds {
+    /// The duration.
     pub fn duration(self) -> Duration {
         self.0
     }
@@ -119,11 +151,14 @@ pub fn positive_rate(s: &str) -> Result<f64, String> {
 /// `--schedule`: how a table's strategies share the time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ScheduleArg {
+    /// Interleaved rounds: drift lands on every row alike, and rows pair up.
     Interleaved,
+    /// One strategy after another.
     Sequential,
 }
 
 impl ScheduleArg {
+    /// The engine's schedule.
     pub fn schedule(self) -> jsoncost_engine::Schedule {
         match self {
             ScheduleArg::Interleaved => jsoncost_engine::Schedule::Interleaved,

@@ -1,35 +1,20 @@
-//! The CLI's side of the library's Runner: the filter flag, the session and progress bar as its
-//! sink, Ctrl-C as its cancel flag.
+//! The CLI's side of the library's Runner: the session and progress bar as its sink, Ctrl-C as
+//! its cancel flag.
 
-use jsoncost::{Cancel, Runner, Sink};
+use jsoncost::flags::ExperimentArgs;
+use jsoncost::{Cancel, Sink};
 use jsoncost_engine::{Config, Experiment, ExperimentKind, Row};
 
+use crate::failure::library;
 use crate::interrupt;
 use crate::progress::Progress;
 use crate::session::Session;
-
-/// Which strategies of a table to time (`--filter GLOB`).
-#[derive(Clone, Default)]
-pub struct Filter(pub jsoncost::Filter);
-
-impl Filter {
-    /// The filter given with `flag` (`--filter`, `--store-filter` ...), named in its errors.
-    pub fn new(flag: &'static str, pattern: Option<&str>) -> anyhow::Result<Filter> {
-        jsoncost::Filter::new(flag, pattern).map(Filter).map_err(crate::failure::library)
-    }
-}
 
 /// The session and the progress bar as a sink: tables go to the session as they finish.
 pub struct CliSink<'a> {
     kind: ExperimentKind,
     session: &'a mut Session,
     progress: &'a Progress,
-}
-
-impl<'a> CliSink<'a> {
-    pub fn new(kind: ExperimentKind, session: &'a mut Session, progress: &'a Progress) -> Self {
-        CliSink { kind, session, progress }
-    }
 }
 
 impl Sink for CliSink<'_> {
@@ -56,7 +41,12 @@ impl Sink for CliSink<'_> {
     }
 }
 
-/// The library's Runner with the CLI's settings, Ctrl-C as its cancel flag.
-pub fn runner<'s>(config: &Config, filter: &Filter, sink: &'s mut dyn Sink) -> Runner<'s> {
-    Runner::new(config.clone(), filter.0.clone(), Cancel::when(interrupt::interrupted), sink)
+/// Runs the experiment `args` describe into `session`, Ctrl-C as its cancel flag.
+pub fn run_experiment(args: &dyn ExperimentArgs, config: &Config, session: &mut Session, progress: &Progress) -> anyhow::Result<()> {
+    let mut sink = CliSink {
+        kind: args.kind(),
+        session,
+        progress,
+    };
+    args.run(config, Cancel::when(interrupt::interrupted), &mut sink).map_err(library)
 }
