@@ -1,5 +1,6 @@
 //! Strategies for any JSON document (`--payload FILE`): those that need no Rust type.
 
+use crate::libraries::{Library, Registered};
 use crate::toolkit::{OpStrategy, emit, emit_bytes, error_text};
 use crate::{BoxedStrategy, Contract};
 
@@ -17,7 +18,6 @@ pub fn deserialize_strategies<'a>(input: &'a [u8], fields: &[String]) -> Vec<Box
 /// Each library's DOM parse (simd-json's owned and borrowed trees), the input copy included.
 pub(crate) fn dom_strategies(input: &[u8]) -> Vec<BoxedStrategy<'_>> {
     let n = Some(input.len() as u64);
-    #[cfg_attr(not(feature = "more-libraries"), allow(unused_mut))]
     let mut v = vec![
         OpStrategy::boxed("dom/serde_json", Contract::Dom, n, move |s| {
             emit(s, &serde_json::from_slice::<serde_json::Value>(input).map_err(error_text)?)
@@ -34,8 +34,7 @@ pub(crate) fn dom_strategies(input: &[u8]) -> Vec<BoxedStrategy<'_>> {
             emit(s, &simd_json::borrowed::to_value(&mut buf).map_err(error_text)?)
         }),
     ];
-    #[cfg(feature = "more-libraries")]
-    v.extend(crate::more_libraries::dom_strategies(input));
+    v.extend(Registered::dom(input));
     v
 }
 
@@ -56,7 +55,6 @@ pub fn serialize_strategies<'a>(input: &[u8]) -> Result<Vec<BoxedStrategy<'a>>, 
     let sonic_dom: sonic_rs::Value = sonic_rs::from_slice(input).map_err(error_text)?;
     let simd_dom = simd_json::owned::to_value(&mut input.to_vec()).map_err(error_text)?;
     let n = Some(serde_json::to_vec(&serde_dom).map_err(error_text)?.len() as u64);
-    #[cfg_attr(not(feature = "more-libraries"), allow(unused_mut))]
     let mut v = vec![
         OpStrategy::boxed("dom/serde_json", Contract::BytesFromDom, n, move |s| {
             emit_bytes(s, &serde_json::to_vec(&serde_dom).map_err(error_text)?)
@@ -69,8 +67,7 @@ pub fn serialize_strategies<'a>(input: &[u8]) -> Result<Vec<BoxedStrategy<'a>>, 
             emit_bytes(s, simd_dom.encode().as_bytes())
         }),
     ];
-    #[cfg(feature = "more-libraries")]
-    v.extend(crate::more_libraries::serialize_dom_strategies(input)?);
+    v.extend(Registered::serialize_dom(input)?);
     Ok(v)
 }
 

@@ -10,8 +10,9 @@
 //! lazy when fields are given; serialize typed, typed-writer, dom; [`TypeOptions`]),
 //! [`shape_model`] (a type's zero-copy form, [`BorrowedForm`]), [`document`] (any JSON
 //! document, no Rust type), [`canonical`] (the common form outputs are compared in), [`exact`]
-//! (the reference parser), [`gate`]; with the feature `more-libraries`, `more_libraries` (jiter's DOMs
-//! and serde deserializer, serde_json_borrow), `derived` (simd-json-derive, nanoserde and
+//! (the reference parser), [`gate`], [`libraries`] (the libraries beside the three every build
+//! has, one module each, registered in one list: with the feature `more-libraries`, jiter and
+//! serde_json_borrow); with that feature also `derived` (simd-json-derive, nanoserde and
 //! miniserde on a type that derives them) and `jiter_decode` (hand decoders over jiter's pull
 //! parser).
 //!
@@ -29,8 +30,7 @@ pub mod exact;
 pub mod gate;
 #[cfg(feature = "more-libraries")]
 pub mod jiter_decode;
-#[cfg(feature = "more-libraries")]
-pub mod more_libraries;
+pub mod libraries;
 pub mod shape_model;
 pub mod toolkit;
 pub mod typed;

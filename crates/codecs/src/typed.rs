@@ -11,6 +11,7 @@ use std::io::BufReader;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use crate::libraries::{Library, Registered};
 use crate::shape_model::{BorrowedStrategies, DerivedDeserialize};
 use crate::toolkit::{OpStrategy, Through, emit, emit_bytes, error_text, lazy_strategy};
 use crate::{BorrowedForm, BoxedStrategy, Contract, document};
@@ -82,8 +83,7 @@ pub fn deserialize_strategies<'a, T: Serialize + DeserializeOwned + 'a>(input: &
     for derived in &options.derived {
         v.extend(derived(input));
     }
-    #[cfg(feature = "more-libraries")]
-    v.extend(crate::more_libraries::typed_strategies::<T>(input));
+    v.extend(Registered::typed::<T>(input));
     if let Some(borrowed) = options.borrowed {
         v.extend(borrowed(input));
     }
@@ -119,7 +119,6 @@ pub fn deserialize_strategies<'a, T: Serialize + DeserializeOwned + 'a>(input: &
 /// `borrowed/*` for `T`'s zero-copy form, with every library that deserializes borrowed data.
 pub fn borrowed_strategies<T, F: BorrowedForm<T>>(input: &[u8]) -> Vec<BoxedStrategy<'_>> {
     let n = Some(input.len() as u64);
-    #[cfg_attr(not(feature = "more-libraries"), allow(unused_mut))]
     let mut v = vec![
         OpStrategy::boxed("borrowed/serde_json", Contract::BorrowedValue, n, move |s| {
             emit(s, &serde_json::from_slice::<F::Of<'_>>(input).map_err(error_text)?)
@@ -132,8 +131,7 @@ pub fn borrowed_strategies<T, F: BorrowedForm<T>>(input: &[u8]) -> Vec<BoxedStra
             emit(s, &simd_json::serde::from_slice::<F::Of<'_>>(&mut buf).map_err(error_text)?)
         }),
     ];
-    #[cfg(feature = "more-libraries")]
-    v.push(crate::more_libraries::borrowed_strategy::<T, F>(input));
+    v.extend(Registered::borrowed::<T, F>(input));
     v
 }
 

@@ -139,7 +139,7 @@ struct Jiter<'a>(jiter::JsonValue<'a>);
 
 impl Parsed for Jiter<'_> {
     fn canonical(&self) -> Result<Canonical, String> {
-        jsoncost_codecs::more_libraries::jiter_to_value(&self.0).map(Canonical::Full)
+        jsoncost_codecs::libraries::jiter::jiter_to_value(&self.0).map(Canonical::Full)
     }
 }
 
