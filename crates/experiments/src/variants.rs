@@ -8,8 +8,8 @@
 //! [`Strategy`](jsoncost_codecs::Strategy) gated by [`Through`] on `P`: the decoded variant,
 //! converted to `P`, is compared with the exact reference viewed through `P` (less the pointers
 //! the variant does not keep), so a variant that loses or changes a value is a failed row naming
-//! the difference, and is never timed. The built-in table ([`order_model`]) and a user's group
-//! ([`crate::Study::variants`]) are the same [`VariantsSubject`].
+//! the difference, and is never timed. The built-in table (`order_model`, feature `shapes`) and
+//! a user's group ([`crate::Study::variants`]) are the same [`VariantsSubject`].
 
 use std::hint::black_box;
 use std::marker::PhantomData;
