@@ -177,14 +177,11 @@ fn prepare_child(cpu: Option<usize>) -> std::io::Result<()> {
             libc::personality((current as libc::c_ulong) | libc::ADDR_NO_RANDOMIZE as libc::c_ulong);
         }
     }
-    let Some(cpu) = cpu else { return Ok(()) };
-    // SAFETY: a zeroed cpu_set_t is a valid empty set; CPU_SET writes inside the set for cpu < CPU_SETSIZE.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    unsafe { libc::CPU_SET(cpu, &mut set) };
-    if unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) } != 0 {
-        return Err(std::io::Error::last_os_error());
+    match cpu {
+        // Builds the set on the stack and makes one system call: async-signal-safe.
+        Some(cpu) => affinity::pin_current(&affinity::set_of(&[cpu])),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// How two programs are run in lockstep.

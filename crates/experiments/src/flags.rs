@@ -116,28 +116,27 @@ impl FromStr for Seconds {
     }
 }
 
-/// A share from 0 to 1, as `50%` or `0.5`.
-pub fn share(s: &str) -> Result<f64, String> {
+/// `50%` or `0.5` as a fraction (unchecked).
+fn percent_or_fraction(s: &str) -> Option<f64> {
     let (number, scale) = match s.trim().strip_suffix('%') {
         Some(n) => (n, 100.0),
         None => (s.trim(), 1.0),
     };
-    match number.trim().parse::<f64>() {
-        Ok(v) if (0.0..=1.0).contains(&(v / scale)) => Ok(v / scale),
-        _ => Err(format!("{s:?} is not a share from 0% to 100% (or 0 to 1)")),
-    }
+    number.trim().parse::<f64>().ok().map(|v| v / scale)
+}
+
+/// A share from 0 to 1, as `50%` or `0.5`.
+pub fn share(s: &str) -> Result<f64, String> {
+    percent_or_fraction(s)
+        .filter(|v| (0.0..=1.0).contains(v))
+        .ok_or_else(|| format!("{s:?} is not a share from 0% to 100% (or 0 to 1)"))
 }
 
 /// A share of a time that may exceed it (a wait of 150% of the time on a CPU), as `5%` or `0.05`.
 pub fn time_share(s: &str) -> Result<f64, String> {
-    let (number, scale) = match s.trim().strip_suffix('%') {
-        Some(n) => (n, 100.0),
-        None => (s.trim(), 1.0),
-    };
-    match number.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v / scale),
-        _ => Err(format!("{s:?} is not a share of the time like 5% or 0.05 (0 or more)")),
-    }
+    percent_or_fraction(s)
+        .filter(|v| v.is_finite() && *v >= 0.0)
+        .ok_or_else(|| format!("{s:?} is not a share of the time like 5% or 0.05 (0 or more)"))
 }
 
 /// A positive, finite rate (requests per second).

@@ -29,13 +29,9 @@ pub struct ThreadPin {
 impl ThreadPin {
     /// Pins the calling thread to `cpus`; an error when the kernel refuses.
     pub fn new(cpus: &[usize]) -> std::io::Result<ThreadPin> {
-        // SAFETY: a zeroed set filled by the call; pid 0 is the calling thread.
-        let mut before: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-        let read = unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut before) } == 0;
+        let before = current_set().ok();
         pin_current(&set_of(cpus))?;
-        Ok(ThreadPin {
-            before: read.then_some(before),
-        })
+        Ok(ThreadPin { before })
     }
 }
 
@@ -47,13 +43,19 @@ impl Drop for ThreadPin {
     }
 }
 
-/// The CPUs this process may run on (its affinity mask).
-pub fn allowed_cpus() -> std::io::Result<Vec<usize>> {
-    // SAFETY: a zeroed cpu_set_t is a valid empty set, filled by the call.
+/// The calling thread's affinity mask.
+fn current_set() -> std::io::Result<libc::cpu_set_t> {
+    // SAFETY: a zeroed cpu_set_t is a valid empty set, filled by the call; pid 0 is the caller.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
     if unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) } != 0 {
         return Err(std::io::Error::last_os_error());
     }
+    Ok(set)
+}
+
+/// The CPUs this process may run on (its affinity mask).
+pub fn allowed_cpus() -> std::io::Result<Vec<usize>> {
+    let set = current_set()?;
     Ok((0..libc::CPU_SETSIZE as usize)
         .filter(|&c| unsafe { libc::CPU_ISSET(c, &set) })
         .collect())
