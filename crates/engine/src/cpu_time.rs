@@ -65,6 +65,22 @@ pub fn process_cpu_ns(_pid: u32) -> Option<u64> {
     None
 }
 
+/// Whether `pid` has exited: reaped, or a zombie (dead, its parent not yet told).
+#[cfg(target_os = "linux")]
+pub fn has_exited(pid: u32) -> bool {
+    let Some(process) = i32::try_from(pid).ok().and_then(|p| procfs::process::Process::new(p).ok()) else {
+        return true;
+    };
+    // A process that exits between the two reads has no stat left: exited too.
+    process.stat().map_or(true, |s| matches!(s.state, 'Z' | 'X' | 'x'))
+}
+
+/// Whether a process has exited (not on Linux: never known, so never).
+#[cfg(not(target_os = "linux"))]
+pub fn has_exited(_pid: u32) -> bool {
+    false
+}
+
 /// What `pid` (and its descendants) used so far; `None` when the process is gone or `/proc`
 /// cannot say.
 #[cfg(target_os = "linux")]
@@ -142,5 +158,23 @@ mod tests {
         let first = cpu_busy_ns(Some(0)).unwrap();
         assert!(all >= first && first > 0, "{all} {first}");
         assert_eq!(cpu_busy_ns(Some(100_000)), None);
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn a_zombie_and_a_reaped_process_have_exited_a_live_one_has_not() {
+        assert!(!has_exited(std::process::id()));
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        // Not waited for: once it has run, it stays a zombie until `wait`.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !has_exited(pid) {
+            assert!(std::time::Instant::now() < deadline, "`true` still running after 10 s");
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let state = procfs::process::Process::new(pid as i32).unwrap().stat().unwrap().state;
+        assert_eq!(state, 'Z');
+        child.wait().unwrap();
+        assert!(has_exited(pid));
     }
 }

@@ -128,6 +128,8 @@ pub enum LossKind {
     Stall,
     /// The server answered with 5xx statuses.
     ServerError,
+    /// The server's process exited.
+    Exited,
 }
 
 /// The `extra` keys the figures were written under before they were a typed field.

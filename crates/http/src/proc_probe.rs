@@ -1,11 +1,12 @@
 //! An external server's cost from `/proc`: CPU time (`utime + stime` of the process, of its
 //! children it has waited for, and of its live descendants) and resident memory, read around
-//! each slice of a sliced load ([`crate::loadgen::SliceProbe`]). Linux only; elsewhere, or for
-//! a process that is gone, the figures are absent (`engine::cpu_time` reads them).
+//! each slice of a sliced load ([`crate::loadgen::SliceProbe`]), and whether it has exited.
+//! Linux only; elsewhere, or for a process that is gone, the figures are absent
+//! (`engine::cpu_time` reads them).
 
 use std::time::Instant;
 
-use jsoncost_engine::cpu_time::{ProcSample, process_tree};
+use jsoncost_engine::cpu_time::{ProcSample, has_exited, process_tree};
 use jsoncost_engine::rss::RssPeak;
 
 use crate::cost::ServerCost;
@@ -55,5 +56,9 @@ impl SliceProbe for ProcProbe {
             }),
             wall: started.elapsed(),
         })
+    }
+
+    fn exited(&self, target: usize) -> Option<u32> {
+        self.pids.get(target).copied().flatten().filter(|&pid| has_exited(pid))
     }
 }

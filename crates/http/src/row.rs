@@ -79,6 +79,7 @@ fn counts(report: &LoadReport) -> HttpFigures {
                 Loss::ErrorShare { .. } => LossKind::ErrorShare,
                 Loss::Stall { .. } => LossKind::Stall,
                 Loss::ServerError => LossKind::ServerError,
+                Loss::Exited { .. } => LossKind::Exited,
             },
             message: loss.to_string(),
         }),

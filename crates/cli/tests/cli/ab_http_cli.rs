@@ -402,8 +402,14 @@ struct Served {
 impl Served {
     fn start(dir: &std::path::Path, name: &str) -> Served {
         let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        Served::on(dir, name, &format!("http://127.0.0.1:{port}"))
+    }
+
+    /// A server on `url`'s address (`http://127.0.0.1:PORT`).
+    fn on(dir: &std::path::Path, name: &str, url: &str) -> Served {
+        let addr = url.strip_prefix("http://").unwrap();
         let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("jsoncost"))
-            .args(["serve", "--addr", &format!("127.0.0.1:{port}"), "--mode", "typed/serde_json"])
+            .args(["serve", "--addr", addr, "--mode", "typed/serde_json"])
             .arg("--store")
             .arg(format!("redb:{}", dir.join(format!("{name}.redb")).display()))
             .stdout(std::process::Stdio::null())
@@ -412,7 +418,17 @@ impl Served {
             .unwrap();
         Served {
             child,
-            url: format!("http://127.0.0.1:{port}"),
+            url: url.to_string(),
+        }
+    }
+
+    /// Waits (at most `limit`) until it accepts a connection.
+    fn wait_ready(&self, limit: Duration) {
+        let addr = self.url.strip_prefix("http://").unwrap();
+        let deadline = Instant::now() + limit;
+        while std::net::TcpStream::connect(addr).is_err() {
+            assert!(Instant::now() < deadline, "{} not listening within {limit:?}", self.url);
+            std::thread::sleep(Duration::from_millis(50));
         }
     }
 
@@ -602,6 +618,39 @@ fn a_server_killed_mid_load_exits_3_with_the_results_written() {
     assert_eq!(code, 3, "{}", ab.stderr);
     assert!(
         ab.stderr.contains("the new server was lost during the load (GET /items/1): "),
+        "{}",
+        ab.stderr
+    );
+    check_lost_new(&out, &base, &new);
+}
+
+#[test]
+fn a_killed_server_whose_port_another_server_takes_is_lost_not_measured() {
+    // Under a busy test run another test's server can bind the port a killed server freed; the
+    // load must not go on measuring that stranger as the new build.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    let (base, mut new) = (Served::start(dir.path(), "base"), Served::start(dir.path(), "new"));
+    let mut ab = Watched::spawn(&ab_of(&base, &new, &out));
+    ab.wait_for("load ends within", Duration::from_secs(60));
+    std::thread::sleep(Duration::from_secs(1));
+    // Frozen, ab sees neither the kill nor a refused connection before the port is taken.
+    // SAFETY: signalling the ab process this test started and has not reaped.
+    assert_eq!(unsafe { libc::kill(ab.child.id() as libc::pid_t, libc::SIGSTOP) }, 0);
+    let killed = new.child.id();
+    new.signal(libc::SIGKILL);
+    let _ = new.child.wait();
+    let stranger = Served::on(dir.path(), "stranger", &new.url);
+    stranger.wait_ready(Duration::from_secs(60));
+    // SAFETY: as above.
+    assert_eq!(unsafe { libc::kill(ab.child.id() as libc::pid_t, libc::SIGCONT) }, 0);
+    let (code, took) = ab.exit(Duration::from_secs(30));
+    assert_eq!(code, 3, "{}", ab.stderr);
+    assert!(took < Duration::from_secs(15), "{took:?}: {}", ab.stderr);
+    assert!(
+        ab.stderr.contains(&format!(
+            "the new server was lost during the load (GET /items/1): its process (PID {killed}) exited"
+        )),
         "{}",
         ab.stderr
     );

@@ -16,8 +16,9 @@
 //!
 //! Every wait is bounded: the readiness probe by `ready_timeout`, the check by one timeout per
 //! request and server, the load by `SliceSpec::bound`. A server that dies, stalls or answers a
-//! 5xx mid-load loses the load at once ([`LossRule::first_server_error`], the stall rule); what
-//! was measured is kept and the outcome names the server. Servers started here are stopped and
+//! 5xx mid-load loses the load at once ([`LossRule::first_server_error`], the stall rule, and a
+//! server process found exited after a slice, whatever then answers on its port); what was
+//! measured is kept and the outcome names the server. Servers started here are stopped and
 //! reaped by their process group whatever happens.
 
 use std::io::{Read, Seek, SeekFrom};

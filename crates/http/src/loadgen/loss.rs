@@ -71,6 +71,11 @@ pub enum Loss {
     },
     /// A 5xx answer or a failed connect from a server that gives them only when failing.
     ServerError,
+    /// The server's process exited (whatever answers on its address now is not it).
+    Exited {
+        /// Its process ID.
+        pid: u32,
+    },
 }
 
 fn seconds<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
@@ -92,6 +97,7 @@ impl fmt::Display for Loss {
                 max.as_secs_f64()
             ),
             Loss::ServerError => f.write_str("the server answered a 5xx or refused a connection"),
+            Loss::Exited { pid } => write!(f, "its process (PID {pid}) exited"),
         }
     }
 }

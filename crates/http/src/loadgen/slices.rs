@@ -187,6 +187,11 @@ pub trait SliceProbe {
     fn begin(&mut self, target: usize);
     /// It ended, having measured `report`: what the server spent during it.
     fn end(&mut self, target: usize, report: &LoadReport) -> Self::Sample;
+    /// The process ID of target `target`'s server once that process has exited: the target is
+    /// lost, whatever now answers on its address (another program may have taken the port).
+    fn exited(&self, _target: usize) -> Option<u32> {
+        None
+    }
 }
 
 /// Samples nothing.
@@ -394,7 +399,12 @@ pub async fn run_slices_async<P: SliceProbe>(
         lost: None,
         elapsed: Duration::ZERO,
     };
-    let ended = |out: &mut SliceRun<P::Sample>, t: usize, o: &SliceOutcome| -> bool {
+    let ended = |out: &mut SliceRun<P::Sample>, t: usize, o: &mut SliceOutcome, probe: &P| -> bool {
+        if let (None, Some(pid)) = (o.report.lost, probe.exited(t)) {
+            o.stop = StopReason::Lost;
+            o.report.stop = StopReason::Lost;
+            o.report.lost = Some(Loss::Exited { pid });
+        }
         if o.stop == StopReason::Completed {
             return false;
         }
@@ -406,9 +416,9 @@ pub async fn run_slices_async<P: SliceProbe>(
         jsoncost_engine::lockstep::turn();
         for (t, lane) in lanes.iter_mut().enumerate() {
             probe.begin(t);
-            let o = slice(spec, lane, &cancel).await;
+            let mut o = slice(spec, lane, &cancel).await;
             let server = probe.end(t, &o.report);
-            if ended(&mut out, t, &o) {
+            if ended(&mut out, t, &mut o, probe) {
                 // A lost warm-up's report is kept: it shows why the target was lost.
                 out.targets[t].slices.push(Slice {
                     round: 0,
@@ -435,9 +445,9 @@ pub async fn run_slices_async<P: SliceProbe>(
                 jsoncost_engine::lockstep::turn();
             }
             probe.begin(t);
-            let o = slice(spec, &mut lanes[t], &cancel).await;
+            let mut o = slice(spec, &mut lanes[t], &cancel).await;
             let server = probe.end(t, &o.report);
-            let stop = ended(&mut out, t, &o);
+            let stop = ended(&mut out, t, &mut o, probe);
             out.targets[t].slices.push(Slice {
                 round,
                 report: o.report,
