@@ -76,6 +76,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
 /// Runs one experiment command: session, progress, and results written whatever happens.
 fn one_experiment(command: &ExperimentCommand<SharedArgs>) -> anyhow::Result<()> {
     let SharedArgs { precision, output } = command.shared();
+    let mut command = command.clone();
+    if precision.debug_mode {
+        command.args_mut().debug_mode();
+    }
     let args = command.args();
     let mut session = Session::new(output, precision.quick)?;
     if let Some(rate) = output.advice_rate {

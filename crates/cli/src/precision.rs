@@ -24,8 +24,9 @@ pub struct PrecisionArgs {
     #[arg(long)]
     pub quick: bool,
     /// jsoncost's own tests (hyperfine's `--debug-mode`): `--quick` through the real pipeline
-    /// (gate, warm-up, timed rounds, allocation pass) with the fewest, shortest iterations, for
-    /// tests of wiring, exit codes and rows, not of figures.
+    /// (gate, warm-up, timed rounds, allocation pass) with the fewest, shortest iterations, and
+    /// the fewest whole runs, requests and rounds (each experiment's `debug_mode`), for tests
+    /// of wiring, exit codes and rows, not of figures.
     #[arg(long, hide = true, requires = "quick")]
     pub debug_mode: bool,
     /// How a table's strategies share the time: interleaved rounds (drift lands on every row

@@ -4,6 +4,7 @@
 
 use anyhow::{Context, anyhow};
 use jsoncost::ab::{AllocatorPlan, CpuChoice, Settings};
+use jsoncost::flags::ExperimentArgs;
 use jsoncost_engine::alloc::Allocator;
 use jsoncost_engine::{AllocatorComparison, Config, ExperimentKind};
 use jsoncost_report::Format;
@@ -204,13 +205,12 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
             ExperimentName::Stream => {
                 let mut stream = args.stream.clone();
                 if args.quick && stream.file.is_none() {
-                    stream.readings = stream.readings.min(if args.debug_mode { 2_000 } else { 100_000 });
+                    stream.readings = stream.readings.min(100_000);
                 }
                 // Five rounds of whole runs: sixteen strategies of ~0.3 s runs fit in under a minute.
                 stream.max_runs.get_or_insert(stream.runs);
                 if args.debug_mode {
-                    stream.runs = 2;
-                    stream.max_runs = Some(2);
+                    stream.debug_mode();
                 }
                 run_experiment(&stream, &config, &mut session, &progress)
             }
@@ -221,12 +221,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
                     http.study_load = false;
                 }
                 if args.debug_mode {
-                    http.requests = http.requests.min(100);
-                    http.connections = http.connections.min(4);
-                    http.one_at_a_time = false;
-                    http.post_readings = http.post_readings.min(1_000);
-                    http.post_requests = http.post_requests.min(2);
-                    http.http_rounds = 2;
+                    http.debug_mode();
                 }
                 run_experiment(&http, &config, &mut session, &progress)
             }

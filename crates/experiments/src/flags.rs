@@ -21,6 +21,10 @@ pub trait ExperimentArgs {
     /// also shrinks what it measures), asking `cancel` between strategies, its tables and
     /// progress going to `sink`.
     fn run(&self, config: &Config, cancel: Cancel, sink: &mut dyn Sink) -> Result<()>;
+    /// `--debug-mode` (jsoncost's own tests; the engine's side is the config's): shrinks what
+    /// these flags load to the fewest whole runs, requests and rounds that still take every
+    /// stage. Nothing to shrink by default.
+    fn debug_mode(&mut self) {}
 }
 
 /// The Runner of a table whose strategies `--<flag> GLOB` chooses.

@@ -989,4 +989,15 @@ impl crate::flags::ExperimentArgs for HttpArgs {
         );
         run(&self.options(config.quick), &mut runner?)
     }
+
+    /// 100 requests a table on at most 4 connections, in 2 rounds; small POSTs; no
+    /// one-at-a-time tables.
+    fn debug_mode(&mut self) {
+        self.requests = self.requests.min(100);
+        self.connections = self.connections.min(4);
+        self.one_at_a_time = false;
+        self.post_readings = self.post_readings.min(1_000);
+        self.post_requests = self.post_requests.min(2);
+        self.http_rounds = 2;
+    }
 }

@@ -222,6 +222,17 @@ impl<Shared: clap::Args> ExperimentCommand<Shared> {
         }
     }
 
+    /// The experiment's own flags, to change.
+    pub fn args_mut(&mut self) -> &mut dyn flags::ExperimentArgs {
+        match self {
+            ExperimentCommand::Micro { args, .. } => args,
+            ExperimentCommand::Store { args, .. } => args,
+            ExperimentCommand::Stream { args, .. } => args,
+            ExperimentCommand::Http { args, .. } => args,
+            ExperimentCommand::Safety { args, .. } => args,
+        }
+    }
+
     /// The flags every experiment shares.
     pub fn shared(&self) -> &Shared {
         match self {

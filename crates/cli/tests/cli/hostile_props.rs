@@ -7,8 +7,8 @@
 //!
 //! Each case runs the binary as a child process under a 4 GiB address-space limit, so an
 //! abort or a runaway allocation fails the case instead of the test runner or the machine.
-//! Bounded: 24 cases (and 4 shrinking steps), each run within 120 s. The micro and store runs
-//! are `--quick --debug-mode`: every stage of every strategy (gate, warm-up, timed iterations,
+//! Bounded: 24 cases (and 4 shrinking steps), each run within 120 s. Every run is
+//! `--quick --debug-mode`: every stage of every strategy (gate, warm-up, timed iterations,
 //! allocation pass) on the hostile input, with the fewest iterations, since what is asserted
 //! is how each run ends and what each row says, not its figures.
 
@@ -241,6 +241,6 @@ proptest! {
         body.extend_from_slice(b"]}");
         let file = tmp.join("telemetry.json");
         std::fs::write(&file, &body).unwrap();
-        check(&["stream", "--quick", "--runs", "2", "--file", file.to_str().unwrap(), "--out", out_s], &out, tmp);
+        check(&["stream", "--quick", "--debug-mode", "--file", file.to_str().unwrap(), "--out", out_s], &out, tmp);
     }
 }

@@ -229,7 +229,7 @@ fn inexact_floats_in_a_body_are_annotated_not_failed() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r.json");
     jsoncost()
-        .args(["stream", "--quick", "--runs", "2", "--file"])
+        .args(["stream", "--quick", "--debug-mode", "--file"])
         .arg(f.path())
         .arg("--out")
         .arg(&out)
@@ -406,7 +406,7 @@ fn any_array_of_any_document_streams_with_every_library_through_the_gate() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r.json");
     jsoncost()
-        .args(["stream", "--quick", "--runs", "2", "--pointer", "/data/items", "--file"])
+        .args(["stream", "--quick", "--debug-mode", "--pointer", "/data/items", "--file"])
         .arg(f.path())
         .arg("--out")
         .arg(&out)
@@ -482,7 +482,7 @@ fn a_file_over_the_buffered_cap_skips_the_buffered_rows_with_the_reason_and_stre
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r.json");
     jsoncost()
-        .args(["stream", "--quick", "--runs", "2", "--max-buffered-mib", "1", "--file"])
+        .args(["stream", "--quick", "--debug-mode", "--max-buffered-mib", "1", "--file"])
         .arg(f.path())
         .arg("--out")
         .arg(&out)

@@ -483,6 +483,15 @@ impl crate::flags::ExperimentArgs for StreamArgs {
             &mut crate::flags::runner(config, "--stream-filter", self.stream_filter.as_deref(), cancel, sink)?,
         )
     }
+
+    /// Two rounds of whole runs; a generated body of at most 2,000 readings.
+    fn debug_mode(&mut self) {
+        if self.file.is_none() {
+            self.readings = self.readings.min(2_000);
+        }
+        self.runs = 2;
+        self.max_runs = Some(2);
+    }
 }
 
 #[cfg(test)]
