@@ -582,14 +582,22 @@ fn check_lost_new(out: &std::path::Path, base: &Served, new: &Served) {
     assert!(!record["base"]["slices"].as_array().unwrap().is_empty());
 }
 
-#[test]
-fn a_server_stopped_mid_load_exits_3_within_its_bound_naming_it() {
+/// Two servers this test started, and `ab --http` of them a second into its load (writing
+/// `r.json` in the directory).
+fn under_load() -> (tempfile::TempDir, Served, Served, Watched) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r.json");
     let (base, new) = (Served::start(dir.path(), "base"), Served::start(dir.path(), "new"));
     let mut ab = Watched::spawn(&ab_of(&base, &new, &out));
     ab.wait_for("load ends within", Duration::from_secs(60));
     std::thread::sleep(Duration::from_secs(1));
+    (dir, base, new, ab)
+}
+
+#[test]
+fn a_server_stopped_mid_load_exits_3_within_its_bound_naming_it() {
+    let (dir, base, new, mut ab) = under_load();
+    let out = dir.path().join("r.json");
     new.signal(libc::SIGSTOP);
     // Lost once it has had no success for twice --request-timeout (2 s) after its slice
     // begins (a slice of 0.1 s away at most); the rest is slack for a loaded machine.
@@ -606,12 +614,8 @@ fn a_server_stopped_mid_load_exits_3_within_its_bound_naming_it() {
 
 #[test]
 fn a_server_killed_mid_load_exits_3_with_the_results_written() {
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, base, mut new, mut ab) = under_load();
     let out = dir.path().join("r.json");
-    let (base, mut new) = (Served::start(dir.path(), "base"), Served::start(dir.path(), "new"));
-    let mut ab = Watched::spawn(&ab_of(&base, &new, &out));
-    ab.wait_for("load ends within", Duration::from_secs(60));
-    std::thread::sleep(Duration::from_secs(1));
     new.signal(libc::SIGKILL);
     let _ = new.child.wait();
     let (code, _) = ab.exit(Duration::from_secs(30));
@@ -628,12 +632,8 @@ fn a_server_killed_mid_load_exits_3_with_the_results_written() {
 fn a_killed_server_whose_port_another_server_takes_is_lost_not_measured() {
     // Under a busy test run another test's server can bind the port a killed server freed; the
     // load must not go on measuring that stranger as the new build.
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, base, mut new, mut ab) = under_load();
     let out = dir.path().join("r.json");
-    let (base, mut new) = (Served::start(dir.path(), "base"), Served::start(dir.path(), "new"));
-    let mut ab = Watched::spawn(&ab_of(&base, &new, &out));
-    ab.wait_for("load ends within", Duration::from_secs(60));
-    std::thread::sleep(Duration::from_secs(1));
     // Frozen, ab sees neither the kill nor a refused connection before the port is taken.
     // SAFETY: signalling the ab process this test started and has not reaped.
     assert_eq!(unsafe { libc::kill(ab.child.id() as libc::pid_t, libc::SIGSTOP) }, 0);
