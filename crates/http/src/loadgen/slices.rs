@@ -400,7 +400,10 @@ pub async fn run_slices_async<P: SliceProbe>(
         elapsed: Duration::ZERO,
     };
     let ended = |out: &mut SliceRun<P::Sample>, t: usize, o: &mut SliceOutcome, probe: &P| -> bool {
-        if let (None, Some(pid)) = (o.report.lost, probe.exited(t)) {
+        // A server gone after Ctrl-C (the user's, in the terminal's process group) was not lost.
+        if o.stop != StopReason::Cancelled
+            && let (None, Some(pid)) = (o.report.lost, probe.exited(t))
+        {
             o.stop = StopReason::Lost;
             o.report.stop = StopReason::Lost;
             o.report.lost = Some(Loss::Exited { pid });
