@@ -97,12 +97,10 @@ pub const TRIM: f64 = 0.2;
 pub const MIN_TO_TRIM: usize = 10;
 
 /// The 20%-trimmed mean of `values` with Yuen's interval: the standard error from the
-/// winsorized variance, Student's t with `h − 1` degrees of freedom (`h` values kept). Per-round
-/// timings on a shared machine are heavy-tailed (a slowdown lands on one side of a few pairs),
-/// and a plain mean follows those tails: over the same runs, the trimmed mean's ratios moved
-/// less from one run to the next (stream incremental/buffered: ±0.7–3.8% against ±2.0–5.7% of
-/// the plain mean, docs/architecture.md, Paired statistics). Under 5 values nothing is trimmed and it
-/// is the plain mean with its t interval under [`MIN_TO_TRIM`] values. `None` for fewer than 2.
+/// winsorized variance, Student's t with `h − 1` degrees of freedom (`h` values kept).
+/// Per-round timings on a shared machine are heavy-tailed (a slowdown lands on one side of a
+/// few pairs), and a plain mean follows those tails. Under [`MIN_TO_TRIM`] values nothing is
+/// trimmed: the plain mean with its t interval. `None` for fewer than 2 values.
 fn mean_interval(values: &[f64], confidence: f64) -> Option<Interval> {
     let n = values.len();
     if n < 2 || values.iter().any(|x| !x.is_finite()) {
@@ -127,8 +125,8 @@ fn mean_interval(values: &[f64], confidence: f64) -> Option<Interval> {
     })
 }
 
-/// Per-round paired difference `b[i] − a[i]`: its trimmed mean and Yuen's interval. `None` unless both have
-/// the same number (≥ 2) of rounds.
+/// Per-round paired difference `b[i] − a[i]`: its trimmed mean and Yuen's interval. `None`
+/// unless both have the same number (≥ 2) of rounds.
 pub fn difference(a: &[f64], b: &[f64], confidence: f64) -> Option<Interval> {
     let d: Vec<f64> = kept_pairs(a, b)?.into_iter().map(|(x, y)| y - x).collect();
     mean_interval(&d, confidence)
