@@ -69,14 +69,34 @@ pub struct HttpOptions {
     /// Rounds of each table's sliced load: every mode's `requests` (or the open model's
     /// duration) is split into this many slices, one per round (at least 2).
     pub rounds: usize,
+    /// A closed-model table whose slices are whole (`requests` per connection at least
+    /// `rounds`) goes on with more rounds of the same slices, up to this many, until every
+    /// mode's req/s ratio to the baseline is known within `precision` or `budget` has passed.
+    pub max_rounds: usize,
+    /// Relative half-width (99%) the extra rounds aim for; 0: exactly `rounds` rounds.
+    pub precision: f64,
+    /// Per table: no extra round starts once this much time has passed.
+    pub budget: Duration,
     /// Seeds each round's order of the modes.
     pub seed: u64,
     /// Fewer requests and shorter runs.
     pub quick: bool,
 }
 
-/// Default rounds of a table's sliced load.
-pub const DEFAULT_ROUNDS: usize = 5;
+/// Default rounds of a table's sliced load: from 10 on, paired means are trimmed
+/// ([`jsoncost_engine::paired::MIN_TO_TRIM`]), and a slice's hiccup no longer moves the ratio.
+pub const DEFAULT_ROUNDS: usize = 10;
+
+/// Default most rounds of a table that may go on (as micro's most iterations).
+pub const DEFAULT_MAX_ROUNDS: usize = 100;
+
+/// Default precision the extra rounds aim for (as micro's iterations).
+pub const DEFAULT_PRECISION: f64 = 0.02;
+
+/// Default time per table after which no extra round starts.
+pub const DEFAULT_BUDGET: Duration = Duration::from_secs(10);
+/// [`DEFAULT_BUDGET`] under `--quick`.
+pub const QUICK_BUDGET: Duration = Duration::from_secs(4);
 
 /// A load run's error that ends the experiment at once (a target that refuses the first
 /// connection is a lost target instead; see [`LoadRun::measure_once`]).
@@ -117,6 +137,9 @@ struct Load {
     requests: u64,
     connections: usize,
     open: Option<(f64, Duration)>,
+    /// More rounds may follow while the ratios are imprecise (GET tables of `-n`; not the
+    /// study's load, an open model's or the POSTs', whose load is the point).
+    may_go_on: bool,
 }
 
 impl HttpOptions {
@@ -127,6 +150,7 @@ impl HttpOptions {
                 requests: 0,
                 connections: self.connections as usize,
                 open: Some((rate, d)),
+                may_go_on: false,
             }];
         }
         let mut v = vec![Load {
@@ -134,6 +158,7 @@ impl HttpOptions {
             requests: self.requests,
             connections: self.connections as usize,
             open: None,
+            may_go_on: true,
         }];
         if self.study_load && (self.requests, self.connections) != (500, 100) {
             v.push(Load {
@@ -141,6 +166,7 @@ impl HttpOptions {
                 requests: 500,
                 connections: 100,
                 open: None,
+                may_go_on: false,
             });
         }
         if self.one_at_a_time && (self.requests, self.connections) != (ONE_AT_A_TIME, 1) {
@@ -149,6 +175,7 @@ impl HttpOptions {
                 requests: ONE_AT_A_TIME,
                 connections: 1,
                 open: None,
+                may_go_on: true,
             });
         }
         v
@@ -169,11 +196,12 @@ impl HttpOptions {
     /// (or the open model's duration) split over the rounds, one slice per round, each slice
     /// at least one request per connection (so `-c` uploads or requests are at once in
     /// flight); the rounds are `rounds` unless the requests per connection are fewer (at least
-    /// 2). The API answers a 5xx only when its cache or store is gone, so its first one loses
-    /// the load.
+    /// 2). A GET table of `-n` with whole slices goes on with more rounds of them while its
+    /// ratios are less precise than `precision` ([`HttpOptions::max_rounds`]). The API answers a 5xx only when its cache or
+    /// store is gone, so its first one loses the load.
     fn slice_spec(&self, targets: Vec<SliceTarget>, load: &Load, warmup: bool) -> SliceSpec {
         let most = self.rounds.max(2);
-        let (rounds, length) = match load.open {
+        let (min, length) = match load.open {
             Some((_, d)) => (most, SliceLength::Time(d / most as u32)),
             None => {
                 let per_connection = load.requests / load.connections.max(1) as u64;
@@ -182,15 +210,26 @@ impl HttpOptions {
                 (rounds as usize, SliceLength::Requests(per_slice))
             }
         };
+        let goes_on = load.may_go_on && min == most && self.precision > 0.0 && self.max_rounds > min;
+        let rounds = if goes_on {
+            Rounds {
+                min,
+                max: self.max_rounds,
+                precision: self.precision,
+                budget: self.budget,
+            }
+        } else {
+            Rounds {
+                min,
+                max: min,
+                precision: 0.0,
+                budget: Duration::MAX,
+            }
+        };
         SliceSpec {
             rate: load.open.map(|(rate, _)| rate),
             length,
-            rounds: Rounds {
-                min: rounds,
-                max: rounds,
-                precision: 0.0,
-                budget: Duration::MAX,
-            },
+            rounds,
             seed: self.seed,
             timeout: self.timeout.max(Duration::from_millis(1)),
             loss: LossRule {
@@ -628,9 +667,19 @@ pub fn run(options: &HttpOptions, runner: &mut Runner<'_>) -> Result<(), Error> 
         Duration::ZERO
     };
     runner.sink().note(&format!(
-        "http: ends within {} (a table's modes loaded together in {} rounds of slices; a lost server ends it sooner)",
+        "http: ends within {} (a table's modes loaded together in {} rounds of slices{}; a lost server ends it sooner)",
         human(gets.saturating_add(posts)),
-        options.rounds.max(2)
+        options.rounds.max(2),
+        if options.precision > 0.0 && options.max_rounds > options.rounds.max(2) {
+            format!(
+                ", a GET table of -n up to {} while its ratios are less precise than ±{}% and {} have not passed",
+                options.max_rounds,
+                options.precision * 100.0,
+                human(options.budget)
+            )
+        } else {
+            String::new()
+        }
     ));
 
     let watch = Watch::default();
@@ -729,6 +778,7 @@ fn post_load_of<'s>(
         requests,
         connections: uploads,
         open: None,
+        may_go_on: false,
     };
     let targets = POST_PARSES
         .iter()
@@ -790,6 +840,7 @@ fn post_table(options: &HttpOptions, srv: &RunningServer, watch: &Watch, runner:
                 requests,
                 connections: uploads,
                 open: None,
+                may_go_on: false,
             };
             let mut params = params(jsoncost_http::mode::TELEMETRY_PATH, &load);
             params.insert("body_bytes".into(), json!(body.len()));
@@ -938,6 +989,17 @@ pub struct HttpArgs {
     /// shuffled per round; rows pair round by round (at least 2; fewer when -n per connection is).
     #[arg(long, default_value_t = crate::http::DEFAULT_ROUNDS as u64, value_parser = clap::value_parser!(u64).range(2..=1000))]
     pub http_rounds: u64,
+    /// A GET table of at least --http-rounds requests per connection goes on with more rounds
+    /// of the same slices, up to this many, until --http-precision or --http-budget.
+    #[arg(long, default_value_t = crate::http::DEFAULT_MAX_ROUNDS as u64, value_parser = clap::value_parser!(u64).range(2..=10_000))]
+    pub http_max_rounds: u64,
+    /// Those extra rounds stop once every mode's req/s ratio to typed/serde_json is known
+    /// within this (99% interval's relative half-width); 0%: exactly -n requests per mode.
+    #[arg(long, default_value = "2%", value_name = "SHARE", value_parser = crate::flags::share)]
+    pub http_precision: f64,
+    /// No extra round of a table starts after this many seconds of it (default 10; --quick: 4).
+    #[arg(long, value_name = "SECONDS")]
+    pub http_budget: Option<crate::flags::Seconds>,
     /// Only run modes whose name matches this glob (typed/serde_json, typed/sonic-rs, passthrough).
     #[arg(long = "http-filter", value_name = "GLOB")]
     pub http_filter: Option<String>,
@@ -966,6 +1028,16 @@ impl HttpArgs {
                 first_server_error: false,
             },
             rounds: self.http_rounds as usize,
+            max_rounds: self.http_max_rounds as usize,
+            precision: self.http_precision,
+            budget: self.http_budget.map_or(
+                if quick {
+                    crate::http::QUICK_BUDGET
+                } else {
+                    crate::http::DEFAULT_BUDGET
+                },
+                crate::flags::Seconds::duration,
+            ),
             seed: jsoncost_engine::DEFAULT_SCHEDULE_SEED,
             quick,
         }
@@ -999,5 +1071,95 @@ impl crate::flags::ExperimentArgs for HttpArgs {
         self.post_readings = self.post_readings.min(1_000);
         self.post_requests = self.post_requests.min(2);
         self.http_rounds = 2;
+        self.http_precision = 0.0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(precision: f64) -> HttpOptions {
+        HttpOptions {
+            requests: 5000,
+            connections: 100,
+            study_load: true,
+            one_at_a_time: true,
+            rate: None,
+            duration: None,
+            post_readings: 1000,
+            post_requests: 8,
+            target: None,
+            store: None,
+            cache: jsoncost_http::CacheConfig::Memory,
+            timeout: Duration::from_secs(30),
+            loss: LossRule::default(),
+            rounds: DEFAULT_ROUNDS,
+            max_rounds: DEFAULT_MAX_ROUNDS,
+            precision,
+            budget: QUICK_BUDGET,
+            seed: 1,
+            quick: true,
+        }
+    }
+
+    fn rounds_of(options: &HttpOptions, load: &Load) -> (Rounds, SliceLength) {
+        let spec = options.slice_spec(vec![SliceTarget::get("a", "http://127.0.0.1:1/")], load, true);
+        (spec.rounds, spec.length)
+    }
+
+    #[test]
+    fn only_the_get_tables_of_n_go_on_for_precision_and_zero_precision_keeps_n_exactly() {
+        let o = options(DEFAULT_PRECISION);
+        let loads = o.loads();
+        let labels: Vec<&str> = loads.iter().map(|l| l.label.as_str()).collect();
+        assert_eq!(labels, ["n5000-c100", "n500-c100", "n1000-c1"]);
+        let going_on = Rounds {
+            min: 10,
+            max: 100,
+            precision: 0.02,
+            budget: QUICK_BUDGET,
+        };
+        let exactly = |n| Rounds {
+            min: n,
+            max: n,
+            precision: 0.0,
+            budget: Duration::MAX,
+        };
+        assert_eq!(rounds_of(&o, &loads[0]), (going_on, SliceLength::Requests(500)));
+        // The study's load is the point: 5 rounds of one request per connection, no more.
+        assert_eq!(rounds_of(&o, &loads[1]), (exactly(5), SliceLength::Requests(100)));
+        assert_eq!(rounds_of(&o, &loads[2]), (going_on, SliceLength::Requests(100)));
+        let post = Load {
+            label: String::new(),
+            requests: 8,
+            connections: 1,
+            open: None,
+            may_go_on: false,
+        };
+        assert_eq!(rounds_of(&o, &post), (exactly(8), SliceLength::Requests(1)));
+        // A table of fewer requests per connection than rounds keeps its load too.
+        let few = Load {
+            label: String::new(),
+            requests: 900,
+            connections: 100,
+            open: None,
+            may_go_on: true,
+        };
+        assert_eq!(rounds_of(&o, &few), (exactly(9), SliceLength::Requests(100)));
+
+        let exact = options(0.0);
+        assert_eq!(rounds_of(&exact, &exact.loads()[0]), (exactly(10), SliceLength::Requests(500)));
+        let open = HttpOptions {
+            rate: Some(1000.0),
+            duration: Some(Duration::from_secs(2)),
+            ..options(DEFAULT_PRECISION)
+        };
+        let loads = open.loads();
+        assert_eq!(loads.len(), 1);
+        assert_eq!(
+            rounds_of(&open, &loads[0]),
+            (exactly(10), SliceLength::Time(Duration::from_millis(200)))
+        );
     }
 }

@@ -33,6 +33,9 @@ fn a_small_matrix_has_every_mode_with_server_cost() {
             "2",
             "--post-readings",
             "2000",
+            // Exactly -n per mode: no rounds beyond --http-rounds for precision.
+            "--http-precision",
+            "0%",
         ])
         .arg("--http-store")
         .arg(format!("redb:{}", dir.path().join("s.redb").display()))
