@@ -78,7 +78,7 @@ pub struct HttpAbArgs {
     #[arg(long, value_name = "REQ_PER_S", value_parser = positive_rate)]
     pub rate: Option<f64>,
     /// With --http: each slice's length in seconds.
-    #[arg(long, value_name = "SECONDS", default_value = "0.5", conflicts_with = "slice_requests")]
+    #[arg(long, value_name = "SECONDS", default_value = "0.1", conflicts_with = "slice_requests")]
     pub slice: Seconds,
     /// With --http: each slice as a number of requests instead.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
