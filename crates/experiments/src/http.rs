@@ -69,7 +69,7 @@ pub struct HttpOptions {
     /// Rounds of each table's sliced load: every mode's `requests` (or the open model's
     /// duration) is split into this many slices, one per round (at least 2).
     pub rounds: usize,
-    /// A closed-model table whose slices are whole (`requests` per connection at least
+    /// A GET table of `requests` whose slices are whole (`requests` per connection at least
     /// `rounds`) goes on with more rounds of the same slices, up to this many, until every
     /// mode's req/s ratio to the baseline is known within `precision` or `budget` has passed.
     pub max_rounds: usize,
@@ -197,8 +197,8 @@ impl HttpOptions {
     /// at least one request per connection (so `-c` uploads or requests are at once in
     /// flight); the rounds are `rounds` unless the requests per connection are fewer (at least
     /// 2). A GET table of `-n` with whole slices goes on with more rounds of them while its
-    /// ratios are less precise than `precision` ([`HttpOptions::max_rounds`]). The API answers a 5xx only when its cache or
-    /// store is gone, so its first one loses the load.
+    /// ratios are less precise than `precision` ([`HttpOptions::max_rounds`]). The API answers
+    /// a 5xx only when its cache or store is gone, so its first one loses the load.
     fn slice_spec(&self, targets: Vec<SliceTarget>, load: &Load, warmup: bool) -> SliceSpec {
         let most = self.rounds.max(2);
         let (min, length) = match load.open {
