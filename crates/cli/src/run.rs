@@ -13,9 +13,6 @@ use std::time::{Duration, Instant};
 
 use crate::commands::baselines;
 
-/// Per http table, the time after which `run` starts no extra round (`http` alone: 10 s, 4 s).
-const RUN_HTTP_BUDGET: Duration = Duration::from_secs(2);
-const RUN_QUICK_HTTP_BUDGET: Duration = Duration::from_secs(1);
 use crate::failure::{self, environment, library, usage};
 use crate::interrupt;
 use crate::precision::debug_mode;
@@ -224,9 +221,8 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
                     http.requests = http.requests.min(1_000);
                     http.study_load = false;
                 }
-                // Extra rounds get a short budget here: the whole run keeps within its minutes.
-                http.http_budget
-                    .get_or_insert(if args.quick { RUN_QUICK_HTTP_BUDGET } else { RUN_HTTP_BUDGET }.into());
+                // Exactly -n requests per mode unless asked: the whole run keeps within its minutes.
+                http.http_precision.get_or_insert(0.0);
                 if args.debug_mode {
                     http.debug_mode();
                 }

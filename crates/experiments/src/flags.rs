@@ -99,12 +99,6 @@ impl Seconds {
     }
 }
 
-impl From<Duration> for Seconds {
-    fn from(d: Duration) -> Self {
-        Seconds(d)
-    }
-}
-
 impl fmt::Display for Seconds {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.0.as_secs_f64())

@@ -994,9 +994,10 @@ pub struct HttpArgs {
     #[arg(long, default_value_t = crate::http::DEFAULT_MAX_ROUNDS as u64, value_parser = clap::value_parser!(u64).range(2..=10_000))]
     pub http_max_rounds: u64,
     /// Those extra rounds stop once every mode's req/s ratio to typed/serde_json is known
-    /// within this (99% interval's relative half-width); 0%: exactly -n requests per mode.
-    #[arg(long, default_value = "2%", value_name = "SHARE", value_parser = crate::flags::share)]
-    pub http_precision: f64,
+    /// within this (99% interval's relative half-width); 0%: exactly -n requests per mode
+    /// [default: 2%; in `run`: 0%].
+    #[arg(long, value_name = "SHARE", value_parser = crate::flags::share)]
+    pub http_precision: Option<f64>,
     /// No extra round of a table starts after this many seconds of it (default 10; --quick: 4).
     #[arg(long, value_name = "SECONDS")]
     pub http_budget: Option<crate::flags::Seconds>,
@@ -1029,7 +1030,7 @@ impl HttpArgs {
             },
             rounds: self.http_rounds as usize,
             max_rounds: self.http_max_rounds as usize,
-            precision: self.http_precision,
+            precision: self.http_precision.unwrap_or(DEFAULT_PRECISION),
             budget: self.http_budget.map_or(
                 if quick {
                     crate::http::QUICK_BUDGET
@@ -1071,7 +1072,7 @@ impl crate::flags::ExperimentArgs for HttpArgs {
         self.post_readings = self.post_readings.min(1_000);
         self.post_requests = self.post_requests.min(2);
         self.http_rounds = 2;
-        self.http_precision = 0.0;
+        self.http_precision = Some(0.0);
     }
 }
 
