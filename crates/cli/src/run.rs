@@ -12,7 +12,6 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use crate::commands::baselines;
-
 use crate::failure::{self, environment, library, usage};
 use crate::interrupt;
 use crate::precision::debug_mode;

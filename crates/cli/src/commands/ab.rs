@@ -105,9 +105,8 @@ fn program(flag: &str, name: &str, spec: &str) -> anyhow::Result<Program> {
 const ROUNDS: u64 = 30;
 
 /// `--http`'s rounds when `--rounds` is not given: 150 of 0.1 s slices (60 s of load for two
-/// requests). Measured against 30 of 0.5 s (the same load): the two sides of a pair are closer
-/// in time, so the VM's slowdowns of a second or so land on both, and the 99% intervals of
-/// time per request were 1.7–4.6% wide (half-width) instead of 4.3–9.0% (README).
+/// requests). Short slices keep the two sides of a pair close in time, so a slowdown of the
+/// machine lasting a second or so lands on both (measured in the README's `ab --http`).
 const HTTP_ROUNDS: u64 = 150;
 
 pub fn run(args: &AbArgs) -> anyhow::Result<()> {
