@@ -51,9 +51,11 @@ pub const DEFAULT_SCHEDULE_SEED: u64 = 0x5EED_0000_1501;
 pub enum AllocScope {
     /// The measuring thread only: exact, immune to other threads (the progress bar's).
     Thread,
-    /// Every thread of the process: for operations that hand work to other threads (tokio's
-    /// blocking pool reading a file, a server's runtime).
-    Process,
+    /// The measuring thread and the threads the operation enrolls
+    /// ([`alloc::enroll_current_thread`], e.g. from tokio's `on_thread_start`): for operations
+    /// that hand work to other threads (tokio's blocking pool reading a file). Not every thread
+    /// of the process: the progress bar's ticker draws beside a whole run, a few times or none.
+    Enrolled,
 }
 
 impl Config {
@@ -112,7 +114,7 @@ impl Config {
             fixed_ops: Some(1),
             alloc_ops: 1,
             quick,
-            alloc_scope: AllocScope::Process,
+            alloc_scope: AllocScope::Enrolled,
             measure_rss: true,
             schedule: Schedule::Interleaved,
             seed: DEFAULT_SCHEDULE_SEED,
@@ -309,8 +311,9 @@ fn allocation_pass<R, E>(config: &Config, mean_ns: f64, op: &mut impl FnMut(Stag
             r?;
             Some(stats)
         }
-        (true, AllocScope::Process) => {
-            let m = alloc::ProcessMeasure::start();
+        (true, AllocScope::Enrolled) => {
+            alloc::enroll_current_thread();
+            let m = alloc::ProcessMeasure::start_enrolled();
             let r = pass();
             let stats = m.finish();
             r?;

@@ -57,3 +57,54 @@ fn the_first_error_while_timed_stops_the_measurement() {
     assert_eq!(r.unwrap_err(), "failed on call 3");
     assert_eq!(calls, 3);
 }
+
+/// Whole runs count the threads the operation works on (the measuring thread and the ones it
+/// enrolls, as tokio's blocking pool does) and no other: a progress bar drawing beside the
+/// allocation pass must not change a row's exact count from one run to the next.
+#[test]
+fn whole_runs_count_the_operations_threads_and_not_a_thread_beside_them() {
+    use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+    use std::sync::{Arc, Barrier};
+    let stop = Arc::new(AtomicBool::new(false));
+    let beside = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            while !stop.load(Relaxed) {
+                black_box(vec![0u8; 431]);
+                std::thread::yield_now();
+            }
+        })
+    };
+    // The operation's own worker (a blocking pool of one): enrolled as it starts, it allocates
+    // 256 bytes between the two barriers of each operation.
+    let (go, done) = (Arc::new(Barrier::new(2)), Arc::new(Barrier::new(2)));
+    let finished = Arc::new(AtomicBool::new(false));
+    let worker = {
+        let (go, done, finished) = (go.clone(), done.clone(), finished.clone());
+        std::thread::spawn(move || {
+            jsoncost_engine::alloc::enroll_current_thread();
+            loop {
+                go.wait();
+                if finished.load(Relaxed) {
+                    return;
+                }
+                black_box(vec![0u8; 256]);
+                done.wait();
+            }
+        })
+    };
+    let m = measure(&Config::whole_runs(2, 2, Duration::from_millis(50), false), || {
+        let here = black_box(vec![0u8; 64]);
+        go.wait();
+        done.wait();
+        // Long enough for the thread beside it to allocate meanwhile.
+        std::thread::sleep(Duration::from_millis(5));
+        here
+    });
+    finished.store(true, Relaxed);
+    go.wait();
+    worker.join().unwrap();
+    stop.store(true, Relaxed);
+    beside.join().unwrap();
+    assert_eq!((m.allocated_bytes, m.allocs), (Some(64.0 + 256.0), Some(2.0)));
+}
