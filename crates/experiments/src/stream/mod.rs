@@ -236,24 +236,43 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
             format!("incremental-async/{}", lib.as_str()),
             Contract::TypedValue,
             Box::new(move || {
-                rt.block_on(async {
+                block_on_alone(&rt, async {
                     let file = tokio::fs::File::open(&p3)
                         .await
                         .map_err(|e| format!("cannot open {}: {e}", p3.display()))?;
-                    let mut elements = c3.stream::<Reading, _>(jsoncost_stream::bytes_stream(file, c3.chunk_size));
-                    let mut readings = Vec::new();
-                    while let Some(r) = elements.next().await {
-                        readings.push(r.map_err(|e| e.to_string())?);
-                    }
-                    Ok(Outcome::Document(Telemetry {
-                        device_id: device_id(elements.field("/DeviceId"))?,
-                        readings,
-                    }))
+                    telemetry_from(&c3, jsoncost_stream::bytes_stream(file, c3.chunk_size)).await
                 })
             }),
         );
     }
     v
+}
+
+/// Runs an incremental-async strategy's future on its own runtime outside tokio's coop budget.
+/// Under the budget, 128 reads in a row that are done before they are asked for (the blocking
+/// pool won the race, as it does when the machine is busy) make the task yield, and the first
+/// yield in a `block_on` allocates the runtime's list of deferred wakers (64 bytes): a run's
+/// exact allocation count would hang on timing. Alone on its runtime, the task has no one to
+/// yield to.
+fn block_on_alone<F: std::future::Future>(rt: &tokio::runtime::Runtime, run: F) -> F::Output {
+    rt.block_on(tokio::task::unconstrained(run))
+}
+
+/// The incremental-async strategies' document, element by element from a stream of chunks.
+async fn telemetry_from<S, E>(config: &jsoncost_stream::Config, source: S) -> Result<Outcome, String>
+where
+    S: futures::Stream<Item = Result<bytes::Bytes, E>> + Unpin,
+    E: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let mut elements = config.stream::<Reading, _>(source);
+    let mut readings = Vec::new();
+    while let Some(r) = elements.next().await {
+        readings.push(r.map_err(|e| e.to_string())?);
+    }
+    Ok(Outcome::Document(Telemetry {
+        device_id: device_id(elements.field("/DeviceId"))?,
+        readings,
+    }))
 }
 
 /// Checks the file is a telemetry document before anything is timed: a bad one is a usage error
@@ -583,6 +602,50 @@ mod tests {
         assert_eq!(counted(), first, "back to back");
         std::thread::sleep(std::time::Duration::from_secs(11));
         assert_eq!(counted(), first, "after 11 s");
+    }
+
+    /// Whether tokio's budget ran out is timing (how many chunks were ready in a row), so it
+    /// must not change what a run allocates.
+    #[test]
+    fn incremental_async_allocates_the_same_however_many_chunks_were_ready_in_a_row() {
+        use std::task::Poll;
+        let f = body(2_000);
+        let config = jsoncost_stream::Config::new("/Readings").unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        // ~560 chunks, far over the budget's 128.
+        let chunks = || -> Vec<bytes::Bytes> {
+            std::fs::read(f.path())
+                .unwrap()
+                .chunks(256)
+                .map(bytes::Bytes::copy_from_slice)
+                .collect()
+        };
+        // All on this thread (no file, so no blocking pool).
+        let counted = |run: &mut dyn FnMut() -> Result<Outcome, String>| {
+            let (r, stats) = jsoncost_engine::alloc::thread_measure(run);
+            assert!(r.is_ok());
+            (stats.bytes, stats.count)
+        };
+        // Every chunk ready when asked for, from a channel (whose receiving spends the budget).
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        for c in chunks() {
+            tx.send(Ok::<_, std::io::Error>(c)).unwrap();
+        }
+        drop(tx);
+        let all_ready = counted(&mut || block_on_alone(&rt, telemetry_from(&config, futures::stream::poll_fn(|cx| rx.poll_recv(cx)))));
+        // The same chunks, each after a Pending.
+        let mut left = chunks().into_iter();
+        let mut waited = false;
+        let mut one_at_a_time = Some(futures::stream::poll_fn(move |cx| {
+            waited = !waited;
+            if waited {
+                cx.waker().wake_by_ref();
+                return Poll::Pending;
+            }
+            Poll::Ready(left.next().map(Ok::<_, std::io::Error>))
+        }));
+        let waiting = counted(&mut || block_on_alone(&rt, telemetry_from(&config, one_at_a_time.take().unwrap())));
+        assert_eq!(all_ready, waiting);
     }
 
     #[test]
