@@ -536,6 +536,16 @@ pub fn enroll_current_thread() {
     TALLY.with(|t| t.enrolled.set(true));
 }
 
+/// Runs `f` with the calling thread enrolled (see [`enroll_current_thread`]), then restores
+/// what it was: a thread that measures one operation this way may later drive a load against
+/// a server whose enrolled threads are being counted.
+pub fn while_enrolled<R>(f: impl FnOnce() -> R) -> R {
+    let was = TALLY.with(|t| t.enrolled.replace(true));
+    let r = f();
+    TALLY.with(|t| t.enrolled.set(was));
+    r
+}
+
 impl ProcessMeasure {
     /// Starts counting allocations of all threads.
     pub fn start() -> Self {

@@ -51,7 +51,7 @@ pub const DEFAULT_SCHEDULE_SEED: u64 = 0x5EED_0000_1501;
 pub enum AllocScope {
     /// The measuring thread only: exact, immune to other threads (the progress bar's).
     Thread,
-    /// The measuring thread and the threads the operation enrolls
+    /// The measuring thread (for the pass only) and the threads the operation enrolls
     /// ([`alloc::enroll_current_thread`], e.g. from tokio's `on_thread_start`): for operations
     /// that hand work to other threads (tokio's blocking pool reading a file). Not every thread
     /// of the process: the progress bar's ticker draws beside a whole run, a few times or none.
@@ -312,10 +312,11 @@ fn allocation_pass<R, E>(config: &Config, mean_ns: f64, op: &mut impl FnMut(Stag
             Some(stats)
         }
         (true, AllocScope::Enrolled) => {
-            alloc::enroll_current_thread();
-            let m = alloc::ProcessMeasure::start_enrolled();
-            let r = pass();
-            let stats = m.finish();
+            let (r, stats) = alloc::while_enrolled(|| {
+                let m = alloc::ProcessMeasure::start_enrolled();
+                let r = pass();
+                (r, m.finish())
+            });
             r?;
             Some(stats)
         }

@@ -107,4 +107,9 @@ fn whole_runs_count_the_operations_threads_and_not_a_thread_beside_them() {
     stop.store(true, Relaxed);
     beside.join().unwrap();
     assert_eq!((m.allocated_bytes, m.allocs), (Some(64.0 + 256.0), Some(2.0)));
+    // The measuring thread was enrolled for the pass only: `run` goes on to http on this
+    // thread, whose load generator must not count as the server's allocations.
+    let after = jsoncost_engine::alloc::ProcessMeasure::start_enrolled();
+    black_box(vec![0u8; 100]);
+    assert_eq!(after.finish().count, 0);
 }
