@@ -39,8 +39,8 @@ pub struct AbArgs {
     pub web: HttpAbArgs,
     /// Rounds of every interleaved table, in both programs (each round: one timed iteration
     /// of every strategy, base's and new's in turn; a stream round is a whole run of each, an
-    /// http round a slice of load per mode); each round is one pair. Default 30; with
-    /// --http 150 (of 0.1 s slices).
+    /// http round a slice of load per mode); each round is one pair. Default 30; with --http,
+    /// from 150 (of 0.1 s slices) until --precision.
     #[arg(long, value_parser = clap::value_parser!(u64).range(2..=10_000))]
     pub rounds: Option<u64>,
     /// Runs of both programs, in lockstep; odd runs start with base, even ones with new. A
@@ -104,11 +104,6 @@ fn program(flag: &str, name: &str, spec: &str) -> anyhow::Result<Program> {
 /// Rounds of every interleaved table when `--rounds` is not given.
 const ROUNDS: u64 = 30;
 
-/// `--http`'s rounds when `--rounds` is not given: 150 of 0.1 s slices (60 s of load for two
-/// requests). Short slices keep the two sides of a pair close in time, so a slowdown of the
-/// machine lasting a second or so lands on both (measured in the README's `ab --http`).
-const HTTP_ROUNDS: u64 = 150;
-
 pub fn run(args: &AbArgs) -> anyhow::Result<()> {
     if args.http {
         if args.base.is_some() || args.new.is_some() || !args.args.is_empty() {
@@ -117,7 +112,7 @@ pub fn run(args: &AbArgs) -> anyhow::Result<()> {
             )));
         }
         let common = AbCommon {
-            rounds: args.rounds.unwrap_or(HTTP_ROUNDS),
+            rounds: args.rounds,
             threshold: args.threshold,
             allow_missing: args.allow_missing,
             format: args.format,

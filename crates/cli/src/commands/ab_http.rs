@@ -9,7 +9,9 @@ use std::path::PathBuf;
 
 use anyhow::anyhow;
 use jsoncost::ab_http::{HttpAbSettings, Request, ServerSpec, parse_requests};
-use jsoncost_http::loadgen::SliceLength;
+use std::time::Duration;
+
+use jsoncost_http::loadgen::{Rounds, SliceLength};
 use jsoncost_report::{Format, ab};
 
 use crate::failure::{library, usage};
@@ -21,8 +23,9 @@ use jsoncost::flags::{Seconds, positive_rate, share};
 /// takes them as values rather than reading `AbArgs`).
 #[derive(Debug, Clone)]
 pub struct AbCommon {
-    /// Slices per request and server (`--rounds`).
-    pub rounds: u64,
+    /// Slices per request and server (`--rounds`): exactly this many, or, not given, from
+    /// [`HTTP_MIN_ROUNDS`] on until `--precision`.
+    pub rounds: Option<u64>,
     /// Smallest change to detect (`--threshold`).
     pub threshold: f64,
     /// Accept rows lost in new (`--allow-missing`).
@@ -97,10 +100,24 @@ pub struct HttpAbArgs {
     /// experiments, not --http.)
     #[arg(long)]
     pub no_pin: bool,
+    /// With --http and no --rounds: the rounds go on past 150 until every request's time per
+    /// request and server CPU per request, new/base, are known within this (half-width of the
+    /// 99% paired interval), at most 600 rounds (the load's bound is printed first).
+    #[arg(long, value_name = "SHARE", default_value = "2.5%", value_parser = share, conflicts_with = "rounds")]
+    pub precision: f64,
     /// With --http: write the tables (results.json) here, also when the load stopped early.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
 }
+
+/// The fewest rounds without `--rounds`: 150 slices of 0.1 s per server and request (30 s of
+/// load each). Short slices keep the two sides of a pair close in time, so a slowdown of the
+/// machine lasting a second or so lands on both (measured in the README's `ab --http`).
+pub const HTTP_MIN_ROUNDS: usize = 150;
+
+/// The most rounds without `--rounds`: where `--precision` is not reached, the load ends after
+/// 600 (4 minutes for two requests of 0.1 s slices) and the intervals say how wide they are.
+pub const HTTP_MAX_ROUNDS: usize = 600;
 
 fn side(name: &str, cmd: &Option<String>, url: &Option<String>, pid: Option<u32>) -> anyhow::Result<ServerSpec> {
     match (cmd, url) {
@@ -146,7 +163,20 @@ pub fn run(args: &HttpAbArgs, common: &AbCommon) -> anyhow::Result<ab::AbCompari
             Some(n) => SliceLength::Requests(n),
             None => SliceLength::Time(args.slice.duration()),
         },
-        rounds: common.rounds as usize,
+        rounds: match common.rounds {
+            Some(n) => Rounds {
+                min: n as usize,
+                max: n as usize,
+                precision: 0.0,
+                budget: Duration::MAX,
+            },
+            None => Rounds {
+                min: HTTP_MIN_ROUNDS,
+                max: HTTP_MAX_ROUNDS,
+                precision: args.precision,
+                budget: Duration::MAX,
+            },
+        },
         timeout: args.request_timeout.duration(),
         max_error_share: args.max_error_share,
         seed: jsoncost_engine::DEFAULT_SCHEDULE_SEED,

@@ -29,11 +29,12 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use jsoncost_codecs::{Canonical, exact};
+use jsoncost_engine::paired::{self, PAIRED_CONFIDENCE};
 use jsoncost_engine::{
     Experiment, ExperimentKind, HttpAbSide, HttpAbSlice, HttpAbTable, LATENCY_QUANTILES, LatencyPoint, Placement, Results, Schedule,
 };
 use jsoncost_http::ServerCost;
-use jsoncost_http::loadgen::{self, LossRule, Rounds, Slice, SliceLength, SliceRun, SliceSpec, SliceTarget, StopReason};
+use jsoncost_http::loadgen::{self, LossRule, Rounds, Slice, SliceLength, SliceProbe, SliceRun, SliceSpec, SliceTarget, StopReason};
 use jsoncost_http::proc_probe::ProcProbe;
 use jsoncost_http::row::{sliced_rows, total_report};
 use serde_json::{Map, json};
@@ -160,8 +161,10 @@ pub struct HttpAbSettings {
     pub rate: Option<f64>,
     /// Each slice's load.
     pub slice: SliceLength,
-    /// Rounds: each gives every (request, server) one slice.
-    pub rounds: usize,
+    /// Rounds, each giving every (request, server) one slice: how many, and when they stop
+    /// (with a precision, once every request's time and server CPU per request, new/base, are
+    /// known within it: [`AbProbe`]).
+    pub rounds: Rounds,
     /// Per request, and the stall bound's unit (lost after twice it without a success).
     pub timeout: Duration,
     /// A server is lost once more than this share of its finished requests failed.
@@ -469,12 +472,7 @@ pub fn run(settings: &HttpAbSettings, interrupted: &(dyn Fn() -> bool + Sync), n
     let spec = SliceSpec {
         rate: settings.rate,
         length: settings.slice,
-        rounds: Rounds {
-            min: settings.rounds,
-            max: settings.rounds,
-            precision: 0.0,
-            budget: Duration::MAX,
-        },
+        rounds: settings.rounds,
         seed: settings.seed,
         timeout: settings.timeout,
         loss: LossRule {
@@ -488,7 +486,7 @@ pub fn run(settings: &HttpAbSettings, interrupted: &(dyn Fn() -> bool + Sync), n
     };
     note(format!("load ends within {} s", spec.bound().as_secs()));
     let pids = settings.requests.iter().flat_map(|_| servers.iter().map(|s| s.pid)).collect();
-    let mut probe = ProcProbe::new(pids);
+    let mut probe = AbProbe(ProcProbe::new(pids));
     let cancel = CancellationToken::new();
     let done = std::sync::atomic::AtomicBool::new(false);
     let run = std::thread::scope(|scope| {
@@ -520,6 +518,22 @@ pub fn run(settings: &HttpAbSettings, interrupted: &(dyn Fn() -> bool + Sync), n
         let _ = watcher.join();
         run
     })?;
+    let precision = settings.rounds.precision;
+    if precision > 0.0 && run.stop == StopReason::Completed {
+        note(if probe.known_within(&run, precision) {
+            format!(
+                "{} rounds: every request's time and server CPU per request known within ±{}",
+                run.rounds,
+                jsoncost_report::units::percent(precision)
+            )
+        } else {
+            format!(
+                "{} rounds, the most: not every request's time and server CPU per request is known within ±{} (the tables give each interval)",
+                run.rounds,
+                jsoncost_report::units::percent(precision)
+            )
+        });
+    }
     let failure = match (run.stop, run.lost) {
         (_, Some(lost)) => {
             let server = &mut servers[lost.target % 2];
@@ -543,6 +557,50 @@ pub fn run(settings: &HttpAbSettings, interrupted: &(dyn Fn() -> bool + Sync), n
     // What was measured before a Ctrl-C is written, marked as such.
     results.interrupted = matches!(failure, Some(Error::Interrupted));
     Ok(HttpAb { results, failure })
+}
+
+/// The servers' `/proc` figures around each slice, and the rounds' precision rule of an A/B:
+/// targets pair per request (base `2i`, new `2i + 1`), and both time per request and server
+/// CPU per request (where the servers' processes are known) must be known within the
+/// precision, as `report::ab` computes their intervals.
+struct AbProbe(ProcProbe);
+
+impl SliceProbe for AbProbe {
+    type Sample = Option<ServerCost>;
+
+    fn begin(&mut self, target: usize) {
+        self.0.begin(target)
+    }
+
+    fn end(&mut self, target: usize, report: &loadgen::LoadReport) -> Option<ServerCost> {
+        self.0.end(target, report)
+    }
+
+    fn exited(&self, target: usize) -> Option<u32> {
+        self.0.exited(target)
+    }
+
+    fn known_within(&self, run: &SliceRun<Option<ServerCost>>, precision: f64) -> bool {
+        let within = |base: Vec<f64>, new: Vec<f64>| {
+            paired::log_ratio(&base, &new, PAIRED_CONFIDENCE).is_some_and(|i| i.relative_half_width() < precision)
+        };
+        let cpu = |t: usize| -> Option<Vec<f64>> {
+            run.targets[t]
+                .paired(run.rounds)
+                .iter()
+                .map(|s| s.server.as_ref().and_then(ServerCost::cpu_ns_per_request))
+                .collect()
+        };
+        (0..run.targets.len() / 2).all(|i| {
+            let (base, new) = (2 * i, 2 * i + 1);
+            let cpu_known = match (cpu(base), cpu(new)) {
+                (Some(b), Some(n)) => within(b, n),
+                // Not read for this pair (a server reached by URL without its PID).
+                _ => true,
+            };
+            within(run.rounds_ns(base), run.rounds_ns(new)) && cpu_known
+        })
+    }
 }
 
 /// The tables of a measured run: per request, the two servers' rows and its record.
@@ -647,7 +705,14 @@ fn params(settings: &HttpAbSettings) -> Map<String, serde_json::Value> {
     if let Some(rate) = settings.rate {
         p.insert("rate".into(), json!(rate));
     }
-    p.insert("rounds".into(), json!(settings.rounds));
+    let r = settings.rounds;
+    if r.min == r.max {
+        p.insert("rounds".into(), json!(r.min));
+    } else {
+        p.insert("min_rounds".into(), json!(r.min));
+        p.insert("max_rounds".into(), json!(r.max));
+        p.insert("precision".into(), json!(r.precision));
+    }
     p
 }
 
@@ -672,6 +737,94 @@ mod tests {
             first_difference(b"abc", b"abd").as_deref(),
             Some("neither body is JSON; as bytes they differ at byte 2")
         );
+    }
+
+    /// A slice of `requests` requests at `ns` each, the server spending `cpu` ns of CPU on each.
+    fn slice(round: usize, ns: f64, cpu: Option<f64>) -> Slice<Option<ServerCost>> {
+        let requests = 1000;
+        let report = loadgen::LoadReport {
+            url: String::new(),
+            model: loadgen::Model::Closed { requests: u64::MAX },
+            connections: 1,
+            requests,
+            ok: requests,
+            errors: Default::default(),
+            status_codes: Default::default(),
+            latency: loadgen::new_histogram(),
+            uncorrected_latency: loadgen::new_histogram(),
+            response_bytes: 0,
+            elapsed: Duration::from_nanos((ns * requests as f64) as u64),
+            stop: StopReason::Completed,
+            lost: None,
+            unsent: 0,
+        };
+        let server = cpu.map(|c| ServerCost {
+            requests,
+            allocated_bytes: None,
+            allocs: None,
+            peak_bytes: None,
+            cpu_ns: Some((c * requests as f64) as u64),
+            rss: None,
+            wall: report.elapsed,
+        });
+        Slice { round, report, server }
+    }
+
+    /// Two requests' targets (base, new, base, new) over 10 rounds, from each target's time and
+    /// CPU per request in round `r`.
+    fn run_of(figure: impl Fn(usize, usize) -> (f64, Option<f64>)) -> SliceRun<Option<ServerCost>> {
+        let rounds = 10;
+        SliceRun {
+            targets: (0..4)
+                .map(|t| loadgen::TargetSlices {
+                    name: t.to_string(),
+                    url: String::new(),
+                    slices: (0..rounds)
+                        .map(|r| {
+                            let (ns, cpu) = figure(t, r);
+                            slice(r, ns, cpu)
+                        })
+                        .collect(),
+                })
+                .collect(),
+            rounds,
+            orders: Vec::new(),
+            stop: StopReason::Completed,
+            lost: None,
+            elapsed: Duration::ZERO,
+        }
+    }
+
+    #[test]
+    fn rounds_stop_once_each_requests_time_and_cpu_new_to_base_are_known_within_the_precision() {
+        // The machine's speed of the round moves every target alike; new is 10% faster than
+        // base on both requests; the second request is 50× the first and moves on its own.
+        let drift = |r: usize| 1.0 + 0.2 * ((r * 7 % 5) as f64 - 2.0) / 2.0;
+        let own = |r: usize| 1.0 + 0.3 * ((r * 3 % 4) as f64 - 1.5) / 1.5;
+        let time = |t: usize, r: usize| {
+            let request = if t < 2 { 10_000.0 } else { 500_000.0 * own(r) };
+            request * drift(r) * if t % 2 == 1 { 0.9 } else { 1.0 }
+        };
+        let probe = AbProbe(ProcProbe::new(Vec::new()));
+        let tight = run_of(|t, r| (time(t, r), Some(time(t, r) / 2.0)));
+        assert!(probe.known_within(&tight, 0.025));
+        // The default rule pairs every target with the first: across requests, never known.
+        assert!(!tight.ratios_to_first_within(0.025));
+        // The second request's CPU new/base varies ±20% round to round: not known yet.
+        let cpu_apart = run_of(|t, r| {
+            let cpu = time(t, r) / 2.0;
+            (time(t, r), Some(if t == 3 { cpu * (1.0 + 0.2 * (r % 2) as f64) } else { cpu }))
+        });
+        assert!(!probe.known_within(&cpu_apart, 0.025));
+        // Without the servers' CPU (reached by URL, no PID), time alone decides.
+        let no_cpu = run_of(|t, r| (time(t, r), None));
+        assert!(probe.known_within(&no_cpu, 0.025));
+        // Time per request new/base varying ±20% on the first request: not known.
+        let time_apart = run_of(|t, r| {
+            let ns = time(t, r) * if t == 1 { 1.0 + 0.2 * (r % 2) as f64 } else { 1.0 };
+            (ns, Some(time(t, r) / 2.0))
+        });
+        assert!(!probe.known_within(&time_apart, 0.025));
     }
 
     #[test]

@@ -95,8 +95,9 @@ pub struct Rounds {
     pub min: usize,
     /// The most rounds.
     pub max: usize,
-    /// From `min` rounds on, stop once every target's paired ratio to the first is known within
-    /// this relative half-width (99% interval).
+    /// From `min` rounds on, stop once the paired ratios are known within this relative
+    /// half-width (99% interval): every target's to the first, unless the probe pairs otherwise
+    /// ([`SliceProbe::known_within`]).
     pub precision: f64,
     /// From 2 rounds on, no round starts once this much time has passed since the first slice.
     pub budget: Duration,
@@ -192,6 +193,13 @@ pub trait SliceProbe {
     fn exited(&self, _target: usize) -> Option<u32> {
         None
     }
+    /// The precision stop rule ([`Rounds::precision`]): true once what the caller compares is
+    /// known within `precision` (relative half-width of the 99% paired interval). By default
+    /// every target's time per request to the first's; a caller that pairs other targets, or
+    /// other figures of its samples, says so here.
+    fn known_within(&self, run: &SliceRun<Self::Sample>, precision: f64) -> bool {
+        run.ratios_to_first_within(precision)
+    }
 }
 
 /// Samples nothing.
@@ -285,7 +293,7 @@ impl<S> SliceRun<S> {
     }
 
     /// Every target's ratio to the first is known within `precision` (relative half-width).
-    fn precise_enough(&self, precision: f64) -> bool {
+    pub fn ratios_to_first_within(&self, precision: f64) -> bool {
         (1..self.targets.len()).all(|t| self.ratio_to_first(t).is_some_and(|i| i.relative_half_width() < precision))
     }
 }
@@ -469,7 +477,7 @@ pub async fn run_slices_async<P: SliceProbe>(
         let done = out.rounds;
         if done >= spec.rounds.max
             || (done >= 2 && rounds_started.elapsed() >= spec.rounds.budget)
-            || (done >= spec.rounds.min && out.precise_enough(spec.rounds.precision))
+            || (done >= spec.rounds.min && probe.known_within(&out, spec.rounds.precision))
         {
             break;
         }
