@@ -1,8 +1,8 @@
-//! An external server's cost from `/proc`: CPU time (`utime + stime` of the process, of its
-//! children it has waited for, and of its live descendants) and resident memory, read around
-//! each slice of a sliced load ([`crate::loadgen::SliceProbe`]), and whether it has exited.
-//! Linux only; elsewhere, or for a process that is gone, the figures are absent
-//! (`engine::cpu_time` reads them).
+//! An external server's cost: CPU time (the process's own from its CPU clock, to the
+//! nanosecond; that of children it has waited for and of its live descendants) and resident
+//! memory from `/proc`, read around each slice of a sliced load
+//! ([`crate::loadgen::SliceProbe`]), and whether it has exited. Linux only; elsewhere, or for
+//! a process that is gone, the figures are absent (`engine::cpu_time` reads them).
 
 use std::time::Instant;
 
