@@ -725,3 +725,75 @@ fn ctrl_c_mid_load_exits_130_with_both_servers_reaped_and_the_measured_written()
 fn a_second_ctrl_c_exits_at_once_and_still_reaps_both_servers() {
     interrupted_mid_load(2);
 }
+
+/// Without `--rounds`, the rounds go on from 150 until every request's time and server CPU per
+/// request are known within `--precision` (here 50%, which 150 rounds of one server against
+/// itself reach), said on stderr and recorded with the table; `--rounds` and `--precision`
+/// together are a usage error.
+#[test]
+fn without_rounds_the_load_goes_on_until_the_precision_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    let serve = serve_cmd(dir.path(), "base", "typed/serde_json");
+    let output = jsoncost()
+        .args([
+            "ab",
+            "--http",
+            "--path",
+            "/items/1",
+            "--slice-requests",
+            "10",
+            "-c",
+            "1",
+            "--precision",
+            "50%",
+            "--threshold",
+            "50%",
+            "--ready-timeout",
+            "30",
+            "--base-cmd",
+            &serve,
+            "--new-cmd",
+            &serve_cmd(dir.path(), "new", "typed/serde_json"),
+            "--out",
+        ])
+        .arg(&out)
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("150 rounds: every request's time and server CPU per request known within ±50.0%"),
+        "{stderr}"
+    );
+    let results: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let table = &results["experiments"][0];
+    assert_eq!(table["http_ab"]["rounds"], 150);
+    assert_eq!(
+        (
+            &table["params"]["min_rounds"],
+            &table["params"]["max_rounds"],
+            &table["params"]["precision"]
+        ),
+        (&serde_json::json!(150), &serde_json::json!(600), &serde_json::json!(0.5))
+    );
+    jsoncost()
+        .args([
+            "ab",
+            "--http",
+            "--rounds",
+            "4",
+            "--precision",
+            "1%",
+            "--base-url",
+            "http://127.0.0.1:9",
+            "--new-url",
+        ])
+        .arg("http://127.0.0.1:9")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "the argument '--rounds <ROUNDS>' cannot be used with '--precision <SHARE>'",
+        ));
+}
