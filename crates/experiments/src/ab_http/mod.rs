@@ -163,7 +163,7 @@ pub struct HttpAbSettings {
     pub slice: SliceLength,
     /// Rounds, each giving every (request, server) one slice: how many, and when they stop
     /// (with a precision, once every request's time and server CPU per request, new/base, are
-    /// known within it: [`AbProbe`]).
+    /// known within it: `AbProbe`).
     pub rounds: Rounds,
     /// Per request, and the stall bound's unit (lost after twice it without a success).
     pub timeout: Duration,
