@@ -6,11 +6,10 @@
 //! (results written first), 130 interrupted.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::anyhow;
 use jsoncost::ab_http::{HttpAbSettings, Request, ServerSpec, parse_requests};
-use std::time::Duration;
-
 use jsoncost_http::loadgen::{Rounds, SliceLength};
 use jsoncost_report::{Format, ab};
 
