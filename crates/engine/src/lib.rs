@@ -10,13 +10,14 @@
 //!
 //! [`stages`] (Pilot, Warmup, Actual, Allocation pass; sequential and interleaved measurement),
 //! [`stats`] and [`paired`] (sample and paired statistics), [`alloc`] (the counting allocator and
-//! the allocator choice), [`rss`] (peak RSS windows), [`cpu_time`] (process and CPU times from `/proc`), [`lockstep`] (turns with another program
+//! the allocator choice), [`rss`] (peak RSS windows), [`clock`] (where time is read: the wall clock, or for whole runs the wall clock less the measuring thread's run-queue wait), [`cpu_time`] (process and CPU times from `/proc`), [`lockstep`] (turns with another program
 //! under `jsoncost ab`), [`machine`] (the machine and build facts), [`kind`] (the experiment kinds
 //! and what each one's tables are), and the result model: [`model`], [`http_figures`], [`summary`], [`safety`].
 
 #![deny(missing_docs)]
 
 pub mod alloc;
+pub mod clock;
 pub mod cpu_time;
 pub mod http_ab;
 pub mod http_figures;
@@ -31,16 +32,17 @@ pub mod stages;
 pub mod stats;
 pub mod summary;
 
+pub use clock::{Clock, LessRunQueueWait, SystemClock};
 pub use http_ab::{HttpAbFigure, HttpAbSide, HttpAbSlice, HttpAbTable, LATENCY_QUANTILES, LatencyPoint, Placement};
 pub use http_figures::{HttpErrors, HttpFigures, HttpLoss, HttpStop, LossKind};
 pub use kind::{Blame, KindTraits, Rate, RowMeasure};
 pub use model::{
     AllocatorComparison, AllocatorRow, Contract, DifferenceKind, Experiment, ExperimentKind, FLOOR, Fidelity, Machine, NumberDifference,
-    OtherCpu, Rates, Results, Row, SCHEMA_VERSION, Schedule, Status, parse_experiment_rate, parse_rate,
+    OtherCpu, Rates, Results, Row, RunQueueWait, SCHEMA_VERSION, Schedule, Status, parse_experiment_rate, parse_rate,
 };
 pub use paired::Interval;
 pub use stages::{
-    AllocScope, Clock, Config, DEFAULT_SCHEDULE_SEED, Interleaved, Lineup, Measurement, Stage, SystemClock, measure, measure_interleaved,
+    AllocScope, Config, DEFAULT_SCHEDULE_SEED, Interleaved, Lineup, Measurement, Stage, measure, measure_interleaved,
     measure_interleaved_with, measure_staged, try_measure_staged, try_measure_staged_with,
 };
 pub use summary::{StoreSummary, StreamLibrary, StreamSummary, Summary, TypedPath};

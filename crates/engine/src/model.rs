@@ -252,6 +252,28 @@ pub struct Experiment {
     /// present exactly on `ExperimentKind::HttpAb` tables.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub http_ab: Option<crate::http_ab::HttpAbTable>,
+    /// Present when the rows' times are wall time less the measuring thread's run-queue wait
+    /// (whole runs, [`crate::clock::LessRunQueueWait`]): how long the rounds took and how much
+    /// of it that was. Absent, the times are wall time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_queue_wait: Option<RunQueueWait>,
+}
+
+/// A table's timed runs: their wall time and, of it, the measuring thread's run-queue wait,
+/// which the rows' times leave out.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RunQueueWait {
+    /// Wall time from the first timed run's start to the last one's end, ns.
+    pub wall_ns: f64,
+    /// Of it, the time the measuring thread waited for a CPU, ns.
+    pub waited_ns: f64,
+}
+
+impl RunQueueWait {
+    /// The wait as a share of the wall time (0 when no time passed).
+    pub fn share(&self) -> f64 {
+        if self.wall_ns > 0.0 { self.waited_ns / self.wall_ns } else { 0.0 }
+    }
 }
 
 /// How a table's strategies share the machine's time.
@@ -634,6 +656,7 @@ impl Experiment {
             schedule: Schedule::Sequential,
             summary: None,
             http_ab: None,
+            run_queue_wait: None,
         }
     }
 

@@ -3,13 +3,14 @@
 //! rule), then one untimed Allocation pass, so counting never perturbs timing.
 
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 
 use crate::alloc;
-use crate::model::{Row, Schedule};
+use crate::clock::{Clock, LessRunQueueWait, SystemClock};
+use crate::model::{Row, RunQueueWait, Schedule};
 use crate::stats::{SampleStats, remove_upper_outliers};
 
 /// How long and how precisely to measure.
@@ -41,6 +42,10 @@ pub struct Config {
     pub schedule: Schedule,
     /// Seed of the interleaved schedule's per-round order.
     pub seed: u64,
+    /// Time the interleaved rounds by wall time less the measuring thread's run-queue wait
+    /// ([`crate::clock`]), where the kernel counts it: for whole runs, which another
+    /// program's share of the CPU would otherwise reach round by round.
+    pub leave_out_run_queue_wait: bool,
 }
 
 /// The interleaved schedule's seed when the caller gives none.
@@ -75,6 +80,7 @@ impl Config {
             measure_rss: false,
             schedule: Schedule::Interleaved,
             seed: DEFAULT_SCHEDULE_SEED,
+            leave_out_run_queue_wait: false,
         }
     }
 
@@ -94,6 +100,7 @@ impl Config {
             measure_rss: false,
             schedule: Schedule::Interleaved,
             seed: DEFAULT_SCHEDULE_SEED,
+            leave_out_run_queue_wait: false,
         }
     }
 
@@ -118,6 +125,7 @@ impl Config {
             measure_rss: true,
             schedule: Schedule::Interleaved,
             seed: DEFAULT_SCHEDULE_SEED,
+            leave_out_run_queue_wait: true,
         }
     }
 }
@@ -175,28 +183,6 @@ impl Measurement {
         {
             row.mb_per_s = Some(bytes as f64 / s.mean * 1e3);
         }
-    }
-}
-
-/// Where the engine reads time: the system's monotonic clock, or a test's own (the drift
-/// test advances a counter to model a machine that slows down).
-pub trait Clock {
-    /// Time since an arbitrary origin.
-    fn now(&self) -> Duration;
-}
-
-/// The monotonic system clock ([`Instant`]).
-pub struct SystemClock(Instant);
-
-impl Default for SystemClock {
-    fn default() -> Self {
-        SystemClock(Instant::now())
-    }
-}
-
-impl Clock for SystemClock {
-    fn now(&self) -> Duration {
-        self.0.elapsed()
     }
 }
 
@@ -423,6 +409,9 @@ pub struct Interleaved<E> {
     /// The error that stopped the measurement, and whose it was. Rows keep the complete rounds
     /// before it; strategies whose Allocation pass had not run yet have no allocation figures.
     pub stopped: Option<(usize, E)>,
+    /// The rounds' wall time and the measuring thread's run-queue wait in it, when the times
+    /// leave that wait out (`Config::leave_out_run_queue_wait`).
+    pub run_queue_wait: Option<RunQueueWait>,
 }
 
 /// The interleaved schedule: a Pilot per strategy (each keeps its own operations per
@@ -433,8 +422,17 @@ pub struct Interleaved<E> {
 /// ratio to the first is known that well, or the budget (the per-benchmark budget times the
 /// strategies: a sequential table's worst case) is spent. In a [`crate::lockstep`] (under
 /// `jsoncost ab`) the conductor's round count replaces those rules and every timed iteration
-/// waits for its turn. Then each strategy's untimed Allocation pass, one after another.
+/// waits for its turn. Then each strategy's untimed Allocation pass, one after another. With
+/// `config.leave_out_run_queue_wait` the rounds read [`LessRunQueueWait`] where the kernel
+/// counts the wait, and the result says how much was left out.
 pub fn measure_interleaved<L: Lineup>(config: &Config, lineup: &mut L) -> Interleaved<L::Error> {
+    if config.leave_out_run_queue_wait
+        && let Some(clock) = LessRunQueueWait::for_this_thread()
+    {
+        let mut out = measure_interleaved_with(config, &clock, lineup);
+        out.run_queue_wait = Some(clock.totals());
+        return out;
+    }
     measure_interleaved_with(config, &SystemClock::default(), lineup)
 }
 
@@ -445,6 +443,7 @@ pub fn measure_interleaved_with<L: Lineup>(config: &Config, clock: &dyn Clock, l
         measurements: (0..n).map(|_| None).collect(),
         orders: Vec::new(),
         stopped: None,
+        run_queue_wait: None,
     };
     let mut ops = Vec::with_capacity(n);
     // The pilots choose every iteration's operation count: taken alone, in a turn of their own.

@@ -298,7 +298,7 @@ impl<'s> Runner<'s> {
         let interleave = !gate_only && self.config.schedule == Schedule::Interleaved && !kind.traits().measures_itself;
         if interleave {
             exp.schedule = Schedule::Interleaved;
-            let (why, bad_input) = self.interleaved(&name, &mut strategies, baseline.take(), reference.as_ref(), &mut exp.rows);
+            let (why, bad_input) = self.interleaved(&name, &mut strategies, baseline.take(), reference.as_ref(), &mut exp);
             stop = why;
             only_bad_input = bad_input;
         } else {
@@ -377,15 +377,16 @@ impl<'s> Runner<'s> {
     /// that passed measured together in rounds (`engine::measure_interleaved`); rows are pushed
     /// in table order. A fatal failure stops the rounds: the rows keep the complete rounds
     /// before it. Cancellation ends the rounds after the current one (the Allocation passes
-    /// still run, as a cancelled sequential strategy finishes its own). Returns why it stopped
-    /// early, and whether every failure said the input is wrong.
+    /// still run, as a cancelled sequential strategy finishes its own). The rounds' run-queue
+    /// wait, when the times leave it out, goes with the rows. Returns why it stopped early, and
+    /// whether every failure said the input is wrong.
     fn interleaved(
         &mut self,
         table: &str,
         strategies: &mut [BoxedStrategy<'_>],
         mut baseline: Option<Fidelity>,
         reference: Option<&Reference>,
-        rows: &mut Vec<Row>,
+        exp: &mut Experiment,
     ) -> (Option<Stop>, bool) {
         let mut stop = None;
         let mut only_bad_input = true;
@@ -438,6 +439,7 @@ impl<'s> Runner<'s> {
                 table,
             };
             let result = measure_interleaved(&self.config, &mut lineup);
+            exp.run_queue_wait = result.run_queue_wait;
             let Together {
                 members, first_failure, ..
             } = lineup;
@@ -493,7 +495,7 @@ impl<'s> Runner<'s> {
                 },
             };
             row.baseline = i == 0;
-            rows.push(row);
+            exp.rows.push(row);
         }
         (stop, only_bad_input)
     }
@@ -1101,6 +1103,9 @@ mod tests {
         );
         let e = &rec.tables[0];
         assert_eq!(e.schedule, Schedule::Interleaved);
+        // Timed less the measuring thread's run-queue wait, and the table says how much.
+        let wait = e.run_queue_wait.expect("this kernel counts the run-queue wait");
+        assert!(wait.wall_ns > 0.0 && (0.0..=wait.wall_ns).contains(&wait.waited_ns), "{wait:?}");
         for r in &e.rows {
             assert_eq!(
                 (r.iterations, r.rounds_ns.len(), r.ops_per_iteration),

@@ -1,7 +1,9 @@
 //! The sentences every format prints about the run itself: the build's SIMD note, a quick run,
-//! an interrupted one.
+//! an interrupted one, how a table's times were read.
 
-use jsoncost_engine::Machine;
+use jsoncost_engine::{Machine, RunQueueWait};
+
+use crate::units;
 
 /// The note every table header, the report's header and stderr carry when the build lacks
 /// SIMD features this CPU has (`machine.missing_target_features`), with the fix; `None` when it
@@ -31,4 +33,15 @@ pub(crate) fn features(list: &[String]) -> String {
     } else {
         list.join(", ")
     }
+}
+
+/// The note under a table whose times leave out the measuring thread's run-queue wait (whole
+/// runs), with how much of the rounds' wall time that was: on a busy machine, the share another
+/// program took.
+pub(crate) fn run_queue_wait(wait: &RunQueueWait) -> String {
+    format!(
+        "Times leave out the measuring thread's run-queue wait (ready to run while another task held its CPU): {} of the rounds' {} wall time.",
+        units::percent(wait.share()),
+        units::time(wait.wall_ns)
+    )
 }

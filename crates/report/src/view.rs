@@ -44,7 +44,8 @@ pub(crate) struct View {
     pub params: String,
     pub columns: Vec<Column>,
     pub lines: Vec<Line>,
-    /// Rows whose output is not exact against the reference, one sentence each.
+    /// Sentences under the table: rows whose output is not exact against the reference, one
+    /// each, then how the times were read when not by the wall clock alone.
     pub notes: Vec<String>,
     pub summary: Vec<String>,
 }

@@ -42,7 +42,10 @@ pub(crate) fn table_view(exp: &Experiment, specs: Vec<Spec<'_>>) -> View {
             })
             .collect(),
         lines,
-        notes: crate::fidelity::notes(exp),
+        notes: crate::fidelity::notes(exp)
+            .into_iter()
+            .chain(exp.run_queue_wait.as_ref().map(crate::notes::run_queue_wait))
+            .collect(),
         summary: exp.summary.as_ref().map(crate::summary::sentences).unwrap_or_default(),
     }
 }

@@ -119,6 +119,28 @@ fn interrupted_runs_say_so_in_every_readable_format_and_in_json_only_when_true()
 }
 
 #[test]
+fn a_table_timed_less_the_run_queue_wait_says_so_and_how_much_in_every_readable_format() {
+    let mut results = fixture();
+    let note = "Times leave out the measuring thread's run-queue wait (ready to run while another task held its CPU): \
+                48.2% of the rounds' 62.10 s wall time.";
+    assert!(!render(&results, Format::Table, false).contains("run-queue wait"));
+    let stream = &mut results.experiments[3];
+    assert_eq!(stream.experiment, jsoncost_engine::ExperimentKind::Stream);
+    stream.run_queue_wait = Some(jsoncost_engine::RunQueueWait {
+        wall_ns: 62.1e9,
+        waited_ns: 0.482 * 62.1e9,
+    });
+    let exp = stream.clone();
+    assert!(render(&results, Format::Table, false).contains(note));
+    assert!(render(&results, Format::Markdown, false).contains(note));
+    let escaped = note.replace('\'', "&#39;");
+    assert!(jsoncost_report::html::render(&results).contains(&format!("<li>{escaped}</li>")));
+    let json = render_experiment(&exp, Format::Json, false);
+    assert!(json.contains("\"run_queue_wait\""));
+    assert_eq!(serde_json::from_str::<jsoncost_engine::Experiment>(&json).unwrap(), exp);
+}
+
+#[test]
 fn http_errors_show_each_failed_status_code() {
     let mut exp = jsoncost_engine::Experiment::new(jsoncost_engine::ExperimentKind::Http, "item/n1000-c10");
     let mut row = jsoncost_engine::Row::new("typed/serde_json");

@@ -1,0 +1,184 @@
+//! Where the engine reads time: the system's monotonic clock, a test's own, or, for whole runs,
+//! the system clock less the measuring thread's run-queue wait.
+//!
+//! Why the wait is left out of whole runs: a whole run (the stream's 72 MB body) lasts a fifth of a second. On a machine another program
+//! keeps busy, the measuring thread spends part of each run ready to go while the other
+//! program holds its CPU, and that part changes from run to run with the other program's own
+//! phases: with a `cargo build --release` beside it, one round's incremental/buffered ratio
+//! varied so much that 21–24 rounds left a run's paired interval at ±5–35%, and five
+//! consecutive runs' ratios lay up to ±12.7% from their median. The kernel counts that wait per thread
+//! (`/proc/thread-self/schedstat`, its second field: nanoseconds spent runnable on a run queue,
+//! kept with `CONFIG_SCHED_INFO`, which every distribution kernel has), so a whole run is timed
+//! as its wall time less the wait: what the strategy took, not what the machine's other tenant
+//! took from it. The other program still costs the run its caches; that is not subtracted.
+//! Only the measuring thread's wait is: a thread the operation hands work to (the
+//! `incremental-async` rows' blocking reader) waits for a CPU while the measuring thread sleeps,
+//! and that stays in the run's time.
+//! On an idle machine the wait is a sliver (0.03% of a quiet `stream --quick` table's rounds)
+//! and both clocks agree.
+
+use std::cell::Cell;
+use std::time::{Duration, Instant};
+
+use crate::model::RunQueueWait;
+
+/// The calling thread's run-queue wait so far, or `None` where the kernel does not count it
+/// (not Linux, or a kernel without `CONFIG_SCHED_INFO`).
+pub fn thread_run_queue_wait() -> Option<Duration> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    parse_schedstat(&text)
+}
+
+/// The run-queue wait of a `schedstat` line: `<on-CPU ns> <run-queue ns> <timeslices>`.
+fn parse_schedstat(text: &str) -> Option<Duration> {
+    let waited = text.split_whitespace().nth(1)?.parse::<u64>().ok()?;
+    Some(Duration::from_nanos(waited))
+}
+
+/// Where the engine reads time: the system's monotonic clock, or a test's own (the drift
+/// test advances a counter to model a machine that slows down).
+pub trait Clock {
+    /// Time since an arbitrary origin.
+    fn now(&self) -> Duration;
+}
+
+/// The monotonic system clock ([`Instant`]).
+pub struct SystemClock(Instant);
+
+impl Default for SystemClock {
+    fn default() -> Self {
+        SystemClock(Instant::now())
+    }
+}
+
+impl Clock for SystemClock {
+    fn now(&self) -> Duration {
+        self.0.elapsed()
+    }
+}
+
+/// A [`Clock`] that reads wall time less the measuring thread's run-queue wait since it was
+/// made. It must be read on the thread it was made on (the engine's measuring thread).
+pub struct LessRunQueueWait<C: Clock = SystemClock> {
+    wall: C,
+    read_wait: Box<dyn Fn() -> Option<Duration>>,
+    first_wall: Duration,
+    first_wait: Duration,
+    /// Wall time and wait at the last reading, for [`LessRunQueueWait::totals`].
+    last: Cell<(Duration, Duration)>,
+}
+
+impl LessRunQueueWait {
+    /// The system clock less this thread's wait; `None` where the kernel does not count it.
+    pub fn for_this_thread() -> Option<Self> {
+        LessRunQueueWait::over(SystemClock::default(), Box::new(thread_run_queue_wait))
+    }
+}
+
+impl<C: Clock> LessRunQueueWait<C> {
+    /// `wall` less the wait `read_wait` reports (tests give both); `None` when it reports none.
+    pub fn over(wall: C, read_wait: Box<dyn Fn() -> Option<Duration>>) -> Option<Self> {
+        let first_wait = read_wait()?;
+        let first_wall = wall.now();
+        Some(LessRunQueueWait {
+            wall,
+            read_wait,
+            first_wall,
+            first_wait,
+            last: Cell::new((first_wall, first_wait)),
+        })
+    }
+
+    /// The wall time and the wait from the clock's making to its last reading.
+    pub fn totals(&self) -> RunQueueWait {
+        let (wall, wait) = self.last.get();
+        RunQueueWait {
+            wall_ns: wall.saturating_sub(self.first_wall).as_nanos() as f64,
+            waited_ns: wait.saturating_sub(self.first_wait).as_nanos() as f64,
+        }
+    }
+}
+
+impl<C: Clock> Clock for LessRunQueueWait<C> {
+    fn now(&self) -> Duration {
+        let wall = self.wall.now();
+        // A failed read keeps the last wait, so the clock still moves with the wall clock.
+        let wait = (self.read_wait)().unwrap_or(self.last.get().1);
+        self.last.set((wall, wait));
+        wall.saturating_sub(wait.saturating_sub(self.first_wait))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::rc::Rc;
+
+    #[derive(Clone, Default)]
+    struct Fake(Rc<Cell<Duration>>);
+
+    impl Clock for Fake {
+        fn now(&self) -> Duration {
+            self.0.get()
+        }
+    }
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    #[test]
+    fn the_clock_reads_wall_time_less_the_wait_since_it_was_made() {
+        let (wall, wait) = (Fake::default(), Fake::default());
+        wall.0.set(ms(1000));
+        wait.0.set(ms(300));
+        let w = wait.clone();
+        let clock = LessRunQueueWait::over(wall.clone(), Box::new(move || Some(w.now()))).unwrap();
+        let start = clock.now();
+        // A run of 200 ms of wall time, 80 ms of it waiting for a CPU: it took 120 ms.
+        wall.0.set(ms(1200));
+        wait.0.set(ms(380));
+        assert_eq!(clock.now() - start, ms(120));
+        // An idle machine: no wait, wall time as it is.
+        wall.0.set(ms(1300));
+        assert_eq!(clock.now() - start, ms(220));
+        assert_eq!(
+            clock.totals(),
+            RunQueueWait {
+                wall_ns: 300e6,
+                waited_ns: 80e6
+            }
+        );
+        assert_eq!(clock.totals().share(), 80.0 / 300.0);
+    }
+
+    #[test]
+    fn a_kernel_that_counts_no_wait_gives_no_clock_and_a_failed_read_keeps_the_last_wait() {
+        assert!(LessRunQueueWait::over(Fake::default(), Box::new(|| None)).is_none());
+        let (wall, answers) = (Fake::default(), Rc::new(Cell::new(Some(ms(5)))));
+        let a = answers.clone();
+        let clock = LessRunQueueWait::over(wall.clone(), Box::new(move || a.get())).unwrap();
+        answers.set(Some(ms(15)));
+        wall.0.set(ms(100));
+        assert_eq!(clock.now(), ms(90));
+        answers.set(None);
+        wall.0.set(ms(150));
+        assert_eq!(clock.now(), ms(140));
+    }
+
+    #[test]
+    fn schedstat_lines_give_their_second_field_in_nanoseconds() {
+        assert_eq!(parse_schedstat("123456 70035 1\n"), Some(Duration::from_nanos(70035)));
+        assert_eq!(parse_schedstat(""), None);
+        assert_eq!(parse_schedstat("1 x 2"), None);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn this_kernel_counts_the_run_queue_wait_of_the_calling_thread() {
+        // CI and the reference machines run Linux kernels with CONFIG_SCHED_INFO; a kernel
+        // without it would leave whole runs on the wall clock, which this test would flag.
+        let first = thread_run_queue_wait().expect("/proc/thread-self/schedstat is readable");
+        assert!(thread_run_queue_wait().unwrap() >= first);
+    }
+}
