@@ -1,42 +1,38 @@
 //! Where the engine reads time: the system's monotonic clock, a test's own, or, for whole runs,
 //! the system clock less the measuring thread's run-queue wait.
 //!
-//! Why the wait is left out of whole runs: a whole run (the stream's 72 MB body) lasts a fifth of a second. On a machine another program
-//! keeps busy, the measuring thread spends part of each run ready to go while the other
-//! program holds its CPU, and that part changes from run to run with the other program's own
-//! phases: with a `cargo build --release` beside it, one round's incremental/buffered ratio
-//! varied so much that 21–24 rounds left a run's paired interval at ±5–35%, and five
-//! consecutive runs' ratios lay up to ±12.7% from their median. The kernel counts that wait per thread
-//! (`/proc/thread-self/schedstat`, its second field: nanoseconds spent runnable on a run queue,
-//! kept with `CONFIG_SCHED_INFO`, which every distribution kernel has), so a whole run is timed
-//! as its wall time less the wait: what the strategy took, not what the machine's other tenant
-//! took from it. The other program still costs the run its caches; that is not subtracted.
-//! Only the measuring thread's wait is: a thread the operation hands work to (the
-//! `incremental-async` rows' blocking reader) waits for a CPU while the measuring thread sleeps,
-//! and that stays in the run's time.
-//! On an idle machine the wait is a sliver (0.03% of a quiet `stream --quick` table's rounds)
-//! and both clocks agree.
+//! Why whole runs leave the wait out: a whole run (the stream's 72 MB body) lasts a fifth of a
+//! second. On a machine another program keeps busy, the measuring thread spends part of each
+//! run ready to go while the other program holds its CPU, and that part changes from run to run
+//! with the other program's own phases: with a `cargo build --release` beside it, 21–24 rounds
+//! left a run's paired incremental/buffered interval at ±5–35%, and five consecutive runs'
+//! ratios lay up to ±12.7% from their median. The kernel counts that wait per thread
+//! (`/proc/thread-self/schedstat`'s `run_delay`, read with the `procfs` crate: nanoseconds
+//! spent runnable on a run queue, kept with `CONFIG_SCHED_INFO`, which every distribution
+//! kernel has), so a whole run is timed as its wall time less the wait: what the strategy took,
+//! not what the machine's other tenant took from it. What the other program costs the run in
+//! caches is not subtracted, nor is the wait of a thread the operation hands work to (the
+//! `incremental-async` rows' blocking reader waits for a CPU while the measuring thread
+//! sleeps). On an idle machine the wait is a sliver (0.03% of a quiet `stream --quick`
+//! table's rounds) and both clocks agree.
 
 use std::cell::Cell;
 use std::time::{Duration, Instant};
+
+use procfs::FromRead;
 
 use crate::model::RunQueueWait;
 
 /// The calling thread's run-queue wait so far, or `None` where the kernel does not count it
 /// (not Linux, or a kernel without `CONFIG_SCHED_INFO`).
 pub fn thread_run_queue_wait() -> Option<Duration> {
-    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    parse_schedstat(&text)
+    let stat = procfs::process::Schedstat::from_file("/proc/thread-self/schedstat").ok()?;
+    Some(Duration::from_nanos(stat.run_delay))
 }
 
-/// The run-queue wait of a `schedstat` line: `<on-CPU ns> <run-queue ns> <timeslices>`.
-fn parse_schedstat(text: &str) -> Option<Duration> {
-    let waited = text.split_whitespace().nth(1)?.parse::<u64>().ok()?;
-    Some(Duration::from_nanos(waited))
-}
-
-/// Where the engine reads time: the system's monotonic clock, or a test's own (the drift
-/// test advances a counter to model a machine that slows down).
+/// Where the engine reads time: the system's monotonic clock, that clock less the run-queue
+/// wait ([`LessRunQueueWait`]), or a test's own (the drift test advances a counter to model a
+/// machine that slows down).
 pub trait Clock {
     /// Time since an arbitrary origin.
     fn now(&self) -> Duration;
@@ -164,13 +160,6 @@ mod tests {
         answers.set(None);
         wall.0.set(ms(150));
         assert_eq!(clock.now(), ms(140));
-    }
-
-    #[test]
-    fn schedstat_lines_give_their_second_field_in_nanoseconds() {
-        assert_eq!(parse_schedstat("123456 70035 1\n"), Some(Duration::from_nanos(70035)));
-        assert_eq!(parse_schedstat(""), None);
-        assert_eq!(parse_schedstat("1 x 2"), None);
     }
 
     #[cfg(target_os = "linux")]
