@@ -4,9 +4,9 @@
 //! Why whole runs leave the wait out: a whole run (the stream's 72 MB body) lasts a fifth of a
 //! second. On a machine another program keeps busy, the measuring thread spends part of each
 //! run ready to go while the other program holds its CPU, and that part changes from run to run
-//! with the other program's own phases: with a `cargo build --release` beside it, 21–24 rounds
-//! left a run's paired incremental/buffered interval at ±5–35%, and five consecutive runs'
-//! ratios lay up to ±12.7% from their median. The kernel counts that wait per thread
+//! with the other program's own phases: timed by the wall clock with a `cargo build --release`
+//! beside it, 21–24 rounds leave a run's paired incremental/buffered interval at ±5–35%, and
+//! five consecutive runs' ratios lie up to ±12.7% from their median. The kernel counts that wait per thread
 //! (`/proc/thread-self/schedstat`'s `run_delay`, read with the `procfs` crate: nanoseconds
 //! spent runnable on a run queue, kept with `CONFIG_SCHED_INFO`, which every distribution
 //! kernel has), so a whole run is timed as its wall time less the wait: what the strategy took,
@@ -105,19 +105,31 @@ impl<C: Clock> Clock for LessRunQueueWait<C> {
     }
 }
 
+/// The engine's tests' clock: it reads the nanoseconds a test sets (the scheduler's tests
+/// advance it as fake strategies work).
+#[cfg(test)]
+#[derive(Clone, Default)]
+pub(crate) struct FakeClock(pub(crate) std::rc::Rc<Cell<f64>>);
+
+#[cfg(test)]
+impl FakeClock {
+    /// Sets the time to `d`.
+    pub(crate) fn set(&self, d: Duration) {
+        self.0.set(d.as_nanos() as f64);
+    }
+}
+
+#[cfg(test)]
+impl Clock for FakeClock {
+    fn now(&self) -> Duration {
+        Duration::from_nanos(self.0.get() as u64)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::rc::Rc;
-
-    #[derive(Clone, Default)]
-    struct Fake(Rc<Cell<Duration>>);
-
-    impl Clock for Fake {
-        fn now(&self) -> Duration {
-            self.0.get()
-        }
-    }
 
     fn ms(n: u64) -> Duration {
         Duration::from_millis(n)
@@ -125,18 +137,18 @@ mod tests {
 
     #[test]
     fn the_clock_reads_wall_time_less_the_wait_since_it_was_made() {
-        let (wall, wait) = (Fake::default(), Fake::default());
-        wall.0.set(ms(1000));
-        wait.0.set(ms(300));
+        let (wall, wait) = (FakeClock::default(), FakeClock::default());
+        wall.set(ms(1000));
+        wait.set(ms(300));
         let w = wait.clone();
         let clock = LessRunQueueWait::over(wall.clone(), Box::new(move || Some(w.now()))).unwrap();
         let start = clock.now();
         // A run of 200 ms of wall time, 80 ms of it waiting for a CPU: it took 120 ms.
-        wall.0.set(ms(1200));
-        wait.0.set(ms(380));
+        wall.set(ms(1200));
+        wait.set(ms(380));
         assert_eq!(clock.now() - start, ms(120));
         // An idle machine: no wait, wall time as it is.
-        wall.0.set(ms(1300));
+        wall.set(ms(1300));
         assert_eq!(clock.now() - start, ms(220));
         assert_eq!(
             clock.totals(),
@@ -150,15 +162,15 @@ mod tests {
 
     #[test]
     fn a_kernel_that_counts_no_wait_gives_no_clock_and_a_failed_read_keeps_the_last_wait() {
-        assert!(LessRunQueueWait::over(Fake::default(), Box::new(|| None)).is_none());
-        let (wall, answers) = (Fake::default(), Rc::new(Cell::new(Some(ms(5)))));
+        assert!(LessRunQueueWait::over(FakeClock::default(), Box::new(|| None)).is_none());
+        let (wall, answers) = (FakeClock::default(), Rc::new(Cell::new(Some(ms(5)))));
         let a = answers.clone();
         let clock = LessRunQueueWait::over(wall.clone(), Box::new(move || a.get())).unwrap();
         answers.set(Some(ms(15)));
-        wall.0.set(ms(100));
+        wall.set(ms(100));
         assert_eq!(clock.now(), ms(90));
         answers.set(None);
-        wall.0.set(ms(150));
+        wall.set(ms(150));
         assert_eq!(clock.now(), ms(140));
     }
 

@@ -44,7 +44,8 @@ fn cpu_ns_and_pages(pid: u32) -> Option<(u64, u64)> {
 /// `pid`'s own CPU time, ns, from its process CPU clock (`clock_getcpuclockid`): the
 /// scheduler's exact runtime of the whole thread group. `/proc/PID/stat` gives the same time
 /// in clock ticks (10 ms), a tenth of one of `ab --http`'s 0.1 s slices: a server's ~100 ms
-/// of CPU in a slice reads as 90, 100 or 110 ms. Linux lets any process read another's clock. Two libc calls (libc is already a dependency; no crate wraps just these).
+/// of CPU in a slice reads as 90, 100 or 110 ms. Linux lets any process read another's clock.
+/// Two libc calls by hand: libc is already a dependency, and no crate wraps just these.
 #[cfg(target_os = "linux")]
 fn own_cpu_ns(pid: u32) -> Option<u64> {
     let mut clock: libc::clockid_t = 0;

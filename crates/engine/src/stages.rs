@@ -548,18 +548,7 @@ mod tests {
     //! orders, rounds and ratios, no real timing.
 
     use super::*;
-    use std::cell::Cell;
-    use std::rc::Rc;
-
-    /// A clock that only moves when a fake strategy works.
-    #[derive(Clone, Default)]
-    struct FakeClock(Rc<Cell<f64>>);
-
-    impl Clock for FakeClock {
-        fn now(&self) -> Duration {
-            Duration::from_nanos(self.0.get() as u64)
-        }
-    }
+    use crate::clock::FakeClock;
 
     /// Strategies costing `cost[i]` ns per operation times a drift factor that grows with the
     /// time elapsed: the machine gets slower as the table runs (`1 + drift · t / 1 s`).
