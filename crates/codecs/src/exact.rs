@@ -515,7 +515,7 @@ impl<S: Source> Parser<S> {
         // The streamed array itself, an array on its path (with the index to follow), or neither.
         let (streamed, token) = match place {
             Place::Path(n) if n == self.path.len() => (true, None),
-            Place::Path(n) => match index(&self.path[n]) {
+            Place::Path(n) => match array_index(&self.path[n]) {
                 Some(i) => (false, Some((n, i))),
                 None => {
                     return Err(self.error(
@@ -783,7 +783,7 @@ impl<S: Source> Parser<S> {
 }
 
 /// An RFC 6901 array index: `0` or digits without a leading zero.
-fn index(token: &str) -> Option<u64> {
+pub(crate) fn array_index(token: &str) -> Option<u64> {
     if token == "0" || (!token.starts_with('0') && !token.is_empty() && token.bytes().all(|b| b.is_ascii_digit())) {
         token.parse().ok()
     } else {

@@ -302,7 +302,14 @@ const METHODS: [&str; 10] = [
 
 /// The strategies, baseline (`default`) first. `too_deep`: [`guard_visited`]'s verdict for
 /// sonic-rs, which fails `typed/sonic-rs` and `lazy/sonic-rs` (skipping a value recurses too).
-fn strategies(store: &Shared, collection: &str, ids: &IdSequence, bytes: u64, too_deep: Option<String>) -> Vec<BoxedStrategy<'static>> {
+/// `sample`: a document of the collection, which decides `lazy/sonic-rs`'s pointer steps.
+fn strategies(
+    store: &Shared,
+    collection: &str,
+    ids: &IdSequence,
+    (bytes, sample): (u64, &serde_json::Value),
+    too_deep: Option<String>,
+) -> Vec<BoxedStrategy<'static>> {
     let make_refused = |name: &'static str, contract: Contract, refused: Option<String>, op: ReadOp| -> BoxedStrategy<'static> {
         Box::new(ReadStrategy {
             name,
@@ -318,7 +325,7 @@ fn strategies(store: &Shared, collection: &str, ids: &IdSequence, bytes: u64, to
     };
     let make = |name: &'static str, contract: Contract, op: ReadOp| make_refused(name, contract, None, op);
     let lazy_fields: Vec<String> = ["/id", "/status", "/total"].iter().map(|s| s.to_string()).collect();
-    let tree = pointer_tree(&lazy_fields);
+    let tree = pointer_tree(sample, &lazy_fields);
     let kind = store.borrow().kind();
     let projected = lazy_fields.clone();
     let mut v = vec![
@@ -363,7 +370,7 @@ fn strategies(store: &Shared, collection: &str, ids: &IdSequence, bytes: u64, to
             Box::new(move |s, col, id, check| {
                 with_raw(s, col, id, |b| {
                     let mut out = None;
-                    sonic_projection(b, &tree, &lazy_fields, check.then_some(&mut out))?;
+                    sonic_projection(b, tree.as_ref()?, &lazy_fields, check.then_some(&mut out))?;
                     Ok(out)
                 })
             }),
@@ -505,7 +512,7 @@ fn existing_strategies(
     store: &Shared,
     source: &Source,
     ids: &IdSequence,
-    bytes: u64,
+    (bytes, sample): (u64, &serde_json::Value),
     fields: &[String],
     typed: Option<&TypedReads>,
     too_deep: Option<String>,
@@ -573,7 +580,7 @@ fn existing_strategies(
         ),
     ]);
     if !fields.is_empty() {
-        let (tree, fields) = (pointer_tree(fields), fields.to_vec());
+        let (tree, fields) = (pointer_tree(sample, fields), fields.to_vec());
         v.push(make(
             "lazy/sonic-rs",
             Contract::Projection,
@@ -581,7 +588,7 @@ fn existing_strategies(
             Box::new(move |s, src, id, check| {
                 with_raw(s, src, id, |b| {
                     let mut out = None;
-                    sonic_projection(b, &tree, &fields, check.then_some(&mut out))?;
+                    sonic_projection(b, tree.as_ref()?, &fields, check.then_some(&mut out))?;
                     Ok(out)
                 })
             }),
@@ -728,7 +735,15 @@ fn measure_existing(
     };
     let kind = store.kind();
     let shared: Shared = Rc::new(RefCell::new(store));
-    let list = existing_strategies(&shared, &source, &ids, sample_len, &options.fields, typed, too_deep);
+    let list = existing_strategies(
+        &shared,
+        &source,
+        &ids,
+        (sample_len, reference.value()),
+        &options.fields,
+        typed,
+        too_deep,
+    );
     runner
         .filter()
         .check_matches_any(list.iter().map(|s| s.name()))
@@ -841,7 +856,7 @@ pub fn run(options: &StoreOptions, runner: &mut Runner<'_>) -> Result<(), Error>
     } else {
         None
     };
-    let list = strategies(&shared, collection, &ids, sample_len, too_deep);
+    let list = strategies(&shared, collection, &ids, (sample_len, reference.value()), too_deep);
     let total = runner.timed_count(&list);
     runner.sink().planned(total);
 
@@ -992,7 +1007,7 @@ mod tests {
         let url = format!("redb:{}", dir.path().join("s.redb").display());
         let store = jsoncost_stores::open(&url, &OpenOptions::default()).unwrap();
         let shared: Shared = Rc::new(RefCell::new(store));
-        let list = strategies(&shared, "order", &IdSequence::new(10, 1), 0, None);
+        let list = strategies(&shared, "order", &IdSequence::new(10, 1), (0, &serde_json::Value::Null), None);
         let names: Vec<&str> = list.iter().map(|s| s.name()).collect();
         let embedded: Vec<&str> = METHODS
             .into_iter()
@@ -1008,7 +1023,7 @@ mod tests {
         let url = format!("redb:{}", dir.path().join("s.redb").display());
         let store = jsoncost_stores::open(&url, &OpenOptions::default()).unwrap();
         let shared: Shared = Rc::new(RefCell::new(store));
-        let list = strategies(&shared, "order", &IdSequence::new(10, 1), 0, None);
+        let list = strategies(&shared, "order", &IdSequence::new(10, 1), (0, &serde_json::Value::Null), None);
         let declared: Vec<(&str, Contract)> = list.iter().map(|s| (s.name(), s.contract())).collect();
         assert_eq!(
             declared,

@@ -181,7 +181,9 @@ pub fn parse<'a>(library: Parser, path: SafetyPath, input: &'a [u8], target: Tar
         },
         (Parser::SonicRs, SafetyPath::Lazy) => {
             let fields = [projection.to_string()];
-            let tree = jsoncost_codecs::toolkit::pointer_tree(&fields);
+            // No sample: the hostile input is not parsed before the library under test, and
+            // each case's projection is an index exactly when the case is an array.
+            let tree = jsoncost_codecs::toolkit::pointer_tree(&serde_json::Value::Null, &fields)?;
             let found = sonic_rs::get_many(input, &tree).map_err(msg)?;
             Ok(Box::new(Projection(
                 fields
