@@ -128,7 +128,7 @@ pub use depth::{DepthGuard, MAX_DEPTH, TooDeep};
 pub use error::{Error, ErrorKind, shorten_message};
 pub use field::Field;
 pub use library::{Library, UnknownLibrary};
-pub use pointer::{Pointer, PointerError};
+pub use pointer::{Pointer, PointerError, array_index};
 pub use reader::Elements;
 
 use framer::Framer;

@@ -100,8 +100,9 @@ pub(crate) fn push_token(pointer: &mut String, token: &str) {
     }
 }
 
-/// The array index a token names: `0` or a decimal without leading zeros (RFC 6901 section 4).
-pub(crate) fn array_index(token: &str) -> Option<u64> {
+/// The array index a token names: `0` or a decimal without leading zeros (RFC 6901 section 4);
+/// `None` for any other token (`01`, `+1`, `-1`), which names no element.
+pub fn array_index(token: &str) -> Option<u64> {
     let ok = token == "0" || (!token.is_empty() && !token.starts_with('0') && token.bytes().all(|b| b.is_ascii_digit()));
     if ok { token.parse().ok() } else { None }
 }

@@ -1,9 +1,11 @@
 //! The stream experiment over any array of any document (`stream --file F --pointer /path`):
-//! the whole document parsed into each library's DOM against the incremental deserializer
-//! giving one element at a time, as each library's DOM or as the user's own element type
-//! (`incremental/…`), or skipped with `IgnoredAny` (`incremental-skip/…`: the framing and
-//! validation alone). Memory stays bounded in the incremental rows: each element is dropped
-//! once parsed, as a handler that processes elements one by one would.
+//! the whole document parsed into each library's DOM (`buffered/…`) against the incremental
+//! deserializer giving one element at a time as each library's DOM (`incremental/…`), or
+//! skipped with `IgnoredAny` (`incremental-skip/…`: the framing and validation alone). With the
+//! user's own element type (`Study::stream`), `incremental-typed/…` deserializes each element
+//! into it, and `buffered-typed/…` reads the whole file and decodes the array at the pointer
+//! straight into `Vec<E>` (the typed baseline). Memory stays bounded in the incremental rows:
+//! each element is dropped once parsed, as a handler that processes elements one by one would.
 
 use jsoncost_codecs::exact;
 use jsoncost_codecs::gate::{self, Verdict};
@@ -40,6 +42,12 @@ pub struct ArrayOptions {
 /// A row here: a whole run yields the elements it went through.
 type ArrayStrategy = WholeRun<u64>;
 
+/// The element a pointer token names in an array (RFC 6901: `0` or digits without a leading
+/// zero), as every step into an array here reads it.
+fn index(token: &str) -> Option<usize> {
+    jsoncost_stream::array_index(token).and_then(|i| usize::try_from(i).ok())
+}
+
 /// A document's array at a pointer, for each library's DOM.
 trait Dom: Serialize + DeserializeOwned + 'static {
     fn member(&self, token: &str) -> Option<&Self>;
@@ -49,7 +57,7 @@ trait Dom: Serialize + DeserializeOwned + 'static {
 impl Dom for serde_json::Value {
     fn member(&self, token: &str) -> Option<&Self> {
         match self {
-            serde_json::Value::Array(a) => a.get(token.parse::<usize>().ok()?),
+            serde_json::Value::Array(a) => a.get(index(token)?),
             v => v.get(token),
         }
     }
@@ -62,7 +70,7 @@ impl Dom for sonic_rs::Value {
     fn member(&self, token: &str) -> Option<&Self> {
         use sonic_rs::JsonValueTrait;
         if self.is_array() {
-            self.get(token.parse::<usize>().ok()?)
+            self.get(index(token)?)
         } else {
             self.get(token)
         }
@@ -77,7 +85,7 @@ impl Dom for simd_json::OwnedValue {
     fn member(&self, token: &str) -> Option<&Self> {
         use simd_json::prelude::*;
         match self.as_array() {
-            Some(a) => a.get(token.parse::<usize>().ok()?),
+            Some(a) => a.get(index(token)?),
             None => self.get(token),
         }
     }
@@ -251,8 +259,8 @@ fn simd_value(bytes: &mut [u8]) -> Result<simd_json::OwnedValue, String> {
     simd_json::to_owned_value(bytes).map_err(|e| e.to_string())
 }
 
-/// A user's element type as strategies: `incremental-typed/<lib>` for each library, each
-/// element deserialized into the type (and gated through it).
+/// A user's element type as strategies: `incremental-typed/<lib>` and `buffered-typed/<lib>`
+/// for each library, each element deserialized into the type (and gated through it).
 pub(crate) struct TypedElements(fn(&Path, &jsoncost_stream::Config, u64) -> Vec<ArrayStrategy>);
 
 impl TypedElements {
@@ -388,10 +396,7 @@ mod at_pointer {
         }
 
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<E>, A::Error> {
-            let index: usize = self
-                .token
-                .parse()
-                .map_err(|_| de::Error::custom(format!("{:?} is not an array index", self.token)))?;
+            let index = super::index(self.token).ok_or_else(|| de::Error::custom(format!("{:?} is not an array index", self.token)))?;
             let mut found = None;
             let mut i = 0;
             loop {
@@ -550,6 +555,17 @@ mod tests {
         let mut de = serde_json::Deserializer::from_str(doc);
         let e = serde::de::DeserializeSeed::deserialize(at_pointer::AtPointer::<Item>::new(&missing), &mut de).unwrap_err();
         assert!(e.to_string().starts_with("no element 5"), "{e}");
+        // RFC 6901: `01` names no element, through the seed and every DOM alike.
+        let leading_zero: Vec<String> = ["data", "01"].map(String::from).to_vec();
+        let mut de = serde_json::Deserializer::from_str(doc);
+        let e = serde::de::DeserializeSeed::deserialize(at_pointer::AtPointer::<Item>::new(&leading_zero), &mut de).unwrap_err();
+        assert!(e.to_string().starts_with(r#""01" is not an array index"#), "{e}");
+        let data: serde_json::Value = serde_json::from_str(r#"[[1],[2,3]]"#).unwrap();
+        assert_eq!((data.member("1"), data.member("01")), (Some(&serde_json::json!([2, 3])), None));
+        let data: sonic_rs::Value = sonic_rs::from_str(r#"[[1],[2,3]]"#).unwrap();
+        assert!(data.member("1").is_some() && data.member("01").is_none());
+        let data: simd_json::OwnedValue = simd_json::to_owned_value(&mut b"[[1],[2,3]]".to_vec()).unwrap();
+        assert!(data.member("1").is_some() && data.member("01").is_none());
     }
 
     fn run_on(document: &str, pointer: &str) -> Result<(), Error> {
