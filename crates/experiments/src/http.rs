@@ -784,7 +784,8 @@ fn post_load_of<'s>(
         .iter()
         .zip(servers)
         .map(|(name, server)| {
-            SliceTarget::get(*name, server.url(jsoncost_http::mode::TELEMETRY_PATH)).post(body.clone(), "application/json")
+            SliceTarget::get(*name, server.url(jsoncost_http::mode::TELEMETRY_PATH))
+                .post(body.clone(), jsoncost_http::mode::JSON_CONTENT_TYPE)
         })
         .collect();
     SlicedLoad::new(options.slice_spec(targets, &load, false), servers.to_vec(), members)
@@ -893,7 +894,13 @@ fn post_once(server: &RunningServer, body: &Bytes, timeout: Duration) -> Result<
         .build()
         .map_err(|e| e.to_string())?;
     let (status, answer) = runtime
-        .block_on(loadgen::fetch(&url, ::http::Method::POST, body.clone(), timeout))
+        .block_on(loadgen::fetch(
+            &url,
+            ::http::Method::POST,
+            body.clone(),
+            Some(jsoncost_http::mode::JSON_CONTENT_TYPE),
+            timeout,
+        ))
         .map_err(|e| e.to_string())?;
     if status != 200 {
         return Err(format!("{url} answered status {status}: {}", String::from_utf8_lossy(&answer)));

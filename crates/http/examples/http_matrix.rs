@@ -41,7 +41,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     jsoncost_shapes::write_telemetry(&mut body, 100_000, jsoncost_shapes::DEFAULT_SEED)?;
     specs.push((
         "POST telemetry 100k".into(),
-        LoadSpec::closed(srv.url(TELEMETRY_PATH), 20, 2).post(body.into(), "application/json"),
+        LoadSpec::closed(srv.url(TELEMETRY_PATH), 20, 2).post(body.into(), jsoncost_http::mode::JSON_CONTENT_TYPE),
     ));
     for (name, spec) in specs {
         loadgen::run(&LoadSpec {

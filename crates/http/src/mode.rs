@@ -40,6 +40,9 @@ impl Mode {
 
 /// The telemetry upload route.
 pub const TELEMETRY_PATH: &str = "/telemetry";
+
+/// The media type of every JSON body the server answers and the load generators send.
+pub const JSON_CONTENT_TYPE: &str = "application/json";
 /// The liveness route.
 pub const HEALTH_PATH: &str = "/health";
 

@@ -76,7 +76,7 @@ pub async fn modes_agree(base: &str, route: Route) -> Result<Vec<(Mode, Bytes)>,
     let mut baseline: Option<(String, serde_json::Value)> = None;
     for mode in Mode::ALL {
         let url = format!("{base}{}", route.path(mode));
-        let (status, body) = fetch(&url, http::Method::GET, Bytes::new(), FETCH_TIMEOUT).await?;
+        let (status, body) = fetch(&url, http::Method::GET, Bytes::new(), None, FETCH_TIMEOUT).await?;
         if status != 200 {
             return Err(VerifyError::Status {
                 url,

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::anyhow;
-use jsoncost::ab_http::{HttpAbSettings, Request, ServerSpec, parse_requests};
+use jsoncost::ab_http::{HttpAbSettings, Request, ServerSpec, read_requests};
 use jsoncost_http::loadgen::{Rounds, SliceLength};
 use jsoncost_report::{Format, ab};
 
@@ -138,11 +138,7 @@ pub fn run(args: &HttpAbArgs, common: &AbCommon) -> anyhow::Result<ab::AbCompari
     let base = side("base", &args.base_cmd, &args.base_url, args.base_pid)?;
     let new = side("new", &args.new_cmd, &args.new_url, args.new_pid)?;
     let requests = match &args.requests {
-        Some(file) => {
-            let text = std::fs::read_to_string(file).map_err(|e| usage(anyhow!("reading --requests {}: {e}", file.display())))?;
-            let dir = file.parent().map(PathBuf::from).unwrap_or_default();
-            parse_requests(&text, &dir).map_err(library)?
-        }
+        Some(file) => read_requests(file).map_err(library)?,
         None => vec![Request::get(args.path.clone())],
     };
     let ready_path = args.ready_path.clone().unwrap_or_else(|| match requests.first() {

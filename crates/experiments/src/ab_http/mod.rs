@@ -2,7 +2,8 @@
 //! servers started (or reached), every request of the set sent once to each and the answers
 //! compared (same status, JSON-equal bodies through the exact reference), then both loaded in
 //! slices alternating between them on warm keep-alive connections (`loadgen::run_slices`, the one
-//! slice scheduler), with each server's CPU and RSS read from `/proc` around its slices. Each
+//! slice scheduler), with each server's CPU (its process CPU clock) and RSS (`/proc`) read
+//! around its slices. Each
 //! request gives a table of two rows (`base`, `new`: req/s, latency percentiles, errors, CPU per
 //! request, RSS growth; Ratio new/base paired round by round), and three paired quantities per
 //! request for `report::ab`'s verdicts: time per request (the inverse of req/s), p99 latency
@@ -23,7 +24,7 @@
 
 use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -37,6 +38,7 @@ use jsoncost_http::ServerCost;
 use jsoncost_http::loadgen::{self, LossRule, Rounds, Slice, SliceLength, SliceProbe, SliceRun, SliceSpec, SliceTarget, StopReason};
 use jsoncost_http::proc_probe::ProcProbe;
 use jsoncost_http::row::{sliced_rows, total_report};
+use jsoncost_report::files::read_limited;
 use serde_json::{Map, json};
 use tokio_util::sync::CancellationToken;
 
@@ -92,17 +94,38 @@ impl Request {
     }
 }
 
-/// Reads a request set: one request per line, `METHOD PATH [BODY_FILE [CONTENT_TYPE]]`
-/// (whitespace apart; a body file is read relative to `dir`; the content type defaults to
-/// `application/json` with a body); blank lines and lines starting with `#` are skipped.
-pub fn parse_requests(text: &str, dir: &std::path::Path) -> Result<Vec<Request>, Error> {
+/// The largest request set file read (`--requests`).
+pub const REQUESTS_MAX_BYTES: u64 = 1 << 20;
+/// The largest body file a request set names.
+pub const BODY_MAX_BYTES: u64 = 256 << 20;
+
+/// Reads the request set in `file` ([`parse_requests`]), at most [`REQUESTS_MAX_BYTES`], so a
+/// device or a pipe that never ends is refused rather than read into memory.
+pub fn read_requests(file: &Path) -> Result<Vec<Request>, Error> {
+    let bytes = read_limited(file, REQUESTS_MAX_BYTES).map_err(|e| Error::usage(format!("reading --requests {}: {e}", file.display())))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        Error::usage(format!(
+            "--requests {}: not UTF-8 text (byte {})",
+            file.display(),
+            e.utf8_error().valid_up_to()
+        ))
+    })?;
+    parse_requests(&text, file)
+}
+
+/// Parses a request set read from `file`: one request per line, `METHOD PATH [BODY_FILE
+/// [CONTENT_TYPE]]` (whitespace apart; a body file is read relative to `file`'s directory, at
+/// most [`BODY_MAX_BYTES`]; the content type defaults to `application/json` with a body);
+/// blank lines and lines starting with `#` are skipped. An error names `file` and the line.
+pub fn parse_requests(text: &str, file: &Path) -> Result<Vec<Request>, Error> {
+    let dir = file.parent().unwrap_or(Path::new(""));
     let mut out = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let bad = |why: String| Error::usage(format!("requests line {}: {why}: {line:?}", n + 1));
+        let bad = |why: String| Error::usage(format!("{}, line {}: {why}: {line:?}", file.display(), n + 1));
         let words: Vec<&str> = line.split_whitespace().collect();
         let (method, path) = match words.as_slice() {
             [m, p, ..] => (*m, *p),
@@ -115,13 +138,13 @@ pub fn parse_requests(text: &str, dir: &std::path::Path) -> Result<Vec<Request>,
         let body = match words.get(2) {
             Some(file) => {
                 let file = dir.join(file);
-                Bytes::from(std::fs::read(&file).map_err(|e| bad(format!("reading the body {}: {e}", file.display())))?)
+                Bytes::from(read_limited(&file, BODY_MAX_BYTES).map_err(|e| bad(format!("reading the body {}: {e}", file.display())))?)
             }
             None => Bytes::new(),
         };
         let content_type = match (words.get(3), words.len() > 2) {
             (Some(ct), _) => Some(ct.to_string()),
-            (None, true) => Some("application/json".to_string()),
+            (None, true) => Some(jsoncost_http::mode::JSON_CONTENT_TYPE.to_string()),
             (None, false) => None,
         };
         if words.len() > 4 {
@@ -135,7 +158,7 @@ pub fn parse_requests(text: &str, dir: &std::path::Path) -> Result<Vec<Request>,
         });
     }
     if out.is_empty() {
-        return Err(Error::usage("the request set is empty"));
+        return Err(Error::usage(format!("{}: the request set is empty", file.display())));
     }
     Ok(out)
 }
@@ -358,6 +381,7 @@ fn ready(server: &mut Server, path: &str, timeout: Duration, rt: &tokio::runtime
             &url,
             http::Method::GET,
             Bytes::new(),
+            None,
             left.min(Duration::from_secs(1)),
         )) {
             Ok((status, _)) if (200..300).contains(&status) => return Ok(()),
@@ -371,8 +395,15 @@ fn ready(server: &mut Server, path: &str, timeout: Duration, rt: &tokio::runtime
 /// Sends `request` to `server` once: (status, body).
 fn fetch(server: &Server, request: &Request, timeout: Duration, rt: &tokio::runtime::Runtime) -> Result<(u16, Bytes), Error> {
     let url = format!("{}{}", server.url, request.path);
-    rt.block_on(loadgen::fetch(&url, request.method.clone(), request.body.clone(), timeout))
-        .map_err(|e| Error::environment(format!("the {} server: {e}{}", server.name, server.stderr_tail())))
+    let content_type = request.content_type.as_deref();
+    rt.block_on(loadgen::fetch(
+        &url,
+        request.method.clone(),
+        request.body.clone(),
+        content_type,
+        timeout,
+    ))
+    .map_err(|e| Error::environment(format!("the {} server: {e}{}", server.name, server.stderr_tail())))
 }
 
 /// Where two answers' bodies first differ, or `None` when they are equal: through the exact
@@ -836,7 +867,8 @@ mod tests {
             "# comment\n\nGET /items/1\nPOST /telemetry {}\n",
             body.file_name().unwrap().to_str().unwrap()
         );
-        let r = parse_requests(&text, &dir).unwrap();
+        let set = dir.join("requests.txt");
+        let r = parse_requests(&text, &set).unwrap();
         std::fs::remove_file(&body).unwrap();
         assert_eq!(r.len(), 2);
         assert_eq!((r[0].label(), r[0].content_type.as_deref()), ("GET /items/1".to_string(), None));
@@ -844,14 +876,22 @@ mod tests {
             (r[1].label(), r[1].body.as_ref(), r[1].content_type.as_deref()),
             ("POST /telemetry".to_string(), &b"{}"[..], Some("application/json"))
         );
-        let e = parse_requests("GET items\n", &dir).unwrap_err();
+        let e = parse_requests("GET items\n", Path::new("/x/set.txt")).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "requests line 1: the path \"items\" does not start with /: \"GET items\""
+            "/x/set.txt, line 1: the path \"items\" does not start with /: \"GET items\""
         );
         assert_eq!(
-            parse_requests("# none\n", &dir).unwrap_err().to_string(),
-            "the request set is empty"
+            parse_requests("# none\n", Path::new("set.txt")).unwrap_err().to_string(),
+            "set.txt: the request set is empty"
+        );
+    }
+
+    #[test]
+    fn a_request_set_that_never_ends_is_refused_after_its_limit() {
+        assert_eq!(
+            read_requests(Path::new("/dev/zero")).unwrap_err().to_string(),
+            format!("reading --requests /dev/zero: it holds more than {REQUESTS_MAX_BYTES} bytes")
         );
     }
 }

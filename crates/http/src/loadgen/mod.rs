@@ -21,7 +21,6 @@ use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::HeaderValue;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
@@ -34,7 +33,7 @@ pub use slices::{
 };
 pub use spec::{DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, LoadError, LoadSpec, Model};
 
-use conn::{Connection, RequestTemplate, first_connection, template};
+use conn::{Connection, first_connection, template};
 use histogram::{SharedTally, load_report};
 use shared::Run;
 use spec::invalid;
@@ -156,8 +155,15 @@ pub async fn run_async(spec: &LoadSpec, cancel: CancellationToken) -> Result<Loa
     ))
 }
 
-/// One request on a fresh connection: (status, body). For checks before a run, not for load.
-pub async fn fetch(url: &str, method: http::Method, body: Bytes, timeout: Duration) -> Result<(u16, Bytes), FetchError> {
+/// One request on a fresh connection, with the headers a run's requests carry: (status, body).
+/// For checks before a run, not for load.
+pub async fn fetch(
+    url: &str,
+    method: http::Method,
+    body: Bytes,
+    content_type: Option<&str>,
+    timeout: Duration,
+) -> Result<(u16, Bytes), FetchError> {
     use http_body_util::BodyExt;
     let target = Target::parse(url).map_err(|e| FetchError {
         url: url.to_string(),
@@ -168,15 +174,8 @@ pub async fn fetch(url: &str, method: http::Method, body: Bytes, timeout: Durati
         message,
     };
     let exchange = async {
+        let template = template(&target, &method, &body, content_type).map_err(|e| fail(e.to_string()))?;
         let mut sender = conn::connect(&target, timeout).await.map_err(|e| fail(format!("connect: {e}")))?;
-        let host = HeaderValue::from_str(&target.authority).map_err(|e| fail(e.to_string()))?;
-        let template = RequestTemplate {
-            method,
-            body,
-            content_type: None,
-            host,
-            uri: target.origin_form.clone(),
-        };
         let response = sender.send_request(template.build()).await.map_err(|e| fail(e.to_string()))?;
         let status = response.status().as_u16();
         let body = response

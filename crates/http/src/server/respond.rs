@@ -15,6 +15,6 @@ pub fn json_bytes(status: StatusCode, body: Bytes) -> Response {
     *response.status_mut() = status;
     response
         .headers_mut()
-        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(crate::mode::JSON_CONTENT_TYPE));
     response
 }
