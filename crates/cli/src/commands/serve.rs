@@ -30,6 +30,10 @@ pub struct ServeArgs {
     /// Seconds a client has to send a request's whole header; a slower connection is closed.
     #[arg(long, value_name = "SECONDS", default_value_t = server::DEFAULT_HEADER_READ_TIMEOUT.as_secs(), value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub header_timeout_secs: u64,
+    /// Seconds a POST has to send its whole body once the server reads it; slower: 408, and
+    /// the connection is closed.
+    #[arg(long, value_name = "SECONDS", default_value_t = server::DEFAULT_BODY_READ_TIMEOUT.as_secs(), value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub body_timeout_secs: u64,
     /// Connections served at once; more wait in the listen backlog until one closes.
     #[arg(long, value_name = "N", default_value_t = server::DEFAULT_MAX_CONNECTIONS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
     pub max_connections: usize,
@@ -51,6 +55,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
         body_limit: args.body_limit_mib.bytes(),
         cache: args.cache.clone(),
         header_read_timeout: Duration::from_secs(args.header_timeout_secs),
+        body_read_timeout: Duration::from_secs(args.body_timeout_secs),
         max_connections: args.max_connections,
         unprefixed: args.mode,
         ..ServerConfig::with_source(Arc::new(source))

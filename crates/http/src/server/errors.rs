@@ -64,6 +64,12 @@ pub enum ApiError {
         /// The transport's message.
         message: String,
     },
+    /// The request body did not arrive within the server's body-read timeout (408).
+    #[error("the request body did not arrive within {seconds} s")]
+    BodyTimeout {
+        /// The timeout, seconds.
+        seconds: f64,
+    },
     /// The body is not JSON (400).
     #[error("malformed JSON at byte offset {offset}: {}", jsoncost_stream::shorten_message(message))]
     MalformedJson {
@@ -128,6 +134,7 @@ impl ApiError {
             | ApiError::MalformedJson { .. }
             | ApiError::WrongShape { .. } => StatusCode::BAD_REQUEST,
             ApiError::BodyTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::BodyTimeout { .. } => StatusCode::REQUEST_TIMEOUT,
             ApiError::Source(_) | ApiError::StoredDocument { .. } | ApiError::Encode { .. } | ApiError::Internal { .. } => {
                 StatusCode::INTERNAL_SERVER_ERROR
             }
@@ -146,6 +153,7 @@ impl ApiError {
             ApiError::BadQuery { .. } => "bad_query",
             ApiError::BodyTooLarge { .. } => "body_too_large",
             ApiError::BodyRead { .. } => "body_read",
+            ApiError::BodyTimeout { .. } => "body_timeout",
             ApiError::MalformedJson { .. } => "malformed_json",
             ApiError::WrongShape { .. } => "wrong_shape",
             ApiError::Source(_) => "source",

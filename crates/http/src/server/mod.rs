@@ -34,6 +34,9 @@ pub const DEFAULT_BODY_LIMIT: u64 = 128 << 20;
 pub const DEFAULT_CACHE_CAPACITY: u64 = 10_000;
 /// Default time a client has to send a request's whole header.
 pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// Default time a client has to send a request's whole body, from when its handler starts
+/// reading it (a 128 MiB body on loopback takes well under a second).
+pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(60);
 /// Default number of connections served at once (the load generator's `-c` maximum).
 pub const DEFAULT_MAX_CONNECTIONS: usize = 10_000;
 
@@ -57,6 +60,10 @@ pub struct ServerConfig {
     /// A connection that has not sent a request's whole header this long after it began (or
     /// after the previous response) is closed, so idle or slow clients cannot hold descriptors.
     pub header_read_timeout: Duration,
+    /// A request whose body has not wholly arrived this long after its handler began reading
+    /// it is answered 408 and its connection closed, so a client that never sends the body it
+    /// announced cannot hold a connection.
+    pub body_read_timeout: Duration,
     /// Connections served at once; more wait in the listen backlog until one closes.
     pub max_connections: usize,
     /// Also serve `/items/{id}` and `/items` without a mode prefix, in this mode: the API as
@@ -76,6 +83,7 @@ impl ServerConfig {
             telemetry: TelemetryParse::default(),
             source,
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
+            body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
             max_connections: DEFAULT_MAX_CONNECTIONS,
             unprefixed: None,
         }
@@ -204,6 +212,7 @@ pub fn start(config: ServerConfig) -> Result<RunningServer, ServerError> {
         cache: item_cache,
         source: config.source,
         body_limit: config.body_limit,
+        body_read_timeout: config.body_read_timeout,
         telemetry: config.telemetry,
         stats: Arc::clone(&stats),
     });

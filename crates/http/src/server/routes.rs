@@ -33,6 +33,7 @@ pub struct AppState {
     pub cache: ItemCache,
     pub source: Arc<dyn ItemSource>,
     pub body_limit: u64,
+    pub body_read_timeout: std::time::Duration,
     pub telemetry: TelemetryParse,
     pub stats: Arc<ServerStats>,
 }
@@ -105,9 +106,15 @@ async fn post_telemetry(State(st): Shared, request: Request) -> Result<Response,
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
     let summary = match st.telemetry {
-        TelemetryParse::Incremental => summarize_stream(request.into_body(), content_length, st.body_limit).await?,
+        TelemetryParse::Incremental => {
+            within(
+                st.body_read_timeout,
+                summarize_stream(request.into_body(), content_length, st.body_limit),
+            )
+            .await?
+        }
         TelemetryParse::Buffered => {
-            let body = read_body(request.into_body(), content_length, st.body_limit).await?;
+            let body = within(st.body_read_timeout, read_body(request.into_body(), content_length, st.body_limit)).await?;
             if body.len() <= INLINE_PARSE_MAX {
                 summarize(&body)?
             } else {
@@ -124,6 +131,14 @@ async fn post_telemetry(State(st): Shared, request: Request) -> Result<Response,
         message: e.to_string(),
     })?;
     Ok(json_bytes(StatusCode::OK, bytes.into()))
+}
+
+/// `reading` (of a request body) unless it takes longer than `timeout`: then 408, and hyper
+/// closes the connection, whose body was not read to its end.
+async fn within<T>(timeout: std::time::Duration, reading: impl Future<Output = Result<T, ApiError>>) -> Result<T, ApiError> {
+    tokio::time::timeout(timeout, reading).await.map_err(|_| ApiError::BodyTimeout {
+        seconds: timeout.as_secs_f64(),
+    })?
 }
 
 async fn health() -> Response {

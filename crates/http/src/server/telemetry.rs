@@ -198,6 +198,9 @@ pub fn summarize(body: &[u8]) -> Result<TelemetrySummary, ApiError> {
     })
 }
 
+/// What [`read_body`] reserves at most before a body's bytes arrive.
+const INITIAL_BODY_CAPACITY: u64 = 1 << 20;
+
 /// Reads a request body of at most `limit` bytes. A declared Content-Length over the limit is
 /// refused before reading; an undeclared one is refused as soon as the limit is crossed.
 /// (axum's `DefaultBodyLimit` is for its extractors; this route takes the raw body stream.)
@@ -206,7 +209,9 @@ pub async fn read_body(body: Body, content_length: Option<u64>, limit: u64) -> R
         return Err(ApiError::BodyTooLarge { limit });
     }
     let mut body = Limited::new(body, usize::try_from(limit).unwrap_or(usize::MAX));
-    let mut buf = Vec::with_capacity(content_length.unwrap_or(0) as usize);
+    // Reserved up to a chunk's worth before the bytes arrive: a Content-Length alone (and a
+    // client that then sends nothing) does not hold the whole limit.
+    let mut buf = Vec::with_capacity(content_length.unwrap_or(0).min(INITIAL_BODY_CAPACITY) as usize);
     while let Some(frame) = body.frame().await {
         let frame = frame.map_err(|e| {
             if e.downcast_ref::<LengthLimitError>().is_some() {

@@ -52,3 +52,43 @@ fn partial_headers_are_closed_after_the_timeout_and_a_normal_request_is_answered
     assert_eq!(common::get(srv.addr(), HEALTH_PATH).status, 200);
     srv.shutdown().unwrap();
 }
+
+/// POSTs that announce a body and never send it hold a connection slot each, within the
+/// header-read timeout (their headers are whole); the body-read timeout answers each 408 and
+/// closes it, so a request past the cap is answered.
+#[test]
+fn a_post_whose_body_never_comes_is_answered_408_and_frees_its_connection() {
+    const STALLED: usize = 4;
+    let mut config = ServerConfig::with_source(Arc::new(MemorySource::generate(1, 1, 1)));
+    config.worker_threads = 2;
+    config.body_read_timeout = Duration::from_millis(500);
+    config.max_connections = STALLED;
+    let srv = server::start(config).expect("server starts");
+    let mut stalled: Vec<TcpStream> = (0..STALLED)
+        .map(|_| {
+            let mut s = TcpStream::connect(srv.addr()).expect("connect");
+            s.write_all(b"POST /telemetry HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{")
+                .unwrap();
+            s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+            s
+        })
+        .collect();
+    // Every slot is held by a stalled POST: this request is answered once the timeout frees one.
+    let r = common::get(srv.addr(), HEALTH_PATH);
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    for (i, s) in stalled.iter_mut().enumerate() {
+        let mut buf = Vec::new();
+        match s.read_to_end(&mut buf) {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {}
+            Err(e) => panic!("stalled POST {i} was not answered and closed: {e}"),
+        }
+        let answer = String::from_utf8_lossy(&buf);
+        assert!(answer.starts_with("HTTP/1.1 408"), "stalled POST {i}: {answer}");
+        assert!(
+            answer.contains(r#"{"error":"body_timeout","message":"the request body did not arrive within 0.5 s"}"#),
+            "stalled POST {i}: {answer}"
+        );
+    }
+    srv.shutdown().unwrap();
+}
