@@ -88,11 +88,15 @@ impl FromStr for Mebibytes {
     }
 }
 
-/// A positive, finite number of seconds that a `Duration` can hold.
+/// A positive number of seconds, at most [`Seconds::MAX`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Seconds(Duration);
 
 impl Seconds {
+    /// The longest timeout or duration a flag takes: a day. Longer is a slip of the keyboard,
+    /// and a deadline of "now" plus any `Duration` would overflow the clock (a panic later).
+    pub const MAX: Duration = Duration::from_secs(86_400);
+
     /// The duration.
     pub fn duration(self) -> Duration {
         self.0
@@ -113,15 +117,19 @@ impl FromStr for Seconds {
         if !(secs.is_finite() && secs > 0.0) {
             return Err(format!("{s:?} seconds must be a finite number above 0"));
         }
+        if secs > Self::MAX.as_secs_f64() {
+            return Err(format!(
+                "{s} seconds is longer than a day ({} s), the most a flag takes",
+                Self::MAX.as_secs()
+            ));
+        }
         // A timeout below a millisecond cannot be met on any machine; the floor keeps it usable.
-        Duration::try_from_secs_f64(secs.max(0.001))
-            .map(Seconds)
-            .map_err(|_| format!("{s} seconds is longer than a duration can hold"))
+        Ok(Seconds(Duration::from_secs_f64(secs.max(0.001))))
     }
 }
 
-/// `50%` or `0.5` as a fraction (unchecked).
-fn percent_or_fraction(s: &str) -> Option<f64> {
+/// `50%` or `0.5` as a fraction (unchecked): the one grammar of every share and threshold.
+pub fn percent_or_fraction(s: &str) -> Option<f64> {
     let (number, scale) = match s.trim().strip_suffix('%') {
         Some(n) => (n, 100.0),
         None => (s.trim(), 1.0),
@@ -143,11 +151,18 @@ pub fn time_share(s: &str) -> Result<f64, String> {
         .ok_or_else(|| format!("{s:?} is not a share of the time like 5% or 0.05 (0 or more)"))
 }
 
-/// A positive, finite rate (requests per second).
+/// The lowest rate a flag takes, requests per second: one a minute. Below it a slice of a
+/// few requests would outlast [`Seconds::MAX`].
+pub const MIN_RATE: f64 = 1.0 / 60.0;
+
+/// A finite rate of at least [`MIN_RATE`] (requests per second).
 pub fn positive_rate(s: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(r) if r.is_finite() && r > 0.0 => Ok(r),
-        _ => Err(format!("{s:?} is not a rate above 0 (requests per second)")),
+    // The one grammar of a rate (`_` separators allowed), with the load's floor.
+    match jsoncost_engine::parse_rate(s) {
+        Ok(r) if r >= MIN_RATE => Ok(r),
+        _ => Err(format!(
+            "{s:?} is not a rate of at least one request a minute (requests per second, e.g. 250)"
+        )),
     }
 }
 
@@ -220,11 +235,23 @@ mod tests {
         for bad in ["inf", "NaN", "0", "-1", "x"] {
             assert!(bad.parse::<Seconds>().is_err(), "{bad}");
         }
-        assert_eq!(
-            "1e30".parse::<Seconds>().unwrap_err(),
-            "1e30 seconds is longer than a duration can hold"
-        );
-        assert!(positive_rate("inf").is_err() && positive_rate("0").is_err());
-        assert_eq!(positive_rate("250"), Ok(250.0));
+        for long in ["1e30", "1e19", "86401"] {
+            assert_eq!(
+                long.parse::<Seconds>().unwrap_err(),
+                format!("{long} seconds is longer than a day (86400 s), the most a flag takes")
+            );
+        }
+        assert_eq!("86400".parse::<Seconds>().unwrap().duration(), Seconds::MAX);
+        // The longest flag from now is a deadline the clock can hold.
+        assert!(std::time::Instant::now().checked_add(Seconds::MAX).is_some());
+        for bad in ["inf", "0", "1e-300", "0.01"] {
+            assert_eq!(
+                positive_rate(bad),
+                Err(format!(
+                    "{bad:?} is not a rate of at least one request a minute (requests per second, e.g. 250)"
+                ))
+            );
+        }
+        assert_eq!((positive_rate("250"), positive_rate("1_000")), (Ok(250.0), Ok(1000.0)));
     }
 }

@@ -14,9 +14,9 @@ use crate::session::{format_parser, print_stdout};
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct CompareArgs {
-    /// The baseline: a results.json file or a saved baseline name.
+    /// The baseline: a results.json file, a run's output directory or a saved baseline name.
     pub base: String,
-    /// The new results: a results.json file or a saved baseline name.
+    /// The new results: a results.json file, a run's output directory or a saved baseline name.
     pub new: String,
     /// Smallest time change that counts, e.g. 5% or 0.05.
     #[arg(long, default_value = "5%", value_parser = parse_threshold)]
@@ -36,15 +36,7 @@ pub struct CompareArgs {
 
 /// "5%" → 0.05, "0.05" → 0.05.
 pub fn parse_threshold(s: &str) -> Result<f64, String> {
-    let (num, pct) = match s.strip_suffix('%') {
-        Some(n) => (n, true),
-        None => (s, false),
-    };
-    let v: f64 = num
-        .trim()
-        .parse()
-        .map_err(|_| format!("{s:?} is not a threshold like 5% or 0.05"))?;
-    let v = if pct { v / 100.0 } else { v };
+    let v = jsoncost::flags::percent_or_fraction(s).ok_or_else(|| format!("{s:?} is not a threshold like 5% or 0.05"))?;
     if (0.0..1.0).contains(&v) {
         Ok(v)
     } else {
