@@ -146,7 +146,8 @@ impl Framer {
             eof: false,
             chunk_size,
             max,
-            limit: chunk_size + max + BLOCK_SLACK,
+            // Saturating: `usize::MAX` is "no maximum", and the bound must not wrap to a chunk.
+            limit: chunk_size.saturating_add(max).saturating_add(BLOCK_SLACK),
             pos: 0,
             mode: Mode::Root,
             frames: Vec::new(),

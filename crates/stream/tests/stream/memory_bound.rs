@@ -107,3 +107,44 @@ fn a_10_mb_element_is_refused_within_the_bound() {
         assert!(stats.peak_bytes < BOUND, "{lib}: peak {} bytes", stats.peak_bytes);
     }
 }
+
+/// Counts the reads the stream asks for and the largest buffer it offers.
+struct CountingReads<'a> {
+    data: &'a [u8],
+    reads: usize,
+}
+
+impl std::io::Read for CountingReads<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.reads += 1;
+        let n = buf.len().min(self.data.len());
+        buf[..n].copy_from_slice(&self.data[..n]);
+        self.data = &self.data[n..];
+        Ok(n)
+    }
+}
+
+#[test]
+fn no_element_maximum_still_reads_a_chunk_at_a_time() {
+    // usize::MAX is the natural "no maximum"; the bound it adds to the chunk must not wrap.
+    let element = format!(r#"{{"s":"{}"}}"#, "a".repeat(100_000));
+    let doc = format!("[{element},1]");
+    let chunk = 4096;
+    let config = jsoncost_stream::Config::new("")
+        .unwrap()
+        .chunk_size(chunk)
+        .max_element_bytes(usize::MAX);
+    let mut input = CountingReads {
+        data: doc.as_bytes(),
+        reads: 0,
+    };
+    let values: Vec<serde_json::Value> = config.reader(&mut input).map(Result::unwrap).collect();
+    assert_eq!(values, [serde_json::from_str::<serde_json::Value>(&element).unwrap(), 1.into()]);
+    // One read per chunk, and one that finds the end.
+    assert!(
+        input.reads <= doc.len() / chunk + 2,
+        "{} reads of a {} byte document",
+        input.reads,
+        doc.len()
+    );
+}
