@@ -671,7 +671,7 @@ fn destination(args: &Args) -> Result<(PathBuf, Option<PathBuf>), Error> {
         None => {
             let dir = timestamp_dir();
             std::fs::create_dir_all(&dir).map_err(|e| Error::environment(format!("cannot create {}: {e}", dir.display())))?;
-            Ok((dir.join("results.json"), Some(dir)))
+            Ok((dir.join(crate::output::RESULTS_FILE), Some(dir)))
         }
     }
 }

@@ -237,6 +237,9 @@ pub fn print_stdout(text: &str) -> Result<Printed, Error> {
     }
 }
 
+/// The results file a run writes into its output directory.
+pub const RESULTS_FILE: &str = "results.json";
+
 /// A failed write of `path`: a directory is a usage error (exit 2), anything else the
 /// environment's (exit 3).
 fn write_error(path: &Path, e: std::io::Error) -> Error {
@@ -244,7 +247,7 @@ fn write_error(path: &Path, e: std::io::Error) -> Error {
         Error::usage(format!(
             "cannot write {}: it is a directory; give a file path, e.g. {}",
             path.display(),
-            path.join("results.json").display()
+            path.join(RESULTS_FILE).display()
         ))
     } else {
         Error::environment(format!("writing {}: {e}", path.display()))
@@ -259,17 +262,18 @@ pub fn check_writable(path: &Path) -> Result<(), Error> {
         std::io::ErrorKind::IsADirectory => Error::usage(format!(
             "cannot write results to {}: it is a directory; give a file path, e.g. {}",
             path.display(),
-            path.join("results.json").display()
+            path.join(RESULTS_FILE).display()
         )),
         _ => Error::environment(format!("cannot write results to {}: {e}", path.display())),
     })
 }
 
 /// Named baselines: `--save-baseline NAME` keeps a results file under
-/// `jsoncost-results/baselines/NAME.json`; `compare` takes a file path or such a name.
+/// `jsoncost-results/baselines/NAME.json`; `compare` takes a results file, a run's directory or such a name.
 pub mod baselines {
     use std::path::{Path, PathBuf};
 
+    use super::RESULTS_FILE;
     use crate::Error;
 
     /// Where results and baselines go unless `--out` says otherwise.
@@ -311,10 +315,15 @@ pub mod baselines {
         Ok(path)
     }
 
-    /// A results file path, or the name of a saved baseline.
+    /// A results file, a run's output directory (its `results.json`), or the name of a saved
+    /// baseline. A directory without `results.json` does not hide a baseline of its name.
     pub fn resolve(arg: &str) -> Result<PathBuf, Error> {
         let as_path = PathBuf::from(arg);
-        if as_path.exists() {
+        let in_directory = as_path.join(RESULTS_FILE);
+        if as_path.is_dir() && in_directory.is_file() {
+            return Ok(in_directory);
+        }
+        if as_path.exists() && !as_path.is_dir() {
             return Ok(as_path);
         }
         if check_name(arg).is_ok() && path_of(arg).exists() {
@@ -326,10 +335,12 @@ pub mod baselines {
         } else {
             format!("saved baselines: {}", saved.join(", "))
         };
-        Err(Error::usage(format!(
-            "{arg:?} is neither a results file nor a saved baseline ({known} in {})",
-            baseline_dir().display()
-        )))
+        let what = if as_path.is_dir() {
+            format!("a directory without {RESULTS_FILE}, and not a saved baseline")
+        } else {
+            "neither a results file nor a saved baseline".to_string()
+        };
+        Err(Error::usage(format!("{arg:?} is {what} ({known} in {})", baseline_dir().display())))
     }
 
     /// The names of the saved baselines (`NAME.json` files, not temporary ones), sorted.

@@ -445,6 +445,26 @@ fn a_name_that_is_neither_a_file_nor_a_baseline_exits_2() {
         .assert()
         .code(0)
         .stdout(predicate::str::contains("2 within noise"));
+    // A directory of the baseline's name, without results.json, does not hide the baseline;
+    // a run's output directory is read through its results.json.
+    std::fs::create_dir_all(dir.path().join("main")).unwrap();
+    let run = dir.path().join("jsoncost-results/20261204-120000");
+    std::fs::create_dir_all(&run).unwrap();
+    write(&run, "results.json", &base());
+    jsoncost()
+        .current_dir(dir.path())
+        .args(["compare", "main", "jsoncost-results/20261204-120000"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("2 within noise"));
+    jsoncost()
+        .current_dir(dir.path())
+        .args(["compare", "main", "jsoncost-results"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "\"jsoncost-results\" is a directory without results.json, and not a saved baseline (saved baselines: main, zeta in jsoncost-results/baselines)",
+        ));
 }
 
 #[test]
