@@ -19,8 +19,10 @@ const LEGEND: &str = "Cells: accepted (the value serde_json gives), accepted ≈
 /// Longest suite disagreement list shown in a table (the rest are counted).
 const SUITE_LINES: usize = 40;
 
+/// A suite table (one library over a JSONTestSuite-style directory): the one kind of safety
+/// table that carries conformance counts.
 pub(crate) fn is_suite(exp: &Experiment) -> bool {
-    exp.table.starts_with("suite/")
+    matches!(exp.summary, Some(jsoncost_engine::Summary::Conformance(_)))
 }
 
 /// The paths present, in their fixed order, and the cases in the order the rows first name them.

@@ -73,11 +73,27 @@ impl SafetyOptions {
             stack_kib: DEFAULT_STACK_KIB,
         }
     }
+
+    /// The parse thread's stack must leave room in the child's address space for the program
+    /// and the parse: a stack that cannot be mapped fails every case in the harness, before
+    /// the library sees the input, and those are no library's outcomes.
+    fn check_limits(&self) -> Result<(), Error> {
+        if self.stack_kib.saturating_mul(4) > self.memory_mib.saturating_mul(1024) {
+            return Err(Error::usage(format!(
+                "--case-stack-kib {} does not fit --case-memory-mib {}: the parse thread's stack may take at most a quarter of a child's address space ({} KiB)",
+                self.stack_kib,
+                self.memory_mib,
+                self.memory_mib.saturating_mul(1024) / 4
+            )));
+        }
+        Ok(())
+    }
 }
 
 /// Runs the safety experiment: one table per library into `runner`'s sink. `--filter` globs
 /// match `path/library` (`dom/sonic-rs`).
 pub fn run(options: &SafetyOptions, runner: &mut Runner<'_>) -> Result<(), Error> {
+    options.check_limits()?;
     let suite = match &options.suite {
         Some(dir) => {
             let (files, not_run) = suite_files(dir)?;
@@ -207,26 +223,29 @@ fn suite_files(dir: &std::path::Path) -> Result<(Vec<String>, NotRun), Error> {
     let entries = std::fs::read_dir(dir).map_err(|e| Error::usage(format!("cannot read the suite directory {shown}: {e}")))?;
     let mut files = Vec::new();
     let mut not_run = Vec::new();
-    for entry in entries.take(SUITE_MAX_FILES * 4) {
+    for entry in entries {
         let entry = entry.map_err(|e| Error::usage(format!("cannot read the suite directory {shown}: {e}")))?;
-        let Ok(name) = entry.file_name().into_string() else { continue };
-        if Expectation::of_file_name(&name).is_none() {
+        let name = entry.file_name();
+        let shown_name = name.to_string_lossy();
+        if Expectation::of_file_name(&shown_name).is_none() {
             continue;
         }
-        match runnable(&entry.path()) {
-            Ok(()) => files.push(name),
-            Err(why) => not_run.push((name, why)),
+        if files.len() + not_run.len() == SUITE_MAX_FILES {
+            return Err(Error::usage(format!(
+                "the suite directory {shown} has more than {SUITE_MAX_FILES} case files"
+            )));
+        }
+        match (name.to_str(), runnable(&entry.path())) {
+            (None, _) => not_run.push((shown_name.into_owned(), "its name is not UTF-8".to_string())),
+            (Some(name), Ok(())) => files.push(name.to_string()),
+            (Some(name), Err(why)) => not_run.push((name.to_string(), why)),
         }
     }
     not_run.sort();
     if files.is_empty() {
         return Err(Error::usage(format!(
-            "the suite directory {shown} has no y_/n_/i_ files (JSONTestSuite's test_parsing layout)"
-        )));
-    }
-    if files.len() > SUITE_MAX_FILES {
-        return Err(Error::usage(format!(
-            "the suite directory {shown} has more than {SUITE_MAX_FILES} case files"
+            "the suite directory {shown} has no y_/n_/i_ files to run (JSONTestSuite's test_parsing layout){}",
+            not_run.first().map_or(String::new(), |(name, why)| format!("; {name}: {why}"))
         )));
     }
     files.sort();
@@ -395,5 +414,48 @@ impl crate::flags::ExperimentArgs for SafetyArgs {
                 sink,
             )?,
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::ffi::OsStrExt;
+
+    #[test]
+    fn a_case_file_whose_name_is_not_utf8_is_listed_as_not_run() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("y_ok.json"), b"[]").unwrap();
+        std::fs::write(dir.path().join(std::ffi::OsStr::from_bytes(b"n_\xff.json")), b"[").unwrap();
+        let (files, not_run) = suite_files(dir.path()).unwrap();
+        assert_eq!(files, ["y_ok.json"]);
+        assert_eq!(not_run, [("n_\u{fffd}.json".to_string(), "its name is not UTF-8".to_string())]);
+    }
+
+    #[test]
+    fn a_stack_over_a_quarter_of_the_memory_limit_is_refused_before_any_child_runs() {
+        let mut options = SafetyOptions::new(ChildCommand {
+            program: "/nonexistent".into(),
+            args: Vec::new(),
+        });
+        (options.memory_mib, options.stack_kib) = (256, 524_288);
+        assert_eq!(
+            options.check_limits().unwrap_err().to_string(),
+            "--case-stack-kib 524288 does not fit --case-memory-mib 256: the parse thread's stack may take at most a quarter of a child's address space (65536 KiB)"
+        );
+        options.stack_kib = 65_536;
+        assert!(options.check_limits().is_ok());
+    }
+
+    #[test]
+    fn a_suite_over_the_case_limit_is_refused_whatever_else_the_directory_holds() {
+        let dir = tempfile::tempdir().unwrap();
+        for i in 0..=SUITE_MAX_FILES {
+            std::fs::File::create(dir.path().join(format!("i_{i:05}.json"))).unwrap();
+        }
+        assert_eq!(
+            suite_files(dir.path()).unwrap_err().to_string(),
+            format!("the suite directory {} has more than 10000 case files", dir.path().display())
+        );
     }
 }
