@@ -3,7 +3,7 @@
 #
 #   scripts/services.sh start            # install what is missing, then start every service (idempotent)
 #   eval "$(scripts/services.sh env)"    # export JSONCOST_TEST_REDIS_URL, JSONCOST_TEST_REDIS_CLUSTER_URL, JSONCOST_TEST_PG_URL
-#   cargo test -p jsoncost-stores        # the Redis, Redis Cluster and PostgreSQL tests now run instead of being skipped
+#   cargo test -p jsoncost-stores        # the Redis, Redis Cluster and PostgreSQL tests then run instead of being skipped
 #   scripts/services.sh status           # what is running
 #   scripts/services.sh stop             # stop everything and delete the state directory
 #
@@ -12,7 +12,8 @@
 #   Redis Cluster      redis+cluster://127.0.0.1:17001,127.0.0.1:17002,127.0.0.1:17003 (3 masters, no replicas)
 #   PostgreSQL         postgres://postgres@127.0.0.1:15432/jsoncost (trust auth; runs as the `postgres` user when started by root)
 # State (data, logs, pid files) lives in $JSONCOST_SERVICES_DIR (default /tmp/jsoncost-services).
-# Missing redis-server is installed with apt-get; PostgreSQL's initdb/pg_ctl are taken from PATH or /usr/lib/postgresql/*/bin.
+# A missing redis-server or PostgreSQL is installed with apt-get (as root only; otherwise the script says what to install);
+# PostgreSQL's initdb/pg_ctl are taken from PATH, else from the newest /usr/lib/postgresql/*/bin (no version is pinned).
 # Every wait is bounded; on failure the script names the service, the log to read, and exits non-zero.
 set -euo pipefail
 

@@ -49,8 +49,8 @@ enum Command {
     Experiment(ExperimentCommand<SharedArgs>),
     /// Compare two results files (or saved baselines); exit 1 on a regression.
     Compare(commands::compare::CompareArgs),
-    /// Paired A/B of two builds: run both in alternating rounds (ABBA), decide per row from the
-    /// per-round ratios; exit 1 on a regression.
+    /// Paired A/B of two builds run at once in lockstep (turns before every timed iteration,
+    /// ABBA); decide per row from the per-round ratios; exit 1 on a regression.
     Ab(commands::ab::AbArgs),
     /// The allocator as a lever: an experiment under the system allocator, mimalloc and
     /// jemalloc, one process each, in lockstep; each row's time paired with the system's.

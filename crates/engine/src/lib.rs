@@ -10,9 +10,9 @@
 //!
 //! [`stages`] (Pilot, Warmup, Actual, Allocation pass; sequential and interleaved measurement),
 //! [`stats`] and [`paired`] (sample and paired statistics), [`alloc`] (the counting allocator and
-//! the allocator choice), [`rss`] (peak RSS windows), [`clock`] (where time is read: the wall clock, or for whole runs the wall clock less the measuring thread's run-queue wait), [`cpu_time`] (process and CPU times from `/proc`), [`lockstep`] (turns with another program
+//! the allocator choice), [`rss`] (peak RSS windows), [`clock`] (where time is read: the wall clock, or for whole runs the wall clock less the measuring thread's run-queue wait), [`cpu_time`] (a live process's CPU time from its CPU clock; a zombie's, waited-for children's and the CPUs' busy time from `/proc`), [`lockstep`] (turns with another program
 //! under `jsoncost ab`), [`machine`] (the machine and build facts), [`kind`] (the experiment kinds
-//! and what each one's tables are), and the result model: [`model`], [`http_figures`], [`summary`], [`safety`].
+//! and what each one's tables are), and the result model: [`model`], [`http_figures`], [`http_ab`] (an `ab --http` table's own record), [`summary`], [`safety`].
 
 #![deny(missing_docs)]
 

@@ -84,10 +84,13 @@
 //! # Cargo features
 //!
 //! Always built: micro and model variants with serde_json, sonic-rs and simd-json. Opt in:
-//! `more-libraries` (jiter, serde_json_borrow, simd-json-derive, nanoserde, miniserde),
-//! `stream` (`Study::stream`), `redb`, `sqlite`, `redis`, `postgres` (`Study::store` with that
-//! store's client), `http`, `safety`, `full` (everything the `jsoncost` binary builds but the
-//! allocators) and `allocators` (mimalloc and jemalloc, C libraries compiled with the bench).
+//! `shapes` (the built-in shapes' tables: data, order, order-large, item, items48,
+//! order-model), `more-libraries` (jiter, serde_json_borrow, simd-json-derive, nanoserde,
+//! miniserde), `stream` (`Study::stream`), `redb`, `sqlite`, `redis`, `postgres` (`Study::store`
+//! with that store's client), `http`, `safety`, `full` (everything the `jsoncost` binary builds
+//! but the allocators), `cli` (every experiment's command-line flags with clap,
+//! `ExperimentCommand`; implies `full`) and `allocators` (mimalloc and jemalloc, C libraries
+//! compiled with the bench).
 //!
 //! Layering: cli → experiments (`jsoncost`) → http → report/codecs/stream/stores → engine/shapes.
 //! The library every front end goes through: the CLI and a user's bench harness alike; it depends

@@ -24,8 +24,8 @@
 //! [`source`] and [`store_source`] (where its documents come from: memory or a jsoncost store),
 //! [`verify`] (every mode answers the same document before anything is timed), [`loadgen`]
 //! (the load generator and the slice scheduler), [`cost`] (the in-process server's cost per
-//! request) and [`proc_probe`] (an external server's, from `/proc`), [`row`] (load reports into
-//! result rows).
+//! request) and [`proc_probe`] (an external server's: CPU from its process CPU clock, children
+//! it has waited for and RSS from `/proc`), [`row`] (load reports into result rows).
 
 #![deny(missing_docs)]
 

@@ -9,9 +9,9 @@
 //!
 //! # Modules
 //!
-//! Public: [`compare`], [`ab`], [`allocators`], [`advisor`], [`html`], [`files`], [`fidelity`],
-//! [`summary`], [`units`]. The formats are private modules behind [`Exporter`] and [`Format`]
-//! (`table`, `markdown`, `csv`, `json`, `junit`, and `html`'s exporter).
+//! Public: [`compare`], [`ab`], [`ab_http`], [`allocators`], [`advisor`], [`html`], [`files`],
+//! [`fidelity`], [`summary`], [`units`]. The formats are private modules behind [`Exporter`]
+//! and [`Format`] (`table`, `markdown`, `csv`, `json`, `junit`, and `html`'s exporter).
 
 #![deny(missing_docs)]
 
