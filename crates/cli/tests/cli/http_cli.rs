@@ -564,9 +564,18 @@ fn durations_and_rates_that_cannot_be_used_are_usage_errors_not_panics() {
         (&["--timeout", "inf"][..], "invalid value 'inf' for '--timeout <SECONDS>'"),
         (
             &["--rate", "1", "--duration", "1e30"][..],
-            "1e30 seconds is longer than a duration can hold",
+            "1e30 seconds is longer than a day (86400 s), the most a flag takes",
         ),
-        (&["--rate", "NaN", "--duration", "1"][..], "is not a rate above 0"),
+        // A deadline this far off overflowed the clock when the load started.
+        (&["--timeout", "1e19"][..], "1e19 seconds is longer than a day"),
+        (
+            &["--rate", "NaN", "--duration", "1"][..],
+            "is not a rate of at least one request a minute",
+        ),
+        (
+            &["--rate", "1e-300", "--duration", "1"][..],
+            "is not a rate of at least one request a minute",
+        ),
     ] {
         jsoncost()
             .args(["http", "-n", "1", "--target", &url])
