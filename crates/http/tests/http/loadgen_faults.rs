@@ -124,3 +124,58 @@ fn errors_by_kind_name_each_status_and_kind() {
     // Timeouts are the load's, not a server failure.
     assert_eq!(r.server_errors(), 0);
 }
+
+/// A one-request server that answers with the request's head as its body.
+fn echo_head_once() -> (std::net::SocketAddr, std::thread::JoinHandle<()>) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = std::thread::spawn(move || {
+        let (stream, _) = listener.accept().unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let mut reader = BufReader::new(stream.try_clone().unwrap());
+        let (mut head, mut length) = (String::new(), 0);
+        loop {
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap();
+            if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                length = v.trim().parse().unwrap();
+            }
+            if line == "\r\n" {
+                break;
+            }
+            head.push_str(&line.to_ascii_lowercase());
+        }
+        reader.read_exact(&mut vec![0; length]).unwrap();
+        let mut stream = stream;
+        write!(
+            stream,
+            "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{head}",
+            head.len()
+        )
+        .unwrap();
+    });
+    (addr, server)
+}
+
+/// The check before a load (`ab --http` compares both servers' answers) sends the request the
+/// load sends, Content-Type included: a server that needs it answers the check as the load.
+#[test]
+fn fetch_sends_the_content_type_the_load_sends() {
+    let (addr, server) = echo_head_once();
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let (status, head) = runtime
+        .block_on(loadgen::fetch(
+            &format!("http://{addr}/telemetry"),
+            http::Method::POST,
+            bytes::Bytes::from_static(b"{}"),
+            Some("application/json"),
+            Duration::from_secs(10),
+        ))
+        .unwrap();
+    server.join().unwrap();
+    let head = String::from_utf8(head.to_vec()).unwrap();
+    assert_eq!(status, 200);
+    assert!(head.starts_with("post /telemetry http/1.1\r\n"), "{head}");
+    assert!(head.contains("content-type: application/json\r\n"), "{head}");
+}
