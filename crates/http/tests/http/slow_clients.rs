@@ -18,21 +18,31 @@ use jsoncost_http::server::{self, ServerConfig};
 const PARTIAL: usize = 200;
 const CAP: usize = 100;
 
-#[test]
-fn partial_headers_are_closed_after_the_timeout_and_a_normal_request_is_answered() {
+/// The server on 2 workers, `cap` connections at once, with `limit` applied to its config.
+fn start(cap: usize, limit: impl FnOnce(&mut ServerConfig)) -> server::RunningServer {
     let mut config = ServerConfig::with_source(Arc::new(MemorySource::generate(1, 1, 1)));
     config.worker_threads = 2;
-    config.header_read_timeout = Duration::from_millis(500);
-    config.max_connections = CAP;
-    let srv = server::start(config).expect("server starts");
-    let mut partial: Vec<TcpStream> = (0..PARTIAL)
+    config.max_connections = cap;
+    limit(&mut config);
+    server::start(config).expect("server starts")
+}
+
+/// `n` connections that each send `start` of a request and no more; reads wait at most 10 s.
+fn unfinished(srv: &server::RunningServer, n: usize, start: &[u8]) -> Vec<TcpStream> {
+    (0..n)
         .map(|_| {
             let mut s = TcpStream::connect(srv.addr()).expect("connect");
-            s.write_all(b"GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: ").unwrap();
+            s.write_all(start).unwrap();
             s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
             s
         })
-        .collect();
+        .collect()
+}
+
+#[test]
+fn partial_headers_are_closed_after_the_timeout_and_a_normal_request_is_answered() {
+    let srv = start(CAP, |c| c.header_read_timeout = Duration::from_millis(500));
+    let mut partial = unfinished(&srv, PARTIAL, b"GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: ");
     // Past the cap, the request waits until the timeout frees a slot, then is answered.
     let r = common::get(srv.addr(), HEALTH_PATH);
     assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
@@ -59,20 +69,9 @@ fn partial_headers_are_closed_after_the_timeout_and_a_normal_request_is_answered
 #[test]
 fn a_post_whose_body_never_comes_is_answered_408_and_frees_its_connection() {
     const STALLED: usize = 4;
-    let mut config = ServerConfig::with_source(Arc::new(MemorySource::generate(1, 1, 1)));
-    config.worker_threads = 2;
-    config.body_read_timeout = Duration::from_millis(500);
-    config.max_connections = STALLED;
-    let srv = server::start(config).expect("server starts");
-    let mut stalled: Vec<TcpStream> = (0..STALLED)
-        .map(|_| {
-            let mut s = TcpStream::connect(srv.addr()).expect("connect");
-            s.write_all(b"POST /telemetry HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{")
-                .unwrap();
-            s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-            s
-        })
-        .collect();
+    let srv = start(STALLED, |c| c.body_read_timeout = Duration::from_millis(500));
+    let head = b"POST /telemetry HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{";
+    let mut stalled = unfinished(&srv, STALLED, head);
     // Every slot is held by a stalled POST: this request is answered once the timeout frees one.
     let r = common::get(srv.addr(), HEALTH_PATH);
     assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
