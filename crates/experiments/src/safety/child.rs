@@ -37,6 +37,11 @@ pub(crate) struct Report {
     /// the drop: if the process dies after it, the parent knows the parse itself returned.
     #[serde(default)]
     pub partial: bool,
+    /// Why the harness could not hand the input to the library (a file that cannot be read, a
+    /// parse thread that cannot start): no outcome of the library's, so the other fields say
+    /// nothing and the input is counted nowhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_run: Option<String>,
 }
 
 /// What the parent asks for.
@@ -145,11 +150,11 @@ fn one(request: &Request, name: &str) -> Report {
     let (input, target, projection) = match &request.suite {
         Some(dir) => match jsoncost_report::files::read_limited(&dir.join(name), SUITE_FILE_MAX_BYTES) {
             Ok(bytes) => (bytes, Target::Data, "".to_string()),
-            Err(e) => return rejected_by_harness(format!("cannot read {name}: {e:?}")),
+            Err(e) => return not_run(format!("cannot read it: {e}")),
         },
         None => match name.parse::<Case>() {
             Ok(case) => (case.bytes(), case.target(), case.projection().to_string()),
-            Err(e) => return rejected_by_harness(e),
+            Err(e) => return not_run(e),
         },
     };
     let (library, path) = (request.library, request.path);
@@ -175,6 +180,7 @@ fn one(request: &Request, name: &str) -> Report {
                     agreement: None,
                     agreement_message: None,
                     partial: false,
+                    not_run: None,
                 },
                 Ok(value) => {
                     let _ = write_report(&Report {
@@ -186,6 +192,7 @@ fn one(request: &Request, name: &str) -> Report {
                         agreement: None,
                         agreement_message: None,
                         partial: true,
+                        not_run: None,
                     });
                     // The harness's own failures here (no room for the thread under the memory
                     // limit) leave the value uncompared; they are never the library's crash.
@@ -215,6 +222,7 @@ fn one(request: &Request, name: &str) -> Report {
                         agreement: Some(agreement),
                         agreement_message,
                         partial: false,
+                        not_run: None,
                     }
                 }
             }
@@ -236,24 +244,25 @@ fn one(request: &Request, name: &str) -> Report {
                 agreement: None,
                 agreement_message: None,
                 partial: false,
+                not_run: None,
             }
         }
-        Err(e) => rejected_by_harness(format!("cannot start the parse thread: {e}")),
+        Err(e) => not_run(format!("cannot start the parse thread: {e}")),
     }
 }
 
-/// An input the harness could not even hand to the library (unreadable file, bad name): shown as
-/// a rejection with the harness's own message, never as the library's.
-fn rejected_by_harness(message: String) -> Report {
+/// An input the harness could not hand to the library ([`Report::not_run`]).
+fn not_run(why: String) -> Report {
     Report {
         crash: None,
         outcome: SafetyOutcome::Rejected,
         time_ns: 0,
         peak_bytes: None,
-        message: Some(format!("jsoncost: {message}")),
+        message: None,
         agreement: None,
         agreement_message: None,
         partial: false,
+        not_run: Some(why),
     }
 }
 
@@ -302,4 +311,29 @@ pub(crate) fn shorten(message: &str) -> String {
     }
     let head: String = one_line.chars().take(MAX - 1).collect();
     format!("{head}…")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A case the harness cannot read is no outcome of the library's: before, it was a
+    /// "rejected" cell, counted as the library rejecting a `y_` file.
+    #[test]
+    fn an_input_the_harness_cannot_read_is_not_run_rather_than_rejected() {
+        let dir = tempfile::tempdir().unwrap();
+        let request = Request {
+            library: Parser::SerdeJson,
+            path: SafetyPath::Dom,
+            memory_mib: crate::safety::DEFAULT_MEMORY_MIB,
+            stack_kib: crate::safety::DEFAULT_STACK_KIB,
+            suite: Some(dir.path().to_path_buf()),
+            inputs: vec!["y_gone.json".into()],
+        };
+        let report = one(&request, "y_gone.json");
+        let why = report.not_run.expect("not run");
+        assert!(why.starts_with("cannot read it: "), "{why}");
+        // A corpus case name the child does not know: the same.
+        assert!(one(&Request { suite: None, ..request }, "no-such-case").not_run.is_some());
+    }
 }

@@ -151,7 +151,12 @@ pub fn run(options: &SafetyOptions, runner: &mut Runner<'_>) -> Result<(), Error
             let cancel = runner.cancel().clone();
             let reports = parent::run_batch(&options.child, &request, options.time_limit, &|| cancel.is_cancelled())?;
             for (name, report) in request.inputs.iter().zip(reports) {
-                rows.push(row(library, path, name, report));
+                match report.not_run {
+                    Some(why) => runner
+                        .sink()
+                        .note(&format!("safety: {name} not run on {method}: {why}; counted nowhere")),
+                    None => rows.push(row(library, path, name, report)),
+                }
             }
             if runner.is_cancelled() {
                 break;

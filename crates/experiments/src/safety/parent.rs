@@ -125,6 +125,7 @@ pub(crate) fn run_batch(
                 agreement: None,
                 agreement_message: None,
                 partial: false,
+                not_run: None,
             }),
             End::Closed(after) => {
                 let status = wait_bounded(&mut process);
@@ -152,6 +153,7 @@ pub(crate) fn run_batch(
                     agreement: None,
                     agreement_message: None,
                     partial: false,
+                    not_run: None,
                 });
             }
         }
