@@ -511,6 +511,10 @@ impl Study {
         };
         print_lines(&sink.lines)?;
         outcome.end(false)?;
+        // A table that could not be set up (its store, its file) has nothing to list: say why.
+        if let Some(e) = sink.unmeasured {
+            return Err(e);
+        }
         Ok(new_results(args.quick))
     }
 
@@ -523,7 +527,12 @@ impl Study {
         };
         let mut results = new_results(args.quick);
         results.experiments = std::mem::take(&mut sink.tables);
-        sink.say(format!("jsoncost: {} passed, {} failed", sink.passed, sink.failed.len()));
+        let not_gated = match sink.unmeasured.len() {
+            0 => String::new(),
+            1 => ", 1 table not gated".to_string(),
+            n => format!(", {n} tables not gated"),
+        };
+        sink.say(format!("jsoncost: {} passed, {} failed{not_gated}", sink.passed, sink.failed.len()));
         if let Some(e) = sink.stdout_error.take() {
             return Err(Error::environment(format!("writing to stdout: {e}")));
         }
@@ -535,6 +544,9 @@ impl Study {
                 sink.failed.len(),
                 sink.failed.len() + sink.passed
             )));
+        }
+        if let Some(e) = sink.unmeasured.into_iter().next() {
+            return Err(e);
         }
         Ok(results)
     }
@@ -719,10 +731,15 @@ impl Outcome {
 #[derive(Default)]
 struct Lines {
     lines: Vec<String>,
+    /// The first table that could not be set up to list.
+    unmeasured: Option<Error>,
 }
 
 impl Sink for Lines {
     fn table_done(&mut self, _table: jsoncost_engine::Experiment) {}
+    fn all_failed(&mut self, why: Error) {
+        self.unmeasured.get_or_insert(why);
+    }
     fn listed(&mut self, table: &str, method: &str) {
         self.lines.push(format!("{table} {method}"));
     }
@@ -751,6 +768,8 @@ struct GateReport {
     passed: usize,
     /// `table strategy` of each failure.
     failed: Vec<String>,
+    /// Tables not gated at all (a store that cannot be read, a baseline the type fails on).
+    unmeasured: Vec<Error>,
     tables: Vec<jsoncost_engine::Experiment>,
     /// The first failed write to stdout (the run's error, exit 3); a closed pipe is not one.
     stdout_error: Option<std::io::Error>,
@@ -787,6 +806,10 @@ impl Sink for GateReport {
     }
     fn table_done(&mut self, table: jsoncost_engine::Experiment) {
         self.tables.push(table);
+    }
+    fn all_failed(&mut self, why: Error) {
+        self.say(format!("gate: a table not gated: {}", why.to_string().replace('\n', "\n    ")));
+        self.unmeasured.push(why);
     }
     fn note(&mut self, line: &str) {
         eprintln!("{line}");

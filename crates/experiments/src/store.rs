@@ -1168,6 +1168,39 @@ mod typed_tests {
     }
 
     #[test]
+    fn test_mode_and_list_fail_on_a_store_table_they_cannot_read() {
+        #[derive(Serialize, Deserialize)]
+        struct Other {
+            name: String,
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let url = sqlite_with(dir.path(), events(20));
+        // Test mode (no --bench): the type does not read the stored documents.
+        let err = crate::Study::with_args(["--quick"])
+            .store::<Other>("other", &url, rows("docs"))
+            .measure()
+            .unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        let message = err.to_string();
+        assert!(
+            message.starts_with("store sqlite/other: the baseline typed/serde_json fails on this input"),
+            "{message}"
+        );
+        // --list: the table is not there to list.
+        let err = crate::Study::with_args(["--list"])
+            .store::<Event>("absent", &url, rows("absent"))
+            .measure()
+            .unwrap_err();
+        assert_eq!(
+            (err.exit_code(), err.to_string()),
+            (
+                2,
+                format!("store sqlite/absent: {url}: table absent (id, body): no such table: absent")
+            )
+        );
+    }
+
+    #[test]
     fn a_table_whose_every_json_row_fails_is_bad_input_naming_the_document() {
         let dir = tempfile::tempdir().unwrap();
         let mut docs = events(6);
