@@ -681,13 +681,15 @@ impl Experiment {
         }
     }
 
-    /// Fills Ratio, RatioSD and Alloc Ratio against the baseline (the first row pushed, unless
-    /// one is flagged), then sorts fastest first with failed rows last.
+    /// Fills Ratio, RatioSD and Alloc Ratio against the baseline (unless one is flagged, the
+    /// first row measured, else the first pushed: a filter may leave the real one out), then
+    /// sorts fastest first with failed rows last.
     pub fn finish(&mut self) {
-        if !self.rows.iter().any(|r| r.baseline)
-            && let Some(first) = self.rows.first_mut()
-        {
-            first.baseline = true;
+        if !self.rows.iter().any(|r| r.baseline) {
+            let first_ok = self.rows.iter().position(Row::is_ok).unwrap_or(0);
+            if let Some(row) = self.rows.get_mut(first_ok) {
+                row.baseline = true;
+            }
         }
         let base = self.baseline().cloned();
         if let Some(base) = base {
@@ -756,6 +758,24 @@ mod tests {
             }
         );
         assert!(older.busy() && !now.busy());
+    }
+
+    /// A filter that leaves out the baseline: the first row that was measured stands in, not
+    /// a failed one (whose figures no ratio can be taken against).
+    #[test]
+    fn without_a_flagged_baseline_the_first_measured_row_is_it() {
+        let mut exp = Experiment::new(ExperimentKind::Micro, "t");
+        exp.rows.push(Row::failed("borrowed/serde_json", "cannot borrow"));
+        for (method, mean) in [("borrowed/sonic-rs", 20.0), ("borrowed/simd-json", 10.0)] {
+            let mut row = Row::new(method);
+            row.mean_ns = Some(mean);
+            exp.rows.push(row);
+        }
+        exp.finish();
+        let baseline: Vec<&str> = exp.rows.iter().filter(|r| r.baseline).map(|r| r.method.as_str()).collect();
+        assert_eq!(baseline, ["borrowed/sonic-rs"]);
+        let ratio = |m: &str| exp.rows.iter().find(|r| r.method == m).unwrap().ratio;
+        assert_eq!((ratio("borrowed/sonic-rs"), ratio("borrowed/simd-json")), (Some(1.0), Some(0.5)));
     }
 
     #[test]
