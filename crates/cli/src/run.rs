@@ -233,7 +233,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
             progress.note(&format!("error: {e:#}"));
             // Kept in results.json: a store that failed is a table saying why, not a gap.
             if !is_interruption(&e) {
-                session.record_error(experiment.kind(), &e);
+                session.record_error(experiment.kind(), experiment.kind().as_str(), &e);
             }
             first_error.get_or_insert(e);
         }
@@ -252,7 +252,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
         if let Some(e) = error {
             progress.note(&format!("error: allocator table: {e:#}"));
             if !is_interruption(&e) {
-                session.record_error(ExperimentKind::Micro, &anyhow!("allocator table: {e:#}"));
+                session.record_error(ExperimentKind::Micro, "allocator table", &anyhow!("allocator table: {e:#}"));
             }
             first_error.get_or_insert(e);
         }

@@ -100,8 +100,8 @@ impl Session {
 
     /// Keeps an experiment's error in the results as a table of its own (see
     /// [`Output::record_error`]).
-    pub fn record_error(&mut self, kind: ExperimentKind, error: &anyhow::Error) {
-        self.output.record_error(kind, format!("{error:#}"));
+    pub fn record_error(&mut self, kind: ExperimentKind, what: &str, error: &anyhow::Error) {
+        self.output.record_error(kind, what, format!("{error:#}"));
         self.keep();
     }
 

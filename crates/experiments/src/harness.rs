@@ -645,7 +645,7 @@ impl Study {
             return outcome.end(false).map(|()| output.results);
         }
         for (label, kind, e) in &outcome.failed {
-            output.record_error(*kind, format!("{label}: {e}"));
+            output.record_error(*kind, label, format!("{label}: {e}"));
         }
         let interrupted = outcome.interrupted || self.cancel.is_cancelled();
         output.finish(interrupted)?;

@@ -83,11 +83,22 @@ impl Output {
     }
 
     /// Keeps an experiment's error in the results as a table of its own (`<experiment>: error`,
-    /// one failed row), so results.json says what stopped it and `compare` sees what is missing.
-    /// The error itself ends the command, with its own exit code.
-    pub fn record_error(&mut self, kind: ExperimentKind, message: String) {
-        let mut exp = Experiment::new(kind, "error");
-        exp.rows.push(Row::failed(kind.as_str(), message));
+    /// one failed row named by `what` failed), so results.json says what stopped it and
+    /// `compare` sees what is missing. Two failures of one name stay two rows (`what (2)`), as
+    /// `compare` reads a row once. The error itself ends the command, with its own exit code.
+    pub fn record_error(&mut self, kind: ExperimentKind, what: &str, message: String) {
+        let taken = |method: &str| {
+            self.results
+                .experiments
+                .iter()
+                .any(|e| e.experiment == kind && e.table == ERROR_TABLE && e.rows.iter().any(|r| r.method == method))
+        };
+        let method = std::iter::once(what.to_string())
+            .chain((2..).map(|n| format!("{what} ({n})")))
+            .find(|m| !taken(m))
+            .expect("an unbounded sequence of names");
+        let mut exp = Experiment::new(kind, ERROR_TABLE);
+        exp.rows.push(Row::failed(method, message));
         exp.finish();
         self.push(exp);
     }
@@ -237,6 +248,9 @@ pub fn print_stdout(text: &str) -> Result<Printed, Error> {
     }
 }
 
+/// The table an experiment's error is kept in ([`Output::record_error`]).
+pub const ERROR_TABLE: &str = "error";
+
 /// The results file a run writes into its output directory.
 pub const RESULTS_FILE: &str = "results.json";
 
@@ -369,4 +383,26 @@ pub fn timestamp_dir() -> PathBuf {
         None => "run".to_string(),
     };
     PathBuf::from(baselines::RESULTS_DIR).join(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_errors_of_one_kind_are_two_rows_compare_can_read() {
+        let mut output = Output::new(Format::Json, true, None).unwrap();
+        output.record_error(ExperimentKind::Stream, "stream readings", "no such file".into());
+        output.record_error(ExperimentKind::Stream, "stream readings", "no such file".into());
+        output.record_error(ExperimentKind::Stream, "stream events", "no such file".into());
+        let methods: Vec<&str> = output
+            .results
+            .experiments
+            .iter()
+            .flat_map(|e| &e.rows)
+            .map(|r| r.method.as_str())
+            .collect();
+        assert_eq!(methods, ["stream readings", "stream readings (2)", "stream events"]);
+        jsoncost_report::compare::check_rows(Path::new("r.json"), &output.results).unwrap();
+    }
 }
