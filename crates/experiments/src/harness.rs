@@ -95,7 +95,7 @@ options:
   --filter GLOB, FILTER     only the strategies whose style/library name matches, e.g. 'typed/*';
                             a table with no match is skipped and named
   --format FORMAT           stdout: {formats} (default: table)
-  --out FILE                results.json here and the HTML report beside it (FILE.html);
+  --out FILE                results.json here and the HTML report beside it (FILE with .html);
                             default: jsoncost-results/<timestamp>/
   --save-baseline NAME      also keep the results as jsoncost-results/baselines/NAME.json
                             (then: jsoncost compare NAME1 NAME2)
@@ -679,7 +679,17 @@ impl Study {
 /// reports in a new timestamped directory.
 fn destination(args: &Args) -> Result<(PathBuf, Option<PathBuf>), Error> {
     match &args.out {
-        Some(p) => Ok((p.clone(), None)),
+        // The HTML report goes beside the results as FILE.html: a FILE.html given here would be
+        // the results first and then overwritten by the report.
+        Some(p) if p.extension().is_some_and(|e| e.eq_ignore_ascii_case("html")) => Err(Error::usage(format!(
+            "--out {}: that is where the HTML report goes (beside the results, as FILE.html); give the results file, e.g. {}",
+            p.display(),
+            p.with_extension("json").display()
+        ))),
+        Some(p) => {
+            check_writable(&p.with_extension("html"))?;
+            Ok((p.clone(), None))
+        }
         None => {
             let dir = timestamp_dir();
             std::fs::create_dir_all(&dir).map_err(|e| Error::environment(format!("cannot create {}: {e}", dir.display())))?;
@@ -1054,6 +1064,22 @@ mod tests {
 
     fn parse(args: &[&str]) -> Result<Args, Error> {
         Args::parse(args.iter().map(OsString::from))
+    }
+
+    /// The results would be written to FILE.html and then overwritten by the HTML report.
+    #[test]
+    fn an_out_file_named_like_the_html_report_is_refused_before_anything_runs() {
+        let args = parse(&["--bench", "--out", "report.HTML"]).unwrap();
+        let err = destination(&args).unwrap_err();
+        assert_eq!(
+            (err.exit_code(), err.to_string()),
+            (
+                2,
+                "--out report.HTML: that is where the HTML report goes (beside the results, as FILE.html); give the results file, e.g. report.json".to_string()
+            )
+        );
+        let args = parse(&["--bench", "--out", "/nonexistent-dir/r.json"]).unwrap();
+        assert_eq!(destination(&args).unwrap_err().exit_code(), 3);
     }
 
     #[test]
