@@ -43,8 +43,19 @@ impl Sample {
     }
 }
 
+/// At most [`crate::micro::MAX_PAYLOAD_MIB`], through `read_limited`, so a FIFO, a device or
+/// a huge file is refused rather than waited on or read into memory whole.
 fn read_file(p: &Path) -> Result<Vec<u8>, String> {
-    std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()))
+    let max = crate::micro::MAX_PAYLOAD_MIB;
+    if p.is_dir() {
+        return Err(format!("{} is a directory, not a JSON file", p.display()));
+    }
+    jsoncost_report::files::read_limited(p, max << 20).map_err(|e| match e {
+        jsoncost_report::files::ReadError::TooLarge { .. } => {
+            format!("{} holds more than {max} MiB, the most a sample may", p.display())
+        }
+        e => format!("cannot read {}: {e}", p.display()),
+    })
 }
 
 impl From<Vec<u8>> for Sample {
@@ -327,6 +338,17 @@ pub(crate) fn measure_each(subjects: &[&dyn Subject], runner: &mut Runner<'_>) -
 #[cfg(all(test, feature = "more-libraries"))]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sample_file_that_is_a_device_a_directory_or_missing_is_refused_naming_it() {
+        let read = |p: &str| Sample::file(p).read("order").unwrap_err().to_string();
+        assert_eq!(
+            read("/dev/zero"),
+            "the sample of order: /dev/zero holds more than 256 MiB, the most a sample may"
+        );
+        assert_eq!(read("/tmp"), "the sample of order: /tmp is a directory, not a JSON file");
+        assert!(read("/nonexistent/x.json").starts_with("the sample of order: cannot read /nonexistent/x.json: "));
+    }
 
     #[derive(
         serde::Serialize,
