@@ -3,6 +3,10 @@
 
 use serde::de::IgnoredAny;
 
+/// The largest document read by default (`--max-payload-mib`, and a harness's
+/// `Sample::file`): it is held in memory several times.
+pub const MAX_PAYLOAD_MIB: u64 = 256;
+
 /// The UTF-8 encoding of U+FEFF, which some editors put at the start of a file.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 

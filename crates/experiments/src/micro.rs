@@ -114,10 +114,6 @@ impl Subject for DocumentSubject {
     }
 }
 
-/// The largest document read by default (`--max-payload-mib`, and a harness's
-/// `Sample::file`): it is held in memory several times.
-pub const MAX_PAYLOAD_MIB: u64 = 256;
-
 /// Reads and validates a `--payload` document: every failure names the file and, for bad
 /// JSON, the line, column and parser message (exit 2).
 pub fn read_payload(path: &Path, max_mib: u64) -> Result<Vec<u8>, Error> {
@@ -220,7 +216,7 @@ pub struct MicroArgs {
     #[arg(long, value_name = "GLOB")]
     pub filter: Option<String>,
     /// Largest --payload accepted, in MiB (the document is held in memory several times).
-    #[arg(long, value_name = "MIB", default_value_t = crate::flags::Mebibytes::new(MAX_PAYLOAD_MIB))]
+    #[arg(long, value_name = "MIB", default_value_t = crate::flags::Mebibytes::new(input::MAX_PAYLOAD_MIB))]
     pub max_payload_mib: crate::flags::Mebibytes,
     /// Seed of the payload generator.
     #[arg(long, default_value_t = jsoncost_shapes::DEFAULT_SEED)]

@@ -43,10 +43,10 @@ impl Sample {
     }
 }
 
-/// At most [`crate::micro::MAX_PAYLOAD_MIB`], through `read_limited`, so a FIFO, a device or
+/// At most [`crate::input::MAX_PAYLOAD_MIB`], through `read_limited`, so a FIFO, a device or
 /// a huge file is refused rather than waited on or read into memory whole.
 fn read_file(p: &Path) -> Result<Vec<u8>, String> {
-    let max = crate::micro::MAX_PAYLOAD_MIB;
+    let max = crate::input::MAX_PAYLOAD_MIB;
     if p.is_dir() {
         return Err(format!("{} is a directory, not a JSON file", p.display()));
     }
