@@ -1140,6 +1140,18 @@ mod typed_tests {
         let tables: Vec<&str> = written.experiments.iter().map(|e| e.table.as_str()).collect();
         assert_eq!(tables, ["sqlite/events"]);
         assert!(written.experiments[0].rows.iter().all(|r| r.status == Status::Ok));
+        // --list has no table to list, and says why.
+        let err = crate::Study::with_args(["--list"])
+            .store::<Event>("absent", &url, rows("absent"))
+            .measure()
+            .unwrap_err();
+        assert_eq!(
+            (err.exit_code(), err.to_string()),
+            (
+                2,
+                format!("store sqlite/absent: {url}: table absent (id, body): no such table: absent")
+            )
+        );
     }
 
     #[test]
@@ -1165,17 +1177,7 @@ mod typed_tests {
         let written: Results = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
         let tables: Vec<&str> = written.experiments.iter().map(|e| e.table.as_str()).collect();
         assert_eq!(tables, ["sqlite/events"]);
-    }
-
-    #[test]
-    fn test_mode_and_list_fail_on_a_store_table_they_cannot_read() {
-        #[derive(Serialize, Deserialize)]
-        struct Other {
-            name: String,
-        }
-        let dir = tempfile::tempdir().unwrap();
-        let url = sqlite_with(dir.path(), events(20));
-        // Test mode (no --bench): the type does not read the stored documents.
+        // Test mode (no --bench) says so too, and fails.
         let err = crate::Study::with_args(["--quick"])
             .store::<Other>("other", &url, rows("docs"))
             .measure()
@@ -1185,18 +1187,6 @@ mod typed_tests {
         assert!(
             message.starts_with("store sqlite/other: the baseline typed/serde_json fails on this input"),
             "{message}"
-        );
-        // --list: the table is not there to list.
-        let err = crate::Study::with_args(["--list"])
-            .store::<Event>("absent", &url, rows("absent"))
-            .measure()
-            .unwrap_err();
-        assert_eq!(
-            (err.exit_code(), err.to_string()),
-            (
-                2,
-                format!("store sqlite/absent: {url}: table absent (id, body): no such table: absent")
-            )
         );
     }
 
