@@ -270,6 +270,19 @@ impl Unit<'_> {
         }
     }
 
+    /// The tables it writes, by experiment: two registrations may not share one (the results
+    /// would hold two tables of a name, which `compare` refuses and `--allocators` would pair
+    /// with each other's rows).
+    fn tables(&self) -> Vec<(ExperimentKind, String)> {
+        match self {
+            Unit::Types(s) => s.directions().iter().map(|d| (ExperimentKind::Micro, s.table(*d))).collect(),
+            #[cfg(feature = "stream")]
+            Unit::Stream((name, ..)) => vec![(ExperimentKind::Stream, name.clone())],
+            #[cfg(feature = "store")]
+            Unit::Store((name, ..)) => vec![(ExperimentKind::Store, name.clone())],
+        }
+    }
+
     fn kind(&self) -> ExperimentKind {
         match self {
             Unit::Types(_) => ExperimentKind::Micro,
@@ -490,6 +503,14 @@ impl Study {
             return Err(Error::usage(
                 "no type registered: call .typed::<T>(name, sample), .variants::<P>(name, sample), .stream::<E>(..) or .store::<T>(..) before .run()",
             ));
+        }
+        let mut tables = std::collections::HashSet::new();
+        for (kind, table) in self.units().iter().flat_map(Unit::tables) {
+            if !tables.insert((kind, table.clone())) {
+                return Err(Error::usage(format!(
+                    "two registrations write the {kind} table {table:?}: give each its own name"
+                )));
+            }
         }
         let filter = Filter::new("--filter", args.filter.as_deref())?;
         // Said in every mode: test mode and --list are where a new bench is first run.
@@ -1064,6 +1085,27 @@ mod tests {
 
     fn parse(args: &[&str]) -> Result<Args, Error> {
         Args::parse(args.iter().map(OsString::from))
+    }
+
+    #[derive(Serialize, serde::Deserialize)]
+    struct Point {
+        x: u32,
+    }
+
+    #[test]
+    fn two_registrations_of_one_table_name_are_refused_before_anything_runs() {
+        let err = Study::with_args(["--list"])
+            .typed::<Point>("point", Sample::json(r#"{"x":1}"#))
+            .typed::<Point>("point", Sample::json(r#"{"x":2}"#))
+            .measure()
+            .unwrap_err();
+        assert_eq!(
+            (err.exit_code(), err.to_string()),
+            (
+                2,
+                r#"two registrations write the micro table "point/deserialize": give each its own name"#.to_string()
+            )
+        );
     }
 
     /// The results would be written to FILE.html and then overwritten by the HTML report.
