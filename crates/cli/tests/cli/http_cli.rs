@@ -566,7 +566,7 @@ fn durations_and_rates_that_cannot_be_used_are_usage_errors_not_panics() {
             &["--rate", "1", "--duration", "1e30"][..],
             "1e30 seconds is longer than a day (86400 s), the most a flag takes",
         ),
-        // A deadline this far off overflowed the clock when the load started.
+        // A deadline this far off would overflow the clock when the load starts.
         (&["--timeout", "1e19"][..], "1e19 seconds is longer than a day"),
         (
             &["--rate", "NaN", "--duration", "1"][..],

@@ -317,8 +317,8 @@ pub(crate) fn shorten(message: &str) -> String {
 mod tests {
     use super::*;
 
-    /// A case the harness cannot read is no outcome of the library's: before, it was a
-    /// "rejected" cell, counted as the library rejecting a `y_` file.
+    /// A case the harness cannot read is no outcome of the library's: not a "rejected" cell,
+    /// which would count as the library rejecting a `y_` file.
     #[test]
     fn an_input_the_harness_cannot_read_is_not_run_rather_than_rejected() {
         let dir = tempfile::tempdir().unwrap();
