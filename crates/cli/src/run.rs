@@ -174,6 +174,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
         advice_rate: None,
     };
     let mut session = Session::new(&output, args.quick)?;
+    session.output.verdict_first();
     session.also_writing(dir.clone(), args.save_baseline.as_deref().map(baselines::path_of));
     for (kind, rate) in &args.rates {
         session.set_rate(*kind, *rate);

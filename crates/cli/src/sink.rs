@@ -31,6 +31,10 @@ impl Sink for CliSink<'_> {
         self.progress.done_one();
     }
     fn table_done(&mut self, table: Experiment) {
+        // Tables held for the verdict print nothing yet: say on stderr that one is done.
+        if self.session.output.holds_tables() {
+            self.progress.note(&format!("{}: {} measured", self.kind, table.table));
+        }
         self.session.push(table);
     }
     fn all_failed(&mut self, why: jsoncost::Error) {

@@ -13,7 +13,7 @@ use serde::Serialize;
 pub use {miniserde, nanoserde, simd_json_derive};
 
 use crate::toolkit::{OpStrategy, emit, emit_bytes, error_text};
-use crate::{BoxedStrategy, Contract};
+use crate::{BoxedStrategy, Contract, Effort};
 
 pub use crate::shape_model::DerivedDeserialize;
 
@@ -28,11 +28,11 @@ where
     let mut buf: Vec<u8> = Vec::with_capacity(input.len());
     let mut buffers = simd_json::Buffers::new(input.len());
     vec![
-        OpStrategy::boxed("typed/simd-json-derive", Contract::TypedValue, n, move |s| {
+        OpStrategy::boxed("typed/simd-json-derive", Contract::TypedValue, Effort::Model, n, move |s| {
             let mut copy = input.to_vec();
             emit(s, &T::from_slice(&mut copy).map_err(error_text)?)
         }),
-        OpStrategy::boxed("typed-reuse/simd-json-derive", Contract::TypedValue, n, move |s| {
+        OpStrategy::boxed("typed-reuse/simd-json-derive", Contract::TypedValue, Effort::Model, n, move |s| {
             buf.clear();
             buf.extend_from_slice(input);
             emit(s, &T::from_slice_with_buffers(&mut buf, &mut buffers).map_err(error_text)?)
@@ -46,14 +46,20 @@ pub fn simd_json_derive_serialize<T: simd_json_derive::Serialize>(value: &T) -> 
     let n = value.json_vec().ok().map(|v| v.len() as u64);
     let mut buf = Vec::new();
     vec![
-        OpStrategy::boxed("typed/simd-json-derive", Contract::BytesFromTyped, n, move |s| {
+        OpStrategy::boxed("typed/simd-json-derive", Contract::BytesFromTyped, Effort::Model, n, move |s| {
             emit_bytes(s, &value.json_vec().map_err(error_text)?)
         }),
-        OpStrategy::boxed("typed-writer/simd-json-derive", Contract::BytesFromTyped, n, move |s| {
-            buf.clear();
-            value.json_write(&mut buf).map_err(error_text)?;
-            emit_bytes(s, &buf)
-        }),
+        OpStrategy::boxed(
+            "typed-writer/simd-json-derive",
+            Contract::BytesFromTyped,
+            Effort::Model,
+            n,
+            move |s| {
+                buf.clear();
+                value.json_write(&mut buf).map_err(error_text)?;
+                emit_bytes(s, &buf)
+            },
+        ),
     ]
 }
 
@@ -62,6 +68,7 @@ pub fn nanoserde_deserialize<T: nanoserde::DeJson + Serialize>(input: &[u8]) -> 
     vec![OpStrategy::boxed(
         "typed/nanoserde",
         Contract::TypedValue,
+        Effort::Model,
         Some(input.len() as u64),
         move |s| {
             let text = std::str::from_utf8(input).map_err(error_text)?;
@@ -73,9 +80,13 @@ pub fn nanoserde_deserialize<T: nanoserde::DeJson + Serialize>(input: &[u8]) -> 
 /// `typed/nanoserde`: `SerJson::serialize_json`.
 pub fn nanoserde_serialize<T: nanoserde::SerJson>(value: &T) -> Vec<BoxedStrategy<'_>> {
     let n = Some(value.serialize_json().len() as u64);
-    vec![OpStrategy::boxed("typed/nanoserde", Contract::BytesFromTyped, n, move |s| {
-        emit_bytes(s, value.serialize_json().as_bytes())
-    })]
+    vec![OpStrategy::boxed(
+        "typed/nanoserde",
+        Contract::BytesFromTyped,
+        Effort::Model,
+        n,
+        move |s| emit_bytes(s, value.serialize_json().as_bytes()),
+    )]
 }
 
 /// `typed/miniserde`: `miniserde::json::from_str`.
@@ -83,6 +94,7 @@ pub fn miniserde_deserialize<T: miniserde::Deserialize + Serialize>(input: &[u8]
     vec![OpStrategy::boxed(
         "typed/miniserde",
         Contract::TypedValue,
+        Effort::Model,
         Some(input.len() as u64),
         move |s| {
             let text = std::str::from_utf8(input).map_err(error_text)?;
@@ -95,9 +107,13 @@ pub fn miniserde_deserialize<T: miniserde::Deserialize + Serialize>(input: &[u8]
 /// `typed/miniserde`: `miniserde::json::to_string`.
 pub fn miniserde_serialize<T: miniserde::Serialize>(value: &T) -> Vec<BoxedStrategy<'_>> {
     let n = Some(miniserde::json::to_string(value).len() as u64);
-    vec![OpStrategy::boxed("typed/miniserde", Contract::BytesFromTyped, n, move |s| {
-        emit_bytes(s, miniserde::json::to_string(value).as_bytes())
-    })]
+    vec![OpStrategy::boxed(
+        "typed/miniserde",
+        Contract::BytesFromTyped,
+        Effort::Model,
+        n,
+        move |s| emit_bytes(s, miniserde::json::to_string(value).as_bytes()),
+    )]
 }
 
 /// A plain copy of a type that derives all three libraries' traits (the built-in shapes'

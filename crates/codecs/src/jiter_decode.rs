@@ -11,7 +11,7 @@ use serde::Serialize;
 use time::OffsetDateTime;
 
 use crate::toolkit::{OpStrategy, emit, error_text};
-use crate::{BoxedStrategy, Contract};
+use crate::{BoxedStrategy, Contract, Effort};
 
 /// A type decoded from jiter's pull parser (the built-in shapes' decoders).
 pub trait FromJiter: Sized {
@@ -61,6 +61,7 @@ pub fn strategies<T: Serialize, D: JiterDecoder<T>>(input: &[u8]) -> Vec<BoxedSt
     vec![OpStrategy::boxed(
         "iterator/jiter",
         Contract::TypedValue,
+        Effort::Code,
         Some(input.len() as u64),
         move |s| {
             let mut j = Jiter::new(input);

@@ -36,7 +36,7 @@ pub mod toolkit;
 pub mod typed;
 
 pub use canonical::Canonical;
-pub use jsoncost_engine::Contract;
+pub use jsoncost_engine::{Contract, Effort};
 pub use shape_model::{BorrowedForm, DerivedDeserialize};
 pub use typed::TypeOptions;
 
@@ -66,6 +66,9 @@ pub trait Strategy {
     /// What it delivers (a typed value, a DOM, bytes ...): the advisor weighs a strategy
     /// against the baseline only when they deliver the same.
     fn contract(&self) -> Contract;
+    /// What adopting it takes (a swap, a model change, a code path, an architecture change):
+    /// the rung of the verdict's ladder it stands on.
+    fn effort(&self) -> Effort;
     /// Does the operation once, untimed, and returns its outcome in canonical form for the
     /// correctness gate; the failure when the operation itself fails (fatal when the run
     /// cannot go on, e.g. the server is gone).

@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::gate;
-use crate::{BoxedStrategy, Canonical, Contract, RunFailure, Strategy};
+use crate::{BoxedStrategy, Canonical, Contract, Effort, RunFailure, Strategy};
 
 /// The outcome slot: `None` when timing, `Some` when the gate wants the canonical output.
 pub type Slot<'s> = Option<&'s mut Option<Canonical>>;
@@ -19,19 +19,22 @@ pub type Slot<'s> = Option<&'s mut Option<Canonical>>;
 pub struct OpStrategy<F> {
     name: String,
     contract: Contract,
+    effort: Effort,
     bytes: Option<u64>,
     f: F,
 }
 
 impl<F: FnMut(Slot<'_>) -> Result<(), String>> OpStrategy<F> {
-    /// A strategy `name` delivering `contract` over `bytes` of payload, doing `f`.
-    pub fn boxed<'a>(name: impl Into<String>, contract: Contract, bytes: Option<u64>, f: F) -> BoxedStrategy<'a>
+    /// A strategy `name` delivering `contract`, adopted at `effort`, over `bytes` of payload,
+    /// doing `f`.
+    pub fn boxed<'a>(name: impl Into<String>, contract: Contract, effort: Effort, bytes: Option<u64>, f: F) -> BoxedStrategy<'a>
     where
         F: 'a,
     {
         Box::new(OpStrategy {
             name: name.into(),
             contract,
+            effort,
             bytes,
             f,
         })
@@ -44,6 +47,9 @@ impl<F: FnMut(Slot<'_>) -> Result<(), String>> Strategy for OpStrategy<F> {
     }
     fn contract(&self) -> Contract {
         self.contract
+    }
+    fn effort(&self) -> Effort {
+        self.effort
     }
     fn check(&mut self) -> Result<Canonical, RunFailure> {
         let mut out = None;
@@ -90,6 +96,9 @@ impl<T: serde::Serialize + DeserializeOwned> Strategy for Through<'_, T> {
     }
     fn contract(&self) -> Contract {
         self.inner.contract()
+    }
+    fn effort(&self) -> Effort {
+        self.inner.effort()
     }
     fn check(&mut self) -> Result<Canonical, RunFailure> {
         self.inner.check()
@@ -224,9 +233,13 @@ pub fn lazy_strategy<'a>(input: &'a [u8], fields: &[String]) -> BoxedStrategy<'a
     // the tree then takes each step by its token.
     let sample = serde_json::from_slice(input).unwrap_or(serde_json::Value::Null);
     let tree = pointer_tree(&sample, &fields);
-    OpStrategy::boxed("lazy/sonic-rs", Contract::Projection, Some(input.len() as u64), move |s| {
-        sonic_projection(input, tree.as_ref()?, &fields, s)
-    })
+    OpStrategy::boxed(
+        "lazy/sonic-rs",
+        Contract::Projection,
+        Effort::Code,
+        Some(input.len() as u64),
+        move |s| sonic_projection(input, tree.as_ref()?, &fields, s),
+    )
 }
 
 #[cfg(test)]

@@ -405,6 +405,10 @@ pub struct Row {
     /// in files written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contract: Option<Contract>,
+    /// What adopting the strategy takes (the verdict's ladder is ordered by it). Absent in files
+    /// written before it was recorded: their rows all stand on one rung.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effort: Option<Effort>,
     /// The process's peak RSS over the row's untimed run and its growth above the (trimmed)
     /// RSS the run started at: whole-run rows (stream) and the http uploads.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -472,6 +476,73 @@ impl Contract {
             Contract::Opaque => "what this endpoint does",
             Contract::OtherModel => "the values through another model of your type",
         }
+    }
+}
+
+impl Contract {
+    /// Whether a strategy delivering `self` can replace one delivering `base` without the
+    /// caller losing anything it had: the same contract; or, at the cost of a change to the
+    /// type, the same values through a borrowed form or another model of the type; or, behind
+    /// an endpoint, the stored bytes sent unparsed where output bytes of a typed value were
+    /// (the response is the same bytes: http's agreement check compares them).
+    pub fn stands_in_for(self, base: Contract) -> bool {
+        self == base
+            || matches!(
+                (base, self),
+                (Contract::TypedValue, Contract::BorrowedValue | Contract::OtherModel) | (Contract::BytesFromTyped, Contract::Passthrough)
+            )
+    }
+}
+
+/// What adopting a strategy takes, cheapest first: the rungs of the verdict's ladder. A pull
+/// request reviewer's scale: a swap touches no type and no call site's logic; a model change
+/// touches the types; a code change rewrites the path that handles the JSON; an architecture
+/// change moves where or whether the JSON is handled at all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Effort {
+    /// The same types and serde derives: another serde library, a reused buffer, `from_slice`
+    /// instead of `from_reader`, another allocator.
+    Swap,
+    /// A change to the types or their derives: a borrowed form, another model of the type,
+    /// another library's derive, another library's DOM type.
+    Model,
+    /// A different code path: a lazy projection, raw passthrough of a value, streaming the
+    /// elements, a hand-written decoder, a DOM walk then conversion.
+    Code,
+    /// Where or whether the JSON is handled: serving stored bytes unparsed, a projection done
+    /// by the store, a client kept across calls.
+    Architecture,
+}
+
+impl Effort {
+    /// Every rung, cheapest first.
+    pub const ALL: [Effort; 4] = [Effort::Swap, Effort::Model, Effort::Code, Effort::Architecture];
+
+    /// The rung's name in tables and verdicts.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Effort::Swap => "swap",
+            Effort::Model => "model",
+            Effort::Code => "code",
+            Effort::Architecture => "architecture",
+        }
+    }
+
+    /// What adopting a step of this rung means, for the verdict's legend.
+    pub fn means(self) -> &'static str {
+        match self {
+            Effort::Swap => "same types and derives, another call",
+            Effort::Model => "a change to your types or their derives",
+            Effort::Code => "a different code path",
+            Effort::Architecture => "a change to where or whether JSON is handled",
+        }
+    }
+}
+
+impl std::fmt::Display for Effort {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -600,6 +671,7 @@ impl Row {
             fidelity: None,
             safety: None,
             contract: None,
+            effort: None,
             rss: None,
             http: None,
         }

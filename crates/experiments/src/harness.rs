@@ -638,6 +638,7 @@ impl Study {
         let (results_path, report_dir) = destination(args)?;
         let baseline = args.save_baseline.as_deref().map(baselines::prepare).transpose()?;
         let mut output = Output::new(args.format.unwrap_or(Format::Table), args.quick, Some(results_path.clone()))?;
+        output.verdict_first();
         for &(kind, per_s) in &args.rates {
             match kind {
                 Some(kind) => output.results.rates.set(kind, per_s),

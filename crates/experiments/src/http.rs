@@ -18,7 +18,7 @@
 
 use bytes::Bytes;
 use jsoncost_codecs::gate::Reference;
-use jsoncost_codecs::{Canonical, Contract, RunFailure, Strategy};
+use jsoncost_codecs::{Canonical, Contract, Effort, RunFailure, Strategy};
 use jsoncost_engine::{ExperimentKind, Fidelity, Row};
 use jsoncost_http::cost::CostProbe;
 use jsoncost_http::loadgen::{self, LoadError, LoadReport, LoadSpec, LossRule, Model, Rounds, SliceLength, SliceSpec, SliceTarget};
@@ -255,8 +255,10 @@ fn human(d: Duration) -> String {
 
 /// States `bound` for `table` before it starts, and records it in its params.
 fn state_bound(runner: &mut Runner<'_>, table: &str, params: &mut Map<String, serde_json::Value>, bound: Duration) {
+    // The experiment states its bound once, before its first table; each table's own is kept
+    // in the results.
     params.insert("wall_clock_bound_s".into(), json!(bound.as_secs_f64()));
-    runner.sink().note(&format!("http: {table}: ends within {}", human(bound)));
+    runner.sink().note(&format!("http: {table}: loading"));
 }
 
 /// Where a server was lost, which no further run is started against.
@@ -369,6 +371,7 @@ struct LoadRun<'s> {
     /// The table it is a row of.
     table: String,
     contract: Contract,
+    effort: Effort,
     measured: Measured<'s>,
     agreement: Result<(), RunFailure>,
     cancel: Cancel,
@@ -563,6 +566,9 @@ impl Strategy for LoadRun<'_> {
     fn contract(&self) -> Contract {
         self.contract
     }
+    fn effort(&self) -> Effort {
+        self.effort
+    }
     fn check(&mut self) -> Result<Canonical, RunFailure> {
         Err(RunFailure::row("a load run is checked before its table (verify)"))
     }
@@ -582,6 +588,15 @@ fn mode_contract(mode: Mode) -> Contract {
     match mode {
         Mode::TypedSerdeJson | Mode::TypedSonicRs => Contract::BytesFromTyped,
         Mode::Passthrough => Contract::Passthrough,
+    }
+}
+
+/// What adopting a GET mode takes: another serializer is a swap; serving the stored bytes
+/// unparsed changes what the server keeps and where JSON is handled.
+fn mode_effort(mode: Mode) -> Effort {
+    match mode {
+        Mode::TypedSerdeJson | Mode::TypedSonicRs => Effort::Swap,
+        Mode::Passthrough => Effort::Architecture,
     }
 }
 
@@ -667,7 +682,7 @@ pub fn run(options: &HttpOptions, runner: &mut Runner<'_>) -> Result<(), Error> 
         Duration::ZERO
     };
     runner.sink().note(&format!(
-        "http: ends within {} (a table's modes loaded together in {} rounds of slices{}; a lost server ends it sooner)",
+        "http: ends within {} at most, a bound for when every request waits out its timeout (a table's modes loaded together in {} rounds of slices{}; a lost server ends it sooner)",
         human(gets.saturating_add(posts)),
         options.rounds.max(2),
         if options.precision > 0.0 && options.max_rounds > options.rounds.max(2) {
@@ -716,6 +731,7 @@ pub fn run(options: &HttpOptions, runner: &mut Runner<'_>) -> Result<(), Error> 
                         name: mode.as_str().to_string(),
                         table: table.clone(),
                         contract: mode_contract(*mode),
+                        effort: mode_effort(*mode),
                         measured: Measured::Sliced { load: &sliced, index },
                         agreement: agreement.clone(),
                         cancel: runner.cancel().clone(),
@@ -748,7 +764,10 @@ const QUICK_POST_REQUESTS: u64 = 4;
 const POST_UPLOADS: [usize; 2] = [1, 4];
 
 /// The POST table's rows: the in-process API's incremental parse, a second server's buffered one.
-const POST_PARSES: [&str; 2] = ["incremental/serde_json", "buffered/serde_json"];
+/// The POST parses, baseline first, with what adopting each takes: streaming the body's
+/// elements is a code path of its own; reading it whole and parsing the slice is the call a
+/// handler makes first.
+const POST_PARSES: [(&str, Effort); 2] = [("incremental/serde_json", Effort::Code), ("buffered/serde_json", Effort::Swap)];
 
 /// The POST tables' readings per body and uploads per mode.
 fn post_load(options: &HttpOptions) -> (u64, u64) {
@@ -783,7 +802,7 @@ fn post_load_of<'s>(
     let targets = POST_PARSES
         .iter()
         .zip(servers)
-        .map(|(name, server)| {
+        .map(|((name, _), server)| {
             SliceTarget::get(*name, server.url(jsoncost_http::mode::TELEMETRY_PATH))
                 .post(body.clone(), jsoncost_http::mode::JSON_CONTENT_TYPE)
         })
@@ -800,7 +819,7 @@ fn post_check_bound(options: &HttpOptions) -> Duration {
 /// it: every slice is bounded by the timeout).
 fn post_bound(options: &HttpOptions, srv: &RunningServer, runner: &Runner<'_>) -> Duration {
     let (_, requests) = post_load(options);
-    let members: Vec<bool> = POST_PARSES.iter().map(|name| runner.filter().matches(name)).collect();
+    let members: Vec<bool> = POST_PARSES.iter().map(|(name, _)| runner.filter().matches(name)).collect();
     POST_UPLOADS.iter().fold(post_check_bound(options), |sum, &uploads| {
         let sliced = post_load_of(options, [srv, srv], &Bytes::new(), requests, uploads, members.clone());
         sum.saturating_add(sliced.bound())
@@ -858,18 +877,19 @@ fn post_table(options: &HttpOptions, srv: &RunningServer, watch: &Watch, runner:
             let members = POST_PARSES
                 .iter()
                 .zip(&agreements)
-                .map(|(name, agreement)| runner.filter().matches(name) && agreement.is_ok())
+                .map(|((name, _), agreement)| runner.filter().matches(name) && agreement.is_ok())
                 .collect();
             let sliced = post_load_of(options, [srv, &buffered], &body, requests, uploads, members);
             let runs = POST_PARSES
                 .iter()
                 .zip(agreements)
                 .enumerate()
-                .map(|(index, (name, agreement))| LoadRun {
+                .map(|(index, ((name, effort), agreement))| LoadRun {
                     name: name.to_string(),
                     table: table.clone(),
                     // Both answer the same summary of the readings.
                     contract: Contract::Aggregate,
+                    effort: *effort,
                     measured: Measured::Sliced { load: &sliced, index },
                     agreement,
                     cancel: runner.cancel().clone(),
@@ -931,6 +951,7 @@ fn run_target(options: &HttpOptions, target: &str, runner: &mut Runner<'_>) -> R
             name: "target".into(),
             table: table.clone(),
             contract: Contract::Opaque,
+            effort: Effort::Swap,
             measured: Measured::Alone(Box::new(options.spec(target.to_string(), &load))),
             agreement: Ok(()),
             cancel: runner.cancel().clone(),

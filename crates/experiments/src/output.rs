@@ -51,6 +51,11 @@ pub struct Output {
     stdout_closed: Option<Option<Error>>,
     /// A table printed so far carried the build's note under its title: later ones need not.
     build_noted: bool,
+    /// The answer first (`run`, the bench harness): tables are held, and the end prints the
+    /// headline verdict, then the tables, then every table's verdict.
+    verdict_first: bool,
+    /// The tables held until the headline verdict is printed, as the format renders them.
+    held: Vec<String>,
 }
 
 impl Output {
@@ -74,7 +79,15 @@ impl Output {
             all_failed: None,
             stdout_closed: None,
             build_noted: false,
+            verdict_first: false,
+            held: Vec::new(),
         })
+    }
+
+    /// Puts the answer first: a format that prints each table as it finishes holds them, and the
+    /// end prints the headline verdict (one screen) before them.
+    pub fn verdict_first(&mut self) {
+        self.verdict_first = true;
     }
 
     /// What stdout carries.
@@ -119,7 +132,7 @@ impl Output {
                 jsoncost_report::render_experiment_on(&exp, &self.results.machine, self.format, self.color)
             };
             self.build_noted = true;
-            self.print(&text);
+            self.print_or_hold(text);
         }
         self.results.experiments.push(exp);
     }
@@ -130,9 +143,24 @@ impl Output {
         let exporter = self.format.exporter();
         if exporter.prints_each_table() {
             let text = exporter.allocator_tables(&comparisons);
-            self.print(&text);
+            self.print_or_hold(text);
         }
         self.results.allocators.extend(comparisons);
+    }
+
+    /// Whether finished tables are held for the end (the verdict first, in a format that prints
+    /// each table): the caller then says on stderr that a table is done.
+    pub fn holds_tables(&self) -> bool {
+        self.verdict_first && self.format.exporter().prints_each_table()
+    }
+
+    /// Prints a finished table, or holds it when the verdict comes first.
+    fn print_or_hold(&mut self, text: String) {
+        if self.verdict_first {
+            self.held.push(text);
+        } else {
+            self.print(&text);
+        }
     }
 
     /// Prints `text` and a newline unless printing has ended.
@@ -159,7 +187,15 @@ impl Output {
         } else if self.results.experiments.is_empty() {
             String::new()
         } else {
-            exporter.advice(&advisor::advise(&self.results))
+            let advice = advisor::advise(&self.results);
+            if self.verdict_first {
+                let headline = exporter.headline(&advice);
+                self.print(&headline);
+                for table in std::mem::take(&mut self.held) {
+                    self.print(&table);
+                }
+            }
+            exporter.advice(&advice)
         };
         if !text.is_empty() {
             self.print(&text);

@@ -345,9 +345,13 @@ impl<'s> Runner<'s> {
         if kind.traits().measures_itself && exp.rows.iter().any(|r| !r.rounds_ns.is_empty()) {
             exp.schedule = Schedule::Interleaved;
         }
-        // What each row's strategy delivers, recorded in one place for both schedules.
+        // What each row's strategy delivers and what adopting it takes, recorded in one place
+        // for both schedules.
         for row in exp.rows.iter_mut() {
-            row.contract = strategies.iter().find(|s| s.name() == row.method).map(|s| s.contract());
+            if let Some(s) = strategies.iter().find(|s| s.name() == row.method) {
+                row.contract = Some(s.contract());
+                row.effort = Some(s.effort());
+            }
         }
         // A row that discards what it read (a store's floor) does none of the work a table
         // measures: a table whose every other row failed measured nothing, whatever the floor did.
@@ -671,6 +675,9 @@ mod tests {
         }
         fn contract(&self) -> jsoncost_codecs::Contract {
             self.contract
+        }
+        fn effort(&self) -> jsoncost_codecs::Effort {
+            jsoncost_codecs::Effort::Swap
         }
         fn check(&mut self) -> Result<Canonical, RunFailure> {
             self.calls.borrow_mut().checks += 1;

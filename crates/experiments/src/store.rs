@@ -3,7 +3,7 @@
 
 use jsoncost_codecs::gate::Reference;
 use jsoncost_codecs::toolkit::{Through, pointer_tree, sonic_projection};
-use jsoncost_codecs::{BoxedStrategy, Canonical, Contract, RunFailure, Strategy};
+use jsoncost_codecs::{BoxedStrategy, Canonical, Contract, Effort, RunFailure, Strategy};
 use jsoncost_engine::{ExperimentKind, FLOOR};
 use jsoncost_shapes::{ORDER_LARGE_LINES, ORDER_LINES, Order};
 use jsoncost_stores::{
@@ -145,6 +145,7 @@ type ReadOp = Box<dyn FnMut(&mut dyn Store, &Source, &str, bool) -> Result<Optio
 struct ReadStrategy {
     name: &'static str,
     contract: Contract,
+    effort: Effort,
     store: Shared,
     source: Source,
     ids: Rc<Vec<String>>,
@@ -173,6 +174,10 @@ impl Strategy for ReadStrategy {
 
     fn contract(&self) -> Contract {
         self.contract
+    }
+
+    fn effort(&self) -> Effort {
+        self.effort
     }
 
     fn check(&mut self) -> Result<Canonical, RunFailure> {
@@ -310,62 +315,57 @@ fn strategies(
     (bytes, sample): (u64, &serde_json::Value),
     too_deep: Option<String>,
 ) -> Vec<BoxedStrategy<'static>> {
-    let make_refused = |name: &'static str, contract: Contract, refused: Option<String>, op: ReadOp| -> BoxedStrategy<'static> {
-        Box::new(ReadStrategy {
-            name,
-            contract,
-            store: store.clone(),
-            source: Source::Loaded(collection.to_string()),
-            ids: ids.ids.clone(),
-            cursor: 0,
-            op,
-            bytes: Some(bytes),
-            refused,
-        })
-    };
-    let make = |name: &'static str, contract: Contract, op: ReadOp| make_refused(name, contract, None, op);
+    let make_refused =
+        |(name, contract, effort): (&'static str, Contract, Effort), refused: Option<String>, op: ReadOp| -> BoxedStrategy<'static> {
+            Box::new(ReadStrategy {
+                name,
+                contract,
+                effort,
+                store: store.clone(),
+                source: Source::Loaded(collection.to_string()),
+                ids: ids.ids.clone(),
+                cursor: 0,
+                op,
+                bytes: Some(bytes),
+                refused,
+            })
+        };
+    let make = |id: (&'static str, Contract, Effort), op: ReadOp| make_refused(id, None, op);
     let lazy_fields: Vec<String> = ["/id", "/status", "/total"].iter().map(|s| s.to_string()).collect();
     let tree = pointer_tree(sample, &lazy_fields);
     let kind = store.borrow().kind();
     let projected = lazy_fields.clone();
     let mut v = vec![
         make(
-            "default",
-            Contract::TypedValue,
+            ("default", Contract::TypedValue, Effort::Swap),
             Box::new(|s, src, id, check| canonical(check, &s.read_default(src.name(), id)?)),
         ),
         make(
-            "default-dom",
-            Contract::Dom,
+            ("default-dom", Contract::Dom, Effort::Code),
             Box::new(|s, src, id, check| canonical(check, &s.read_default_dom(src.name(), id)?)),
         ),
         make(
-            "typed/serde_json",
-            Contract::TypedValue,
+            ("typed/serde_json", Contract::TypedValue, Effort::Swap),
             typed_op(|b, check| out(check, &serde_json::from_slice::<Order>(b).map_err(|e| e.to_string())?)),
         ),
         make_refused(
-            "typed/sonic-rs",
-            Contract::TypedValue,
+            ("typed/sonic-rs", Contract::TypedValue, Effort::Swap),
             too_deep.clone(),
             typed_op(|b, check| out(check, &sonic_rs::from_slice::<Order>(b).map_err(|e| e.to_string())?)),
         ),
         make(
-            "typed/simd-json",
-            Contract::TypedValue,
+            ("typed/simd-json", Contract::TypedValue, Effort::Swap),
             typed_op(|b, check| {
                 let mut buf = b.to_vec();
                 out(check, &simd_json::serde::from_slice::<Order>(&mut buf).map_err(|e| e.to_string())?)
             }),
         ),
         make(
-            "borrowed/serde_json",
-            Contract::BorrowedValue,
+            ("borrowed/serde_json", Contract::BorrowedValue, Effort::Model),
             typed_op(|b, check| out(check, &serde_json::from_slice::<Order<&str>>(b).map_err(|e| e.to_string())?)),
         ),
         make_refused(
-            "lazy/sonic-rs",
-            Contract::Projection,
+            ("lazy/sonic-rs", Contract::Projection, Effort::Code),
             too_deep.clone(),
             Box::new(move |s, col, id, check| {
                 with_raw(s, col, id, |b| {
@@ -379,16 +379,14 @@ fn strategies(
     if matches!(kind, StoreKind::Postgres { .. } | StoreKind::Sqlite) {
         // The server extracts the handler's fields (SQL JSON operators); only they come back.
         v.push(make(
-            "projection/server",
-            Contract::Projection,
+            ("projection/server", Contract::Projection, Effort::Architecture),
             Box::new(move |s, src, id, check| server_projection(s, src.name(), id, &projected, check)),
         ));
     }
     if matches!(kind, StoreKind::Postgres { .. } | StoreKind::Redis) {
         // Connect, authenticate, read and drop per operation (engine-bounded: 3 s per row).
         v.push(make(
-            "new-client",
-            Contract::TypedValue,
+            ("new-client", Contract::TypedValue, Effort::Architecture),
             Box::new(|s, src, id, check| match s.read_with_new_client(src.name(), id) {
                 Some(order) => canonical(check, &order?),
                 None => Err(StoreError::Backend {
@@ -401,8 +399,7 @@ fn strategies(
     }
     // Timed: the bytes are read and discarded. Checked: they must be the document.
     v.push(make(
-        FLOOR,
-        Contract::Discarded,
+        (FLOOR, Contract::Discarded, Effort::Architecture),
         typed_op(|b, check| {
             if check {
                 Canonical::of_json_bytes(b).map(Some)
@@ -517,46 +514,45 @@ fn existing_strategies(
     typed: Option<&TypedReads>,
     too_deep: Option<String>,
 ) -> Vec<BoxedStrategy<'static>> {
-    let make = |name: &'static str, contract: Contract, refused: Option<String>, op: ReadOp| -> BoxedStrategy<'static> {
-        Box::new(ReadStrategy {
-            name,
-            contract,
-            store: store.clone(),
-            source: source.clone(),
-            ids: ids.ids.clone(),
-            cursor: 0,
-            op,
-            bytes: Some(bytes),
-            refused,
-        })
-    };
+    let make =
+        |(name, contract, effort): (&'static str, Contract, Effort), refused: Option<String>, op: ReadOp| -> BoxedStrategy<'static> {
+            Box::new(ReadStrategy {
+                name,
+                contract,
+                effort,
+                store: store.clone(),
+                source: source.clone(),
+                ids: ids.ids.clone(),
+                cursor: 0,
+                op,
+                bytes: Some(bytes),
+                refused,
+            })
+        };
     let mut v: Vec<BoxedStrategy<'static>> = typed
         .map(|TypedReads { reads, .. }| {
             reads
                 .iter()
                 .map(|&(name, decode)| {
                     let refused = if name == "typed/sonic-rs" { too_deep.clone() } else { None };
-                    make(name, Contract::TypedValue, refused, typed_op(decode))
+                    make((name, Contract::TypedValue, Effort::Swap), refused, typed_op(decode))
                 })
                 .collect()
         })
         .unwrap_or_default();
     v.extend([
         make(
-            "dom/serde_json",
-            Contract::Dom,
+            ("dom/serde_json", Contract::Dom, Effort::Model),
             None,
             typed_op(|b, check| out(check, &serde_json::from_slice::<serde_json::Value>(b).map_err(|e| e.to_string())?)),
         ),
         make(
-            "dom/sonic-rs",
-            Contract::Dom,
+            ("dom/sonic-rs", Contract::Dom, Effort::Model),
             too_deep.clone(),
             typed_op(|b, check| out(check, &sonic_rs::from_slice::<sonic_rs::Value>(b).map_err(|e| e.to_string())?)),
         ),
         make(
-            "dom/simd-json",
-            Contract::Dom,
+            ("dom/simd-json", Contract::Dom, Effort::Model),
             None,
             typed_op(|b, check| {
                 let mut buf = b.to_vec();
@@ -565,8 +561,7 @@ fn existing_strategies(
         ),
         // Validated and kept as bytes (a passthrough that checks what it passes on).
         make(
-            "raw/serde_json",
-            Contract::RawValidated,
+            ("raw/serde_json", Contract::RawValidated, Effort::Code),
             None,
             typed_op(|b, check| {
                 let raw: &serde_json::value::RawValue = serde_json::from_slice(b).map_err(|e| e.to_string())?;
@@ -582,8 +577,7 @@ fn existing_strategies(
     if !fields.is_empty() {
         let (tree, fields) = (pointer_tree(sample, fields), fields.to_vec());
         v.push(make(
-            "lazy/sonic-rs",
-            Contract::Projection,
+            ("lazy/sonic-rs", Contract::Projection, Effort::Code),
             too_deep,
             Box::new(move |s, src, id, check| {
                 with_raw(s, src, id, |b| {
@@ -595,8 +589,7 @@ fn existing_strategies(
         ));
     }
     v.push(make(
-        FLOOR,
-        Contract::Discarded,
+        (FLOOR, Contract::Discarded, Effort::Architecture),
         None,
         typed_op(|b, check| {
             if check {

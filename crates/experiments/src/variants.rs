@@ -15,7 +15,7 @@ use std::hint::black_box;
 use std::marker::PhantomData;
 
 use jsoncost_codecs::toolkit::{OpStrategy, Slot, Through};
-use jsoncost_codecs::{BoxedStrategy, Canonical, Contract, Direction};
+use jsoncost_codecs::{BoxedStrategy, Canonical, Contract, Direction, Effort};
 use jsoncost_shapes::variants::{self as shapes, OrderModel};
 use jsoncost_stream::Library;
 use serde::de::DeserializeOwned;
@@ -73,14 +73,20 @@ where
     M: Variant<P>,
 {
     let n = Some(input.len() as u64);
+    // The plain type under another library is a swap; every other variant changes the type.
+    let effort = if contract == Contract::OtherModel {
+        Effort::Model
+    } else {
+        Effort::Swap
+    };
     let inner = match library {
-        Library::SerdeJson => OpStrategy::boxed(name, contract, n, move |s| {
+        Library::SerdeJson => OpStrategy::boxed(name, contract, effort, n, move |s| {
             finish::<P, M>(s, serde_json::from_slice::<M::Decoded<'_>>(input).map_err(|e| e.to_string())?)
         }),
-        Library::SonicRs => OpStrategy::boxed(name, contract, n, move |s| {
+        Library::SonicRs => OpStrategy::boxed(name, contract, effort, n, move |s| {
             finish::<P, M>(s, sonic_rs::from_slice::<M::Decoded<'_>>(input).map_err(|e| e.to_string())?)
         }),
-        Library::SimdJson => OpStrategy::boxed(name, contract, n, move |s| {
+        Library::SimdJson => OpStrategy::boxed(name, contract, effort, n, move |s| {
             let mut buf = input.to_vec();
             finish::<P, M>(
                 s,

@@ -7,12 +7,12 @@
 //! only need ..." options: following them changes what the caller gets.
 
 use jsoncost_engine::stats::CONFIDENCE;
-use jsoncost_engine::{Contract, Experiment, ExperimentKind as Kind, FLOOR, Results, Row, RowMeasure};
+use jsoncost_engine::{Contract, Effort, Experiment, ExperimentKind as Kind, FLOOR, Interval, Results, Row, RowMeasure};
 
 use crate::row_figures::{http_figure, mean_interval as interval};
 use crate::{fidelity, kinds, units};
 
-pub use crate::advice::{ALTERNATIVE_KEY, Advice, AdviceKind, Alternative, TITLE};
+pub use crate::advice::{ALTERNATIVE_KEY, Advice, AdviceKind, Alternative, Step, TITLE};
 /// The request rates the per-second figures are stated at (`Results::rates`, set by `--advice-rate`).
 pub use jsoncost_engine::Rates;
 
@@ -32,27 +32,78 @@ struct Unit {
     one: &'static str,
     many: &'static str,
     rate: f64,
-    /// The rate is the default, not one the user set.
-    default: bool,
+    /// Whose rate it is.
+    whose: RateSource,
 }
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum RateSource {
+    Default,
+    /// The default lowered so the table's payloads come to at most
+    /// [`DEFAULT_PAYLOAD_BYTES_PER_S`].
+    DefaultFitted,
+    User,
+}
+
+/// The most payload a default rate handles per second: a service parsing 10,000 small records a
+/// second does not parse 10,000 one-megabyte batches, so a default rate is lowered for large
+/// payloads to what one core might plausibly face (100 MB/s of JSON).
+pub const DEFAULT_PAYLOAD_BYTES_PER_S: f64 = 100e6;
 
 impl Unit {
     /// "at 2,000 reads/s (default rate)", "at 1 body/s (your --advice-rate)"
     fn at_rate(&self) -> String {
         let noun = if self.rate == 1.0 { self.one } else { self.many };
-        let whose = if self.default { "default rate" } else { "your --advice-rate" };
+        let whose = match self.whose {
+            RateSource::Default => "default rate",
+            RateSource::DefaultFitted => "default rate, fitted to 100 MB/s of this payload",
+            RateSource::User => "your --advice-rate",
+        };
         format!("at {} {noun}/s ({whose})", units::count(self.rate))
     }
 }
 
-fn unit(kind: Kind, rates: &Rates) -> Unit {
+fn unit(exp: &Experiment, rates: &Rates) -> Unit {
+    let kind = exp.experiment;
     let (one, many) = kinds::view(kind).operation();
-    Unit {
-        one,
-        many,
-        rate: rates.of(kind),
-        default: rates.of(kind) == Rates::default().of(kind),
+    let rate = rates.of(kind);
+    if rate != Rates::default().of(kind) {
+        return Unit {
+            one,
+            many,
+            rate,
+            whose: RateSource::User,
+        };
     }
+    let payload = exp
+        .params
+        .get("payload_bytes")
+        .and_then(serde_json::Value::as_f64)
+        .filter(|b| *b > 0.0);
+    match payload {
+        Some(bytes) if rate * bytes > DEFAULT_PAYLOAD_BYTES_PER_S => Unit {
+            one,
+            many,
+            rate: round_down_1_2_5(DEFAULT_PAYLOAD_BYTES_PER_S / bytes),
+            whose: RateSource::DefaultFitted,
+        },
+        _ => Unit {
+            one,
+            many,
+            rate,
+            whose: RateSource::Default,
+        },
+    }
+}
+
+/// The largest 1, 2 or 5 times a power of ten not above `x` (at least 1): a rate a reader
+/// takes as a round figure, not a measurement.
+fn round_down_1_2_5(x: f64) -> f64 {
+    if x <= 1.0 {
+        return 1.0;
+    }
+    let power = 10f64.powf(x.log10().floor());
+    [5.0, 2.0, 1.0].into_iter().map(|m| m * power).find(|v| *v <= x).unwrap_or(power)
 }
 
 /// Rows under load (http) are ranked by the requests they serve per second, not by mean time.
@@ -115,10 +166,15 @@ fn advise_against(exp: &Experiment, rates: &Rates, apart: Option<Contract>) -> O
     let advice = |kind: AdviceKind, candidate: Option<&Row>, text: String| Advice {
         experiment: exp.experiment,
         table: exp.table.clone(),
+        title: crate::view::title(exp),
         kind,
         baseline: base.method.clone(),
         candidate: candidate.map(|r| r.method.clone()),
         text,
+        ladder: Vec::new(),
+        baseline_figures: None,
+        per_second: None,
+        json_share: None,
         alternatives: Vec::new(),
     };
     if !base.is_ok() || base.mean_ns.is_none() {
@@ -141,16 +197,22 @@ fn advise_against(exp: &Experiment, rates: &Rates, apart: Option<Contract>) -> O
     } else {
         others.sort_by(|a, b| mean(a).total_cmp(&mean(b)));
     }
-    let u = unit(kind, rates);
-    // Like for like: only what delivers the baseline's contract can replace it (rows of files
+    let u = unit(exp, rates);
+    // Like for like: only what delivers what the baseline does can replace it (rows of files
     // written before contracts were recorded all count as alike, as they were advised then).
-    let (same, different): (Vec<&Row>, Vec<&Row>) = others.iter().partition(|r| r.contract == base.contract);
+    let (same, different): (Vec<&Row>, Vec<&Row>) = others.iter().partition(|r| stands_in(base, r));
     let different: Vec<&Row> = different
         .into_iter()
         .filter(|r| apart.is_none_or(|contract| r.contract != Some(contract)))
         .collect();
     let alternatives = alternatives(base, &different, kind, &u);
-    let mut a = match same.first() {
+    let ladder = ladder(kind, base, &same);
+    // The headline is the ladder's first step: the cheapest change that saves measurably.
+    let first_step = ladder
+        .iter()
+        .find_map(|s| s.method.as_deref())
+        .and_then(|m| same.iter().copied().find(|r| r.method == m));
+    let mut a = match first_step.or(same.first().copied()) {
         None if others.is_empty() => advice(
             AdviceKind::NotComparable,
             None,
@@ -165,13 +227,207 @@ fn advise_against(exp: &Experiment, rates: &Rates, apart: Option<Contract>) -> O
                 base.contract.map_or("unknown", Contract::need)
             ),
         ),
-        Some(&best) => {
+        Some(best) => {
             let (kind, text) = weigh(exp, base, best, &u);
             advice(kind, Some(best), text)
         }
     };
     a.alternatives = alternatives;
+    a.baseline_figures = Some(figures(kind, base, &u));
+    a.per_second = ladder_per_second(kind, base, &ladder, &same, &u);
+    a.ladder = ladder;
+    a.json_share = kinds::view(kind).json_share(exp);
     Some(a)
+}
+
+/// "9.733 µs and 7.48 KB per operation" (req/s and latency under load).
+fn figures(kind: Kind, base: &Row, u: &Unit) -> String {
+    let alloc = base
+        .allocated_bytes
+        .map_or(String::new(), |b| format!(" and {} allocated", units::bytes(b)));
+    if by_load(kind) {
+        format!(
+            "{} req/s, mean latency {}{alloc} per {}",
+            units::rate(throughput(base)),
+            units::time(mean(base)),
+            u.one
+        )
+    } else {
+        format!("{}{alloc} per {}", units::time(mean(base)), u.one)
+    }
+}
+
+/// What the ladder's steps save together at the table's rate: CPU as a share of a core and
+/// allocation per second, from the baseline to the last step (each step's own saving is in its
+/// line). Under load the server's CPU is not per step, so nothing is stated.
+fn ladder_per_second(kind: Kind, base: &Row, ladder: &[Step], same: &[&Row], u: &Unit) -> Option<String> {
+    if by_load(kind) {
+        return None;
+    }
+    let last = ladder.iter().rev().find_map(|s| s.method.as_deref())?;
+    let row = same.iter().copied().find(|r| r.method == last)?;
+    let steps = ladder.iter().filter(|s| s.method.is_some()).count();
+    let what = if steps == 1 {
+        last.to_string()
+    } else {
+        format!("the {steps} steps to {last}")
+    };
+    let saved = match row.ratio_interval {
+        Some(r) => mean(base) * (1.0 - r.estimate),
+        None => mean(base) - mean(row),
+    };
+    let bytes = allocation(base, row).map(|(b, _)| b);
+    let text = per_second(Some(saved), bytes, u, false);
+    Some(format!("{what}, {}", text.trim_end_matches('.')) + ".")
+}
+
+/// Whether `row` can replace the baseline: it delivers the same, or (adopted at a rung above a
+/// swap) the same values in a form the caller's code must change for
+/// ([`Contract::stands_in_for`]). Rows of files without contracts or efforts compare as they
+/// were advised then: by equal contracts.
+fn stands_in(base: &Row, row: &Row) -> bool {
+    match (base.contract, row.contract, row.effort) {
+        (Some(b), Some(c), Some(effort)) if c != b => effort > Effort::Swap && c.stands_in_for(b),
+        _ => row.contract == base.contract,
+    }
+}
+
+/// The verdict by effort: for each rung the table has rows on, cheapest first, its fastest row
+/// when it saves measurably on top of the step below and is measurably faster than every
+/// cheaper rung's best (so a costlier change is never advised where a cheaper one is within
+/// its interval); else a line saying the rung adds nothing. `same`: the rows that can replace
+/// the baseline, fastest first. Empty for files written before efforts were recorded.
+fn ladder(kind: Kind, base: &Row, same: &[&Row]) -> Vec<Step> {
+    if same.iter().all(|r| r.effort.is_none()) {
+        return Vec::new();
+    }
+    let mut steps = Vec::new();
+    let mut below = base;
+    let mut cheaper_best: Vec<&Row> = Vec::new();
+    for rung in Effort::ALL {
+        let Some(best) = same.iter().copied().find(|r| r.effort == Some(rung)) else {
+            continue;
+        };
+        let ratio = ratio_between(below, best);
+        let beats_below = saves(kind, below, best, ratio);
+        let rival = cheaper_best
+            .iter()
+            .copied()
+            .find(|cheaper| cheaper.method != below.method && !saves(kind, cheaper, best, ratio_between(cheaper, best)));
+        let step = match (beats_below, rival) {
+            (true, None) => {
+                let text = format!("{}: {}", best.method, step_text(kind, base, below, best, ratio));
+                let s = Step {
+                    effort: rung,
+                    method: Some(best.method.clone()),
+                    over: below.method.clone(),
+                    ratio,
+                    text,
+                };
+                below = best;
+                s
+            }
+            (true, Some(cheaper)) => Step {
+                effort: rung,
+                method: None,
+                over: below.method.clone(),
+                ratio,
+                text: format!(
+                    "no step: {} is not measurably faster than {} ({})",
+                    best.method,
+                    cheaper.method,
+                    cheaper.effort.map_or("a cheaper rung", Effort::as_str)
+                ),
+            },
+            (false, _) => Step {
+                effort: rung,
+                method: None,
+                over: below.method.clone(),
+                ratio,
+                text: no_step_text(kind, below, best, ratio),
+            },
+        };
+        steps.push(step);
+        cheaper_best.push(best);
+    }
+    steps
+}
+
+/// `row`'s time over `below`'s with its 99% interval: the table's paired ratio when `below` is
+/// the baseline, else paired over the rounds the two rows share; `None` on a sequential table.
+fn ratio_between(below: &Row, row: &Row) -> Option<Interval> {
+    if below.baseline {
+        row.ratio_interval.or_else(|| row.paired_ratio_to(below))
+    } else {
+        row.paired_ratio_to(below)
+    }
+}
+
+/// Faster than `below` beyond the noise: the paired interval below 1, or without one both
+/// means' intervals apart.
+fn saves(kind: Kind, below: &Row, row: &Row, ratio: Option<Interval>) -> bool {
+    match ratio {
+        Some(r) => r.high < 1.0,
+        None => better_by_means(kind, below, row) && beyond_intervals(below, row),
+    }
+}
+
+/// "37.0% less time (99% interval 35.1–38.9%, paired) than typed/serde_json, the same
+/// allocation (7.48 KB)"; the contract when it is not the baseline's.
+fn step_text(kind: Kind, base: &Row, below: &Row, row: &Row, ratio: Option<Interval>) -> String {
+    let time = match ratio {
+        Some(r) if by_load(kind) => format!(
+            "{} more requests/s (99% interval {}–{}, paired)",
+            units::percent(1.0 / r.estimate - 1.0),
+            units::percent(1.0 / r.high - 1.0),
+            units::percent(1.0 / r.low - 1.0)
+        ),
+        Some(r) => format!(
+            "{} less time (99% interval {}–{}, paired)",
+            units::percent(1.0 - r.estimate),
+            units::percent(1.0 - r.high),
+            units::percent(1.0 - r.low)
+        ),
+        None => {
+            let saved = mean(below) - mean(row);
+            let half = saving_half_width(below, row).map_or(String::new(), |h| format!(" ± {}", units::time(h)));
+            format!("{}{half} ({}) less time", units::time(saved), share(saved, mean(below)))
+        }
+    };
+    let over = if below.baseline {
+        String::new()
+    } else {
+        format!(" on top of {}", below.method)
+    };
+    let alloc = allocation(below, row).map_or(String::new(), |(_, phrase)| format!(", {phrase}"));
+    let delivers = match row.contract {
+        Some(c) if row.contract != base.contract => format!(" (delivers {})", c.need()),
+        _ => String::new(),
+    };
+    format!("{time}{over}{alloc}{delivers}{}", fidelity_text(below, row))
+}
+
+/// Why a rung adds nothing: its best row is within the noise of, or slower than, the step below.
+fn no_step_text(kind: Kind, below: &Row, best: &Row, ratio: Option<Interval>) -> String {
+    let how = match ratio {
+        Some(r) if r.low > 1.0 => format!(
+            "slower than {} ({}×, 99% interval {}–{})",
+            below.method,
+            units::ratio(r.estimate),
+            units::ratio(r.low),
+            units::ratio(r.high)
+        ),
+        Some(r) => format!(
+            "within the noise of {} ({}×, 99% interval {}–{})",
+            below.method,
+            units::ratio(r.estimate),
+            units::ratio(r.low),
+            units::ratio(r.high)
+        ),
+        None if better_by_means(kind, below, best) => format!("within the noise of {}", below.method),
+        None => format!("slower than {}", below.method),
+    };
+    format!("no further saving: the best, {}, is {how}", best.method)
 }
 
 /// The baseline against the best strategy with its contract.
@@ -275,6 +531,11 @@ fn better(kind: Kind, base: &Row, row: &Row) -> bool {
     if let Some(r) = row.ratio_interval {
         return r.high < 1.0;
     }
+    better_by_means(kind, base, row)
+}
+
+/// Faster (or serving more) by the means alone.
+fn better_by_means(kind: Kind, base: &Row, row: &Row) -> bool {
     if by_load(kind) {
         throughput(row) > throughput(base)
     } else {

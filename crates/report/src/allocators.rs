@@ -291,10 +291,15 @@ pub fn advise(results: &Results) -> Vec<Advice> {
             out.push(Advice {
                 experiment: kind,
                 table: table.to_string(),
+                title: table.to_string(),
                 kind: AdviceKind::AllocatorChange,
                 baseline: c.base.to_string(),
                 candidate: Some(c.allocator.to_string()),
                 text: lever(c, table, &rows),
+                ladder: Vec::new(),
+                baseline_figures: None,
+                per_second: None,
+                json_share: None,
                 alternatives: Vec::new(),
             });
         }
@@ -488,9 +493,12 @@ mod tests {
             "{md}"
         );
         assert!(md.contains("\n| micro order/deserialize | dom/serde_json | 1.000 µs | 766.0 ns | 0.766 | 0.735–0.799 | 23.4% less | 8.00 KB | 112 | - |\n"), "{md}");
-        assert!(md.contains(&format!("- **micro: order/deserialize**: {}", texts[0])), "{md}");
+        assert!(md.contains(&format!("- **micro: order/deserialize**\n  - {}\n", texts[0])), "{md}");
         let console = crate::render(&results, Format::Table, false);
-        assert!(console.contains(&format!("- micro order/deserialize: {}", texts[0])), "{console}");
+        assert!(
+            console.contains(&format!("micro: order/deserialize\n  {}\n", texts[0])),
+            "{console}"
+        );
         let html = crate::html::render(&results);
         assert!(
             html.contains("<li class=\"allocator\"><strong>micro: order/deserialize</strong> With mimalloc, dom/serde_json on"),

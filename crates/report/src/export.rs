@@ -26,8 +26,15 @@ pub trait Exporter: Sync {
     /// the title where the format has one.
     fn experiment(&self, exp: &Experiment, note: Option<&str>, color: bool) -> String;
 
-    /// The advisor's section.
+    /// The advisor's section: every table's verdict in full.
     fn advice(&self, advice: &[Advice]) -> String;
+
+    /// The run's headline verdict, printed before any table by a run that puts the answer
+    /// first (`run`, the bench harness): one screen, a verdict for every experiment that ran.
+    /// Empty for a document's format (its document holds the verdicts).
+    fn headline(&self, _advice: &[Advice]) -> String {
+        String::new()
+    }
 
     /// Allocator tables (one per allocator) with the rows that could not be paired.
     fn allocator_tables(&self, comparisons: &[AllocatorComparison]) -> String;

@@ -20,6 +20,7 @@ pub mod ab_http;
 mod advice;
 pub mod advisor;
 pub mod allocators;
+pub mod answer;
 mod columns;
 pub mod compare;
 mod csv;

@@ -7,6 +7,7 @@ use jsoncost_engine::{AllocatorComparison, Experiment, Results};
 use crate::ab::AbComparison;
 use crate::advisor::{self, Advice};
 use crate::allocators;
+use crate::answer;
 use crate::compare::Comparison;
 use crate::export::Exporter;
 use crate::notes::{INTERRUPTED_NOTE, QUICK_NOTE, features, simd_note};
@@ -39,11 +40,19 @@ impl Exporter for Markdown {
             out.push_str("No tables to advise on.\n");
         }
         for a in advice {
-            let heading = format!("{}: {}", a.experiment, a.table);
-            out.push_str(&format!("- **{}**: {}\n", inline(&heading), inline(&a.text)));
-            for alt in &a.alternatives {
-                out.push_str(&format!("  - {}\n", inline(&alt.text)));
-            }
+            out.push_str(&verdict(a, true));
+        }
+        out
+    }
+
+    fn headline(&self, advice: &[Advice]) -> String {
+        let mut out = format!("## {}\n\n{}\n{}\n\n", answer::HEADLINE, inline(&answer::legend()), answer::RULE);
+        let shown = answer::headline_tables(advice);
+        for a in &shown {
+            out.push_str(&verdict(a, false));
+        }
+        if shown.is_empty() {
+            out.push_str("No tables to advise on.\n");
         }
         out
     }
@@ -84,6 +93,11 @@ fn render(results: &Results) -> String {
     if results.interrupted {
         out.push_str(&format!("\n> **{}**\n", INTERRUPTED_NOTE));
     }
+    let advice = advisor::advise(results);
+    if !results.experiments.is_empty() {
+        out.push('\n');
+        out.push_str(&Markdown.headline(&advice));
+    }
     for exp in &results.experiments {
         out.push('\n');
         out.push_str(&render_experiment(exp, note.as_deref()));
@@ -93,7 +107,20 @@ fn render(results: &Results) -> String {
         out.push_str(&allocator_table(c));
     }
     out.push('\n');
-    out.push_str(&Markdown.advice(&advisor::advise(results)));
+    out.push_str(&Markdown.advice(&advice));
+    out
+}
+
+/// One table's verdict: its title in bold, then a list of its lines.
+fn verdict(a: &Advice, full: bool) -> String {
+    let mut out = format!("- **{}**\n", inline(&answer::title(a)));
+    for line in answer::lines(a, full) {
+        if line.label.is_empty() {
+            out.push_str(&format!("  - {}\n", inline(&line.text)));
+        } else {
+            out.push_str(&format!("  - *{}*: {}\n", line.label, inline(&line.text)));
+        }
+    }
     out
 }
 

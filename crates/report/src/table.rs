@@ -10,6 +10,7 @@ use jsoncost_engine::{AllocatorComparison, Experiment, Results};
 use crate::ab::AbComparison;
 use crate::advisor::{self, Advice};
 use crate::allocators;
+use crate::answer;
 use crate::compare::Comparison;
 use crate::export::Exporter;
 use crate::notes::{INTERRUPTED_NOTE, QUICK_NOTE, features, simd_note};
@@ -42,12 +43,29 @@ impl Exporter for Console {
         if advice.is_empty() {
             out.push_str("No tables to advise on.\n");
         }
-        for a in advice {
-            out.push_str(&format!("- {} {}: {}\n", a.experiment, a.table, a.text));
-            for alt in &a.alternatives {
-                out.push_str(&format!("  - {}\n", alt.text));
+        for (i, a) in advice.iter().enumerate() {
+            if i > 0 {
+                out.push('\n');
             }
+            out.push_str(&verdict(a, true));
         }
+        out
+    }
+
+    fn headline(&self, advice: &[Advice]) -> String {
+        let mut out = format!("{}\n{}\n{}\n", answer::HEADLINE, answer::legend(), answer::RULE);
+        let shown = answer::headline_tables(advice);
+        for a in &shown {
+            out.push('\n');
+            out.push_str(&verdict(a, false));
+        }
+        if shown.is_empty() {
+            out.push_str("\nNo tables to advise on.\n");
+        }
+        out.push_str(&format!(
+            "\nEvery table's verdict, with what it saves per second and the options that deliver less, follows the tables ({}).\n",
+            advisor::TITLE
+        ));
         out
     }
 
@@ -82,6 +100,11 @@ fn render(results: &Results, color: bool) -> String {
         out.push_str(INTERRUPTED_NOTE);
         out.push('\n');
     }
+    let advice = advisor::advise(results);
+    if !results.experiments.is_empty() {
+        out.push('\n');
+        out.push_str(&Console.headline(&advice));
+    }
     for exp in &results.experiments {
         out.push('\n');
         out.push_str(&render_experiment(exp, note.as_deref(), color));
@@ -91,7 +114,21 @@ fn render(results: &Results, color: bool) -> String {
         out.push_str(&allocator_table(c));
     }
     out.push('\n');
-    out.push_str(&Console.advice(&advisor::advise(results)));
+    out.push_str(&Console.advice(&advice));
+    out
+}
+
+/// One table's verdict: its title, then its lines under it, labels in one column.
+fn verdict(a: &Advice, full: bool) -> String {
+    let mut out = format!("{}\n", answer::title(a));
+    let width = answer::label_width();
+    for line in answer::lines(a, full) {
+        if line.label.is_empty() {
+            out.push_str(&format!("  {}\n", line.text));
+        } else {
+            out.push_str(&format!("  {:width$}  {}\n", line.label, line.text));
+        }
+    }
     out
 }
 

@@ -51,12 +51,12 @@ pub(crate) struct View {
 }
 
 impl View {
-    /// `micro: data/deserialize (shape=data, payload_bytes=71)`
+    /// `micro: data (71 bytes), deserialize` and, on a line of its own, the parameters.
     pub(crate) fn title(&self) -> String {
         if self.params.is_empty() {
             self.heading.clone()
         } else {
-            format!("{} ({})", self.heading, self.params)
+            format!("{}\n  {}", self.heading, self.params)
         }
     }
 
@@ -104,7 +104,23 @@ fn short_message(message: &str) -> (String, bool) {
 }
 
 pub(crate) fn heading(exp: &Experiment) -> String {
-    format!("{}: {}", exp.experiment, exp.table)
+    format!("{}: {}", exp.experiment, title(exp))
+}
+
+/// The table as a sentence: "order (4,148 bytes), deserialize" where the table has a shape and
+/// an operation, else its name, with its payload's size when known ("store/order (4,148
+/// bytes)"). The raw parameters go on a line of their own under it.
+pub(crate) fn title(exp: &Experiment) -> String {
+    let text = |key: &str| exp.params.get(key).and_then(Value::as_str);
+    let size = exp
+        .params
+        .get("payload_bytes")
+        .and_then(Value::as_f64)
+        .map_or(String::new(), |b| format!(" ({} bytes)", crate::units::fixed(b, 0)));
+    match (text("shape"), text("operation")) {
+        (Some(shape), Some(operation)) => format!("{shape}{size}, {operation}"),
+        _ => format!("{}{size}", exp.table),
+    }
 }
 
 /// Params as `key=value` in the file's order; strings unquoted.

@@ -40,7 +40,10 @@ fn main() {
         stdout.starts_with("## Allocators: mimalloc against system: paired in lockstep"),
         "{stdout}"
     );
-    assert!(stdout.contains("- **micro: shipment/deserialize**: With mimalloc, "), "{stdout}");
+    assert!(
+        stdout.contains("- **micro: shipment/deserialize**\n  - With mimalloc, "),
+        "{stdout}"
+    );
     let results: Results = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
     assert_eq!(results.machine.allocator, Some(Allocator::System));
     let tables: Vec<&str> = results.experiments.iter().map(|e| e.table.as_str()).collect();

@@ -162,7 +162,7 @@ fn alloc_pairs_each_allocator_with_the_first_in_lockstep_and_keeps_the_compariso
             stdout.contains(&format!("Allocators: {a} against system: paired in lockstep on CPU ")),
             "{stdout}"
         );
-        assert!(stdout.contains(&format!("- micro data/deserialize: With {a}, ")), "{stdout}");
+        assert!(stdout.contains(&format!("micro: data/deserialize\n  With {a}, ")), "{stdout}");
     }
     // The report of the file shows the tables and the levers in every format.
     jsoncost()
@@ -172,7 +172,7 @@ fn alloc_pairs_each_allocator_with_the_first_in_lockstep_and_keeps_the_compariso
         .assert()
         .code(0)
         .stdout(predicate::str::contains("## Allocators: mimalloc against system"))
-        .stdout(predicate::str::contains("- **micro: data/deserialize**: With mimalloc, "));
+        .stdout(predicate::str::contains("- **micro: data/deserialize**\n  - With mimalloc, "));
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.contains("<section class=\"experiment allocator\" id=\"allocator-jemalloc-system\">"));
     assert!(page.contains("<li class=\"allocator\"><strong>micro: data/serialize</strong> With jemalloc, "));

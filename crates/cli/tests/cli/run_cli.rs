@@ -55,18 +55,29 @@ fn load(path: &Path) -> Results {
 fn a_quick_run_writes_results_and_both_reports_atomically() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    quick_run(dir.path())
+    let assert = quick_run(dir.path())
         .arg("--out")
         .arg(&out)
         .assert()
         .code(0)
-        .stdout(predicate::str::contains("micro: data/deserialize"))
+        .stdout(predicate::str::contains("micro: data/deserialize ("))
         .stdout(predicate::str::contains("store: redb/order"))
         // Which sentence depends on the noise of a debug-mode run: both state the JSON share.
         .stdout(predicate::str::is_match("JSON is [0-9.]+ µs of a|JSON work is within the noise of the").unwrap())
         .stdout(predicate::str::contains("What moves the number"))
         .stderr(predicate::str::contains("quick run:"))
         .stderr(predicate::str::contains(format!("report: {}", out.join("report.html").display())));
+    // The answer first: the headline verdict opens stdout, before the first table; every
+    // table's verdict in full closes it.
+    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
+    assert!(stdout.starts_with(jsoncost_report::answer::HEADLINE), "{stdout}");
+    let first_table = stdout.find("│ Method").expect("a table");
+    let headline_data = stdout.find("micro: ").unwrap();
+    assert!(
+        headline_data < first_table,
+        "the data table's verdict is not in the headline: {stdout}"
+    );
+    assert!(stdout.rfind("What moves the number").unwrap() > stdout.rfind("│ Method").unwrap());
     // Exactly the three files: no temporary or probe file left behind.
     assert_eq!(names_in(&out), ["report.html", "report.md", "results.json"]);
 
@@ -192,7 +203,7 @@ fn a_run_s_small_allocator_table_pairs_order_s_rows_under_mimalloc_with_the_syst
         .assert()
         .code(0)
         .stdout(predicate::str::contains("Allocators: mimalloc against system: paired in lockstep"))
-        .stdout(predicate::str::contains("- micro order/deserialize: With mimalloc, "))
+        .stdout(predicate::str::contains("micro: order/deserialize\n  With mimalloc, "))
         .stderr(predicate::str::contains("allocators: "));
     let results = load(&out.join("results.json"));
     // The run's own tables are as asked; the allocator table is order's, as run sets it.
@@ -385,30 +396,23 @@ fn interrupt_run_writes_what_was_measured(signal: libc::c_int) {
             .args(["run", "--only", "micro", "--filter", "typed/*", "--out"])
             .arg(&out)
             .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
             .stderr(std::fs::File::create(&stderr_path).unwrap())
             .spawn()
             .unwrap(),
     );
-    let stdout = child.0.stdout.take().unwrap();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            if tx.send(line.unwrap_or_default()).is_err() {
-                break;
-            }
-        }
-    });
-
-    // Wait (at most 60 s) for the first table's last line.
+    // Tables are held for the verdict: wait (at most 60 s) for stderr to say the first is done.
     let deadline = Instant::now() + Duration::from_secs(60);
-    let mut printed = Vec::new();
-    while !printed.iter().any(|l: &String| l.starts_with('└')) {
-        let left = deadline.saturating_duration_since(Instant::now());
-        match rx.recv_timeout(left) {
-            Ok(line) => printed.push(line),
-            Err(e) => panic!("no table within 60 s ({e}); stdout so far:\n{}", printed.join("\n")),
-        }
+    while !std::fs::read_to_string(&stderr_path)
+        .unwrap_or_default()
+        .contains("micro: data/deserialize measured")
+    {
+        assert!(
+            Instant::now() < deadline,
+            "no table within 60 s; stderr so far:\n{}",
+            std::fs::read_to_string(&stderr_path).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(100));
     }
     let pid = child.0.id() as libc::pid_t;
     // SAFETY: kill(2) on the pid of our own child, which has not been reaped yet.

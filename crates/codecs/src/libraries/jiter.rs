@@ -9,7 +9,7 @@ use serde_json::{Map, Number, Value};
 
 use super::library::Library;
 use crate::toolkit::{OpStrategy, Slot, emit, error_text};
-use crate::{BorrowedForm, BoxedStrategy, Canonical, Contract};
+use crate::{BorrowedForm, BoxedStrategy, Canonical, Contract, Effort};
 
 /// jiter's strategies.
 pub struct Jiter;
@@ -58,7 +58,7 @@ impl Library for Jiter {
     /// `typed/jiter`: jiter's serde deserializer into any owned type.
     fn typed<'a, T: Serialize + DeserializeOwned + 'a>(input: &'a [u8]) -> Vec<BoxedStrategy<'a>> {
         let n = Some(input.len() as u64);
-        vec![OpStrategy::boxed("typed/jiter", Contract::TypedValue, n, move |s| {
+        vec![OpStrategy::boxed("typed/jiter", Contract::TypedValue, Effort::Swap, n, move |s| {
             emit(s, &jiter::serde::from_slice::<T>(input).map_err(error_text)?)
         })]
     }
@@ -68,6 +68,7 @@ impl Library for Jiter {
         vec![OpStrategy::boxed(
             "borrowed/jiter",
             Contract::BorrowedValue,
+            Effort::Model,
             Some(input.len() as u64),
             move |s| emit(s, &jiter::serde::from_slice::<F::Of<'_>>(input).map_err(error_text)?),
         )]
@@ -81,16 +82,16 @@ impl Library for Jiter {
         let mut scratch = JsonValueScratch::new();
         let mut owned_scratch = JsonValueScratch::<'static>::new();
         vec![
-            OpStrategy::boxed("dom-borrowed/jiter", Contract::BorrowedDom, n, move |s| {
+            OpStrategy::boxed("dom-borrowed/jiter", Contract::BorrowedDom, Effort::Model, n, move |s| {
                 emit_jiter(s, &JsonValue::parse(input, false).map_err(error_text)?)
             }),
-            OpStrategy::boxed("dom-borrowed-reuse/jiter", Contract::BorrowedDom, n, move |s| {
+            OpStrategy::boxed("dom-borrowed-reuse/jiter", Contract::BorrowedDom, Effort::Model, n, move |s| {
                 emit_jiter(s, &scratch.parse(input, false, PartialMode::Off).map_err(error_text)?)
             }),
-            OpStrategy::boxed("dom/jiter", Contract::Dom, n, move |s| {
+            OpStrategy::boxed("dom/jiter", Contract::Dom, Effort::Model, n, move |s| {
                 emit_jiter(s, &JsonValue::parse_owned(input, false, PartialMode::Off).map_err(error_text)?)
             }),
-            OpStrategy::boxed("dom-reuse/jiter", Contract::Dom, n, move |s| {
+            OpStrategy::boxed("dom-reuse/jiter", Contract::Dom, Effort::Model, n, move |s| {
                 emit_jiter(s, &owned_scratch.parse_owned(input, false, PartialMode::Off).map_err(error_text)?)
             }),
         ]

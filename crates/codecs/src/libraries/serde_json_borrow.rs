@@ -3,7 +3,7 @@
 
 use super::library::Library;
 use crate::toolkit::{OpStrategy, emit, emit_bytes, error_text};
-use crate::{BoxedStrategy, Contract};
+use crate::{BoxedStrategy, Contract, Effort};
 
 /// serde_json_borrow's strategies.
 pub struct SerdeJsonBorrow;
@@ -14,6 +14,7 @@ impl Library for SerdeJsonBorrow {
         vec![OpStrategy::boxed(
             "dom-borrowed/serde_json_borrow",
             Contract::BorrowedDom,
+            Effort::Model,
             n,
             move |s| {
                 emit(
@@ -32,6 +33,7 @@ impl Library for SerdeJsonBorrow {
         Ok(vec![OpStrategy::boxed(
             "dom-borrowed/serde_json_borrow",
             Contract::BytesFromDom,
+            Effort::Model,
             n,
             move |s| emit_bytes(s, &serde_json::to_vec(dom.get_value()).map_err(error_text)?),
         )])

@@ -6,7 +6,7 @@ use jsoncost_codecs::gate::{Reference, Verdict, verify_streamed};
 use jsoncost_codecs::toolkit::{self, OpStrategy};
 use jsoncost_codecs::typed;
 use jsoncost_codecs::verify;
-use jsoncost_codecs::{BorrowedForm, BoxedStrategy, Contract, TypeOptions, document, exact};
+use jsoncost_codecs::{BorrowedForm, BoxedStrategy, Contract, Effort, TypeOptions, document, exact};
 use jsoncost_engine::{DifferenceKind, Fidelity, NumberDifference};
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -211,7 +211,7 @@ fn minus_zero_read_as_zero_is_annotated_not_failed() {
 fn a_strategy_that_drops_a_field_fails_with_the_pointer() {
     let doc = float_doc();
     let reference = Reference::from_json(doc.as_bytes()).unwrap();
-    let mut dropping = OpStrategy::boxed("dom/dropping", Contract::Dom, None, |s| {
+    let mut dropping = OpStrategy::boxed("dom/dropping", Contract::Dom, Effort::Model, None, |s| {
         let mut v: serde_json::Value = sonic_rs::from_str(&doc).map_err(|e| e.to_string())?;
         v["more"].as_object_mut().unwrap().remove("y");
         toolkit::emit(s, &v)

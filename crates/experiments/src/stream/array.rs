@@ -9,7 +9,7 @@
 
 use jsoncost_codecs::exact;
 use jsoncost_codecs::gate::{self, Verdict};
-use jsoncost_codecs::{Contract, Strategy};
+use jsoncost_codecs::{Contract, Effort, Strategy};
 use jsoncost_engine::{ExperimentKind, Fidelity};
 use jsoncost_stream::{Library, Pointer};
 use serde::Serialize;
@@ -105,13 +105,20 @@ fn array_at<'v, D: Dom>(doc: &'v D, pointer: &Pointer) -> Result<&'v [D], String
 }
 
 /// A whole-document parse into `D` with `parse`, then the array.
-fn buffered<D: Dom>(name: String, path: &Path, pointer: &Pointer, bytes: u64, parse: fn(&mut [u8]) -> Result<D, String>) -> ArrayStrategy {
+fn buffered<D: Dom>(
+    (name, effort): (String, Effort),
+    path: &Path,
+    pointer: &Pointer,
+    bytes: u64,
+    parse: fn(&mut [u8]) -> Result<D, String>,
+) -> ArrayStrategy {
     let (p, ptr) = (path.to_path_buf(), pointer.clone());
     let run_one = move || -> Result<D, String> { parse(&mut read_all(&p, bytes)?) };
     let timed = run_one.clone();
     let ptr2 = ptr.clone();
     let (p2, checked_name) = (path.to_path_buf(), name.clone());
     WholeRun {
+        effort,
         contract: Contract::Dom,
         run: Box::new(move || {
             let doc = timed()?;
@@ -167,6 +174,7 @@ where
     let (p, c) = (path.to_path_buf(), config.clone());
     let (p2, c2, checked_name) = (path.to_path_buf(), config, name.clone());
     WholeRun {
+        effort: Effort::Code,
         contract: Contract::Dom,
         run: Box::new(move || {
             let mut n = 0;
@@ -205,6 +213,7 @@ fn skipping(name: String, path: &Path, config: jsoncost_stream::Config, bytes: u
     let counted = count.clone();
     let p2 = path.to_path_buf();
     WholeRun {
+        effort: Effort::Code,
         contract: Contract::Aggregate,
         run: Box::new(count),
         check: Box::new(move || match (counted(), reference_count(&p2, &pointer)) {
@@ -320,6 +329,7 @@ fn buffered_typed<E: Serialize + DeserializeOwned + 'static>(lib: Library, path:
     );
     let checked_name = name.clone();
     WholeRun {
+        effort: Effort::Swap,
         contract: Contract::TypedValue,
         run: Box::new(move || Ok(std::hint::black_box(timed()?).len() as u64)),
         check: Box::new(move || match decode() {
@@ -419,12 +429,12 @@ mod at_pointer {
 /// verdict on the file for sonic-rs, which has no recursion limit.
 fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_deep: Option<String>) -> Vec<ArrayStrategy> {
     let pointer = &config.pointer;
-    let mut sonic = buffered("buffered/sonic-rs".into(), path, pointer, bytes, sonic_value);
+    let mut sonic = buffered(("buffered/sonic-rs".into(), Effort::Model), path, pointer, bytes, sonic_value);
     sonic.refused = too_deep;
     let mut v = vec![
-        buffered("buffered/serde_json".into(), path, pointer, bytes, json_value),
+        buffered(("buffered/serde_json".into(), Effort::Swap), path, pointer, bytes, json_value),
         sonic,
-        buffered("buffered/simd-json".into(), path, pointer, bytes, simd_value),
+        buffered(("buffered/simd-json".into(), Effort::Model), path, pointer, bytes, simd_value),
     ];
     for lib in [Library::SerdeJson, Library::SonicRs, Library::SimdJson] {
         let c = config.clone().library(lib);

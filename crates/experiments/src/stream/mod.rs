@@ -5,7 +5,7 @@
 
 use futures::StreamExt;
 use jsoncost_codecs::gate::{self, Verdict};
-use jsoncost_codecs::{Contract, Strategy};
+use jsoncost_codecs::{Contract, Effort, Strategy};
 use jsoncost_engine::ExperimentKind;
 use jsoncost_shapes::{DEFAULT_SEED, Reading, Telemetry, write_telemetry};
 use jsoncost_stream::{Library, TelemetryAggregate};
@@ -87,7 +87,7 @@ fn device_id(field: Option<&jsoncost_stream::Field>) -> Result<String, String> {
 fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_deep: Option<String>) -> Vec<WholeRun<()>> {
     let mut v: Vec<WholeRun<()>> = Vec::new();
     let p = path.to_path_buf();
-    let mut add = |name: String, contract: Contract, run: RunFn| {
+    let mut add = |name: String, (contract, effort): (Contract, Effort), run: RunFn| {
         let refused = if name == "buffered/sonic-rs" { too_deep.clone() } else { None };
         // The gate checks what a run produced; the timed run drops it.
         let run = Rc::new(RefCell::new(run));
@@ -96,6 +96,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
         v.push(WholeRun {
             name,
             contract,
+            effort,
             run: Box::new(move || (timed.borrow_mut())().map(drop)),
             check: Box::new(move || check((run.borrow_mut())(), &checked, &path, &config)),
             bytes,
@@ -106,7 +107,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
         let p = p.clone();
         add(
             "buffered/serde_json".into(),
-            Contract::TypedValue,
+            (Contract::TypedValue, Effort::Swap),
             Box::new(move || {
                 Ok(Outcome::Document(
                     serde_json::from_slice(&read_all(&p, bytes)?).map_err(|e| e.to_string())?,
@@ -118,7 +119,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
         let p = p.clone();
         add(
             "buffered/sonic-rs".into(),
-            Contract::TypedValue,
+            (Contract::TypedValue, Effort::Swap),
             Box::new(move || {
                 Ok(Outcome::Document(
                     sonic_rs::from_slice(&read_all(&p, bytes)?).map_err(|e| e.to_string())?,
@@ -130,7 +131,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
         let p = p.clone();
         add(
             "buffered/simd-json".into(),
-            Contract::TypedValue,
+            (Contract::TypedValue, Effort::Swap),
             Box::new(move || {
                 let mut body = read_all(&p, bytes)?;
                 Ok(Outcome::Document(
@@ -143,7 +144,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
         let p = p.clone();
         add(
             "reader/serde_json".into(),
-            Contract::TypedValue,
+            (Contract::TypedValue, Effort::Swap),
             Box::new(move || {
                 Ok(Outcome::Document(
                     serde_json::from_reader(BufReader::new(open(&p)?)).map_err(|e| e.to_string())?,
@@ -156,7 +157,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
         let p = p.clone();
         add(
             "visitor/serde_json".into(),
-            Contract::TypedValue,
+            (Contract::TypedValue, Effort::Code),
             Box::new(move || {
                 let mut readings = Vec::new();
                 let device = peers::serde_visitor(BufReader::new(open(&p)?), &mut |r| readings.push(r))?;
@@ -171,7 +172,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
         let p = p.clone();
         add(
             "visitor-aggregate/serde_json".into(),
-            Contract::Aggregate,
+            (Contract::Aggregate, Effort::Code),
             Box::new(move || {
                 let mut agg = TelemetryAggregate::default();
                 peers::serde_visitor(BufReader::new(open(&p)?), &mut |r| agg.push(&r))?;
@@ -183,7 +184,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
         let p = p.clone();
         add(
             "struson/serde".into(),
-            Contract::TypedValue,
+            (Contract::TypedValue, Effort::Code),
             Box::new(move || {
                 let mut readings = Vec::new();
                 let device = peers::struson(open(&p)?, &mut |r| readings.push(r))?;
@@ -199,7 +200,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
         let (p1, c1) = (p.clone(), cfg.clone());
         add(
             format!("incremental/{}", lib.as_str()),
-            Contract::TypedValue,
+            (Contract::TypedValue, Effort::Code),
             Box::new(move || {
                 let mut elements = c1.reader::<Reading, _>(open(&p1)?);
                 let readings = (&mut elements).collect::<Result<Vec<Reading>, _>>().map_err(|e| e.to_string())?;
@@ -212,7 +213,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
         let (p2, c2) = (p.clone(), cfg.clone());
         add(
             format!("incremental-aggregate/{}", lib.as_str()),
-            Contract::Aggregate,
+            (Contract::Aggregate, Effort::Code),
             Box::new(move || {
                 let mut agg = TelemetryAggregate::default();
                 for r in c2.reader::<Reading, _>(open(&p2)?) {
@@ -234,7 +235,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
             .expect("a tokio runtime");
         add(
             format!("incremental-async/{}", lib.as_str()),
-            Contract::TypedValue,
+            (Contract::TypedValue, Effort::Code),
             Box::new(move || {
                 block_on_alone(&rt, async {
                     let file = tokio::fs::File::open(&p3)

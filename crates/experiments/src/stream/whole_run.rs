@@ -2,7 +2,7 @@
 //! [`run_config`]), the buffered rows' size cap, and the checks and reads of the input file.
 
 use jsoncost_codecs::gate::{Reference, Verdict};
-use jsoncost_codecs::{Canonical, Contract, RunFailure, Strategy};
+use jsoncost_codecs::{Canonical, Contract, Effort, RunFailure, Strategy};
 use jsoncost_engine::{Config, Fidelity};
 use jsoncost_report::files::{self, ReadError};
 use jsoncost_stream::Library;
@@ -77,6 +77,7 @@ pub(crate) fn skip_buffered<O>(list: &mut Vec<WholeRun<O>>, why: &str) {
 pub(crate) struct WholeRun<O> {
     pub(crate) name: String,
     pub(crate) contract: Contract,
+    pub(crate) effort: Effort,
     pub(crate) run: Box<dyn FnMut() -> Result<O, String>>,
     pub(crate) check: Box<dyn FnMut() -> Verdict>,
     pub(crate) bytes: u64,
@@ -91,6 +92,9 @@ impl<O> Strategy for WholeRun<O> {
     }
     fn contract(&self) -> Contract {
         self.contract
+    }
+    fn effort(&self) -> Effort {
+        self.effort
     }
     fn check(&mut self) -> Result<Canonical, RunFailure> {
         Err(RunFailure::row("a stream strategy checks itself against the file (verify)"))

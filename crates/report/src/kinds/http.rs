@@ -2,7 +2,7 @@
 //! plus Errors when any request failed. Mean is the mean latency; allocation is the server's.
 //! Charts: requests per second, latency percentiles, the server's allocation per request.
 
-use jsoncost_engine::{Experiment, HttpFigures, Row};
+use jsoncost_engine::{Contract, Experiment, HttpFigures, Row};
 
 use super::KindView;
 use crate::columns::{self, Cell, Spec, get};
@@ -25,6 +25,41 @@ impl KindView for Http {
 
     fn charts(&self, _exp: &Experiment, ok: &[&Row]) -> Vec<Option<Chart>> {
         charts(ok)
+    }
+
+    /// The server's CPU per request that is JSON work: the baseline's less what serving the
+    /// stored bytes unparsed (the table's `Passthrough` row) costs, from their paired per-slice
+    /// CPU ratio; nothing without that interval.
+    fn json_share(&self, exp: &Experiment) -> Option<String> {
+        let base = exp.baseline()?;
+        let floor = exp
+            .rows
+            .iter()
+            .find(|r| r.is_ok() && r.contract == Some(Contract::Passthrough) && !r.baseline)?;
+        let r = floor.http.as_ref()?.cpu_ratio?;
+        let base_cpu = http_figure(base, |h| h.server_cpu_ns_per_req)?;
+        let (share, low, high) = (1.0 - r.estimate, 1.0 - r.high, 1.0 - r.low);
+        Some(if low <= 0.0 {
+            format!(
+                "JSON work is within the noise of the server's {} of CPU per request: {} − {} per slice is {} (99% interval {} to {}).",
+                units::time(base_cpu),
+                base.method,
+                floor.method,
+                units::percent(share),
+                units::percent(low),
+                units::percent(high)
+            )
+        } else {
+            format!(
+                "JSON is {} of the server's {} of CPU per request ({} less {}, paired per slice; 99% interval {}–{}).",
+                units::percent(share),
+                units::time(base_cpu),
+                base.method,
+                floor.method,
+                units::percent(low),
+                units::percent(high)
+            )
+        })
     }
 }
 

@@ -36,6 +36,15 @@ pub(crate) trait KindView: Sync {
         String::new()
     }
 
+    /// How much of the operation is JSON work, for the verdict: the first sentence of the
+    /// table's summary where the kind reads its rows against a floor (the store's read).
+    fn json_share(&self, exp: &Experiment) -> Option<String> {
+        if !exp.experiment.traits().floor {
+            return None;
+        }
+        exp.summary.as_ref().and_then(|s| crate::summary::sentences(s).into_iter().next())
+    }
+
     /// A second baseline some of the table's rows are advised against, besides the table's own
     /// (a stream table's buffered typed row, for its incremental typed rows).
     fn second_baseline<'e>(&self, _exp: &'e Experiment) -> Option<&'e Row> {

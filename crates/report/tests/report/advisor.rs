@@ -209,11 +209,11 @@ fn advice_renders_in_every_format() {
     let text = "Keep base: it is the fastest correct strategy; the next, slow, takes 50.00 ns (50.0%) longer.";
     assert_eq!(
         Format::Table.exporter().advice(&advice),
-        format!("What moves the number\n- micro t/op: {text}\n")
+        format!("What moves the number\nmicro: t/op — baseline base: 100.0 ns and 40 B allocated per operation\n  {text}\n")
     );
     assert_eq!(
         Format::Markdown.exporter().advice(&advice),
-        format!("## What moves the number\n\n- **micro: t/op**: {text}\n")
+        format!("## What moves the number\n\n- **micro: t/op — baseline base: 100.0 ns and 40 B allocated per operation**\n  - {text}\n")
     );
     assert_eq!(
         Format::Csv.exporter().advice(&advice),
@@ -287,7 +287,7 @@ fn a_typed_table_recommends_the_fastest_typed_row_and_lists_other_contracts_apar
     let text = Format::Table.exporter().advice(std::slice::from_ref(&a));
     assert!(
         text.contains(&format!(
-            "- micro t/op: {}\n  - If you only need a few named fields: lazy/sonic-rs",
+            "  {}\n  only need     If you only need a few named fields: lazy/sonic-rs",
             a.text
         )),
         "{text}"

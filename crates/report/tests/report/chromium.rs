@@ -149,6 +149,10 @@ fn chromium_renders_the_report_without_console_errors_and_with_every_bar() {
 
     let run = run_chromium(&chromium, work.path(), &page, &["--dump-dom".to_string()]);
     assert_eq!(console_messages(&run.stderr), Vec::<&str>::new());
+    // The verdict comes before the first table in the DOM the browser built.
+    let verdict = run.stdout.find("id=\"verdict\"").expect("a verdict section");
+    let first_table = run.stdout.find("class=\"experiment\"").expect("a table section");
+    assert!(verdict < first_table, "the verdict follows a table");
     let rendered = bars_per_chart(&run.stdout);
     let source = bars_per_chart(&html);
     assert_eq!(rendered.len(), 13, "charts in the rendered DOM");

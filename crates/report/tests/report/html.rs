@@ -141,6 +141,18 @@ fn text_is_escaped_and_failures_keep_their_whole_message() {
 }
 
 #[test]
+fn the_verdict_opens_the_page_before_the_contents_and_the_first_table() {
+    let page = html::render(&fixture());
+    let at = |needle: &str| page.find(needle).unwrap_or_else(|| panic!("no {needle}"));
+    let verdict = at("<section id=\"verdict\">");
+    assert!(verdict > at("</header>"));
+    assert!(verdict < at("<nav>"));
+    assert!(verdict < at("<section class=\"experiment\""));
+    // Each table is folded under its title, open by default.
+    assert_eq!(page.matches("<details class=\"evidence\" open>").count(), 5);
+}
+
+#[test]
 fn the_advisor_section_closes_the_page() {
     let page = html::render(&fixture());
     let advice = &page[page.find("<section id=\"advice\">").unwrap()..];

@@ -9,5 +9,6 @@ mod files;
 mod html;
 mod http_ab;
 mod junit;
+mod ladder;
 mod render;
 mod simd_note;

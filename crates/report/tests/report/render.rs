@@ -84,7 +84,7 @@ fn one_experiment_renders_alone_with_its_header() {
     let exp = &fixture().experiments[2];
     let md = render_experiment(exp, Format::Markdown, false);
     assert!(
-        md.starts_with("## store: redb/order\n\nParams: payload_bytes=4120, shape=order, store=redb\n\n| Method |"),
+        md.starts_with("## store: redb/order (4,120 bytes)\n\nParams: payload_bytes=4120, shape=order, store=redb\n\n| Method |"),
         "{md}"
     );
     let csv = render_experiment(exp, Format::Csv, false);
