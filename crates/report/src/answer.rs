@@ -25,7 +25,7 @@ pub const HEADLINE_TABLES_PER_EXPERIMENT: usize = 2;
 /// One line of a verdict: a label (the rung, or what the line is) and its text.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Line {
-    /// "swap", "model", "JSON share", "only need", "per second" ... ; empty for the text of a
+    /// "swap", "model", "JSON share", "apart", "per second" ... ; empty for the text of a
     /// table without a ladder.
     pub label: String,
     /// The line itself.
@@ -59,7 +59,7 @@ pub fn lines(a: &Advice, full: bool) -> Vec<Line> {
         out.extend(a.ladder.iter().map(|s| line(s.effort.as_str(), &s.text)));
     }
     if full {
-        out.extend(a.alternatives.iter().map(|alt| line("only need", &alt.text)));
+        out.extend(a.alternatives.iter().map(|alt| line("apart", &alt.text)));
         if let Some(p) = &a.per_second {
             out.push(line("per second", p));
         }
@@ -96,7 +96,7 @@ pub fn label_width() -> usize {
     Effort::ALL
         .iter()
         .map(|e| e.as_str().len())
-        .chain(["JSON share", "only need", "per second"].map(str::len))
+        .chain(["JSON share", "apart", "per second"].map(str::len))
         .max()
         .unwrap_or(0)
 }

@@ -20,16 +20,8 @@ pub(super) fn section(results: &Results, advice: &[Advice], ids: &[String]) -> S
         esc(answer::RULE)
     );
     let headline = answer::headline_tables(advice);
-    let charts: Vec<Chart> = headline.iter().filter_map(|a| where_the_time_goes(results, a)).collect();
-    if !charts.is_empty() {
-        out.push_str("<div class=\"charts\">\n");
-        for chart in &charts {
-            out.push_str(&chart.render());
-        }
-        out.push_str("</div>\n");
-    }
     for a in &headline {
-        out.push_str(&ladder(a, table_id(results, a, ids)));
+        out.push_str(&ladder(a, table_id(results, a, ids), where_the_time_goes(results, a)));
     }
     let rest = advice.len().saturating_sub(headline.len());
     if rest > 0 {
@@ -53,8 +45,9 @@ fn table_id<'i>(results: &Results, a: &Advice, ids: &'i [String]) -> Option<&'i 
         .map(String::as_str)
 }
 
-/// One table's verdict: its title (a link to its table), then a row per rung.
-fn ladder(a: &Advice, id: Option<&str>) -> String {
+/// One table's verdict: its title (a link to its table), then a row per rung beside the chart
+/// of where its time goes.
+fn ladder(a: &Advice, id: Option<&str>, chart: Option<Chart>) -> String {
     let title = esc(&answer::title(a));
     let heading = match id {
         Some(id) => format!("<a href=\"#{}\">{title}</a>", esc(id)),
@@ -67,11 +60,16 @@ fn ladder(a: &Advice, id: Option<&str>) -> String {
         AdviceKind::NotComparable => "none",
         AdviceKind::AllocatorChange => "allocator",
     };
-    let mut out = format!("<div class=\"verdict {class}\">\n<h3>{heading}</h3>\n<table class=\"ladder\"><tbody>\n");
+    let mut out =
+        format!("<div class=\"verdict {class}\">\n<h3>{heading}</h3>\n<div class=\"verdict-body\">\n<table class=\"ladder\"><tbody>\n");
     for line in answer::lines(a, false) {
         let _ = writeln!(out, "<tr><th>{}</th><td>{}</td></tr>", esc(&line.label), esc(&line.text));
     }
-    out.push_str("</tbody></table>\n</div>\n");
+    out.push_str("</tbody></table>\n");
+    if let Some(chart) = chart {
+        out.push_str(&chart.render());
+    }
+    out.push_str("</div>\n</div>\n");
     out
 }
 
@@ -122,7 +120,7 @@ fn where_the_time_goes(results: &Results, a: &Advice) -> Option<Chart> {
                 sub_label: None,
                 segments,
                 error: None,
-                text: Some(text.clone()),
+                text: None,
                 tooltip: format!("{rung} {}: {text} of the baseline's time", r.method),
             }],
         });
@@ -134,7 +132,7 @@ fn where_the_time_goes(results: &Results, a: &Advice) -> Option<Chart> {
     };
     Some(Chart {
         kind: "verdict",
-        title: format!("{}: {} — time, % of the baseline", a.experiment, a.title),
+        title: "Time, % of the baseline".to_string(),
         rows,
         legend,
         reference: Some((100.0, "baseline")),

@@ -98,7 +98,9 @@ pub fn render(results: &Results) -> String {
         ("jsoncost", results.jsoncost_version.clone()),
         ("CPU features", features(&m.target_features)),
     ] {
-        let _ = writeln!(out, "<div><dt>{}</dt><dd>{}</dd></div>", esc(name), esc(&value));
+        // The feature list is long: it takes a line of its own rather than a narrow column.
+        let class = if name == "CPU features" { " class=\"wide\"" } else { "" };
+        let _ = writeln!(out, "<div{class}><dt>{}</dt><dd>{}</dd></div>", esc(name), esc(&value));
     }
     out.push_str("</dl>\n");
     if let Some(note) = simd_note(m) {

@@ -287,7 +287,7 @@ fn a_typed_table_recommends_the_fastest_typed_row_and_lists_other_contracts_apar
     let text = Format::Table.exporter().advice(std::slice::from_ref(&a));
     assert!(
         text.contains(&format!(
-            "  {}\n  only need     If you only need a few named fields: lazy/sonic-rs",
+            "  {}\n  apart         If you only need a few named fields: lazy/sonic-rs",
             a.text
         )),
         "{text}"
