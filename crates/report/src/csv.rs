@@ -42,6 +42,18 @@ impl Exporter for Csv {
                 a.candidate.clone().unwrap_or_default(),
                 a.text.clone(),
             ]);
+            // The ladder, a record per rung: `step_<rung>`, the step taken (empty for none) and
+            // its line, weighed against the step below (the baseline column).
+            for step in &a.ladder {
+                records.push([
+                    a.experiment.to_string(),
+                    a.table.clone(),
+                    format!("step_{}", step.effort),
+                    step.over.clone(),
+                    step.method.clone().unwrap_or_default(),
+                    step.text.clone(),
+                ]);
+            }
             for alt in &a.alternatives {
                 records.push([
                     a.experiment.to_string(),

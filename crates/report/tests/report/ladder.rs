@@ -176,3 +176,23 @@ fn a_large_payload_states_its_savings_at_a_rate_that_fits_it() {
         "{per_second}"
     );
 }
+
+#[test]
+fn csv_carries_a_record_per_rung() {
+    let advice = advisor::advise(&data_table());
+    let csv = Format::Csv.exporter().advice(&advice);
+    let steps: Vec<&str> = csv.lines().filter(|l| l.contains(",step_")).collect();
+    assert_eq!(steps.len(), 3, "{csv}");
+    assert!(
+        steps[0].starts_with("micro,data/deserialize,step_swap,typed/serde_json,typed/sonic-rs,"),
+        "{csv}"
+    );
+    assert!(
+        steps[1].starts_with("micro,data/deserialize,step_model,typed/sonic-rs,borrowed/sonic-rs,"),
+        "{csv}"
+    );
+    assert!(
+        steps[2].starts_with("micro,data/deserialize,step_code,borrowed/sonic-rs,,"),
+        "{csv}"
+    );
+}
