@@ -633,7 +633,10 @@ pub(crate) fn run_existing(
     for f in &options.fields {
         jsoncost_codecs::document::check_pointer(f).map_err(Error::Usage)?;
     }
-    let url = options.url.clone().unwrap_or_else(jsoncost_stores::default_store_url);
+    let url = match &options.url {
+        Some(url) => url.clone(),
+        None => jsoncost_stores::default_store_url().map_err(store_error)?,
+    };
     let location = Location::parse(&url).map_err(store_error)?;
     let name = format!("{}/{}", location.kind(options.pg_column).as_str(), table.unwrap_or(at.name()));
     match measure_existing(options, &url, at, &name, typed, runner) {
@@ -776,7 +779,10 @@ pub fn run(options: &StoreOptions, runner: &mut Runner<'_>) -> Result<(), Error>
         return run_existing(options, at, None, None, runner);
     }
     runner.filter().check_matches_any(METHODS)?;
-    let url = options.url.clone().unwrap_or_else(jsoncost_stores::default_store_url);
+    let url = match &options.url {
+        Some(url) => url.clone(),
+        None => jsoncost_stores::default_store_url().map_err(store_error)?,
+    };
     let opts = OpenOptions {
         pg_column: options.pg_column,
         ..OpenOptions::default()

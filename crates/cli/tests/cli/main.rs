@@ -10,6 +10,8 @@ mod hostile_props;
 mod http_cli;
 mod io_cli;
 mod micro_cli;
+mod orphans_cli;
+mod private_dir_cli;
 mod report_cli;
 mod run_cli;
 mod safety_cli;
