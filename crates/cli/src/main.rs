@@ -81,6 +81,9 @@ fn one_experiment(command: &ExperimentCommand<SharedArgs>) -> anyhow::Result<()>
         command.args_mut().debug_mode();
     }
     let args = command.args();
+    if let Some(out) = &output.out {
+        jsoncost::output::refuse_input_as_output(("--out", out), &args.inputs()).map_err(failure::library)?;
+    }
     let mut session = Session::new(output, precision.quick)?;
     if let Some(rate) = output.advice_rate {
         session.set_rate(args.kind(), rate);

@@ -270,4 +270,8 @@ impl crate::flags::ExperimentArgs for MicroArgs {
             &mut crate::flags::runner(config, "--filter", self.filter.as_deref(), cancel, sink)?,
         )
     }
+
+    fn inputs(&self) -> Vec<(&'static str, &std::path::Path)> {
+        self.payload.iter().map(|p| ("--payload", p.as_path())).collect()
+    }
 }

@@ -282,6 +282,21 @@ pub fn check_writable(path: &Path) -> Result<(), Error> {
     })
 }
 
+/// Refuses (exit 2) an output that is one of the command's inputs (the same file, also through
+/// a link): writing it would replace what is being read. `output` and each input come with the
+/// flag that named them, e.g. `("--out", path)`, `("--payload", path)`.
+pub fn refuse_input_as_output(output: (&str, &Path), inputs: &[(&str, &Path)]) -> Result<(), Error> {
+    match inputs.iter().find(|(_, input)| files::same_file(output.1, input)) {
+        Some((flag, input)) => Err(Error::usage(format!(
+            "{} {} is {flag} {}: writing it would replace an input; give another path",
+            output.0,
+            output.1.display(),
+            input.display()
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// Named baselines: `--save-baseline NAME` keeps a results file under
 /// `jsoncost-results/baselines/NAME.json`; `compare` takes a results file, a run's directory or such a name.
 pub mod baselines {

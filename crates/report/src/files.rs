@@ -355,6 +355,17 @@ pub fn write_output(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     }
 }
 
+/// Whether writing `output` would replace the file `input`: both name one file (the same path,
+/// a symlink or a hard link to it: one device and inode). An output that does not exist yet is
+/// no input.
+pub fn same_file(output: &Path, input: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(output), std::fs::metadata(input)) {
+        (Ok(o), Ok(i)) => o.dev() == i.dev() && o.ino() == i.ino(),
+        _ => false,
+    }
+}
+
 /// Checks, before anything is measured, that [`write_output`] to `path` can work: a directory
 /// is refused, a new or regular file's directory must take a new file, a device must open
 /// for writing. A FIFO is not opened (a reader that opened it would see its end at once).

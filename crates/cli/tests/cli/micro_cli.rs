@@ -373,3 +373,18 @@ fn the_model_variants_table_gates_and_times_every_variant() {
         "RawValue is serde_json's alone"
     );
 }
+
+#[test]
+fn an_out_that_is_the_payload_is_refused_and_the_payload_kept() {
+    let f = file_with(b"{\"a\": [1, 2, 3]}");
+    let path = f.path().display().to_string();
+    jsoncost()
+        .args(["micro", "--quick", "--payload", &path, "--out", &path])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(format!(
+            "error: --out {path} is --payload {path}: writing it would replace an input; give another path\n"
+        ));
+    assert_eq!(std::fs::read(f.path()).unwrap(), b"{\"a\": [1, 2, 3]}");
+}

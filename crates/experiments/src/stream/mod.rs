@@ -553,6 +553,10 @@ impl crate::flags::ExperimentArgs for StreamArgs {
         )
     }
 
+    fn inputs(&self) -> Vec<(&'static str, &std::path::Path)> {
+        self.file.iter().map(|p| ("--file", p.as_path())).collect()
+    }
+
     /// Two rounds of whole runs; a generated body of at most 2,000 readings.
     fn debug_mode(&mut self) {
         if self.file.is_none() {
