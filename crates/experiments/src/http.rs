@@ -642,7 +642,9 @@ pub fn run(options: &HttpOptions, runner: &mut Runner<'_>) -> Result<(), Error> 
         Some(url) => url.clone(),
         None => jsoncost_stores::default_store_url().map_err(store_error)?,
     };
-    runner.sink().status(&format!("http: loading items into {store_url}"));
+    runner
+        .sink()
+        .status(&format!("http: loading items into {}", jsoncost_stores::redact(&store_url)));
     let source = StoreSource::open(options.store.as_deref(), &OpenOptions::default(), 4, &StoreData::default()).map_err(store_error)?;
     let store_url = jsoncost_http::ItemSource::name(&source); // the default store may be another file
     let config = ServerConfig {
@@ -929,8 +931,8 @@ fn run_target(options: &HttpOptions, target: &str, runner: &mut Runner<'_>) -> R
             return Err(Error::Interrupted);
         }
         let table = format!("target/{}", load.label);
-        let mut params = params(target, &load);
-        params.insert("url".into(), json!(target));
+        let mut params = params(&jsoncost_stores::redact(target), &load);
+        params.insert("url".into(), json!(jsoncost_stores::redact(target)));
         let run = LoadRun {
             name: "target".into(),
             table: table.clone(),

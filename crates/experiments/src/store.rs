@@ -7,7 +7,8 @@ use jsoncost_codecs::{BoxedStrategy, Canonical, Contract, RunFailure, Strategy};
 use jsoncost_engine::{ExperimentKind, FLOOR};
 use jsoncost_shapes::{ORDER_LARGE_LINES, ORDER_LINES, Order};
 use jsoncost_stores::{
-    Access, Existing, LoadOutcome, Location, OpenOptions, OrderDocs, PgColumn, Store, StoreError, StoreKind, ensure_loaded, open_or_default,
+    Access, Existing, LoadOutcome, Location, OpenOptions, OrderDocs, PgColumn, Store, StoreError, StoreKind, ensure_loaded,
+    open_or_default, redact,
 };
 use jsoncost_stream::Library;
 use rand::{Rng, SeedableRng};
@@ -689,7 +690,7 @@ fn measure_existing(
         access: Access::ReadOnly,
         ..OpenOptions::default()
     };
-    runner.sink().status(&format!("store: connecting to {url}"));
+    runner.sink().status(&format!("store: connecting to {}", redact(url)));
     let mut store = jsoncost_stores::open(url, &opts).map_err(store_error)?;
     let described = store.describe();
     runner.sink().status(&format!("store: listing {} in {described}", at.describe()));
@@ -787,9 +788,11 @@ pub fn run(options: &StoreOptions, runner: &mut Runner<'_>) -> Result<(), Error>
         pg_column: options.pg_column,
         ..OpenOptions::default()
     };
-    runner.sink().status(&format!("store: connecting to {url}"));
+    runner.sink().status(&format!("store: connecting to {}", redact(&url)));
     let mut store = open_or_default(options.url.as_deref(), &opts).map_err(store_error)?;
-    if store.describe() != url {
+    // Only the default store falls back to another file; a URL given is used as given (its
+    // description differs from it when written another way, or without its password).
+    if options.url.is_none() && store.describe() != url {
         runner
             .sink()
             .note(&format!("store: {url} is in use by another process; using {}", store.describe()));

@@ -15,5 +15,6 @@ mod private_dir_cli;
 mod report_cli;
 mod run_cli;
 mod safety_cli;
+mod secrets_cli;
 mod store_cli;
 mod stream_cli;

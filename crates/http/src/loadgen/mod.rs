@@ -166,11 +166,11 @@ pub async fn fetch(
 ) -> Result<(u16, Bytes), FetchError> {
     use http_body_util::BodyExt;
     let target = Target::parse(url).map_err(|e| FetchError {
-        url: url.to_string(),
+        url: jsoncost_stores::redact(url),
         message: e.to_string(),
     })?;
     let fail = |message: String| FetchError {
-        url: url.to_string(),
+        url: jsoncost_stores::redact(url),
         message,
     };
     let exchange = async {
@@ -194,7 +194,7 @@ pub async fn fetch(
 #[derive(Debug, thiserror::Error)]
 #[error("fetching {url} failed: {message}")]
 pub struct FetchError {
-    /// The URL requested.
+    /// The URL requested, without its password.
     pub url: String,
     /// What failed (the connect, the timeout, the transport).
     pub message: String,
