@@ -57,6 +57,7 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<()> {
 
 /// Fails before anything is written: exit 2 for a directory, 3 when the file cannot be.
 fn check_output(path: &Path, what: &str) -> anyhow::Result<()> {
+    jsoncost::output::refuse_dash(path, what).map_err(failure::library)?;
     files::check_output(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::IsADirectory => usage(anyhow::anyhow!(
             "cannot write {what} to {}: it is a directory; give a file path",

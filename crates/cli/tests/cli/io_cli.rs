@@ -268,3 +268,24 @@ fn micro_names_the_signal_that_stopped_it() {
     assert!(text.contains("error: interrupted by SIGTERM"), "{text}");
     assert!(!text.contains("Ctrl-C"), "{text}");
 }
+
+#[test]
+fn out_dash_is_refused_not_a_file_named_dash() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = jsoncost();
+    c.current_dir(dir.path()).args(MICRO).args(["--out", "-"]);
+    let (code, stderr) = run(c);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.ends_with(
+            "error: cannot write results to -: - is not stdout here (stdout carries the --format output); give a file path, or /dev/stdout\n"
+        ),
+        "{stderr}"
+    );
+    let mut c = jsoncost();
+    c.current_dir(dir.path()).arg("report").arg(FIXTURE).args(["--html", "-"]);
+    let (code, stderr) = run(c);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.ends_with("error: cannot write the HTML report to -: - is not stdout here (stdout carries the --format output); give a file path, or /dev/stdout\n"), "{stderr}");
+    assert!(!dir.path().join("-").exists());
+}
