@@ -110,6 +110,13 @@ fn main() {
         eprintln!("error: {e}");
         std::process::exit(failure::ExitCode::Usage as i32);
     }
+    // A file-size limit (`ulimit -f`) then ends a write with EFBIG, which is reported and
+    // whose temporary file is removed, instead of killing the process mid-write (SIGXFSZ's
+    // default). Children get the default back (`children::die_with_parent`).
+    // SAFETY: setting a signal's disposition to ignored, before any other thread exists.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
     // A safety child (this binary re-executed by `jsoncost safety`) runs before clap and the
     // signal handlers: its arguments are the library's protocol, not the user's command line.
     let mut argv = std::env::args_os().skip(1);

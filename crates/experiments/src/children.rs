@@ -8,7 +8,7 @@ use std::process::Command;
 /// Makes `command`'s child get SIGKILL when this thread's process goes away
 /// (`PR_SET_PDEATHSIG`), and fail to start if it already has (the parent may die between
 /// `fork` and the `prctl`, so `getppid()` is checked after it against this process's pid, as
-/// prctl(2) advises).
+/// prctl(2) advises). SIGXFSZ is set back to its default in the child.
 ///
 /// The kernel sends the signal when the *thread* that forked exits, not only the process:
 /// call this only for children started by a thread that outlives them (the conductor's).
@@ -24,6 +24,9 @@ pub(crate) fn die_with_parent(command: &mut Command) -> &mut Command {
             if libc::getppid() != parent {
                 return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
             }
+            // An ignored signal stays ignored across exec: the jsoncost binary ignores
+            // SIGXFSZ (to report EFBIG), the programs it runs get the default.
+            libc::signal(libc::SIGXFSZ, libc::SIG_DFL);
             Ok(())
         })
     }

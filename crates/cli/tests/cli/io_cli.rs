@@ -289,3 +289,35 @@ fn out_dash_is_refused_not_a_file_named_dash() {
     assert!(stderr.ends_with("error: cannot write the HTML report to -: - is not stdout here (stdout carries the --format output); give a file path, or /dev/stdout\n"), "{stderr}");
     assert!(!dir.path().join("-").exists());
 }
+
+/// Under a file-size limit (`ulimit -f`) the results that do not fit are an error naming the
+/// file (exit 3), not a silent death by SIGXFSZ, and no temporary file is left beside it.
+#[test]
+fn a_file_size_limit_is_an_error_and_leaves_no_temporary_file() {
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    let mut c = jsoncost();
+    c.args(MICRO).arg("--out").arg(&out);
+    // SAFETY: setrlimit only, between fork and exec.
+    unsafe {
+        c.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: 1024,
+                rlim_max: 1024,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        })
+    };
+    let (code, stderr) = run(c);
+    assert_eq!(code, Some(3), "{stderr}");
+    assert!(
+        stderr.contains(&format!("writing {}: File too large (os error 27)", out.display())),
+        "{stderr}"
+    );
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(left.is_empty(), "{left:?}");
+}

@@ -291,7 +291,12 @@ async fn serve(
         tokio::spawn(async move {
             let _slot = slot;
             let mut builder = hyper::server::conn::http1::Builder::new();
-            builder.timer(TokioTimer::new()).header_read_timeout(limits.header_read_timeout);
+            // half_close: a client that shuts down its sending side after its request
+            // (`shutdown(SHUT_WR)`) still gets the answer.
+            builder
+                .timer(TokioTimer::new())
+                .header_read_timeout(limits.header_read_timeout)
+                .half_close(true);
             let stream = write_timeout::WriteTimeout::new(stream, limits.write_timeout);
             let conn = builder.serve_connection(TokioIo::new(stream), service);
             let mut conn = std::pin::pin!(conn);

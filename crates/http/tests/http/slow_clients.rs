@@ -139,3 +139,25 @@ fn clients_that_pipeline_and_never_read_are_closed_after_the_write_timeout() {
     }
     srv.shutdown().unwrap();
 }
+
+/// A client that sends its request and then shuts down its sending side (`shutdown(SHUT_WR)`)
+/// still gets every answer: uncached item and list routes, whose answers take a moment.
+#[test]
+fn a_client_that_half_closes_after_its_request_is_answered() {
+    let srv = start(CAP, |_| {});
+    for path in [
+        "/typed/serde_json/items/1",
+        "/typed/serde_json/items?count=1",
+        "/passthrough/items?count=1",
+    ] {
+        let mut s = TcpStream::connect(srv.addr()).expect("connect");
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        write!(s, "GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        s.shutdown(std::net::Shutdown::Write).unwrap();
+        let mut answer = Vec::new();
+        s.read_to_end(&mut answer).unwrap();
+        let head = String::from_utf8_lossy(&answer[..answer.len().min(40)]).into_owned();
+        assert!(head.starts_with("HTTP/1.1 200 OK"), "{path}: {head:?}");
+    }
+    srv.shutdown().unwrap();
+}
