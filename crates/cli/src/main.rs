@@ -2,6 +2,7 @@
 //! way to pay it. The binary is thin: it parses the command line, installs the counting
 //! allocator, and wires experiments → engine → report.
 
+mod abort;
 mod commands;
 mod failure;
 mod interrupt;
@@ -124,6 +125,7 @@ fn main() {
         std::process::exit(jsoncost::safety::child_main(argv));
     }
     let cli = Cli::parse();
+    abort::install();
     interrupt::install(match cli.command {
         Command::Serve(_) => interrupt::OnInterrupt::StopServing,
         Command::Compare(_) | Command::Report(_) => interrupt::OnInterrupt::Stop,

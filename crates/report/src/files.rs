@@ -474,5 +474,10 @@ fn open_for_writing(path: &Path, wait: Duration) -> std::io::Result<std::fs::Fil
 
 /// Writes `results` as pretty JSON to `path` (see [`write_output`]).
 pub fn write_results(path: &Path, results: &Results) -> std::io::Result<()> {
-    write_output(path, pretty(results).as_bytes())
+    write_output(path, results_json(results).as_bytes())
+}
+
+/// The text [`write_results`] writes.
+pub fn results_json(results: &Results) -> String {
+    pretty(results)
 }
