@@ -114,3 +114,55 @@ fn ab_http_killed_takes_its_servers_along() {
     assert!(gone(b), "the base server {b} outlived its conductor");
     assert!(gone(n), "the new server {n} outlived its conductor");
 }
+
+/// The pids of `parent`'s children, read from /proc (each process's stat: ppid is its 4th
+/// field, after the command name in parentheses).
+fn children_of(parent: u32) -> Vec<libc::pid_t> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<libc::pid_t>().ok()) else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        let ppid = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok());
+        if ppid == Some(parent) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+#[test]
+fn safety_killed_takes_its_children_along() {
+    let dir = tempfile::tempdir().unwrap();
+    let safety = Killed(jsoncost(dir.path()).arg("safety").spawn().unwrap());
+    // A child runs each library's inputs of one parse path: one is there for most of the run.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let children = loop {
+        let found = children_of(safety.0.id());
+        if !found.is_empty() {
+            break found;
+        }
+        assert!(Instant::now() < deadline, "no safety child appeared within 60 s");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // Stopped, a child cannot finish its inputs and exit on its own before the check below:
+    // only the parent's death can end it (SIGKILL ends a stopped process too).
+    for child in &children {
+        // SAFETY: kill(2) on a child of the safety process, which has not exited yet.
+        unsafe { libc::kill(*child, libc::SIGSTOP) };
+    }
+    let mut safety = safety;
+    sigkill(&safety);
+    wait_bounded(&mut safety.0, Duration::from_secs(10));
+    let outlived: Vec<_> = children.iter().copied().filter(|c| !gone(*c)).collect();
+    for child in &outlived {
+        // SAFETY: kill(2) on a process this test stopped; leave nothing behind.
+        unsafe { libc::kill(*child, libc::SIGKILL) };
+    }
+    assert!(outlived.is_empty(), "the safety children {outlived:?} outlived their parent");
+}
