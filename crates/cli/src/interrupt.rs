@@ -167,8 +167,15 @@ fn on_received(on: OnInterrupt, signal: libc::c_int) {
     std::process::exit(EXIT_STATUS);
 }
 
-/// Keeps `pending` as what a second signal writes (after each finished table).
+/// Keeps `pending` as what a second signal writes (after each finished table), and its
+/// results.json as what an abort writes ([`crate::abort`]).
 pub fn keep(pending: Pending) {
+    let outs: Vec<&std::path::Path> = [&pending.out, &pending.baseline]
+        .into_iter()
+        .flatten()
+        .map(|p| p.as_path())
+        .collect();
+    crate::abort::keep(&pending.results, &outs);
     *PENDING.lock().unwrap_or_else(|p| p.into_inner()) = Some(pending);
 }
 
@@ -177,6 +184,7 @@ pub fn keep(pending: Pending) {
 pub fn finishing() -> MutexGuard<'static, Option<Pending>> {
     let mut guard = PENDING.lock().unwrap_or_else(|p| p.into_inner());
     *guard = None;
+    crate::abort::clear();
     guard
 }
 

@@ -2,6 +2,7 @@
 //! way to pay it. The binary is thin: it parses the command line, installs the counting
 //! allocator, and wires experiments → engine → report.
 
+mod abort;
 mod commands;
 mod failure;
 mod interrupt;
@@ -81,6 +82,9 @@ fn one_experiment(command: &ExperimentCommand<SharedArgs>) -> anyhow::Result<()>
         command.args_mut().debug_mode();
     }
     let args = command.args();
+    if let Some(out) = &output.out {
+        jsoncost::output::refuse_input_as_output(("--out", out), &args.inputs()).map_err(failure::library)?;
+    }
     let mut session = Session::new(output, precision.quick)?;
     if let Some(rate) = output.advice_rate {
         session.set_rate(args.kind(), rate);
@@ -107,6 +111,13 @@ fn main() {
         eprintln!("error: {e}");
         std::process::exit(failure::ExitCode::Usage as i32);
     }
+    // A file-size limit (`ulimit -f`) then ends a write with EFBIG, which is reported and
+    // whose temporary file is removed, instead of killing the process mid-write (SIGXFSZ's
+    // default). Children get the default back (`children::die_with_parent`).
+    // SAFETY: setting a signal's disposition to ignored, before any other thread exists.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
     // A safety child (this binary re-executed by `jsoncost safety`) runs before clap and the
     // signal handlers: its arguments are the library's protocol, not the user's command line.
     let mut argv = std::env::args_os().skip(1);
@@ -114,6 +125,7 @@ fn main() {
         std::process::exit(jsoncost::safety::child_main(argv));
     }
     let cli = Cli::parse();
+    abort::install();
     interrupt::install(match cli.command {
         Command::Serve(_) => interrupt::OnInterrupt::StopServing,
         Command::Compare(_) | Command::Report(_) => interrupt::OnInterrupt::Stop,

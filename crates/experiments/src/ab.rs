@@ -18,7 +18,7 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::Duration;
 
 use jsoncost_engine::alloc::{self, Allocator};
-use jsoncost_engine::{Results, lockstep};
+use jsoncost_engine::{Results, lockstep, private_dir};
 pub use jsoncost_report::ab::Run;
 use jsoncost_report::files;
 
@@ -70,6 +70,7 @@ impl Program {
         let mut command = Command::new(&self.words[0]);
         // SAFETY: `prepare_child` makes system calls only and touches nothing shared.
         unsafe { command.pre_exec(move || prepare_child(cpu)) };
+        crate::children::die_with_parent(&mut command);
         command
             .args(&self.words[1..])
             .args(args)
@@ -210,8 +211,9 @@ pub struct Settings {
 /// How long a program may be seen stopped before the run is given up.
 const STOPPED_LIMIT: Duration = Duration::from_secs(5);
 
-/// Removes the temporary directory (the sockets, and the runs' files unless kept) however the
-/// runs end.
+/// Removes the scratch directory (the sockets, and the runs' files unless kept) however the
+/// runs end; one left by a conductor that was killed is removed by a later run
+/// ([`private_dir::reclaim`]: its name holds the dead pid).
 struct Scratch(PathBuf);
 
 impl Drop for Scratch {
@@ -219,6 +221,9 @@ impl Drop for Scratch {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+/// The names of `ab`'s scratch directories in the private directory: `ab-<pid>-<n>`.
+const SCRATCH_PREFIX: &str = "ab";
 
 /// Where a run's sockets and its files (results, output, the turn log) go.
 struct Dirs {
@@ -245,19 +250,20 @@ pub fn check_args(args: &[String], label: &str) -> Result<(), Error> {
 /// and let go, and the runs end with [`Error::Interrupted`].
 pub fn run(settings: &Settings, programs: [&Program; 2], interrupted: &dyn Fn() -> bool) -> Result<Vec<Run>, Error> {
     check_args(&settings.args, &settings.label)?;
-    // The sockets always live in the temporary directory: a Unix socket's path is limited to
-    // 107 bytes, which a deep `keep` directory would exceed.
-    static SCRATCHES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let scratch = Scratch(std::env::temp_dir().join(format!(
-        "jsoncost-ab-{}-{}",
-        std::process::id(),
-        SCRATCHES.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-    )));
+    // The sockets always live in the private directory: a Unix socket's path is limited to
+    // 107 bytes, which a deep `keep` directory would exceed. The scratch directory is made
+    // anew there (private, named with this pid), so no other user can plant a file or a link
+    // in it, nor forge a program's results.
+    let private = private_dir::dir().map_err(|e| Error::environment(e.to_string()))?;
+    private_dir::reclaim(&private, SCRATCH_PREFIX);
+    let scratch = Scratch(
+        private_dir::scratch_dir(&private, SCRATCH_PREFIX)
+            .map_err(|e| Error::environment(format!("cannot create a directory in {}: {e}", private.display())))?,
+    );
     let dirs = Dirs {
         sockets: scratch.0.clone(),
         files: settings.keep.clone().unwrap_or_else(|| scratch.0.clone()),
     };
-    create_dir(&dirs.sockets)?;
     create_dir(&dirs.files)?;
     let mut runs = Vec::new();
     for k in 1..=settings.runs {

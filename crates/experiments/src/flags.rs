@@ -25,6 +25,11 @@ pub trait ExperimentArgs {
     /// these flags load to the fewest whole runs, requests and rounds that still take every
     /// stage. Nothing to shrink by default.
     fn debug_mode(&mut self) {}
+    /// The files these flags read, each with its flag (`--payload`): an output that is one of
+    /// them is refused ([`crate::output::refuse_input_as_output`]). None by default.
+    fn inputs(&self) -> Vec<(&'static str, &std::path::Path)> {
+        Vec::new()
+    }
 }
 
 /// The Runner of a table whose strategies `--<flag> GLOB` chooses.

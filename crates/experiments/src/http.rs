@@ -646,15 +646,21 @@ pub fn run(options: &HttpOptions, runner: &mut Runner<'_>) -> Result<(), Error> 
     }
     runner.filter().check_matches_any(Mode::ALL.iter().map(|m| m.as_str()))?;
     let modes: Vec<Mode> = Mode::ALL.iter().copied().filter(|m| runner.filter().matches(m.as_str())).collect();
-    let store_url = options.store.clone().unwrap_or_else(jsoncost_stores::default_store_url);
-    runner.sink().status(&format!("http: loading items into {store_url}"));
-    let source = StoreSource::open(options.store.as_deref(), &OpenOptions::default(), 4, &StoreData::default()).map_err(|e| {
+    let store_error = |e: jsoncost_stores::StoreError| {
         if e.exit_code() == 3 {
             Error::environment(e.to_string())
         } else {
             Error::usage(e.to_string())
         }
-    })?;
+    };
+    let store_url = match &options.store {
+        Some(url) => url.clone(),
+        None => jsoncost_stores::default_store_url().map_err(store_error)?,
+    };
+    runner
+        .sink()
+        .status(&format!("http: loading items into {}", jsoncost_stores::redact(&store_url)));
+    let source = StoreSource::open(options.store.as_deref(), &OpenOptions::default(), 4, &StoreData::default()).map_err(store_error)?;
     let store_url = jsoncost_http::ItemSource::name(&source); // the default store may be another file
     let config = ServerConfig {
         cache: options.cache.clone(),
@@ -945,8 +951,8 @@ fn run_target(options: &HttpOptions, target: &str, runner: &mut Runner<'_>) -> R
             return Err(Error::Interrupted);
         }
         let table = format!("target/{}", load.label);
-        let mut params = params(target, &load);
-        params.insert("url".into(), json!(target));
+        let mut params = params(&jsoncost_stores::redact(target), &load);
+        params.insert("url".into(), json!(jsoncost_stores::redact(target)));
         let run = LoadRun {
             name: "target".into(),
             table: table.clone(),

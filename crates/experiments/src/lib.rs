@@ -113,6 +113,7 @@ pub mod ab;
 #[cfg(feature = "http")]
 pub mod ab_http;
 mod cancel;
+mod children;
 mod error;
 mod filter;
 #[cfg(feature = "cli")]

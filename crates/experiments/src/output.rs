@@ -308,6 +308,7 @@ fn write_error(path: &Path, e: std::io::Error) -> Error {
 /// directory, with exit 3 when its directory does not exist or cannot be written, or a device
 /// cannot be opened for writing.
 pub fn check_writable(path: &Path) -> Result<(), Error> {
+    refuse_dash(path, "results")?;
     files::check_output(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::IsADirectory => Error::usage(format!(
             "cannot write results to {}: it is a directory; give a file path, e.g. {}",
@@ -316,6 +317,32 @@ pub fn check_writable(path: &Path) -> Result<(), Error> {
         )),
         _ => Error::environment(format!("cannot write results to {}: {e}", path.display())),
     })
+}
+
+/// Refuses (exit 2) `-` as an output path: it is not stdout here (stdout carries `--format`'s
+/// output), and a file named `-` is never what was meant.
+pub fn refuse_dash(path: &Path, what: &str) -> Result<(), Error> {
+    if path == Path::new("-") {
+        return Err(Error::usage(format!(
+            "cannot write {what} to -: - is not stdout here (stdout carries the --format output); give a file path, or /dev/stdout"
+        )));
+    }
+    Ok(())
+}
+
+/// Refuses (exit 2) an output that is one of the command's inputs (the same file, also through
+/// a link): writing it would replace what is being read. `output` and each input come with the
+/// flag that named them, e.g. `("--out", path)`, `("--payload", path)`.
+pub fn refuse_input_as_output(output: (&str, &Path), inputs: &[(&str, &Path)]) -> Result<(), Error> {
+    match inputs.iter().find(|(_, input)| files::same_file(output.1, input)) {
+        Some((flag, input)) => Err(Error::usage(format!(
+            "{} {} is {flag} {}: writing it would replace an input; give another path",
+            output.0,
+            output.1.display(),
+            input.display()
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// Named baselines: `--save-baseline NAME` keeps a results file under

@@ -7,7 +7,8 @@ use jsoncost_codecs::{BoxedStrategy, Canonical, Contract, Effort, RunFailure, St
 use jsoncost_engine::{ExperimentKind, FLOOR};
 use jsoncost_shapes::{ORDER_LARGE_LINES, ORDER_LINES, Order};
 use jsoncost_stores::{
-    Access, Existing, LoadOutcome, Location, OpenOptions, OrderDocs, PgColumn, Store, StoreError, StoreKind, ensure_loaded, open_or_default,
+    Access, Existing, LoadOutcome, Location, OpenOptions, OrderDocs, PgColumn, Store, StoreError, StoreKind, ensure_loaded,
+    open_or_default, redact,
 };
 use jsoncost_stream::Library;
 use rand::{Rng, SeedableRng};
@@ -626,7 +627,10 @@ pub(crate) fn run_existing(
     for f in &options.fields {
         jsoncost_codecs::document::check_pointer(f).map_err(Error::Usage)?;
     }
-    let url = options.url.clone().unwrap_or_else(jsoncost_stores::default_store_url);
+    let url = match &options.url {
+        Some(url) => url.clone(),
+        None => jsoncost_stores::default_store_url().map_err(store_error)?,
+    };
     let location = Location::parse(&url).map_err(store_error)?;
     let name = format!("{}/{}", location.kind(options.pg_column).as_str(), table.unwrap_or(at.name()));
     match measure_existing(options, &url, at, &name, typed, runner) {
@@ -679,7 +683,7 @@ fn measure_existing(
         access: Access::ReadOnly,
         ..OpenOptions::default()
     };
-    runner.sink().status(&format!("store: connecting to {url}"));
+    runner.sink().status(&format!("store: connecting to {}", redact(url)));
     let mut store = jsoncost_stores::open(url, &opts).map_err(store_error)?;
     let described = store.describe();
     runner.sink().status(&format!("store: listing {} in {described}", at.describe()));
@@ -769,14 +773,19 @@ pub fn run(options: &StoreOptions, runner: &mut Runner<'_>) -> Result<(), Error>
         return run_existing(options, at, None, None, runner);
     }
     runner.filter().check_matches_any(METHODS)?;
-    let url = options.url.clone().unwrap_or_else(jsoncost_stores::default_store_url);
+    let url = match &options.url {
+        Some(url) => url.clone(),
+        None => jsoncost_stores::default_store_url().map_err(store_error)?,
+    };
     let opts = OpenOptions {
         pg_column: options.pg_column,
         ..OpenOptions::default()
     };
-    runner.sink().status(&format!("store: connecting to {url}"));
+    runner.sink().status(&format!("store: connecting to {}", redact(&url)));
     let mut store = open_or_default(options.url.as_deref(), &opts).map_err(store_error)?;
-    if store.describe() != url {
+    // Only the default store falls back to another file; a URL given is used as given (its
+    // description differs from it when written another way, or without its password).
+    if options.url.is_none() && store.describe() != url {
         runner
             .sink()
             .note(&format!("store: {url} is in use by another process; using {}", store.describe()));

@@ -19,11 +19,19 @@ pub fn http_row(method: &str, report: &LoadReport, cost: Option<&ServerCost>) ->
         kinds => kinds,
     };
     if let Some(loss) = report.lost {
-        let message = format!("lost after {} requests to {}: {loss} ({kinds})", report.requests, report.url);
+        let message = format!(
+            "lost after {} requests to {}: {loss} ({kinds})",
+            report.requests,
+            jsoncost_stores::redact(&report.url)
+        );
         return failed_row(method, report, message);
     }
     if report.ok == 0 {
-        let message = format!("no successful response from {}: {} requests, {kinds}", report.url, report.requests);
+        let message = format!(
+            "no successful response from {}: {} requests, {kinds}",
+            jsoncost_stores::redact(&report.url),
+            report.requests
+        );
         return failed_row(method, report, message);
     }
     let mut row = Row::new(method);

@@ -192,7 +192,62 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Results, ReportError> {
         message: bare_message(&e),
     })?;
     results.type_http_figures();
+    if has_control_escapes(bytes) {
+        results = printable(results);
+    }
     Ok(results)
+}
+
+/// Whether a results file's strings may hold control characters: JSON escapes them (`\u001b`)
+/// in C0 and DEL, and C1 (U+0080 to U+009F, e.g. the 8-bit CSI) is raw UTF-8 `C2 80..9F`. jsoncost
+/// writes none but in `\n`/`\t`; the check only spares the common file the round trip below.
+fn has_control_escapes(bytes: &[u8]) -> bool {
+    bytes.windows(4).any(|w| w.eq_ignore_ascii_case(b"\\u00"))
+        || bytes.windows(2).any(|w| w[0] == 0xC2 && (0x80..=0x9F).contains(&w[1]))
+        || bytes.contains(&0x7F)
+}
+
+/// `results` with every control character but newline and tab in its strings (names, params,
+/// error messages, machine facts) written out as `\u{1b}`: a results file is input, and its
+/// text is printed to a terminal (an escape sequence could recolour, retitle or rewrite the
+/// screen) and into reports. Through `serde_json::Value`, which keeps every number exactly.
+fn printable(results: Results) -> Results {
+    fn clean(text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        for c in text.chars() {
+            if c.is_control() && c != '\n' && c != '\t' {
+                out.extend(c.escape_unicode());
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    }
+    fn walk(v: &mut Value) {
+        match v {
+            Value::String(s) if s.chars().any(char::is_control) => *s = clean(s),
+            Value::Array(items) => items.iter_mut().for_each(walk),
+            Value::Object(map) => {
+                let taken = std::mem::take(map);
+                for (k, mut item) in taken {
+                    walk(&mut item);
+                    map.insert(clean(&k), item);
+                }
+            }
+            _ => {}
+        }
+    }
+    let Ok(mut value) = serde_json::to_value(&results) else {
+        return results;
+    };
+    walk(&mut value);
+    match serde_json::from_value::<Results>(value) {
+        Ok(mut cleaned) => {
+            cleaned.type_http_figures();
+            cleaned
+        }
+        Err(_) => results,
+    }
 }
 
 fn syntax_error(path: &Path, e: &serde_json::Error) -> ReportError {
@@ -355,6 +410,17 @@ pub fn write_output(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     }
 }
 
+/// Whether writing `output` would replace the file `input`: both name one file (the same path,
+/// a symlink or a hard link to it: one device and inode). An output that does not exist yet is
+/// no input.
+pub fn same_file(output: &Path, input: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(output), std::fs::metadata(input)) {
+        (Ok(o), Ok(i)) => o.dev() == i.dev() && o.ino() == i.ino(),
+        _ => false,
+    }
+}
+
 /// Checks, before anything is measured, that [`write_output`] to `path` can work: a directory
 /// is refused, a new or regular file's directory must take a new file, a device must open
 /// for writing. A FIFO is not opened (a reader that opened it would see its end at once).
@@ -408,5 +474,10 @@ fn open_for_writing(path: &Path, wait: Duration) -> std::io::Result<std::fs::Fil
 
 /// Writes `results` as pretty JSON to `path` (see [`write_output`]).
 pub fn write_results(path: &Path, results: &Results) -> std::io::Result<()> {
-    write_output(path, pretty(results).as_bytes())
+    write_output(path, results_json(results).as_bytes())
+}
+
+/// The text [`write_results`] writes.
+pub fn results_json(results: &Results) -> String {
+    pretty(results)
 }

@@ -187,6 +187,11 @@ pub enum StoreError {
         suggestion: String,
     },
 
+    /// The private directory the default store lives in cannot be used (missing temp dir, a
+    /// link, another user's, writable by others).
+    #[error(transparent)]
+    PrivateDir(#[from] jsoncost_engine::private_dir::PrivateDirError),
+
     /// A file operation failed. The cause's text is part of the message, so it is not also a
     /// `source` (printing the chain would say it twice: "Is a directory (os error 21): Is a
     /// directory (os error 21)").
@@ -228,6 +233,7 @@ impl StoreError {
             | StoreError::Locked { .. }
             | StoreError::Corrupt { .. }
             | StoreError::ReadOnly { .. }
+            | StoreError::PrivateDir(_)
             | StoreError::Io { .. } => 3,
         }
     }

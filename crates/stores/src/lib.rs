@@ -123,7 +123,7 @@ pub fn open_or_default(url: Option<&str>, opts: &OpenOptions) -> Result<Box<dyn 
     if let Some(url) = url {
         return open(url, opts);
     }
-    let first = default_redb_path();
+    let first = default_redb_path()?;
     let mut busy = None;
     for slot in 1..=DEFAULT_SLOTS {
         let path = if slot == 1 {
@@ -141,12 +141,14 @@ pub fn open_or_default(url: Option<&str>, opts: &OpenOptions) -> Result<Box<dyn 
     Err(busy.expect("every slot was tried"))
 }
 
-/// Where the default store lives: `<temp dir>/jsoncost/store.redb`.
-pub fn default_redb_path() -> PathBuf {
-    std::env::temp_dir().join("jsoncost").join("store.redb")
+/// Where the default store lives: `store.redb` in this user's private directory under the temp
+/// dir ([`jsoncost_engine::private_dir`]: `<temp dir>/jsoncost-<euid>`, 0700, owner-checked), so
+/// no other user can plant a link at its name.
+pub fn default_redb_path() -> Result<PathBuf, StoreError> {
+    Ok(jsoncost_engine::private_dir::dir()?.join("store.redb"))
 }
 
 /// The default store's URL: redb at [`default_redb_path`].
-pub fn default_store_url() -> String {
-    format!("redb:{}", default_redb_path().display())
+pub fn default_store_url() -> Result<String, StoreError> {
+    Ok(format!("redb:{}", default_redb_path()?.display()))
 }

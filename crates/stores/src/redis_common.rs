@@ -63,16 +63,26 @@ pub(crate) fn map_error(url: &str, operation: &str, e: RedisError) -> StoreError
         || e.is_cluster_error()
         || e.kind() == ErrorKind::ClusterConnectionNotFound;
     if lost {
-        StoreError::lost(url, operation, e)
+        StoreError::lost(url, operation, cause(&e))
     } else {
         StoreError::backend(url, operation, e)
+    }
+}
+
+/// The client's error as said to a user: a read or write past its timeout surfaces as the
+/// socket's EAGAIN ("Resource temporarily unavailable (os error 11)"), which says "timed out".
+fn cause(e: &RedisError) -> String {
+    if e.is_timeout() {
+        "timed out waiting for an answer".to_string()
+    } else {
+        e.to_string()
     }
 }
 
 pub(crate) fn unreachable(url: &str, e: RedisError) -> StoreError {
     StoreError::Unreachable {
         url: url.to_string(),
-        cause: e.to_string(),
+        cause: cause(&e),
         hint: "that a Redis server listens at that address and accepts connections (for tests: scripts/services.sh start)".to_string(),
     }
 }

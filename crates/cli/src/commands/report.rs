@@ -4,7 +4,7 @@ use anyhow::Context;
 use jsoncost_report::{Format, files};
 use std::path::{Path, PathBuf};
 
-use crate::failure::{environment, usage};
+use crate::failure::{self, environment, usage};
 use crate::session::{format_parser, print_stdout, use_color};
 
 #[derive(Debug, Clone, clap::Args)]
@@ -24,8 +24,12 @@ pub struct ReportArgs {
 
 pub fn run(args: &ReportArgs) -> anyhow::Result<()> {
     let results = files::load(&args.results).map_err(usage)?;
-    for (path, what) in [(&args.html, "the HTML report"), (&args.markdown, "the markdown report")] {
+    for (path, what, flag) in [
+        (&args.html, "the HTML report", "--html"),
+        (&args.markdown, "the markdown report", "--markdown"),
+    ] {
         if let Some(path) = path {
+            jsoncost::output::refuse_input_as_output((flag, path), &[("the results file", &args.results)]).map_err(failure::library)?;
             check_output(path, what)?;
         }
     }
@@ -53,6 +57,7 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<()> {
 
 /// Fails before anything is written: exit 2 for a directory, 3 when the file cannot be.
 fn check_output(path: &Path, what: &str) -> anyhow::Result<()> {
+    jsoncost::output::refuse_dash(path, what).map_err(failure::library)?;
     files::check_output(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::IsADirectory => usage(anyhow::anyhow!(
             "cannot write {what} to {}: it is a directory; give a file path",

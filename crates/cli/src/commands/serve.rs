@@ -34,6 +34,11 @@ pub struct ServeArgs {
     /// the connection is closed.
     #[arg(long, value_name = "SECONDS", default_value_t = server::DEFAULT_BODY_READ_TIMEOUT.as_secs(), value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub body_timeout_secs: u64,
+    /// Seconds a response may wait for its client to read any of it; longer, and the
+    /// connection is closed (a client that sends requests and never reads holds no memory or
+    /// slot beyond this).
+    #[arg(long, value_name = "SECONDS", default_value_t = server::DEFAULT_WRITE_TIMEOUT.as_secs(), value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub write_timeout_secs: u64,
     /// Connections served at once; more wait in the listen backlog until one closes.
     #[arg(long, value_name = "N", default_value_t = server::DEFAULT_MAX_CONNECTIONS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
     pub max_connections: usize,
@@ -56,6 +61,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
         cache: args.cache.clone(),
         header_read_timeout: Duration::from_secs(args.header_timeout_secs),
         body_read_timeout: Duration::from_secs(args.body_timeout_secs),
+        write_timeout: Duration::from_secs(args.write_timeout_secs),
         max_connections: args.max_connections,
         unprefixed: args.mode,
         ..ServerConfig::with_source(Arc::new(source))

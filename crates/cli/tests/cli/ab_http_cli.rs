@@ -797,3 +797,49 @@ fn without_rounds_the_load_goes_on_until_the_precision_and_says_so() {
             "the argument '--rounds <ROUNDS>' cannot be used with '--precision <SHARE>'",
         ));
 }
+
+/// A server announcing a body of 1e11 bytes and dribbling it (a byte every 10 ms, each
+/// connection for at most 10 s): the readiness probe reads its status only, and the check of
+/// its answers refuses the body from its head, so `ab --http` ends at once holding none of it.
+#[test]
+fn an_endless_body_is_not_held_by_the_probe_or_the_check() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming().take(16) {
+            let Ok(stream) = stream else { return };
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                        break;
+                    }
+                }
+                let mut stream = stream;
+                if stream
+                    .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 100000000000\r\n\r\n")
+                    .is_err()
+                {
+                    return;
+                }
+                for _ in 0..1000 {
+                    if stream.write_all(b"x").is_err() {
+                        return;
+                    }
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+            });
+        }
+    });
+    let started = Instant::now();
+    jsoncost()
+        .args(["ab", "--http", "--base-url", &url, "--new-url", &url, "--path", "/items/1"])
+        .args(["--ready-timeout", "30"])
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains(
+            "failed: the body is 100000000000 bytes (Content-Length), over the 67108864 bytes an answer checked whole may hold",
+        ));
+    assert!(started.elapsed() < Duration::from_secs(15), "{:?}", started.elapsed());
+}

@@ -544,6 +544,29 @@ fn a_negative_time_or_a_duplicate_row_is_refused_naming_the_file_and_the_row() {
     ));
 }
 
+#[test]
+fn an_ok_row_without_a_time_is_refused_naming_the_file_and_the_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = write(dir.path(), "a.json", &base());
+    for (name, mean, why) in [
+        ("null.json", None, "it is ok but its mean_ns is null"),
+        ("zero.json", Some(0.0), "it is ok but its mean_ns is 0"),
+    ] {
+        let bad = write(dir.path(), name, &base_with("typed/sonic-rs", |r| r.mean_ns = mean));
+        jsoncost()
+            .arg("compare")
+            .arg(&a)
+            .arg(&bad)
+            .assert()
+            .code(2)
+            .stdout(predicate::str::is_empty())
+            .stderr(format!(
+                "error: results file {}: micro table data/deserialize, row typed/sonic-rs: {why}\n",
+                bad.display()
+            ));
+    }
+}
+
 /// Results files of runs of one build on a drifting machine (see crates/report/tests/report/compare.rs:
 /// every table moved as a whole, up to +38%; each row by 1–3% of its own).
 fn run_of(name: &str) -> PathBuf {

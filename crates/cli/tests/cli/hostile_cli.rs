@@ -269,13 +269,15 @@ fn serve(tmp: &Path) -> Child {
 fn two_processes_share_the_default_store() {
     let tmp = tempfile::tempdir().unwrap();
     let mut server = serve(tmp.path());
-    let default = tmp.path().join("jsoncost").join("store.redb");
+    // SAFETY: geteuid cannot fail.
+    let private = tmp.path().join(format!("jsoncost-{}", unsafe { libc::geteuid() }));
+    let default = private.join("store.redb");
 
     // The default is in use by `serve`: the run takes the next free file and says so.
     let (code, stderr) = run(jsoncost()
         .env("TMPDIR", tmp.path())
         .args(["store", "--quick", "--docs", "30", "--store-filter", "floor"]));
-    let second = tmp.path().join("jsoncost").join("store-2.redb");
+    let second = private.join("store-2.redb");
     let outcome = (code, stderr.clone());
     // An explicit path that is locked names the holder and suggests another path.
     let explicit = run(jsoncost()

@@ -268,3 +268,104 @@ fn micro_names_the_signal_that_stopped_it() {
     assert!(text.contains("error: interrupted by SIGTERM"), "{text}");
     assert!(!text.contains("Ctrl-C"), "{text}");
 }
+
+#[test]
+fn out_dash_is_refused_not_a_file_named_dash() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = jsoncost();
+    c.current_dir(dir.path()).args(MICRO).args(["--out", "-"]);
+    let (code, stderr) = run(c);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.ends_with(
+            "error: cannot write results to -: - is not stdout here (stdout carries the --format output); give a file path, or /dev/stdout\n"
+        ),
+        "{stderr}"
+    );
+    let mut c = jsoncost();
+    c.current_dir(dir.path()).arg("report").arg(FIXTURE).args(["--html", "-"]);
+    let (code, stderr) = run(c);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.ends_with("error: cannot write the HTML report to -: - is not stdout here (stdout carries the --format output); give a file path, or /dev/stdout\n"), "{stderr}");
+    assert!(!dir.path().join("-").exists());
+}
+
+/// Under a file-size limit (`ulimit -f`) the results that do not fit are an error naming the
+/// file (exit 3), not a silent death by SIGXFSZ, and no temporary file is left beside it.
+#[test]
+fn a_file_size_limit_is_an_error_and_leaves_no_temporary_file() {
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    let mut c = jsoncost();
+    c.args(MICRO).arg("--out").arg(&out);
+    // SAFETY: setrlimit only, between fork and exec.
+    unsafe {
+        c.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: 1024,
+                rlim_max: 1024,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        })
+    };
+    let (code, stderr) = run(c);
+    assert_eq!(code, Some(3), "{stderr}");
+    assert!(
+        stderr.contains(&format!("writing {}: File too large (os error 27)", out.display())),
+        "{stderr}"
+    );
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// An abort (what a failed allocation ends in) keeps the finished tables: results.json holds
+/// them, marked interrupted, and the process still dies by SIGABRT.
+#[test]
+fn an_abort_keeps_the_finished_tables() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    // As in `two_ctrl_c_in_a_row_keep_the_finished_tables`: micro's tables finish in about a
+    // second, then the stream experiment takes seconds.
+    let mut child = Killed(
+        jsoncost()
+            .current_dir(dir.path())
+            .args(["run", "--only", "micro,stream", "--shape", "data", "--filter", "typed/serde_json"])
+            .args(["--readings", "300000", "--out"])
+            .arg(&out)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let _stdout = Lines::of(child.0.stdout.take().unwrap());
+    let mut stderr = Lines::of(child.0.stderr.take().unwrap());
+    stderr.wait_for("micro: ", Duration::from_secs(120));
+    child.signal(libc::SIGABRT);
+    let status = wait_bounded(&mut child.0, Duration::from_secs(30));
+    stderr.drain();
+    let text = stderr.text();
+    assert_eq!(status.signal(), Some(libc::SIGABRT), "{text}");
+    let results_json = out.join("results.json");
+    assert!(
+        text.contains(&format!(
+            "jsoncost aborted (out of memory?): the finished tables were written to {}",
+            results_json.display()
+        )),
+        "{text}"
+    );
+    let results = common::load_json(&results_json);
+    assert_eq!(results["interrupted"], true);
+    let tables = results["experiments"].as_array().unwrap();
+    let names: Vec<_> = tables.iter().map(|t| (t["experiment"].as_str(), t["table"].as_str())).collect();
+    assert_eq!(
+        names,
+        [(Some("micro"), Some("data/deserialize")), (Some("micro"), Some("data/serialize"))]
+    );
+    let left: Vec<_> = std::fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(left, [std::ffi::OsString::from("results.json")]);
+}

@@ -373,3 +373,55 @@ fn the_model_variants_table_gates_and_times_every_variant() {
         "RawValue is serde_json's alone"
     );
 }
+
+#[test]
+fn an_out_that_is_the_payload_is_refused_and_the_payload_kept() {
+    let f = file_with(b"{\"a\": [1, 2, 3]}");
+    let path = f.path().display().to_string();
+    jsoncost()
+        .args(["micro", "--quick", "--payload", &path, "--out", &path])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(format!(
+            "error: --out {path} is --payload {path}: writing it would replace an input; give another path\n"
+        ));
+    assert_eq!(std::fs::read(f.path()).unwrap(), b"{\"a\": [1, 2, 3]}");
+}
+
+/// A payload whose tables would need more memory than the process may have is refused before
+/// any table, naming both figures (exit 3), instead of an allocation failure minutes in.
+#[test]
+fn a_payload_too_large_for_the_memory_is_refused_up_front() {
+    use std::os::unix::process::CommandExt;
+    // 20,000,001 bytes: ten million small numbers, held about 60 times over (1.1 GiB).
+    let mut doc = b"[1".to_vec();
+    doc.extend(b",1".repeat(9_999_999));
+    doc.push(b']');
+    let f = file_with(&doc);
+    let path = f.path().display().to_string();
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("jsoncost"));
+    c.args(["micro", "--quick", "--payload", &path]);
+    // SAFETY: setrlimit only, between fork and exec.
+    unsafe {
+        c.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: 768 << 20,
+                rlim_max: 768 << 20,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        })
+    };
+    let out = c.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "error: payload {path} is 19.1 MiB; its tables hold it about 60 times over (about 1.1 GiB), more than the "
+        )) && stderr.contains(" this process can use ("),
+        "{stderr}"
+    );
+}

@@ -281,3 +281,28 @@ fn an_unwritable_html_or_markdown_path_exits_3() {
         .code(3)
         .stderr(predicate::str::contains(format!("writing {}", missing.display())));
 }
+
+#[test]
+fn an_output_that_is_the_results_file_is_refused_and_the_file_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = write_fixture(dir.path());
+    let before = std::fs::read(&results).unwrap();
+    let alias = dir.path().join("alias.json");
+    std::os::unix::fs::symlink(&results, &alias).unwrap();
+    for (flag, out) in [("--html", &results), ("--markdown", &results), ("--html", &alias)] {
+        jsoncost()
+            .arg("report")
+            .arg(&results)
+            .arg(flag)
+            .arg(out)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(format!(
+                "error: {flag} {} is the results file {}: writing it would replace an input; give another path\n",
+                out.display(),
+                results.display()
+            ));
+        assert_eq!(std::fs::read(&results).unwrap(), before);
+    }
+}

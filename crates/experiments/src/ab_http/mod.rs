@@ -31,6 +31,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use jsoncost_codecs::{Canonical, exact};
 use jsoncost_engine::paired::{self, PAIRED_CONFIDENCE};
+use jsoncost_engine::private_dir;
 use jsoncost_engine::{
     Experiment, ExperimentKind, HttpAbSide, HttpAbSlice, HttpAbTable, LATENCY_QUANTILES, LatencyPoint, Placement, Results, Schedule,
 };
@@ -306,6 +307,29 @@ fn free_port() -> Result<u16, Error> {
         .map_err(|e| Error::environment(format!("finding a free port: {e}")))
 }
 
+/// The names of the servers' stderr files in the private directory: `ab-http-<pid>-<name>.stderr`.
+const STDERR_PREFIX: &str = "ab-http";
+
+/// Where a server's stderr goes: the per-user private directory, where no other user can plant
+/// a link; files a killed conductor left there are removed first ([`private_dir::reclaim`]).
+fn stderr_file(name: &str) -> Result<PathBuf, Error> {
+    let dir = private_dir::dir().map_err(|e| Error::environment(e.to_string()))?;
+    private_dir::reclaim(&dir, STDERR_PREFIX);
+    Ok(dir.join(format!("{STDERR_PREFIX}-{}-{name}.stderr", std::process::id())))
+}
+
+/// Creates `path` anew (`O_EXCL|O_NOFOLLOW`). One already there is an earlier process's of the
+/// same pid (the directory is this user's alone): it is removed and the creation tried once more.
+fn create_stderr(path: &Path) -> std::io::Result<std::fs::File> {
+    match private_dir::create_new(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            std::fs::remove_file(path)?;
+            private_dir::create_new(path)
+        }
+        other => other,
+    }
+}
+
 fn start(name: &'static str, spec: &ServerSpec, plan: &Plan) -> Result<Server, Error> {
     let words = match spec {
         ServerSpec::Running { url, pid } => {
@@ -326,9 +350,11 @@ fn start(name: &'static str, spec: &ServerSpec, plan: &Plan) -> Result<Server, E
     };
     let port = free_port()?.to_string();
     let fill = |w: &String| w.replace("{port}", &port);
-    let stderr_path = std::env::temp_dir().join(format!("jsoncost-ab-http-{}-{name}.stderr", std::process::id()));
-    let stderr = std::fs::File::create(&stderr_path).map_err(|e| Error::environment(format!("{}: {e}", stderr_path.display())))?;
+    let stderr_path = stderr_file(name)?;
+    let stderr = create_stderr(&stderr_path).map_err(|e| Error::environment(format!("{}: {e}", stderr_path.display())))?;
     let mut command = Command::new(fill(program));
+    // A server must not outlive a killed conductor (it would listen for ever).
+    crate::children::die_with_parent(&mut command);
     command
         .args(args.iter().map(fill))
         .stdin(Stdio::null())
@@ -377,15 +403,11 @@ fn ready(server: &mut Server, path: &str, timeout: Duration, rt: &tokio::runtime
                 server.stderr_tail()
             )));
         }
-        match rt.block_on(loadgen::fetch(
-            &url,
-            http::Method::GET,
-            Bytes::new(),
-            None,
-            left.min(Duration::from_secs(1)),
-        )) {
-            Ok((status, _)) if (200..300).contains(&status) => return Ok(()),
-            Ok((status, _)) => last = format!("status {status}"),
+        // The status only: a server's body is not held (one announcing an endless body
+        // must not grow this process).
+        match rt.block_on(loadgen::status_of(&url, left.min(Duration::from_secs(1)))) {
+            Ok(status) if (200..300).contains(&status) => return Ok(()),
+            Ok(status) => last = format!("status {status}"),
             Err(e) => last = e.message,
         }
         std::thread::sleep(Duration::from_millis(50).min(deadline.saturating_duration_since(Instant::now())));
@@ -860,8 +882,9 @@ mod tests {
 
     #[test]
     fn a_request_set_reads_one_request_per_line() {
-        let dir = std::env::temp_dir();
-        let body = dir.join(format!("jsoncost-ab-http-test-{}.json", std::process::id()));
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let body = dir.join("body.json");
         std::fs::write(&body, b"{}").unwrap();
         let text = format!(
             "# comment\n\nGET /items/1\nPOST /telemetry {}\n",

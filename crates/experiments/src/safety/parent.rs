@@ -45,7 +45,10 @@ pub(crate) fn run_batch(
             break;
         }
         let from = reports.len();
-        let mut process = Command::new(&child.program)
+        let mut command = Command::new(&child.program);
+        // A child must not outlive a killed parent (it would run its case on, unwatched).
+        crate::children::die_with_parent(&mut command);
+        let mut process = command
             .args(&child.args)
             .args(request.to_args(from))
             // Under `jsoncost ab` the lockstep is this process's, not its children's.

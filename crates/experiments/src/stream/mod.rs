@@ -11,7 +11,6 @@ use jsoncost_shapes::{DEFAULT_SEED, Reading, Telemetry, write_telemetry};
 use jsoncost_stream::{Library, TelemetryAggregate};
 use serde_json::{Map, json};
 use std::cell::RefCell;
-use std::fs::File;
 use std::io::{BufReader, BufWriter};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -57,21 +56,72 @@ enum Outcome {
 
 type RunFn = Box<dyn FnMut() -> Result<Outcome, String>>;
 
-/// Where the generated body lives: a cache file per (readings, seed), written once.
+/// Where the generated body lives: a cache file per (readings, seed) in this user's private
+/// directory ([`jsoncost_engine::private_dir`]), written to a fresh unpredictable name
+/// (`O_EXCL`, 0600) and renamed, so an interrupted write never leaves a half file and two runs
+/// at once each write their own.
 fn generated_file(readings: u64) -> Result<PathBuf, Error> {
-    let dir = std::env::temp_dir().join("jsoncost");
-    std::fs::create_dir_all(&dir).map_err(|e| Error::environment(format!("cannot create {}: {e}", dir.display())))?;
+    let dir = jsoncost_engine::private_dir::dir().map_err(|e| Error::environment(e.to_string()))?;
+    generated_file_in(&dir, readings)
+}
+
+fn generated_file_in(dir: &Path, readings: u64) -> Result<PathBuf, Error> {
     let path = dir.join(format!("telemetry-{readings}-{DEFAULT_SEED:x}.json"));
-    if path.exists() {
+    if is_generated(&path, readings) {
         return Ok(path);
     }
-    // Written to a temp name and renamed, so an interrupted write never leaves a half file.
-    let tmp = dir.join(format!(".telemetry-{readings}-{}.tmp", std::process::id()));
-    let file = File::create(&tmp).map_err(|e| Error::environment(format!("cannot create {}: {e}", tmp.display())))?;
-    write_telemetry(BufWriter::new(file), readings, DEFAULT_SEED)
-        .map_err(|e| Error::environment(format!("writing {}: {e}", tmp.display())))?;
-    std::fs::rename(&tmp, &path).map_err(|e| Error::environment(format!("renaming {}: {e}", tmp.display())))?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&format!(".telemetry-{readings}-"))
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map_err(|e| Error::environment(format!("cannot create a file in {}: {e}", dir.display())))?;
+    write_telemetry(BufWriter::new(tmp.as_file_mut()), readings, DEFAULT_SEED)
+        .map_err(|e| Error::environment(format!("writing {}: {e}", tmp.path().display())))?;
+    tmp.persist(&path)
+        .map_err(|e| Error::environment(format!("renaming {}: {}", e.file.path().display(), e.error)))?;
     Ok(path)
+}
+
+/// Whether `path` holds exactly the generated body. A cached file is trusted only once checked:
+/// the body is generated again into a sink that compares it with the file as it goes (no hash
+/// recorded beside it to trust in turn; generating costs a fraction of one round of the
+/// strategies, and nothing is written), so a truncated, stale or planted file is replaced, never
+/// measured. Anything but a regular file (a link, a FIFO) is not a cache.
+fn is_generated(path: &Path, readings: u64) -> bool {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    struct Compare<R> {
+        file: R,
+        buf: Vec<u8>,
+    }
+    impl<R: Read> std::io::Write for Compare<R> {
+        fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+            self.buf.resize(data.len(), 0);
+            self.file.read_exact(&mut self.buf)?;
+            if self.buf != data {
+                return Err(std::io::Error::other("differs from the generated body"));
+            }
+            Ok(data.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return false;
+    };
+    if !meta.file_type().is_file() {
+        return false;
+    }
+    let Ok(file) = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(path) else {
+        return false;
+    };
+    let len = file.metadata().map(|m| m.len()).ok();
+    let sink = Compare {
+        file: BufReader::with_capacity(1 << 16, file),
+        buf: Vec::new(),
+    };
+    matches!(write_telemetry(sink, readings, DEFAULT_SEED), Ok(n) if Some(n) == len)
 }
 
 fn device_id(field: Option<&jsoncost_stream::Field>) -> Result<String, String> {
@@ -504,6 +554,10 @@ impl crate::flags::ExperimentArgs for StreamArgs {
         )
     }
 
+    fn inputs(&self) -> Vec<(&'static str, &std::path::Path)> {
+        self.file.iter().map(|p| ("--file", p.as_path())).collect()
+    }
+
     /// Two rounds of whole runs; a generated body of at most 2,000 readings.
     fn debug_mode(&mut self) {
         if self.file.is_none() {
@@ -517,6 +571,39 @@ impl crate::flags::ExperimentArgs for StreamArgs {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_planted_or_damaged_generated_body_is_replaced_not_measured() {
+        let generated = |n| {
+            let mut v = Vec::new();
+            write_telemetry(&mut v, n, DEFAULT_SEED).unwrap();
+            v
+        };
+        // An unusual count, so no other test shares the cache file.
+        let path = generated_file(17).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), generated(17));
+        for forged in [
+            &b"{\"DeviceId\":\"x\",\"Readings\":[]}"[..],
+            &generated(17)[..100],
+            &[generated(17), b" ".to_vec()].concat(),
+        ] {
+            std::fs::write(&path, forged).unwrap();
+            assert_eq!(generated_file(17).unwrap(), path);
+            assert_eq!(std::fs::read(&path).unwrap(), generated(17));
+        }
+        // A link planted at its name is replaced by the body, its target untouched.
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, b"precious").unwrap();
+        let planted = dir.path().join(format!("telemetry-17-{DEFAULT_SEED:x}.json"));
+        std::os::unix::fs::symlink(&victim, &planted).unwrap();
+        assert_eq!(generated_file_in(dir.path(), 17).unwrap(), planted);
+        assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+        assert_eq!(std::fs::read(&planted).unwrap(), generated(17));
+        assert!(!std::fs::symlink_metadata(&planted).unwrap().file_type().is_symlink());
+        // Nothing else is left in the directory (the temp file was renamed).
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+    }
 
     fn body(readings: u64) -> tempfile::NamedTempFile {
         let mut f = tempfile::NamedTempFile::new().unwrap();

@@ -62,7 +62,7 @@ pub fn template(target: &Target, method: &http::Method, body: &Bytes, content_ty
 /// One connection first: a target that refuses it is an environment failure, not a load result.
 pub async fn first_connection(target: &Target, url: &str, timeout: Duration) -> Result<(), LoadError> {
     let sender = connect(target, timeout).await.map_err(|cause| LoadError::Unreachable {
-        url: url.to_string(),
+        url: jsoncost_stores::redact(url),
         cause,
     })?;
     drop(sender);

@@ -155,8 +155,14 @@ pub async fn run_async(spec: &LoadSpec, cancel: CancellationToken) -> Result<Loa
     ))
 }
 
+/// The largest body [`fetch`] holds: answers checked whole (compared, parsed) are far smaller
+/// (a list of 1,000 entries is about 745 KB), and a server announcing or sending an endless
+/// body must not grow this process's memory.
+pub const FETCH_MAX_BODY: usize = 64 << 20;
+
 /// One request on a fresh connection, with the headers a run's requests carry: (status, body).
-/// For checks before a run, not for load.
+/// For checks before a run, not for load. A body over [`FETCH_MAX_BODY`] (announced by its
+/// Content-Length, or once that much has arrived) is an error, and no more of it is read.
 pub async fn fetch(
     url: &str,
     method: http::Method,
@@ -166,11 +172,11 @@ pub async fn fetch(
 ) -> Result<(u16, Bytes), FetchError> {
     use http_body_util::BodyExt;
     let target = Target::parse(url).map_err(|e| FetchError {
-        url: url.to_string(),
+        url: jsoncost_stores::redact(url),
         message: e.to_string(),
     })?;
     let fail = |message: String| FetchError {
-        url: url.to_string(),
+        url: jsoncost_stores::redact(url),
         message,
     };
     let exchange = async {
@@ -178,12 +184,48 @@ pub async fn fetch(
         let mut sender = conn::connect(&target, timeout).await.map_err(|e| fail(format!("connect: {e}")))?;
         let response = sender.send_request(template.build()).await.map_err(|e| fail(e.to_string()))?;
         let status = response.status().as_u16();
-        let body = response
-            .into_body()
-            .collect()
-            .await
-            .map_err(|e| fail(format!("reading the body: {e}")))?;
-        Ok((status, body.to_bytes()))
+        let over = |what: String| fail(format!("{what}, over the {FETCH_MAX_BODY} bytes an answer checked whole may hold"));
+        let announced = response
+            .headers()
+            .get(http::header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+        if let Some(len) = announced.filter(|len| *len > FETCH_MAX_BODY as u64) {
+            return Err(over(format!("the body is {len} bytes (Content-Length)")));
+        }
+        let mut body = response.into_body();
+        let mut held = bytes::BytesMut::new();
+        while let Some(frame) = body.frame().await {
+            let frame = frame.map_err(|e| fail(format!("reading the body: {e}")))?;
+            if let Some(data) = frame.data_ref() {
+                if held.len() + data.len() > FETCH_MAX_BODY {
+                    return Err(over("the body goes on".to_string()));
+                }
+                held.extend_from_slice(data);
+            }
+        }
+        Ok((status, held.freeze()))
+    };
+    tokio::time::timeout(timeout, exchange)
+        .await
+        .map_err(|_| fail(format!("no response within {timeout:?}")))?
+}
+
+/// One GET of `url` on a fresh connection: its status, once the response's head has arrived.
+/// The body is not read (the connection is dropped), so a readiness probe holds none of it.
+pub async fn status_of(url: &str, timeout: Duration) -> Result<u16, FetchError> {
+    let target = Target::parse(url).map_err(|e| FetchError {
+        url: jsoncost_stores::redact(url),
+        message: e.to_string(),
+    })?;
+    let fail = |message: String| FetchError {
+        url: jsoncost_stores::redact(url),
+        message,
+    };
+    let exchange = async {
+        let template = template(&target, &http::Method::GET, &Bytes::new(), None).map_err(|e| fail(e.to_string()))?;
+        let mut sender = conn::connect(&target, timeout).await.map_err(|e| fail(format!("connect: {e}")))?;
+        let response = sender.send_request(template.build()).await.map_err(|e| fail(e.to_string()))?;
+        Ok(response.status().as_u16())
     };
     tokio::time::timeout(timeout, exchange)
         .await
@@ -194,7 +236,7 @@ pub async fn fetch(
 #[derive(Debug, thiserror::Error)]
 #[error("fetching {url} failed: {message}")]
 pub struct FetchError {
-    /// The URL requested.
+    /// The URL requested, without its password.
     pub url: String,
     /// What failed (the connect, the timeout, the transport).
     pub message: String,

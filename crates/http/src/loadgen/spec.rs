@@ -116,7 +116,7 @@ pub enum LoadError {
     /// The target URL cannot be loaded (not `http://`, no host ...).
     #[error("invalid target URL {url:?}: {reason}")]
     InvalidUrl {
-        /// The URL.
+        /// The URL, without its password.
         url: String,
         /// What is wrong with it.
         reason: String,
@@ -132,7 +132,7 @@ pub enum LoadError {
     // the chain would say them twice).
     #[error("cannot connect to {url}: {cause}")]
     Unreachable {
-        /// The target URL.
+        /// The target URL, without its password.
         url: String,
         /// The OS error.
         cause: std::io::Error,

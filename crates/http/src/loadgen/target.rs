@@ -18,7 +18,7 @@ pub struct Target {
 impl Target {
     pub fn parse(url: &str) -> Result<Target, LoadError> {
         let invalid = |reason: &str| LoadError::InvalidUrl {
-            url: url.to_string(),
+            url: jsoncost_stores::redact(url),
             reason: reason.to_string(),
         };
         let uri: Uri = url.parse().map_err(|e: http::uri::InvalidUri| invalid(&e.to_string()))?;

@@ -10,6 +10,7 @@ mod respond;
 mod routes;
 mod stats;
 pub mod telemetry;
+mod write_timeout;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -37,6 +38,9 @@ pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// Default time a client has to send a request's whole body, from when its handler starts
 /// reading it (a 128 MiB body on loopback takes well under a second).
 pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(60);
+/// Default time a response may wait for its client to read any of it: past it the connection
+/// is closed (a client that sends and never reads cannot hold memory or a slot).
+pub const DEFAULT_WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Default number of connections served at once (the load generator's `-c` maximum).
 pub const DEFAULT_MAX_CONNECTIONS: usize = 10_000;
 
@@ -64,6 +68,12 @@ pub struct ServerConfig {
     /// it is answered 408 and its connection closed, so a client that never sends the body it
     /// announced cannot hold a connection.
     pub body_read_timeout: Duration,
+    /// A connection whose response has had no byte taken by the client this long is closed.
+    /// Bound: a connection holds at most one response being written (a list of
+    /// [`MAX_LIST_COUNT`] entries, about 1 MB, and hyper's write buffer) for at most this long,
+    /// so clients that never read hold at most `max_connections` such responses, each for
+    /// this long, and then free their slots.
+    pub write_timeout: Duration,
     /// Connections served at once; more wait in the listen backlog until one closes.
     pub max_connections: usize,
     /// Also serve `/items/{id}` and `/items` without a mode prefix, in this mode: the API as
@@ -84,6 +94,7 @@ impl ServerConfig {
             source,
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
             body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
+            write_timeout: DEFAULT_WRITE_TIMEOUT,
             max_connections: DEFAULT_MAX_CONNECTIONS,
             unprefixed: None,
         }
@@ -221,6 +232,7 @@ pub fn start(config: ServerConfig) -> Result<RunningServer, ServerError> {
     let (done_tx, done_rx) = std::sync::mpsc::channel();
     let limits = ConnectionLimits {
         header_read_timeout: config.header_read_timeout,
+        write_timeout: config.write_timeout,
         max_connections: config.max_connections.clamp(1, u32::MAX as usize),
     };
     runtime.spawn(async move {
@@ -238,12 +250,14 @@ pub fn start(config: ServerConfig) -> Result<RunningServer, ServerError> {
 #[derive(Clone, Copy)]
 struct ConnectionLimits {
     header_read_timeout: Duration,
+    write_timeout: Duration,
     max_connections: usize,
 }
 
 /// The accept loop (axum's `serve` sets no header-read timer and no connection cap): at most
 /// `max_connections` served at once, each closed if a request header takes longer than
-/// `header_read_timeout`; on `stop`, accepting ends and open connections finish their requests.
+/// `header_read_timeout` or a response waits `write_timeout` for its client to read any of it;
+/// on `stop`, accepting ends and open connections finish their requests.
 async fn serve(
     listener: tokio::net::TcpListener,
     app: axum::Router,
@@ -277,7 +291,13 @@ async fn serve(
         tokio::spawn(async move {
             let _slot = slot;
             let mut builder = hyper::server::conn::http1::Builder::new();
-            builder.timer(TokioTimer::new()).header_read_timeout(limits.header_read_timeout);
+            // half_close: a client that shuts down its sending side after its request
+            // (`shutdown(SHUT_WR)`) still gets the answer.
+            builder
+                .timer(TokioTimer::new())
+                .header_read_timeout(limits.header_read_timeout)
+                .half_close(true);
+            let stream = write_timeout::WriteTimeout::new(stream, limits.write_timeout);
             let conn = builder.serve_connection(TokioIo::new(stream), service);
             let mut conn = std::pin::pin!(conn);
             tokio::select! {

@@ -179,3 +179,118 @@ fn fetch_sends_the_content_type_the_load_sends() {
     assert!(head.starts_with("post /telemetry http/1.1\r\n"), "{head}");
     assert!(head.contains("content-type: application/json\r\n"), "{head}");
 }
+
+/// A server answering every connection (up to `connections`) with `head` and then `body_chunk`
+/// again and again (each write bounded in count, so it ends once the client has gone or after
+/// `chunks`), `pause` between chunks.
+fn endless_body(
+    connections: usize,
+    head: &'static str,
+    body_chunk: &'static [u8],
+    chunks: usize,
+    pause: Duration,
+) -> (std::net::SocketAddr, std::thread::JoinHandle<()>) {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = std::thread::spawn(move || {
+        for _ in 0..connections {
+            let Ok((stream, _)) = listener.accept() else { return };
+            stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+            }
+            let mut stream = stream;
+            if stream.write_all(head.as_bytes()).is_err() {
+                continue;
+            }
+            for _ in 0..chunks {
+                if stream.write_all(body_chunk).is_err() {
+                    break;
+                }
+                std::thread::sleep(pause);
+            }
+        }
+    });
+    (addr, server)
+}
+
+fn fetch_from(addr: std::net::SocketAddr) -> Result<(u16, bytes::Bytes), loadgen::FetchError> {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(loadgen::fetch(
+        &format!("http://{addr}/"),
+        http::Method::GET,
+        bytes::Bytes::new(),
+        None,
+        Duration::from_secs(30),
+    ))
+}
+
+/// A body announced larger than [`loadgen::FETCH_MAX_BODY`] is refused from its head, none of it
+/// held; one that goes on past it (chunked, no length) is given up once that much arrived.
+#[test]
+fn fetch_holds_no_body_over_its_cap() {
+    let started = std::time::Instant::now();
+    let (addr, server) = endless_body(
+        1,
+        "HTTP/1.1 200 OK\r\nContent-Length: 100000000000\r\n\r\n",
+        b"x",
+        200,
+        Duration::from_millis(10),
+    );
+    let e = fetch_from(addr).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "fetching http://{addr}/ failed: the body is 100000000000 bytes (Content-Length), over the {} bytes an answer checked whole may hold",
+            loadgen::FETCH_MAX_BODY
+        )
+    );
+    assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+    server.join().unwrap();
+    // 1 MiB chunks, 96 of them at most: past the 64 MiB cap.
+    static CHUNK: std::sync::LazyLock<Vec<u8>> = std::sync::LazyLock::new(|| {
+        let mut c = format!("{:x}\r\n", 1 << 20).into_bytes();
+        c.extend(std::iter::repeat_n(b'x', 1 << 20));
+        c.extend(b"\r\n");
+        c
+    });
+    let (addr, server) = endless_body(
+        1,
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n",
+        CHUNK.as_slice(),
+        96,
+        Duration::ZERO,
+    );
+    let e = fetch_from(addr).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "fetching http://{addr}/ failed: the body goes on, over the {} bytes an answer checked whole may hold",
+            loadgen::FETCH_MAX_BODY
+        )
+    );
+    server.join().unwrap();
+}
+
+/// A readiness probe reads the status and none of the body: an endless one costs nothing.
+#[test]
+fn status_of_reads_no_body() {
+    let (addr, server) = endless_body(
+        1,
+        "HTTP/1.1 200 OK\r\nContent-Length: 100000000000\r\n\r\n",
+        b"x",
+        200,
+        Duration::from_millis(10),
+    );
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let started = std::time::Instant::now();
+    let status = runtime.block_on(loadgen::status_of(&format!("http://{addr}/"), Duration::from_secs(30)));
+    assert_eq!(status.unwrap(), 200);
+    assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+    server.join().unwrap();
+}

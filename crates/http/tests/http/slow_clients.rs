@@ -91,3 +91,73 @@ fn a_post_whose_body_never_comes_is_answered_408_and_frees_its_connection() {
     }
     srv.shutdown().unwrap();
 }
+
+/// Clients that pipeline requests for the largest list and never read: once the socket buffers
+/// are full each holds a response being written, so the write timeout closes them, their
+/// memory and slots are freed, and a request past the cap is answered.
+#[test]
+fn clients_that_pipeline_and_never_read_are_closed_after_the_write_timeout() {
+    const STALLED: usize = 4;
+    // Each response a list of 1,000 entries: 200 of them are far more than loopback's socket
+    // buffers (a few MB) take.
+    const PIPELINED: usize = 200;
+    let mut config = ServerConfig::with_source(Arc::new(MemorySource::generate(1, 1000, 1)));
+    config.worker_threads = 2;
+    config.max_connections = STALLED;
+    config.write_timeout = Duration::from_millis(500);
+    let srv = server::start(config).expect("server starts");
+    let request = "GET /passthrough/items?count=1000 HTTP/1.1\r\nHost: x\r\n\r\n".repeat(PIPELINED);
+    let mut stalled: Vec<TcpStream> = (0..STALLED)
+        .map(|_| {
+            let mut s = TcpStream::connect(srv.addr()).expect("connect");
+            s.write_all(request.as_bytes()).unwrap();
+            s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+            s
+        })
+        .collect();
+    // Every slot is held by a client that does not read: this one is answered once the write
+    // timeout frees one (bounded: without it the request would wait for ever).
+    let addr = srv.addr();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(common::get(addr, HEALTH_PATH).status);
+    });
+    assert_eq!(rx.recv_timeout(Duration::from_secs(20)), Ok(200));
+    // Reading a connection lets its writes go on: first give the last of them to stall (each
+    // stalls once its buffers fill, as the server gets to it) time to pass the timeout.
+    std::thread::sleep(Duration::from_secs(3));
+    // Each stalled connection was closed by the server before all its responses were written.
+    let one = common::get(srv.addr(), "/passthrough/items?count=1000").body.len();
+    for (i, s) in stalled.iter_mut().enumerate() {
+        let mut buf = Vec::new();
+        match s.read_to_end(&mut buf) {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {}
+            Err(e) => panic!("stalled connection {i} was not closed: {e}"),
+        }
+        assert!(buf.len() < PIPELINED * one, "connection {i}: all {} bytes were written", buf.len());
+    }
+    srv.shutdown().unwrap();
+}
+
+/// A client that sends its request and then shuts down its sending side (`shutdown(SHUT_WR)`)
+/// still gets every answer: uncached item and list routes, whose answers take a moment.
+#[test]
+fn a_client_that_half_closes_after_its_request_is_answered() {
+    let srv = start(CAP, |_| {});
+    for path in [
+        "/typed/serde_json/items/1",
+        "/typed/serde_json/items?count=1",
+        "/passthrough/items?count=1",
+    ] {
+        let mut s = TcpStream::connect(srv.addr()).expect("connect");
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        write!(s, "GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        s.shutdown(std::net::Shutdown::Write).unwrap();
+        let mut answer = Vec::new();
+        s.read_to_end(&mut answer).unwrap();
+        let head = String::from_utf8_lossy(&answer[..answer.len().min(40)]).into_owned();
+        assert!(head.starts_with("HTTP/1.1 200 OK"), "{path}: {head:?}");
+    }
+    srv.shutdown().unwrap();
+}

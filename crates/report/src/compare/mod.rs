@@ -182,7 +182,7 @@ impl Comparison {
 }
 
 /// Checks that `results` (read from `path`) can be compared: no row holds a negative time,
-/// size or count, and no (experiment, table, method) appears twice (rows match by it, so a
+/// size or count, no ok row lacks a time (null or 0), and no (experiment, table, method) appears twice (rows match by it, so a
 /// second one would be silently ignored). Safety tables hold findings and are not compared.
 pub fn check_rows(path: &std::path::Path, results: &Results) -> Result<(), crate::ReportError> {
     let mut seen = std::collections::HashSet::new();
@@ -211,6 +211,15 @@ pub fn check_rows(path: &std::path::Path, results: &Results) -> Result<(), crate
             for (name, value) in figures {
                 if let Some(v) = value.filter(|v| *v < 0.0) {
                     return Err(bad(format!("{name} is {v}, below 0")));
+                }
+            }
+            // A measured row has a time: an ok row without one (or of 0 ns) is nothing a run
+            // writes, and would pass the gate unjudged.
+            if r.is_ok() {
+                match r.mean_ns {
+                    None => return Err(bad("it is ok but its mean_ns is null".to_string())),
+                    Some(0.0) => return Err(bad("it is ok but its mean_ns is 0".to_string())),
+                    _ => {}
                 }
             }
             if let Some(v) = r.samples_ns.iter().chain(&r.rounds_ns).find(|v| **v < 0.0) {

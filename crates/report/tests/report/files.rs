@@ -172,3 +172,30 @@ fn an_io_error_is_said_once() {
     assert!(std::error::Error::source(&err).is_none(), "{err:?}");
     assert_eq!(err.to_string().matches("(os error 21)").count(), 1, "{err}");
 }
+
+#[test]
+fn control_characters_in_a_results_files_strings_are_written_out_not_kept() {
+    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(fixture_path()).unwrap()).unwrap();
+    let escape = "\u{1b}]0;owned\u{7}\u{1b}[31mred\u{9b}2J\r";
+    v["machine"]["cpu"] = serde_json::json!(format!("cpu{escape}"));
+    v["experiments"][0]["table"] = serde_json::json!(format!("t{escape}"));
+    v["experiments"][0]["rows"][0]["method"] = serde_json::json!(format!("m{escape}\nnext\tcol"));
+    v["experiments"][0]["params"][format!("k{escape}")] = serde_json::json!(format!("v{escape}"));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("hostile.json");
+    std::fs::write(&path, serde_json::to_vec(&v).unwrap()).unwrap();
+    let r = load(&path).unwrap();
+    let shown = r"\u{1b}]0;owned\u{7}\u{1b}[31mred\u{9b}2J\u{d}";
+    assert_eq!(r.machine.cpu, format!("cpu{shown}"));
+    assert_eq!(r.experiments[0].table, format!("t{shown}"));
+    // Newline and tab are kept (error messages hold lines).
+    assert_eq!(r.experiments[0].rows[0].method, format!("m{shown}\nnext\tcol"));
+    assert_eq!(
+        r.experiments[0].params[&format!("k{shown}")],
+        serde_json::json!(format!("v{shown}"))
+    );
+    // Numbers survive exactly; a file without control characters loads as it is.
+    let plain = load(&fixture_path()).unwrap();
+    assert_eq!(r.experiments[0].rows[0].mean_ns, plain.experiments[0].rows[0].mean_ns);
+    assert_eq!(r.experiments[1..], plain.experiments[1..]);
+}

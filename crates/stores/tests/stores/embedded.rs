@@ -78,9 +78,10 @@ fn corrupt_documents_fail_with_the_id_and_parser_message() {
 
 #[test]
 fn the_default_store_is_redb_under_the_temp_dir() {
-    let path = default_redb_path();
+    let path = default_redb_path().unwrap();
+    assert_eq!(path, jsoncost_engine::private_dir::dir().unwrap().join("store.redb"));
     assert!(path.starts_with(std::env::temp_dir()));
-    assert_eq!(default_store_url(), format!("redb:{}", path.display()));
+    assert_eq!(default_store_url().unwrap(), format!("redb:{}", path.display()));
 }
 
 #[test]

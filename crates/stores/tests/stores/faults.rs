@@ -234,3 +234,40 @@ fn a_cluster_node_stopped_mid_run_fails_the_next_read_promptly() {
     assert_eq!(err.exit_code(), 3);
     eprintln!("RAN a_cluster_node_stopped_mid_run ({elapsed:?}): {err}");
 }
+
+/// A loopback server that accepts connections and never answers (held until the test ends).
+fn silent_server() -> (TcpListener, u16, std::thread::JoinHandle<()>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let accepting = listener.try_clone().unwrap();
+    // Accepts a bounded number of connections and keeps them open, unanswered.
+    let held = std::thread::spawn(move || {
+        let mut kept = Vec::new();
+        for stream in accepting.incoming().take(8) {
+            match stream {
+                Ok(s) => kept.push(s),
+                Err(_) => break,
+            }
+        }
+        sleep(Duration::from_secs(10));
+    });
+    (listener, port, held)
+}
+
+#[test]
+fn a_redis_server_that_never_answers_is_said_to_have_timed_out() {
+    let (_listener, port, _held) = silent_server();
+    let url = format!("redis://:s3cret@127.0.0.1:{port}");
+    let opts = OpenOptions {
+        connect_timeout: Duration::from_millis(500),
+        io_timeout: Duration::from_millis(500),
+        ..OpenOptions::default()
+    };
+    let started = Instant::now();
+    let err = open(&url, &opts).err().expect("a server that never answers");
+    assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
+    let message = err.to_string();
+    assert!(message.contains("timed out"), "{message}");
+    assert!(!message.contains("os error") && !message.contains("s3cret"), "{message}");
+    assert_eq!(err.exit_code(), 3);
+}
