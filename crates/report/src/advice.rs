@@ -56,6 +56,9 @@ pub struct Advice {
     pub candidate: Option<String>,
     /// The table as a sentence ("order (4,148 bytes), deserialize").
     pub title: String,
+    /// What the run's headline shows one table of (a shape, a route; the table by default).
+    #[serde(skip)]
+    pub group: String,
     /// The advice as one paragraph: the first step of the ladder, or why there is none.
     pub text: String,
     /// The verdict by effort: one step per rung the table has rows on, cheapest rung first.

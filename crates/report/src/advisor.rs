@@ -167,6 +167,7 @@ fn advise_against(exp: &Experiment, rates: &Rates, apart: Option<Contract>) -> O
         experiment: exp.experiment,
         table: exp.table.clone(),
         title: crate::view::title(exp),
+        group: kinds::view(exp.experiment).headline_group(exp),
         kind,
         baseline: base.method.clone(),
         candidate: candidate.map(|r| r.method.clone()),
@@ -427,7 +428,12 @@ fn no_step_text(kind: Kind, below: &Row, best: &Row, ratio: Option<Interval>) ->
         None if better_by_means(kind, below, best) => format!("within the noise of {}", below.method),
         None => format!("slower than {}", below.method),
     };
-    format!("no further saving: the best, {}, is {how}", best.method)
+    // The trade the time hides: a rung whose best allocates far less (streaming a body) says so.
+    let trade = match (allocation(below, best), below.allocated_bytes) {
+        (Some((saved, phrase)), Some(b)) if b > 0.0 && saved >= 0.1 * b => format!("; it has {phrase}"),
+        _ => String::new(),
+    };
+    format!("no further saving: the best, {}, is {how}{trade}", best.method)
 }
 
 /// The baseline against the best strategy with its contract.

@@ -292,6 +292,7 @@ pub fn advise(results: &Results) -> Vec<Advice> {
                 experiment: kind,
                 table: table.to_string(),
                 title: table.to_string(),
+                group: table.to_string(),
                 kind: AdviceKind::AllocatorChange,
                 baseline: c.base.to_string(),
                 candidate: Some(c.allocator.to_string()),

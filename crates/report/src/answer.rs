@@ -67,9 +67,10 @@ pub fn lines(a: &Advice, full: bool) -> Vec<Line> {
     out
 }
 
-/// The tables the headline shows: for each experiment, in the order they ran, its first
-/// [`HEADLINE_TABLES_PER_EXPERIMENT`] tables with a ladder (else with any advice); allocator
-/// levers are left to the full verdict.
+/// The tables the headline shows: for each experiment, in the order they ran, the first table
+/// with a step of each of its groups (a shape, a route), at most
+/// [`HEADLINE_TABLES_PER_EXPERIMENT`] (else its first tables with any advice); allocator levers
+/// are left to the full verdict.
 pub fn headline_tables(advice: &[Advice]) -> Vec<&Advice> {
     let mut kinds: Vec<ExperimentKind> = Vec::new();
     for a in advice {
@@ -84,8 +85,15 @@ pub fn headline_tables(advice: &[Advice]) -> Vec<&Advice> {
                 .iter()
                 .filter(move |a| a.experiment == kind && a.kind != AdviceKind::AllocatorChange)
         };
-        let with_ladder: Vec<&Advice> = of_kind().filter(|a| a.ladder.iter().any(|s| s.method.is_some())).collect();
-        let chosen = if with_ladder.is_empty() { of_kind().collect() } else { with_ladder };
+        let mut chosen: Vec<&Advice> = Vec::new();
+        for a in of_kind().filter(|a| a.ladder.iter().any(|s| s.method.is_some())) {
+            if !chosen.iter().any(|c| c.group == a.group) {
+                chosen.push(a);
+            }
+        }
+        if chosen.is_empty() {
+            chosen = of_kind().collect();
+        }
         out.extend(chosen.into_iter().take(HEADLINE_TABLES_PER_EXPERIMENT));
     }
     out
@@ -113,6 +121,7 @@ mod tests {
             experiment: kind,
             table: table.into(),
             title: table.into(),
+            group: table.into(),
             kind: AdviceKind::Recommend,
             baseline: "typed/serde_json".into(),
             candidate: None,
@@ -129,6 +138,19 @@ mod tests {
             json_share: None,
             alternatives: Vec::new(),
         }
+    }
+
+    #[test]
+    fn the_headline_takes_one_table_of_each_group() {
+        let mut a = advice(ExperimentKind::Micro, "data/deserialize", true);
+        let mut b = advice(ExperimentKind::Micro, "data/serialize", true);
+        let mut c = advice(ExperimentKind::Micro, "order/deserialize", true);
+        a.group = "data".into();
+        b.group = "data".into();
+        c.group = "order".into();
+        let all = [a, b, c];
+        let tables: Vec<&str> = headline_tables(&all).iter().map(|a| a.table.as_str()).collect();
+        assert_eq!(tables, ["data/deserialize", "order/deserialize"]);
     }
 
     #[test]

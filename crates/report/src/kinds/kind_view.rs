@@ -36,6 +36,17 @@ pub(crate) trait KindView: Sync {
         String::new()
     }
 
+    /// What the run's headline shows one table of: tables of one group (a shape's tables, a
+    /// route's loads) tell one story, so the headline takes the first of each with a step. By
+    /// default the table's shape, else its route, else the table itself.
+    fn headline_group(&self, exp: &Experiment) -> String {
+        ["shape", "route"]
+            .iter()
+            .find_map(|k| exp.params.get(*k).and_then(serde_json::Value::as_str))
+            .unwrap_or(&exp.table)
+            .to_string()
+    }
+
     /// How much of the operation is JSON work, for the verdict: the first sentence of the
     /// table's summary where the kind reads its rows against a floor (the store's read).
     fn json_share(&self, exp: &Experiment) -> Option<String> {
