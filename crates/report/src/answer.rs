@@ -53,7 +53,9 @@ pub fn lines(a: &Advice, full: bool) -> Vec<Line> {
     if let Some(share) = &a.json_share {
         out.push(line("JSON share", share));
     }
-    if a.ladder.is_empty() || a.kind == AdviceKind::NotComparable {
+    if !a.crossovers.is_empty() {
+        out.extend(a.crossovers.iter().map(|c| line("sizes", &format!("{c}."))));
+    } else if a.ladder.is_empty() || a.kind == AdviceKind::NotComparable {
         out.push(line("", &a.text));
     } else {
         out.extend(a.ladder.iter().map(|s| line(s.effort.as_str(), &s.text)));
@@ -68,8 +70,9 @@ pub fn lines(a: &Advice, full: bool) -> Vec<Line> {
 }
 
 /// The tables the headline shows: for each experiment, in the order they ran, its first
-/// [`HEADLINE_TABLES_PER_EXPERIMENT`] tables with a ladder (else with any advice); allocator
-/// levers are left to the full verdict.
+/// [`HEADLINE_TABLES_PER_EXPERIMENT`] size sweeps (their crossovers say more than any one
+/// size), else tables with a ladder (else with any advice); allocator levers are left to the
+/// full verdict.
 pub fn headline_tables(advice: &[Advice]) -> Vec<&Advice> {
     let mut kinds: Vec<ExperimentKind> = Vec::new();
     for a in advice {
@@ -84,8 +87,15 @@ pub fn headline_tables(advice: &[Advice]) -> Vec<&Advice> {
                 .iter()
                 .filter(move |a| a.experiment == kind && a.kind != AdviceKind::AllocatorChange)
         };
+        let sweeps: Vec<&Advice> = of_kind().filter(|a| a.kind == AdviceKind::SizeSweep).collect();
         let with_ladder: Vec<&Advice> = of_kind().filter(|a| a.ladder.iter().any(|s| s.method.is_some())).collect();
-        let chosen = if with_ladder.is_empty() { of_kind().collect() } else { with_ladder };
+        let chosen = if !sweeps.is_empty() {
+            sweeps
+        } else if with_ladder.is_empty() {
+            of_kind().collect()
+        } else {
+            with_ladder
+        };
         out.extend(chosen.into_iter().take(HEADLINE_TABLES_PER_EXPERIMENT));
     }
     out
@@ -96,7 +106,7 @@ pub fn label_width() -> usize {
     Effort::ALL
         .iter()
         .map(|e| e.as_str().len())
-        .chain(["JSON share", "only need", "per second"].map(str::len))
+        .chain(["JSON share", "only need", "per second", "sizes"].map(str::len))
         .max()
         .unwrap_or(0)
 }
@@ -128,6 +138,7 @@ mod tests {
             per_second: Some("saves 0.01 of a core".into()),
             json_share: None,
             alternatives: Vec::new(),
+            crossovers: Vec::new(),
         }
     }
 

@@ -66,6 +66,7 @@ fn ladder(a: &Advice, id: Option<&str>) -> String {
         AdviceKind::NoMeasurableDifference => "same",
         AdviceKind::NotComparable => "none",
         AdviceKind::AllocatorChange => "allocator",
+        AdviceKind::SizeSweep => "sizes",
     };
     let mut out = format!("<div class=\"verdict {class}\">\n<h3>{heading}</h3>\n<table class=\"ladder\"><tbody>\n");
     for line in answer::lines(a, false) {
