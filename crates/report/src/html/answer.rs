@@ -29,7 +29,14 @@ pub(super) fn section(results: &Results, advice: &[Advice], ids: &[String]) -> S
         out.push_str("</div>\n");
     }
     for a in &headline {
-        out.push_str(&ladder(a, table_id(results, a, ids)));
+        let sweep_id;
+        let id = if a.kind == AdviceKind::SizeSweep {
+            sweep_id = super::sweep::id_of(a.experiment, &a.table);
+            Some(sweep_id.as_str())
+        } else {
+            table_id(results, a, ids)
+        };
+        out.push_str(&ladder(a, id));
     }
     let rest = advice.len().saturating_sub(headline.len());
     if rest > 0 {

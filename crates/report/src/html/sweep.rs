@@ -9,7 +9,7 @@ use super::{esc, slug};
 use crate::advisor::JUDGE;
 use crate::sweep::{self, Sweep, Verdict};
 use crate::units;
-use jsoncost_engine::Results;
+use jsoncost_engine::{ExperimentKind, Results};
 
 /// viewBox size; the chart scales to its container.
 const W: f64 = 520.0;
@@ -23,7 +23,12 @@ const CLASSES: [&str; 6] = ["s0", "s1", "s2", "s3", "s4", "s5"];
 
 /// The anchor of a sweep's section.
 pub(super) fn id(s: &Sweep<'_>) -> String {
-    format!("sizes-{}-{}", s.experiment, slug(&s.key()))
+    id_of(s.experiment, &s.key())
+}
+
+/// The anchor of the sweep `key` (`order/deserialize`) of `experiment`.
+pub(super) fn id_of(experiment: ExperimentKind, key: &str) -> String {
+    format!("sizes-{experiment}-{}", slug(key))
 }
 
 /// Every sweep's section, in the order the sweeps ran; empty without one.

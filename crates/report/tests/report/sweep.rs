@@ -134,4 +134,10 @@ fn the_chart_has_one_line_per_row_and_a_point_per_size() {
     assert_eq!(svg.matches("<line class=\"crossover\" data-row=\"typed/sonic-rs\"").count(), 1);
     assert_eq!(svg.matches("class=\"crossover").count(), 2);
     assert!(svg.contains("<title>typed/sonic-rs: no measurable difference at 1 KB, faster at 4 KB</title>"));
+    // The headline's sweep verdict links to the sweep's section.
+    assert!(
+        html.contains("<section class=\"sweep\" id=\"sizes-micro-order-deserialize\">"),
+        "{html}"
+    );
+    assert!(html.contains("<h3><a href=\"#sizes-micro-order-deserialize\">"));
 }
