@@ -474,6 +474,7 @@ impl Study {
             existing: Some(at),
             fields: Vec::new(),
             max_doc_bytes: crate::store::DEFAULT_MAX_DOC_MIB << 20,
+            sizes: Vec::new(),
         };
         self.stores.push((name.to_string(), options, TypedReads::of::<T>()));
         self
