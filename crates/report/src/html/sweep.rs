@@ -122,9 +122,14 @@ pub(super) fn chart(s: &Sweep<'_>) -> String {
     let mut out = format!("<figure class=\"chart-box sweep-chart\">\n<figcaption>{}", esc(&title));
     out.push_str("<span class=\"legend\">");
     for (i, m) in charted.iter().enumerate() {
-        let _ = write!(out, "<span class=\"key {}\"></span>{}", CLASSES[i % CLASSES.len()], esc(m));
+        let _ = write!(
+            out,
+            "<span class=\"entry\"><span class=\"key {}\"></span>{}</span>",
+            CLASSES[i % CLASSES.len()],
+            esc(m)
+        );
     }
-    out.push_str("<span class=\"key ref\"></span>crossover</span></figcaption>\n");
+    out.push_str("<span class=\"entry\"><span class=\"key ref\"></span>crossover</span></span></figcaption>\n");
     let _ = writeln!(
         out,
         "<svg class=\"chart line\" data-chart=\"size-sweep\" data-series=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\">",
