@@ -95,9 +95,14 @@ pub const SIZED_SHAPES: [ShapeName; 1] = [ShapeName::Order];
 /// cannot reach it).
 #[cfg(feature = "shapes")]
 pub fn sized(shape: ShapeName, sizes: &[PayloadSize], seed: u64) -> Result<Vec<Box<dyn Subject>>, Error> {
+    if shape == ShapeName::OrderLarge {
+        return Err(Error::usage(
+            "--sizes sweeps the order shape, of which order-large is the ~40 KB size: give --shape order and, e.g., --sizes 4KB,40KB",
+        ));
+    }
     if !SIZED_SHAPES.contains(&shape) {
         return Err(Error::usage(format!(
-            "--sizes sweeps the order shape only ({} has no items to grow); give --shape order",
+            "--sizes sweeps the order shape only ({} is not sized); give --shape order",
             shape.as_str()
         )));
     }

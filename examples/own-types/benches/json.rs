@@ -39,9 +39,9 @@ fn main() {
         .borrowed_as::<ShipmentRef>()
         .lazy(&["/shipmentId", "/status"])
         .typed::<Manifest>("manifest", many)
-        // Where the winner changes with size: the manifest at 1 KB to 64 KB.
-        .typed_by_size::<Manifest>("manifest", &[1 << 10, 4 << 10, 16 << 10, 64 << 10], |bytes| {
-            manifest((bytes / per_shipment).max(1))
+        // Where the winner changes with size: the manifest at 4 KB to 256 KB.
+        .typed_by_size::<Manifest>("manifest", &[4 << 10, 16 << 10, 64 << 10, 256 << 10], |bytes| {
+            manifest(((bytes + per_shipment / 2) / per_shipment).max(1))
         })
         // What the model costs: the same shipment through other models of it.
         .variants::<Shipment>("shipment-model", one)

@@ -422,7 +422,7 @@ fn a_size_sweep_is_a_table_pair_per_size_with_typed_params() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "--sizes sweeps the order shape only (data has no items to grow)",
+            "--sizes sweeps the order shape only (data is not sized); give --shape order",
         ));
     jsoncost()
         .args(["micro", "--shape", "order", "--sizes", "4GB"])

@@ -129,7 +129,10 @@ pub(super) fn chart(s: &Sweep<'_>) -> String {
             esc(m)
         );
     }
-    out.push_str("<span class=\"entry\"><span class=\"key ref\"></span>crossover</span></span></figcaption>\n");
+    if s.crossings.iter().any(|c| !c.changes().is_empty()) {
+        out.push_str("<span class=\"entry\"><span class=\"key ref\"></span>crossover</span>");
+    }
+    out.push_str("</span></figcaption>\n");
     let _ = writeln!(
         out,
         "<svg class=\"chart line\" data-chart=\"size-sweep\" data-series=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\">",
