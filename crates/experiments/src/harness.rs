@@ -18,6 +18,7 @@ use crate::ab::{AllocatorPlan, CpuChoice, Settings};
 use crate::output::{
     Output, baselines, check_writable, new_results, print_stdout, timestamp_dir, write_html_of, write_reports_of, write_results_of,
 };
+use crate::sizes::{PayloadSize, SizedSubject};
 #[cfg(feature = "store")]
 use crate::store::{StoreOptions, TypedReads};
 #[cfg(feature = "stream")]
@@ -359,8 +360,79 @@ impl Study {
     /// optional ones (`.borrowed_as::<F>()`, `.lazy(..)`) and goes back to the study with
     /// `.into_study()` or on to the next registration.
     pub fn typed<T: Serialize + DeserializeOwned + 'static>(self, name: &str, sample: impl Into<Sample>) -> TypeStudy<T> {
-        let subject = TypedSubject::<T>::new(name, sample);
-        TypeStudy { study: self, subject }
+        let subject = TypedSubject::<T>::new(name, sample).map(|s| vec![s]);
+        TypeStudy {
+            study: self,
+            subject,
+            sweep: None,
+        }
+    }
+
+    /// Registers `T` at several sizes, one sample each (smallest to largest, or in any order):
+    /// the tables of each, named `name-<size>/deserialize` (`push-1536B`, `push-64KB`), and
+    /// where each row that matters becomes measurably faster or slower than the baseline as
+    /// the document grows (the crossover sentences and the size chart of the report). The
+    /// returned [`TypeStudy`] adds optional strategies to every size, as for [`Study::typed`].
+    ///
+    /// ```no_run
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Push { id: u64, commits: Vec<String> }
+    /// use jsoncost::Sample;
+    /// jsoncost::Study::from_args()
+    ///     .typed_sizes::<Push>("push", [Sample::file("benches/data/push-small.json"), Sample::file("benches/data/push-large.json")])
+    ///     .run();
+    /// ```
+    pub fn typed_sizes<T: Serialize + DeserializeOwned + 'static>(
+        self,
+        name: &str,
+        samples: impl IntoIterator<Item = impl Into<Sample>>,
+    ) -> TypeStudy<T> {
+        let subject = samples
+            .into_iter()
+            .map(|sample| TypedSubject::<T>::new(name, sample))
+            .collect::<Result<Vec<_>, _>>()
+            .and_then(|v| at_least_two(name, v));
+        TypeStudy {
+            study: self,
+            subject,
+            sweep: Some(Sweep::Samples(name.to_string())),
+        }
+    }
+
+    /// Registers `T` at each of `sizes` (bytes), `generate` making a `T` of about that size as
+    /// JSON (e.g. with that many list entries): as [`Study::typed_sizes`], each table named by
+    /// the size asked for (`feed-4KB/deserialize`) and carrying it as `size_target`.
+    ///
+    /// ```no_run
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Feed { items: Vec<u64> }
+    /// jsoncost::Study::from_args()
+    ///     .typed_by_size::<Feed>("feed", &[1024, 4096, 65_536], |bytes| Feed {
+    ///         items: (0..bytes / 8).collect(),
+    ///     })
+    ///     .run();
+    /// ```
+    pub fn typed_by_size<T: Serialize + DeserializeOwned + 'static>(
+        self,
+        name: &str,
+        sizes: &[u64],
+        generate: impl Fn(u64) -> T,
+    ) -> TypeStudy<T> {
+        let subject = sizes
+            .iter()
+            .map(|bytes| {
+                let sample = serde_json::to_vec(&generate(*bytes))
+                    .map_err(|e| Error::usage(format!("{name}: the {bytes}-byte value does not serialize: {e}")))?;
+                TypedSubject::<T>::new(name, sample)
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .and_then(|v| at_least_two(name, v));
+        TypeStudy {
+            study: self,
+            subject,
+            sweep: Some(Sweep::Targets(
+                name.to_string(),
+                sizes.iter().map(|b| PayloadSize::bytes(*b)).collect(),
+            )),
+        }
     }
 
     /// Registers a body to stream: the array at `pointer` (RFC 6901, `""` for a top-level array)
@@ -402,6 +474,7 @@ impl Study {
             existing: Some(at),
             fields: Vec::new(),
             max_doc_bytes: crate::store::DEFAULT_MAX_DOC_MIB << 20,
+            sizes: Vec::new(),
         };
         self.stores.push((name.to_string(), options, TypedReads::of::<T>()));
         self
@@ -853,10 +926,43 @@ impl Sink for GateReport {
 /// `.into_study()` (to register under a condition).
 pub struct TypeStudy<T> {
     study: Study,
-    subject: Result<TypedSubject<T>, Error>,
+    /// One subject, or one per size of a sweep.
+    subject: Result<Vec<TypedSubject<T>>, Error>,
+    sweep: Option<Sweep>,
+}
+
+/// A sweep of fewer than two sizes has no crossover to find: bad input (exit 2).
+fn at_least_two<T>(name: &str, subjects: Vec<T>) -> Result<Vec<T>, Error> {
+    if subjects.len() < 2 {
+        return Err(Error::usage(format!(
+            "{name}: a size sweep takes two sizes or more ({} given); register one size with .typed",
+            subjects.len()
+        )));
+    }
+    Ok(subjects)
+}
+
+/// How a type registered at several sizes names them.
+enum Sweep {
+    /// `typed_sizes`: by each sample's size.
+    Samples(String),
+    /// `typed_by_size`: by the size asked for, one per subject.
+    Targets(String, Vec<PayloadSize>),
 }
 
 impl<T: Serialize + DeserializeOwned + 'static> TypeStudy<T> {
+    /// `f` applied to the subject of every size.
+    fn each(mut self, f: impl Fn(TypedSubject<T>) -> TypedSubject<T>) -> Self {
+        self.subject = self.subject.map(|v| v.into_iter().map(&f).collect());
+        self
+    }
+
+    /// `f` applied to the subject of every size; the first error stops.
+    fn try_each(mut self, f: impl Fn(TypedSubject<T>) -> Result<TypedSubject<T>, Error>) -> Self {
+        self.subject = self.subject.and_then(|v| v.into_iter().map(&f).collect());
+        self
+    }
+
     /// Adds `borrowed/*`: `T`'s zero-copy form `F`, a [`BorrowedForm<T>`] (usually a marker
     /// type local to the bench, so `T` may live in another crate):
     ///
@@ -871,59 +977,53 @@ impl<T: Serialize + DeserializeOwned + 'static> TypeStudy<T> {
     ///     .borrowed_as::<EventRef>()
     ///     .run();
     /// ```
-    pub fn borrowed_as<F: BorrowedForm<T>>(mut self) -> Self {
-        self.subject = self.subject.map(TypedSubject::borrowed_as::<F>);
-        self
+    pub fn borrowed_as<F: BorrowedForm<T>>(self) -> Self {
+        self.each(TypedSubject::borrowed_as::<F>)
     }
 
     /// Adds `lazy/sonic-rs`: the projection of these JSON pointers, as a handler that reads only
     /// them.
-    pub fn lazy<S: AsRef<str>>(mut self, fields: &[S]) -> Self {
-        self.subject = self.subject.and_then(|s| s.lazy(fields));
-        self
+    pub fn lazy<S: AsRef<str>>(self, fields: &[S]) -> Self {
+        self.try_each(|s| s.lazy(fields))
     }
 
     /// Adds `typed/simd-json-derive` and its reuse and writer forms: `T` also derives
     /// `simd_json_derive::{Serialize, Deserialize}` (the pinned version:
     /// `jsoncost::derived::simd_json_derive`). Cargo feature `more-libraries`.
     #[cfg(feature = "more-libraries")]
-    pub fn simd_json_derive(mut self) -> Self
+    pub fn simd_json_derive(self) -> Self
     where
         T: for<'i> jsoncost_codecs::derived::simd_json_derive::Deserialize<'i> + jsoncost_codecs::derived::simd_json_derive::Serialize,
     {
-        self.subject = self.subject.map(TypedSubject::simd_json_derive);
-        self
+        self.each(TypedSubject::simd_json_derive)
     }
 
     /// Adds `iterator/jiter`: `T` decoded by `D`, a hand decoder over jiter's pull parser
     /// ([`jsoncost_codecs::jiter_decode::JiterDecoder`], usually a marker type local to the
     /// bench). Cargo feature `more-libraries`.
     #[cfg(feature = "more-libraries")]
-    pub fn jiter_iterator_with<D: jsoncost_codecs::jiter_decode::JiterDecoder<T>>(mut self) -> Self {
-        self.subject = self.subject.map(TypedSubject::jiter_iterator_with::<D>);
-        self
+    pub fn jiter_iterator_with<D: jsoncost_codecs::jiter_decode::JiterDecoder<T>>(self) -> Self {
+        self.each(TypedSubject::jiter_iterator_with::<D>)
     }
 
     /// Adds `typed/nanoserde`: `T` also derives `nanoserde::{DeJson, SerJson}`. Cargo feature
     /// `more-libraries`.
     #[cfg(feature = "more-libraries")]
-    pub fn nanoserde(mut self) -> Self
+    pub fn nanoserde(self) -> Self
     where
         T: jsoncost_codecs::derived::nanoserde::DeJson + jsoncost_codecs::derived::nanoserde::SerJson,
     {
-        self.subject = self.subject.map(TypedSubject::nanoserde);
-        self
+        self.each(TypedSubject::nanoserde)
     }
 
     /// Adds `typed/miniserde`: `T` also derives `miniserde::{Deserialize, Serialize}`. Cargo
     /// feature `more-libraries`.
     #[cfg(feature = "more-libraries")]
-    pub fn miniserde(mut self) -> Self
+    pub fn miniserde(self) -> Self
     where
         T: jsoncost_codecs::derived::miniserde::Deserialize + jsoncost_codecs::derived::miniserde::Serialize,
     {
-        self.subject = self.subject.map(TypedSubject::miniserde);
-        self
+        self.each(TypedSubject::miniserde)
     }
 
     /// Back to the study, this type registered: for registrations under a condition.
@@ -938,12 +1038,48 @@ impl<T: Serialize + DeserializeOwned + 'static> TypeStudy<T> {
     /// study.run();
     /// ```
     pub fn into_study(self) -> Study {
-        self.study.add(self.subject.map(|s| Box::new(s) as Box<dyn Subject>))
+        let subjects = match self.subject {
+            Ok(v) => v,
+            Err(e) => return self.study.add(Err(e)),
+        };
+        let boxed = |s: TypedSubject<T>| Box::new(s) as Box<dyn Subject>;
+        let sized: Vec<Box<dyn Subject>> = match &self.sweep {
+            None => subjects.into_iter().map(boxed).collect(),
+            Some(Sweep::Samples(name)) => subjects
+                .into_iter()
+                .map(|s| Box::new(SizedSubject::sample(name, boxed(s))) as Box<dyn Subject>)
+                .collect(),
+            Some(Sweep::Targets(name, sizes)) => subjects
+                .into_iter()
+                .zip(sizes)
+                .map(|(s, size)| Box::new(SizedSubject::generated(name, *size, boxed(s))) as Box<dyn Subject>)
+                .collect(),
+        };
+        sized.into_iter().fold(self.study, |study, s| study.add(Ok(s)))
     }
 
     /// Registers another type.
     pub fn typed<U: Serialize + DeserializeOwned + 'static>(self, name: &str, sample: impl Into<Sample>) -> TypeStudy<U> {
         self.into_study().typed::<U>(name, sample)
+    }
+
+    /// See [`Study::typed_sizes`].
+    pub fn typed_sizes<U: Serialize + DeserializeOwned + 'static>(
+        self,
+        name: &str,
+        samples: impl IntoIterator<Item = impl Into<Sample>>,
+    ) -> TypeStudy<U> {
+        self.into_study().typed_sizes::<U>(name, samples)
+    }
+
+    /// See [`Study::typed_by_size`].
+    pub fn typed_by_size<U: Serialize + DeserializeOwned + 'static>(
+        self,
+        name: &str,
+        sizes: &[u64],
+        generate: impl Fn(u64) -> U,
+    ) -> TypeStudy<U> {
+        self.into_study().typed_by_size::<U>(name, sizes, generate)
     }
 
     /// See [`Study::stream`].
@@ -1048,6 +1184,25 @@ impl<P: Serialize + DeserializeOwned + 'static> VariantStudy<P> {
         self.into_study().typed::<T>(name, sample)
     }
 
+    /// See [`Study::typed_sizes`].
+    pub fn typed_sizes<T: Serialize + DeserializeOwned + 'static>(
+        self,
+        name: &str,
+        samples: impl IntoIterator<Item = impl Into<Sample>>,
+    ) -> TypeStudy<T> {
+        self.into_study().typed_sizes::<T>(name, samples)
+    }
+
+    /// See [`Study::typed_by_size`].
+    pub fn typed_by_size<T: Serialize + DeserializeOwned + 'static>(
+        self,
+        name: &str,
+        sizes: &[u64],
+        generate: impl Fn(u64) -> T,
+    ) -> TypeStudy<T> {
+        self.into_study().typed_by_size::<T>(name, sizes, generate)
+    }
+
     /// Registers another group.
     pub fn variants<Q: Serialize + DeserializeOwned + 'static>(self, name: &str, sample: impl Into<Sample>) -> VariantStudy<Q> {
         self.into_study().variants::<Q>(name, sample)
@@ -1091,6 +1246,61 @@ mod tests {
     #[derive(Serialize, serde::Deserialize)]
     struct Point {
         x: u32,
+    }
+
+    #[derive(Serialize, serde::Deserialize)]
+    struct Points {
+        xs: Vec<u32>,
+    }
+
+    fn tables(study: &Study) -> Vec<(String, serde_json::Value)> {
+        study
+            .subjects
+            .iter()
+            .map(|s| {
+                let d = jsoncost_codecs::Direction::Deserialize;
+                (s.table(d), serde_json::Value::Object(s.table_params(d)))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_type_at_several_sizes_is_a_table_pair_per_size_carrying_its_sweep() {
+        let study = Study::with_args(["--list"])
+            .typed_sizes::<Points>(
+                "points",
+                [Sample::json(r#"{"xs":[1]}"#), Sample::json(r#"{"xs":[1,2,3,4,5,6,7,8,9]}"#)],
+            )
+            .into_study();
+        assert!(study.error.is_none());
+        assert_eq!(
+            tables(&study),
+            [
+                (
+                    "points-10B/deserialize".to_string(),
+                    serde_json::json!({"shape": "points", "payload_bytes": 10, "sweep": "points", "operation": "deserialize"})
+                ),
+                (
+                    "points-26B/deserialize".to_string(),
+                    serde_json::json!({"shape": "points", "payload_bytes": 26, "sweep": "points", "operation": "deserialize"})
+                ),
+            ]
+        );
+        let generated = Study::with_args(["--list"])
+            .typed_by_size::<Points>("gen", &[1024, 4096], |bytes| Points {
+                xs: (0..bytes as u32 / 6).collect(),
+            })
+            .into_study();
+        let t = tables(&generated);
+        assert_eq!(t[1].0, "gen-4KB/deserialize");
+        assert_eq!(t[1].1["size_target"], 4096);
+        let one = Study::with_args(["--list"])
+            .typed_sizes::<Points>("one", [Sample::json(r#"{"xs":[]}"#)])
+            .into_study();
+        assert_eq!(
+            one.error.unwrap().to_string(),
+            "one: a size sweep takes two sizes or more (1 given); register one size with .typed"
+        );
     }
 
     #[test]

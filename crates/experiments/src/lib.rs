@@ -101,7 +101,8 @@
 //! The experiments: [`micro`], [`variants`], `store`, `stream`, `http`, `safety` (features of
 //! the same names), [`ab`] (programs in lockstep: builds and allocators) and `ab_http` (a user's
 //! server, feature `http`). Around them: [`runner`] (the one loop every table goes through),
-//! [`harness`] and [`types`] (the `cargo bench` harness and the types it registers), [`input`]
+//! [`harness`] and [`types`] (the `cargo bench` harness and the types it registers), [`sizes`]
+//! (payload size as a dimension: the sizes of a sweep and the subject of one size), [`input`]
 //! (what is wrong with a document a user hands in), [`summary`] (table summaries as data) and
 //! [`output`] (where results go). With the feature `cli`, each experiment's module also holds
 //! its command-line flags (a `clap::Args` implementing `flags::ExperimentArgs`), and
@@ -128,6 +129,7 @@ pub mod runner;
 #[cfg(feature = "safety")]
 pub mod safety;
 mod sink;
+pub mod sizes;
 #[cfg(feature = "store")]
 pub mod store;
 #[cfg(feature = "stream")]

@@ -12,6 +12,9 @@ use std::path::{Path, PathBuf};
 use jsoncost_report::files::{self, ReadError};
 
 use crate::input;
+use crate::sizes::PayloadSize;
+#[cfg(feature = "shapes")]
+use crate::sizes::SizedSubject;
 #[cfg(feature = "shapes")]
 use crate::types::TypedSubject;
 use crate::types::{Subject, measure};
@@ -30,6 +33,9 @@ pub struct MicroOptions {
     pub max_payload_mib: u64,
     /// Seed of the shapes' generator.
     pub seed: u64,
+    /// The sizes to sweep the shapes at (empty: each shape at its own size); only `order`
+    /// grows and shrinks ([`jsoncost_shapes::order_of_size`]).
+    pub sizes: Vec<PayloadSize>,
 }
 
 /// A built-in shape, registered as any user's type is: its generated sample, its zero-copy form
@@ -53,10 +59,7 @@ pub fn builtin(shape: ShapeName, seed: u64) -> Result<Box<dyn Subject>, Error> {
             } else {
                 ORDER_LARGE_LINES
             };
-            let subject = TypedSubject::<Order>::new(name, bytes(serde_json::to_vec(&g.order(1, lines))))?.borrowed_as::<Order>();
-            #[cfg(feature = "more-libraries")]
-            let subject = subject.jiter_iterator().plain_copy::<jsoncost_shapes::derived::Order>()?;
-            Box::new(subject.lazy(&["/id", "/status", "/total"])?)
+            order_subject(name, bytes(serde_json::to_vec(&g.order(1, lines))))?
         }
         ShapeName::Item => {
             let subject = TypedSubject::<Item>::new(name, bytes(serde_json::to_vec(&g.item(1))))?.borrowed_as::<Item>();
@@ -73,6 +76,52 @@ pub fn builtin(shape: ShapeName, seed: u64) -> Result<Box<dyn Subject>, Error> {
         ShapeName::OrderModel => Box::new(crate::variants::order_model(seed)?),
         ShapeName::Telemetry => return Err(Error::usage("telemetry is the stream experiment's shape, not a micro one")),
     })
+}
+
+/// An order document's subject, with every optional strategy the built-in `order` has.
+#[cfg(feature = "shapes")]
+fn order_subject(name: &str, document: Vec<u8>) -> Result<Box<dyn Subject>, Error> {
+    let subject = TypedSubject::<Order>::new(name, document)?.borrowed_as::<Order>();
+    #[cfg(feature = "more-libraries")]
+    let subject = subject.jiter_iterator().plain_copy::<jsoncost_shapes::derived::Order>()?;
+    Ok(Box::new(subject.lazy(&["/id", "/status", "/total"])?))
+}
+
+/// The shapes that a sweep can size: those whose document grows by its line items.
+pub const SIZED_SHAPES: [ShapeName; 1] = [ShapeName::Order];
+
+/// `shape` at each of `sizes`: one subject per size, in order, each named `<shape>-<size>`
+/// (`order-4KB`), its document within ±10% of the size (bad input, exit 2, where the shape
+/// cannot reach it).
+#[cfg(feature = "shapes")]
+pub fn sized(shape: ShapeName, sizes: &[PayloadSize], seed: u64) -> Result<Vec<Box<dyn Subject>>, Error> {
+    if shape == ShapeName::OrderLarge {
+        return Err(Error::usage(
+            "--sizes sweeps the order shape, of which order-large is the ~40 KB size: give --shape order and, e.g., --sizes 4KB,40KB",
+        ));
+    }
+    if !SIZED_SHAPES.contains(&shape) {
+        return Err(Error::usage(format!(
+            "--sizes sweeps the order shape only ({} is not sized); give --shape order",
+            shape.as_str()
+        )));
+    }
+    sizes
+        .iter()
+        .map(|size| {
+            let (_, document) =
+                jsoncost_shapes::order_of_size(seed, size.get()).map_err(|e| Error::usage(format!("--sizes {size}: {e}")))?;
+            let name = format!("{}-{}", shape.as_str(), size.label());
+            let inner = order_subject(&name, document)?;
+            Ok(Box::new(SizedSubject::generated(shape.as_str(), *size, inner)) as Box<dyn Subject>)
+        })
+        .collect()
+}
+
+/// Without the feature `shapes`, the built-in shapes are not compiled in.
+#[cfg(not(feature = "shapes"))]
+pub fn sized(shape: ShapeName, _sizes: &[PayloadSize], seed: u64) -> Result<Vec<Box<dyn Subject>>, Error> {
+    builtin(shape, seed).map(|_| Vec::new())
 }
 
 /// Without the feature `shapes`, the built-in shapes are not compiled in.
@@ -241,6 +290,13 @@ pub fn subjects(options: &MicroOptions) -> Result<Vec<Box<dyn Subject>>, Error> 
     if let Some(path) = &options.payload {
         return Ok(vec![Box::new(document(path, &options.fields, options.max_payload_mib)?)]);
     }
+    if !options.sizes.is_empty() {
+        let mut out = Vec::new();
+        for s in &options.shapes {
+            out.extend(sized(*s, &options.sizes, options.seed)?);
+        }
+        return Ok(out);
+    }
     options.shapes.iter().map(|s| builtin(*s, options.seed)).collect()
 }
 
@@ -291,6 +347,10 @@ pub struct MicroArgs {
     /// Seed of the payload generator.
     #[arg(long, default_value_t = jsoncost_shapes::DEFAULT_SEED)]
     pub seed: u64,
+    /// Sweep the order shape at these sizes (comma-separated; B, KB or MB, 1KB = 1024 bytes),
+    /// e.g. 1KB,4KB,64KB,1MB: its tables once per size, then where the winner changes.
+    #[arg(long, value_name = "SIZES", conflicts_with = "payload")]
+    pub sizes: Option<crate::sizes::Sizes>,
 }
 
 #[cfg(feature = "cli")]
@@ -324,6 +384,7 @@ impl MicroArgs {
             fields: self.fields.clone(),
             max_payload_mib: self.max_payload_mib.mib(),
             seed: self.seed,
+            sizes: self.sizes.clone().map(|s| s.0).unwrap_or_default(),
         }
     }
 }

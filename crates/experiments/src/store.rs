@@ -19,6 +19,7 @@ use std::cell::RefCell;
 use std::hint::black_box;
 use std::rc::Rc;
 
+use crate::sizes::{self, PayloadSize};
 use crate::{Error, Runner, Stop, Table, summary};
 
 /// The document shape the store holds.
@@ -54,6 +55,9 @@ pub struct StoreOptions {
     /// that read it (the gate's document: the table), naming its key and size. Parsing holds a
     /// document several times over (a DOM of small numbers is ~50 times its text).
     pub max_doc_bytes: u64,
+    /// Sweep the order document at these sizes (empty: `shape` alone): one collection and one
+    /// table per size, `docs` documents each at most [`SWEEP_BYTES_PER_SIZE`] in all.
+    pub sizes: Vec<PayloadSize>,
 }
 
 /// The default of [`StoreOptions::max_doc_bytes`], in MiB (`--max-doc-mib`).
@@ -782,7 +786,7 @@ pub fn run(options: &StoreOptions, runner: &mut Runner<'_>) -> Result<(), Error>
         ..OpenOptions::default()
     };
     runner.sink().status(&format!("store: connecting to {}", redact(&url)));
-    let mut store = open_or_default(options.url.as_deref(), &opts).map_err(store_error)?;
+    let store = open_or_default(options.url.as_deref(), &opts).map_err(store_error)?;
     // Only the default store falls back to another file; a URL given is used as given (its
     // description differs from it when written another way, or without its password).
     if options.url.is_none() && store.describe() != url {
@@ -790,42 +794,97 @@ pub fn run(options: &StoreOptions, runner: &mut Runner<'_>) -> Result<(), Error>
             .sink()
             .note(&format!("store: {url} is in use by another process; using {}", store.describe()));
     }
-    let (collection, lines) = match options.shape {
-        StoreShape::Order => ("order", ORDER_LINES),
-        StoreShape::OrderLarge => ("order-large", ORDER_LARGE_LINES),
-    };
+    let shared: Shared = Rc::new(RefCell::new(store));
+    for plan in plans(options)? {
+        if runner.is_cancelled() {
+            return Err(Error::Interrupted);
+        }
+        measure_collection(&shared, options, &plan, runner)?;
+    }
+    if runner.is_cancelled() { Err(Error::Interrupted) } else { Ok(()) }
+}
+
+/// The most bytes of documents one size of a store sweep loads: `--docs` of them, fewer where
+/// that would exceed this (at least [`SWEEP_MIN_DOCS`]), so a 1 MB sweep loads 64, not 10,000.
+pub const SWEEP_BYTES_PER_SIZE: u64 = 64 << 20;
+/// The fewest documents a size of a store sweep loads.
+pub const SWEEP_MIN_DOCS: u64 = 16;
+
+/// One collection to load and read: its documents and, in a sweep, its size.
+struct Plan {
+    collection: String,
+    lines: usize,
+    docs: u64,
+    target: Option<PayloadSize>,
+}
+
+/// The collections `options` reads: the shape's own, or one per size of `sizes` (`order-4KB`
+/// ...), each order sized by its lines as micro's sweep ([`jsoncost_shapes::order_of_size`]).
+fn plans(options: &StoreOptions) -> Result<Vec<Plan>, Error> {
+    if options.sizes.is_empty() {
+        let (collection, lines) = match options.shape {
+            StoreShape::Order => ("order", ORDER_LINES),
+            StoreShape::OrderLarge => ("order-large", ORDER_LARGE_LINES),
+        };
+        return Ok(vec![Plan {
+            collection: collection.to_string(),
+            lines,
+            docs: options.docs,
+            target: None,
+        }]);
+    }
+    options
+        .sizes
+        .iter()
+        .map(|size| {
+            let (order, _) =
+                jsoncost_shapes::order_of_size(options.seed, size.get()).map_err(|e| Error::usage(format!("--store-sizes {size}: {e}")))?;
+            Ok(Plan {
+                collection: format!("order-{}", size.label()),
+                lines: order.lines.len(),
+                docs: options.docs.min((SWEEP_BYTES_PER_SIZE / size.get()).max(SWEEP_MIN_DOCS)),
+                target: Some(*size),
+            })
+        })
+        .collect()
+}
+
+/// Loads `plan`'s documents (unless the store holds them) and measures its table.
+fn measure_collection(shared: &Shared, options: &StoreOptions, plan: &Plan, runner: &mut Runner<'_>) -> Result<(), Error> {
+    let collection = plan.collection.as_str();
     let docs = OrderDocs {
-        count: options.docs,
-        lines,
+        count: plan.docs,
+        lines: plan.lines,
         seed: options.seed,
     };
+    let described = shared.borrow().describe();
     runner
         .sink()
-        .status(&format!("store: loading {} documents into {}", options.docs, store.describe()));
-    let note = match ensure_loaded(store.as_mut(), collection, &docs.marker(), options.reload, || docs.documents()).map_err(store_error)? {
+        .status(&format!("store: loading {} documents into {described}", plan.docs));
+    let loaded = ensure_loaded(shared.borrow_mut().as_mut(), collection, &docs.marker(), options.reload, || {
+        docs.documents()
+    });
+    let note = match loaded.map_err(store_error)? {
         LoadOutcome::Reused(_) => format!(
-            "store: reusing {} {collection} documents in {} (--reload to load again)",
-            options.docs,
-            store.describe()
+            "store: reusing {} {collection} documents in {described} (--reload to load again)",
+            plan.docs
         ),
         LoadOutcome::Loaded { docs, elapsed } => format!(
-            "store: loaded {docs} {collection} documents into {} in {:.1} s",
-            store.describe(),
+            "store: loaded {docs} {collection} documents into {described} in {:.1} s",
             elapsed.as_secs_f64()
         ),
     };
     runner.sink().note(&note);
     let sample_len = {
         let mut n = 0;
-        store
+        shared
+            .borrow_mut()
             .read_raw(collection, &OrderDocs::id(0), &mut |b| n = b.len())
             .map_err(store_error)?;
         n as u64
     };
-    let kind = store.kind();
-    let described = store.describe();
-    let shared: Shared = Rc::new(RefCell::new(store));
-    let ids = IdSequence::new(options.docs, options.seed);
+    let kind = shared.borrow().kind();
+    let ids = IdSequence::new(plan.docs, options.seed);
     // The gate's reference: the exact parse of the raw document every check reads (the first id).
     let reference = {
         let id = &ids.ids[0];
@@ -858,7 +917,7 @@ pub fn run(options: &StoreOptions, runner: &mut Runner<'_>) -> Result<(), Error>
     } else {
         None
     };
-    let list = strategies(&shared, collection, &ids, (sample_len, reference.value()), too_deep);
+    let list = strategies(shared, collection, &ids, (sample_len, reference.value()), too_deep);
     let total = runner.timed_count(&list);
     runner.sink().planned(total);
 
@@ -866,17 +925,24 @@ pub fn run(options: &StoreOptions, runner: &mut Runner<'_>) -> Result<(), Error>
     let mut params = Map::new();
     params.insert("store".into(), json!(described));
     params.insert("shape".into(), json!(collection));
-    params.insert("docs".into(), json!(options.docs));
+    params.insert("docs".into(), json!(plan.docs));
     params.insert("payload_bytes".into(), json!(sample_len));
+    if let Some(size) = plan.target {
+        params.insert(sizes::SWEEP_PARAM.into(), json!(format!("{}/order", kind.as_str())));
+        params.insert(sizes::OPERATION_PARAM.into(), json!("read"));
+        params.insert(sizes::SIZE_TARGET_PARAM.into(), json!(size.get()));
+    }
     let ran = match runner.run(Table::new(ExperimentKind::Store, table, params, reference, list).summarized_by(summary::of_store)) {
         Err(Stop::Fatal(message)) => return Err(Error::environment(format!("store run stopped: {message}"))),
         Err(stop) => return Err(stop.into()),
         Ok(ran) => ran,
     };
     if ran.all_failed() {
-        runner.sink().note("store: every strategy failed; see the table");
+        runner
+            .sink()
+            .note(&format!("store: every strategy failed on {collection}; see the table"));
     }
-    if runner.is_cancelled() { Err(Error::Interrupted) } else { Ok(()) }
+    Ok(())
 }
 
 #[cfg(feature = "cli")]
@@ -945,6 +1011,11 @@ pub struct StoreArgs {
     /// that read it (parsing holds a document several times over).
     #[arg(long, value_name = "MIB", default_value_t = crate::flags::Mebibytes::new(crate::store::DEFAULT_MAX_DOC_MIB))]
     pub max_doc_mib: crate::flags::Mebibytes,
+    /// Sweep the order document at these sizes (comma-separated; B, KB or MB, 1KB = 1024
+    /// bytes), e.g. 1KB,4KB,64KB: one collection and table per size, then where the winner
+    /// changes; each size loads --docs documents, fewer where they would pass 64 MB.
+    #[arg(long, value_name = "SIZES", conflicts_with_all = ["keys", "table", "store_shape"])]
+    pub store_sizes: Option<crate::sizes::Sizes>,
 }
 
 #[cfg(feature = "cli")]
@@ -981,6 +1052,7 @@ impl StoreArgs {
             existing: self.existing(),
             fields: self.store_fields.clone(),
             max_doc_bytes: self.max_doc_mib.bytes(),
+            sizes: self.store_sizes.clone().map(|s| s.0).unwrap_or_default(),
         }
     }
 }
@@ -1247,6 +1319,7 @@ mod typed_tests {
             existing: Some(rows("docs")),
             fields: Vec::new(),
             max_doc_bytes: 1 << 20,
+            sizes: Vec::new(),
         };
         let mut sink = crate::sink::Recorder::default();
         let mut runner = Runner::new(

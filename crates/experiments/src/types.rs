@@ -107,6 +107,12 @@ pub trait Subject {
         params.insert("payload_bytes".into(), json!(self.sample().len()));
         params
     }
+    /// One direction's params: [`Subject::params`] unless the subject adds to them (a swept
+    /// size names its operation).
+    fn table_params(&self, direction: Direction) -> Map<String, Value> {
+        let _ = direction;
+        self.params()
+    }
     /// The sample document.
     fn sample(&self) -> &[u8];
     /// The directions it has tables for (both, unless it only decodes: model variants).
@@ -329,7 +335,7 @@ pub(crate) fn measure_each(subjects: &[&dyn Subject], runner: &mut Runner<'_>) -
         }
         let name = s.table(d);
         let reference = s.reference(d).map_err(|e| Error::usage(format!("{name}: {e}")))?;
-        let table = Table::new(ExperimentKind::Micro, name, s.params(), reference, s.strategies(d));
+        let table = Table::new(ExperimentKind::Micro, name, s.table_params(d), reference, s.strategies(d));
         runner.run(table).map_err(Error::from)?;
     }
     if runner.is_cancelled() { Err(Error::Interrupted) } else { Ok(()) }

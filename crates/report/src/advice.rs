@@ -26,6 +26,9 @@ pub enum AdviceKind {
     /// Another global allocator (`candidate`) against the base one (`baseline`): no code path
     /// or contract changes ([`crate::allocators::advise`]).
     AllocatorChange,
+    /// A size sweep: where each row that matters becomes measurably faster or slower than the
+    /// baseline as the payload grows ([`crate::sweep`]); each size's verdict stays its table's.
+    SizeSweep,
 }
 
 impl AdviceKind {
@@ -37,6 +40,7 @@ impl AdviceKind {
             AdviceKind::KeepBaseline => "keep_baseline",
             AdviceKind::NotComparable => "not_comparable",
             AdviceKind::AllocatorChange => "allocator_change",
+            AdviceKind::SizeSweep => "size_sweep",
         }
     }
 }
@@ -76,6 +80,10 @@ pub struct Advice {
     /// Cheaper strategies beyond both intervals that deliver something else, cheapest first.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub alternatives: Vec<Alternative>,
+    /// A size sweep's crossovers: one sentence per row it follows, "typed/sonic-rs is faster
+    /// than typed/serde_json from about 4 KB up (99% intervals at each size); ...".
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub crossovers: Vec<String>,
 }
 
 /// One rung of a table's verdict: the best row of that rung and what it saves on top of the step

@@ -24,7 +24,10 @@ pub fn advise(results: &Results) -> Vec<Advice> {
 /// Advice for every table, per-second figures at `rates`, then the allocator levers.
 pub fn advise_at(results: &Results, rates: &Rates) -> Vec<Advice> {
     let tables = results.experiments.iter().flat_map(|exp| advise_table(exp, rates));
-    tables.chain(crate::allocators::advise(results)).collect()
+    tables
+        .chain(crate::sweep::advise(results, &JUDGE))
+        .chain(crate::allocators::advise(results))
+        .collect()
 }
 
 /// How a table names one operation and its rate.
@@ -177,6 +180,7 @@ fn advise_against(exp: &Experiment, rates: &Rates, apart: Option<Contract>) -> O
         per_second: None,
         json_share: None,
         alternatives: Vec::new(),
+        crossovers: Vec::new(),
     };
     if !base.is_ok() || base.mean_ns.is_none() {
         return Some(advice(
@@ -354,9 +358,43 @@ fn ladder(kind: Kind, base: &Row, same: &[&Row]) -> Vec<Step> {
     steps
 }
 
+/// What a size sweep reuses of the advisor: which rows matter and how two compare.
+pub const JUDGE: crate::sweep::Judge = crate::sweep::Judge {
+    rung_bests,
+    ratio_between,
+    saves,
+};
+
+/// The rows a size sweep follows in `exp`: its baseline and, for each rung of effort, the
+/// fastest correct row that can replace it (the candidates of its ladder); without efforts
+/// (older files), the fastest such row. `None` when the baseline failed.
+pub(crate) fn rung_bests(exp: &Experiment) -> Option<(&Row, Vec<&Row>)> {
+    let base = exp.baseline()?;
+    if !base.is_ok() || base.mean_ns.is_none() {
+        return None;
+    }
+    let kind = exp.experiment;
+    let mut same: Vec<&Row> = exp
+        .rows
+        .iter()
+        .filter(|r| r.is_ok() && r.mean_ns.is_some() && r.method != base.method)
+        .filter(|r| !(kind.traits().floor && r.method == FLOOR) && r.contract != Some(Contract::Discarded))
+        .filter(|r| stands_in(base, r))
+        .collect();
+    same.sort_by(|a, b| mean(a).total_cmp(&mean(b)));
+    if same.iter().all(|r| r.effort.is_none()) {
+        return Some((base, same.into_iter().take(1).collect()));
+    }
+    let bests = Effort::ALL
+        .into_iter()
+        .filter_map(|rung| same.iter().copied().find(|r| r.effort == Some(rung)))
+        .collect();
+    Some((base, bests))
+}
+
 /// `row`'s time over `below`'s with its 99% interval: the table's paired ratio when `below` is
 /// the baseline, else paired over the rounds the two rows share; `None` on a sequential table.
-fn ratio_between(below: &Row, row: &Row) -> Option<Interval> {
+pub(crate) fn ratio_between(below: &Row, row: &Row) -> Option<Interval> {
     if below.baseline {
         row.ratio_interval.or_else(|| row.paired_ratio_to(below))
     } else {
@@ -366,7 +404,7 @@ fn ratio_between(below: &Row, row: &Row) -> Option<Interval> {
 
 /// Faster than `below` beyond the noise: the paired interval below 1, or without one both
 /// means' intervals apart.
-fn saves(kind: Kind, below: &Row, row: &Row, ratio: Option<Interval>) -> bool {
+pub(crate) fn saves(kind: Kind, below: &Row, row: &Row, ratio: Option<Interval>) -> bool {
     match ratio {
         Some(r) => r.high < 1.0,
         None => better_by_means(kind, below, row) && beyond_intervals(below, row),

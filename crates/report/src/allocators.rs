@@ -302,6 +302,7 @@ pub fn advise(results: &Results) -> Vec<Advice> {
                 per_second: None,
                 json_share: None,
                 alternatives: Vec::new(),
+                crossovers: Vec::new(),
             });
         }
     }

@@ -53,7 +53,9 @@ pub fn lines(a: &Advice, full: bool) -> Vec<Line> {
     if let Some(share) = &a.json_share {
         out.push(line("JSON share", share));
     }
-    if a.ladder.is_empty() || a.kind == AdviceKind::NotComparable {
+    if !a.crossovers.is_empty() {
+        out.extend(a.crossovers.iter().map(|c| line("sizes", &format!("{c}."))));
+    } else if a.ladder.is_empty() || a.kind == AdviceKind::NotComparable {
         out.push(line("", &a.text));
     } else {
         out.extend(a.ladder.iter().map(|s| line(s.effort.as_str(), &s.text)));
@@ -67,10 +69,10 @@ pub fn lines(a: &Advice, full: bool) -> Vec<Line> {
     out
 }
 
-/// The tables the headline shows: for each experiment, in the order they ran, the first table
-/// with a step of each of its groups (a shape, a route), at most
-/// [`HEADLINE_TABLES_PER_EXPERIMENT`] (else its first tables with any advice); allocator levers
-/// are left to the full verdict.
+/// The tables the headline shows: for each experiment, in the order they ran, its size sweeps
+/// (their crossovers say more than any one size), else the first table with a step of each of
+/// its groups (a shape, a route), else its first tables with any advice; at most
+/// [`HEADLINE_TABLES_PER_EXPERIMENT`]. Allocator levers are left to the full verdict.
 pub fn headline_tables(advice: &[Advice]) -> Vec<&Advice> {
     let mut kinds: Vec<ExperimentKind> = Vec::new();
     for a in advice {
@@ -85,13 +87,16 @@ pub fn headline_tables(advice: &[Advice]) -> Vec<&Advice> {
                 .iter()
                 .filter(move |a| a.experiment == kind && a.kind != AdviceKind::AllocatorChange)
         };
+        let sweeps: Vec<&Advice> = of_kind().filter(|a| a.kind == AdviceKind::SizeSweep).collect();
         let mut chosen: Vec<&Advice> = Vec::new();
         for a in of_kind().filter(|a| a.ladder.iter().any(|s| s.method.is_some())) {
             if !chosen.iter().any(|c| c.group == a.group) {
                 chosen.push(a);
             }
         }
-        if chosen.is_empty() {
+        if !sweeps.is_empty() {
+            chosen = sweeps;
+        } else if chosen.is_empty() {
             chosen = of_kind().collect();
         }
         out.extend(chosen.into_iter().take(HEADLINE_TABLES_PER_EXPERIMENT));
@@ -104,7 +109,7 @@ pub fn label_width() -> usize {
     Effort::ALL
         .iter()
         .map(|e| e.as_str().len())
-        .chain(["JSON share", "apart", "per second"].map(str::len))
+        .chain(["JSON share", "apart", "per second", "sizes"].map(str::len))
         .max()
         .unwrap_or(0)
 }
@@ -137,6 +142,7 @@ mod tests {
             per_second: Some("saves 0.01 of a core".into()),
             json_share: None,
             alternatives: Vec::new(),
+            crossovers: Vec::new(),
         }
     }
 

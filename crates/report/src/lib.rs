@@ -10,7 +10,7 @@
 //! # Modules
 //!
 //! Public: [`compare`], [`ab`], [`ab_http`], [`allocators`], [`advisor`], [`html`], [`files`],
-//! [`fidelity`], [`summary`], [`units`]. The formats are private modules behind [`Exporter`]
+//! [`fidelity`], [`summary`], [`sweep`] (payload size as a dimension), [`units`]. The formats are private modules behind [`Exporter`]
 //! and [`Format`] (`table`, `markdown`, `csv`, `json`, `junit`, and `html`'s exporter).
 
 #![deny(missing_docs)]
@@ -38,6 +38,7 @@ mod notes;
 mod row_figures;
 mod safety;
 pub mod summary;
+pub mod sweep;
 mod table;
 pub mod units;
 mod verdicts;

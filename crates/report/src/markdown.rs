@@ -102,6 +102,11 @@ fn render(results: &Results) -> String {
         out.push('\n');
         out.push_str(&render_experiment(exp, note.as_deref()));
     }
+    let sweeps = crate::sweep::markdown(results, &advisor::JUDGE);
+    if !sweeps.is_empty() {
+        out.push('\n');
+        out.push_str(&sweeps);
+    }
     for c in &results.allocators {
         out.push('\n');
         out.push_str(&allocator_table(c));

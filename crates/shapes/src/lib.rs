@@ -1,7 +1,8 @@
 //! jsoncost's payload shapes: the serde models of the documents every experiment measures
 //! ([`models`], [`variants`]), their seeded generators ([`generate`]: the same bytes on every
-//! machine) and the date-time formats they are written in ([`timestamp`]); with the feature
-//! `other-derives`, [`derived`]: copies deriving other libraries' traits.
+//! machine), the `order` document at a chosen size ([`sized`]) and the date-time formats they
+//! are written in ([`timestamp`]); with the feature `other-derives`, [`derived`]: copies
+//! deriving other libraries' traits.
 //!
 //! A bottom layer, beside `jsoncost-engine`: it knows serde and nothing of jsoncost's other
 //! crates. Layering: cli → experiments → http → report/codecs/stream/stores → engine/shapes.
@@ -12,11 +13,13 @@
 pub mod derived;
 pub mod generate;
 pub mod models;
+pub mod sized;
 pub mod timestamp;
 pub mod variants;
 
 pub use generate::{Generator, order_id, write_telemetry};
 pub use models::*;
+pub use sized::{SizeError, order_of_size};
 
 use std::fmt;
 use std::str::FromStr;

@@ -31,11 +31,18 @@ impl jsoncost::Variant<Shipment> for TextDates {
 fn main() {
     let one = serde_json::to_vec(&shipment(2)).expect("a shipment serializes");
     let many = serde_json::to_vec(&manifest(24)).expect("a manifest serializes");
+    // About how many bytes one shipment adds to a manifest: the sweep's manifests are sized by
+    // their shipments, as a real one grows.
+    let per_shipment = (many.len() as u64 / 24).max(1);
     jsoncost::Study::from_args()
         .typed::<Shipment>("shipment", one.clone())
         .borrowed_as::<ShipmentRef>()
         .lazy(&["/shipmentId", "/status"])
         .typed::<Manifest>("manifest", many)
+        // Where the winner changes with size: the manifest at 4 KB to 256 KB.
+        .typed_by_size::<Manifest>("manifest", &[4 << 10, 16 << 10, 64 << 10, 256 << 10], |bytes| {
+            manifest(((bytes + per_shipment / 2) / per_shipment).max(1))
+        })
         // What the model costs: the same shipment through other models of it.
         .variants::<Shipment>("shipment-model", one)
         .variant::<ShipmentLean>("ignored-parcels")

@@ -425,3 +425,60 @@ fn a_payload_too_large_for_the_memory_is_refused_up_front() {
         "{stderr}"
     );
 }
+
+/// `--sizes`: the order document once per size, each table carrying the sweep as params; a size
+/// the order cannot reach, or a shape that cannot be sized, is a usage error naming why.
+#[test]
+fn a_size_sweep_is_a_table_pair_per_size_with_typed_params() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    jsoncost()
+        .args(["micro", "--quick", "--debug-mode", "--shape", "order", "--sizes", "4KB,1KB"])
+        .args(["--filter", "typed/{serde_json,sonic-rs}", "--format", "json", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    let file: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let tables: Vec<(&str, &serde_json::Value)> = file["experiments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["table"].as_str().unwrap(), &t["params"]))
+        .collect();
+    let names: Vec<&str> = tables.iter().map(|t| t.0).collect();
+    assert_eq!(
+        names,
+        [
+            "order-1KB/deserialize",
+            "order-1KB/serialize",
+            "order-4KB/deserialize",
+            "order-4KB/serialize"
+        ]
+    );
+    let p = tables[2].1;
+    assert_eq!(
+        (&p["sweep"], &p["operation"], &p["size_target"], &p["payload_bytes"]),
+        (&"order".into(), &"deserialize".into(), &4096.into(), &4148.into())
+    );
+    assert_eq!(tables[0].1["payload_bytes"], 1042);
+
+    jsoncost()
+        .args(["micro", "--shape", "order", "--sizes", "100B,1KB"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--sizes 100B: an order cannot be as small as 100 bytes: with no lines it is 685 bytes",
+        ));
+    jsoncost()
+        .args(["micro", "--shape", "data", "--sizes", "1KB"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--sizes sweeps the order shape only (data is not sized); give --shape order",
+        ));
+    jsoncost()
+        .args(["micro", "--shape", "order", "--sizes", "4GB"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("invalid size \"4GB\": unknown unit"));
+}

@@ -820,3 +820,40 @@ fn own_sqlite(db: &std::path::Path) {
         c.execute("INSERT INTO orders VALUES (?1, ?2)", rusqlite::params![i, body]).unwrap();
     }
 }
+
+/// `--store-sizes`: one collection and one table per size, each carrying the sweep as params,
+/// every row gated and timed; the large size loads fewer documents (64 MB at most per size).
+#[test]
+fn a_store_size_sweep_is_a_table_per_size_with_typed_params() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("redb:{}/s.redb", dir.path().display());
+    let out = dir.path().join("f.json");
+    quick_store(&url, 20, &out)
+        .args(["--debug-mode", "--store-sizes", "4KB,1KB"])
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains(format!("store: loaded 20 order-1KB documents into {url}")))
+        .stderr(predicate::str::contains(format!("store: loaded 20 order-4KB documents into {url}")));
+    let results = load_results(&out);
+    let tables: Vec<&str> = results.experiments.iter().map(|e| e.table.as_str()).collect();
+    assert_eq!(tables, ["redb/order-1KB", "redb/order-4KB"]);
+    for e in &results.experiments {
+        assert_eq!(methods(e), strategies_of("redb/order"));
+        assert!(e.rows.iter().all(|r| r.status == Status::Ok), "{:?}", e.rows);
+        assert_eq!(e.params["sweep"], "redb/order");
+        assert_eq!(e.params["operation"], "read");
+    }
+    assert_eq!(results.experiments[1].params["size_target"], 4096);
+    assert_eq!(results.experiments[1].params["payload_bytes"], 4148);
+    let sweeps = jsoncost_report::sweep::sweeps(&results, &jsoncost_report::advisor::JUDGE);
+    assert_eq!(sweeps.len(), 1);
+    assert_eq!(sweeps[0].title(), "redb/order, read: 2 sizes, 1 KB to 4 KB");
+
+    jsoncost()
+        .args(["store", "--store", &url, "--store-sizes", "100B"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--store-sizes 100B: an order cannot be as small as 100 bytes",
+        ));
+}

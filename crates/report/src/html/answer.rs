@@ -21,7 +21,14 @@ pub(super) fn section(results: &Results, advice: &[Advice], ids: &[String]) -> S
     );
     let headline = answer::headline_tables(advice);
     for a in &headline {
-        out.push_str(&ladder(a, table_id(results, a, ids), where_the_time_goes(results, a)));
+        let sweep_id;
+        let id = if a.kind == AdviceKind::SizeSweep {
+            sweep_id = super::sweep::id_of(a.experiment, &a.table);
+            Some(sweep_id.as_str())
+        } else {
+            table_id(results, a, ids)
+        };
+        out.push_str(&ladder(a, id, where_the_time_goes(results, a)));
     }
     let rest = advice.len().saturating_sub(headline.len());
     if rest > 0 {
@@ -59,6 +66,7 @@ fn ladder(a: &Advice, id: Option<&str>, chart: Option<Chart>) -> String {
         AdviceKind::NoMeasurableDifference => "same",
         AdviceKind::NotComparable => "none",
         AdviceKind::AllocatorChange => "allocator",
+        AdviceKind::SizeSweep => "sizes",
     };
     let mut out =
         format!("<div class=\"verdict {class}\">\n<h3>{heading}</h3>\n<div class=\"verdict-body\">\n<table class=\"ladder\"><tbody>\n");

@@ -9,6 +9,7 @@ mod escape;
 mod experiment;
 pub(crate) mod http_ab;
 pub(crate) mod safety;
+mod sweep;
 mod verdicts;
 
 pub(crate) use escape::{esc, slug};
@@ -125,6 +126,7 @@ pub fn render(results: &Results) -> String {
     let advice = advisor::advise(results);
     if !results.experiments.is_empty() {
         out.push_str(&answer::section(results, &advice, &ids));
+        out.push_str(&sweep::section(results));
     }
     out.push_str("<nav>\n<h2>Contents</h2>\n<ul>\n");
     let _ = writeln!(out, "<li><a href=\"#verdict\">{}</a></li>", esc(crate::answer::HEADLINE));
@@ -172,6 +174,7 @@ fn advice_section(advice: &[Advice]) -> String {
             AdviceKind::NoMeasurableDifference => "same",
             AdviceKind::NotComparable => "none",
             AdviceKind::AllocatorChange => "allocator",
+            AdviceKind::SizeSweep => "sizes",
         };
         let _ = write!(
             out,

@@ -12,3 +12,4 @@ mod junit;
 mod ladder;
 mod render;
 mod simd_note;
+mod sweep;
