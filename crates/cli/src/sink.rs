@@ -31,11 +31,17 @@ impl Sink for CliSink<'_> {
         self.progress.done_one();
     }
     fn table_done(&mut self, table: Experiment) {
-        // Tables held for the verdict print nothing yet: say on stderr that one is done.
-        if self.session.output.holds_tables() {
-            self.progress.note(&format!("{}: {} measured", self.kind, table.table));
-        }
+        // Tables held for the verdict print nothing yet: say on stderr that one is done (once it
+        // is kept, so what the line announces is already in the results).
+        let done = self
+            .session
+            .output
+            .holds_tables()
+            .then(|| format!("{}: {} measured", self.kind, table.table));
         self.session.push(table);
+        if let Some(line) = done {
+            self.progress.note(&line);
+        }
     }
     fn all_failed(&mut self, why: jsoncost::Error) {
         jsoncost::Sink::all_failed(&mut self.session.output, why);

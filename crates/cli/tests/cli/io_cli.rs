@@ -217,8 +217,8 @@ fn two_ctrl_c_in_a_row_keep_the_finished_tables() {
     // Read, so the tables never fill the pipe.
     let _stdout = Lines::of(child.0.stdout.take().unwrap());
     let mut stderr = Lines::of(child.0.stderr.take().unwrap());
-    // The stream experiment has started.
-    stderr.wait_for("micro: ", Duration::from_secs(120));
+    // micro's last table is kept: the stream experiment starts.
+    stderr.wait_for("micro: data/serialize measured", Duration::from_secs(120));
     child.signal(libc::SIGINT);
     // Two signals sent before the first is delivered are one (POSIX does not queue them), so
     // the second goes once the first is seen, while the current strategy still runs.
@@ -344,7 +344,7 @@ fn an_abort_keeps_the_finished_tables() {
     );
     let _stdout = Lines::of(child.0.stdout.take().unwrap());
     let mut stderr = Lines::of(child.0.stderr.take().unwrap());
-    stderr.wait_for("micro: ", Duration::from_secs(120));
+    stderr.wait_for("micro: data/serialize measured", Duration::from_secs(120));
     child.signal(libc::SIGABRT);
     let status = wait_bounded(&mut child.0, Duration::from_secs(30));
     stderr.drain();
