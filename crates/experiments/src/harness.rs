@@ -519,7 +519,8 @@ impl Study {
             Mode::List => self.list(&args, filter),
             Mode::Gate => self.test(&args, filter),
             Mode::Measure if !args.allocators.is_empty() => self.bench_allocators(&args),
-            Mode::Measure => self.bench(&args, filter),
+            // The Runner itself counts when Callgrind runs it for a conductor.
+            Mode::Measure | Mode::Count(_) => self.bench(&args, filter),
         }
     }
 
