@@ -75,12 +75,29 @@ fn run(cli: Cli) -> anyhow::Result<()> {
 
 /// Runs one experiment command: session, progress, and results written whatever happens.
 fn one_experiment(command: &ExperimentCommand<SharedArgs>) -> anyhow::Result<()> {
-    let SharedArgs { precision, output } = command.shared();
+    let SharedArgs {
+        precision,
+        output,
+        measure,
+    } = command.shared();
     let mut command = command.clone();
     if precision.debug_mode {
         command.args_mut().debug_mode();
     }
     let args = command.args();
+    // The counts first: a missing Valgrind or an undecodable build is said before the timing.
+    let counted = commands::counts::counted(args.kind(), precision.quick, measure)?;
+    // The counted child (this command again, under Callgrind) writes no file: its parent does.
+    let child_output;
+    let output = if jsoncost_engine::counts::requested_ops().is_some() {
+        child_output = session::OutputArgs {
+            out: None,
+            ..output.clone()
+        };
+        &child_output
+    } else {
+        output
+    };
     let mut session = Session::new(output, precision.quick)?;
     if let Some(rate) = output.advice_rate {
         session.set_rate(args.kind(), rate);
@@ -89,7 +106,7 @@ fn one_experiment(command: &ExperimentCommand<SharedArgs>) -> anyhow::Result<()>
         eprintln!("quick run: fewer, shorter iterations; figures are rough");
     }
     let progress = Progress::new(0);
-    let result = sink::run_experiment(args, &precision.config(), &mut session, &progress);
+    let result = sink::run_experiment_counted(args, &precision.config(), &mut session, &progress, counted.as_ref());
     progress.finish();
     finish(session, result)
 }

@@ -113,6 +113,7 @@ pub mod ab;
 #[cfg(feature = "http")]
 pub mod ab_http;
 mod cancel;
+pub mod counts;
 mod error;
 mod filter;
 #[cfg(feature = "cli")]
