@@ -1222,7 +1222,7 @@ mod tests {
         assert!(e.to_string().ends_with("--help lists the options"), "{e}");
         assert_eq!(
             parse(&["--format", "yaml"]).unwrap_err().to_string(),
-            "--format: unknown format `yaml`; valid formats: table, markdown, json, csv, html, junit"
+            "--format: unknown format `yaml`; valid formats: table, markdown, json, csv, html, junit, bmf, github-action-benchmark"
         );
         assert!(
             parse(&["--filter"])
