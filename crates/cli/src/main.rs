@@ -99,6 +99,9 @@ fn one_experiment(command: &ExperimentCommand<SharedArgs>) -> anyhow::Result<()>
         output
     };
     let mut session = Session::new(output, precision.quick)?;
+    if let Some(counted) = counted {
+        session.output.count_with(counted);
+    }
     if let Some(rate) = output.advice_rate {
         session.set_rate(args.kind(), rate);
     }
@@ -106,7 +109,7 @@ fn one_experiment(command: &ExperimentCommand<SharedArgs>) -> anyhow::Result<()>
         eprintln!("quick run: fewer, shorter iterations; figures are rough");
     }
     let progress = Progress::new(0);
-    let result = sink::run_experiment_counted(args, &precision.config(), &mut session, &progress, counted.as_ref());
+    let result = sink::run_experiment(args, &precision.config(), &mut session, &progress);
     progress.finish();
     finish(session, result)
 }

@@ -1,7 +1,6 @@
 //! The CLI's side of the library's Runner: the session and progress bar as its sink, Ctrl-C as
 //! its cancel flag.
 
-use jsoncost::counts::Counted;
 use jsoncost::flags::ExperimentArgs;
 use jsoncost::{Cancel, Sink};
 use jsoncost_engine::{Config, Experiment, ExperimentKind, Row};
@@ -16,8 +15,6 @@ pub struct CliSink<'a> {
     kind: ExperimentKind,
     session: &'a mut Session,
     progress: &'a Progress,
-    /// Counts from the counted run (`--measure counts`), put on each table's rows.
-    counted: Option<&'a Counted>,
 }
 
 impl Sink for CliSink<'_> {
@@ -33,10 +30,7 @@ impl Sink for CliSink<'_> {
     fn strategy_done(&mut self, _table: &str, _row: &Row) {
         self.progress.done_one();
     }
-    fn table_done(&mut self, mut table: Experiment) {
-        if let Some(counted) = self.counted {
-            counted.fill(&mut table);
-        }
+    fn table_done(&mut self, table: Experiment) {
         self.session.push(table);
     }
     fn all_failed(&mut self, why: jsoncost::Error) {
@@ -49,22 +43,10 @@ impl Sink for CliSink<'_> {
 
 /// Runs the experiment `args` describe into `session`, Ctrl-C as its cancel flag.
 pub fn run_experiment(args: &dyn ExperimentArgs, config: &Config, session: &mut Session, progress: &Progress) -> anyhow::Result<()> {
-    run_experiment_counted(args, config, session, progress, None)
-}
-
-/// [`run_experiment`], each row also given its counts from `counted`.
-pub fn run_experiment_counted(
-    args: &dyn ExperimentArgs,
-    config: &Config,
-    session: &mut Session,
-    progress: &Progress,
-    counted: Option<&Counted>,
-) -> anyhow::Result<()> {
     let mut sink = CliSink {
         kind: args.kind(),
         session,
         progress,
-        counted,
     };
     args.run(config, Cancel::when(interrupt::interrupted), &mut sink).map_err(library)
 }

@@ -51,6 +51,8 @@ pub struct Output {
     stdout_closed: Option<Option<Error>>,
     /// A table printed so far carried the build's note under its title: later ones need not.
     build_noted: bool,
+    /// Counts from a counted run (`--measure counts`), put on each table's rows as it arrives.
+    counted: Option<crate::counts::Counted>,
 }
 
 impl Output {
@@ -74,6 +76,7 @@ impl Output {
             all_failed: None,
             stdout_closed: None,
             build_noted: false,
+            counted: None,
         })
     }
 
@@ -110,7 +113,10 @@ impl Output {
     }
 
     /// Adds a finished table; a format that prints each table (table, markdown) prints it at once.
-    pub fn push(&mut self, exp: Experiment) {
+    pub fn push(&mut self, mut exp: Experiment) {
+        if let Some(counted) = &self.counted {
+            counted.fill(&mut exp);
+        }
         if self.format.exporter().prints_each_table() {
             // The build's note under the first table's title only: once is enough to read.
             let text = if self.build_noted {
@@ -133,6 +139,11 @@ impl Output {
             self.print(&text);
         }
         self.results.allocators.extend(comparisons);
+    }
+
+    /// Puts `counted`'s counts on the rows of every table pushed from now on.
+    pub fn count_with(&mut self, counted: crate::counts::Counted) {
+        self.counted = Some(counted);
     }
 
     /// Prints `text` and a newline unless printing has ended.
