@@ -37,6 +37,8 @@
 mod drift;
 mod pairs;
 mod render;
+
+pub(crate) use render::count_cells;
 pub mod spread;
 
 pub use drift::Drift;
@@ -90,7 +92,8 @@ pub struct CountChange {
 }
 
 impl CountChange {
-    fn of(base: Option<&jsoncost_engine::Counts>, new: Option<&jsoncost_engine::Counts>, threshold: f64) -> Option<Self> {
+    /// Both rows' instructions per operation, when both were counted.
+    pub(crate) fn of(base: Option<&jsoncost_engine::Counts>, new: Option<&jsoncost_engine::Counts>, threshold: f64) -> Option<Self> {
         let (base, new) = (base?.instructions, new?.instructions);
         let change = if base > 0.0 { new / base - 1.0 } else { 0.0 };
         Some(CountChange {

@@ -123,7 +123,7 @@ impl Comparison {
                     let mut cells = cells(r, self.threshold);
                     if self.counted() {
                         let gate = cells.pop().unwrap_or_default();
-                        cells.extend(count_cells(r));
+                        cells.extend(count_cells(r.instructions));
                         cells.push(gate);
                     }
                     cells
@@ -165,8 +165,9 @@ fn cells(r: &RowChange, threshold: f64) -> Vec<String> {
     ]
 }
 
-fn count_cells(r: &RowChange) -> [String; 3] {
-    match r.instructions {
+/// Base and new instructions per operation and their change, or absent marks.
+pub(crate) fn count_cells(instructions: Option<super::CountChange>) -> [String; 3] {
+    match instructions {
         Some(c) => [
             units::fixed(c.base, 1),
             units::fixed(c.new, 1),

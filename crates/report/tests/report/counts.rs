@@ -227,3 +227,30 @@ fn github_action_benchmark_has_an_entry_per_row_and_figure() {
 "#;
     assert_eq!(out, expected);
 }
+
+#[test]
+fn ab_shows_both_programs_counts_beside_the_time_and_fails_on_more_instructions() {
+    use jsoncost_report::ab::{Run, ab};
+    let with_rounds = |instructions: f64| {
+        let mut e = table(instructions, 2000.0, 150.0);
+        e.rows.truncate(2);
+        for r in e.rows.iter_mut() {
+            r.rounds_ns = vec![150.0, 151.0, 149.0, 150.0, 152.0];
+        }
+        results(e)
+    };
+    let run = Run {
+        base: with_rounds(1000.0),
+        new: with_rounds(1020.0),
+        lockstep: true,
+        other_cpu: None,
+    };
+    let c = ab(&[run], 0.05);
+    let typed = c.rows.iter().find(|r| r.method == "typed/serde_json").unwrap();
+    assert_eq!(typed.instructions.map(|i| (i.base, i.new, i.grew)), Some((1000.0, 1020.0, true)));
+    assert!(typed.regression());
+    let text = Format::Markdown.exporter().ab(&c);
+    assert!(text.contains("| Instr/op base | Instr/op new | Instr change | Gate |"), "{text}");
+    assert!(text.contains("| 1,000.0 | 1,020.0 | +2.00% | FAIL (instructions) |"), "{text}");
+    assert!(text.contains("| 2,000.0 | 2,000.0 | 0.00% | ok |"), "{text}");
+}
