@@ -73,6 +73,7 @@ impl CountRun {
     /// it cannot decode, or a child that fails are environment errors (exit 3), with the
     /// child's last words.
     pub fn run(&self) -> Result<Counted> {
+        let started = std::time::Instant::now();
         let dir = tempfile::Builder::new()
             .prefix("jsoncost-counts-")
             .tempdir()
@@ -129,7 +130,13 @@ impl CountRun {
                 output.status
             )));
         }
-        Counted::read_dir(dir.path())
+        let counted = Counted::read_dir(dir.path())?;
+        eprintln!(
+            "counted {} rows under Callgrind in {:.1} s",
+            counted.0.len(),
+            started.elapsed().as_secs_f64()
+        );
+        Ok(counted)
     }
 }
 
