@@ -108,7 +108,11 @@ fn one_experiment(command: &ExperimentCommand<SharedArgs>) -> anyhow::Result<()>
     if precision.quick {
         eprintln!("quick run: fewer, shorter iterations; figures are rough");
     }
-    let progress = Progress::new(0);
+    let progress = if jsoncost_engine::counts::requested_ops().is_some() {
+        Progress::hidden()
+    } else {
+        Progress::new(0)
+    };
     let result = sink::run_experiment(args, &precision.config(), &mut session, &progress);
     progress.finish();
     finish(session, result)
