@@ -8,6 +8,8 @@ mod interrupt;
 mod precision;
 mod progress;
 mod run;
+#[cfg(target_os = "linux")]
+mod seeds;
 mod session;
 mod sink;
 
