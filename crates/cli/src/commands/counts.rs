@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 use anyhow::Context;
 use jsoncost::counts::{CountRun, Counted};
 use jsoncost_engine::ExperimentKind;
-use jsoncost_engine::counts::COUNTING_TARGET_CPU;
+use jsoncost_engine::counts::{COUNTING_TARGET_CPU, COUNTING_TARGET_FEATURES};
 
 use crate::failure;
 
@@ -97,14 +97,15 @@ fn counting_binary() -> anyhow::Result<PathBuf> {
     if !workspace.join("Cargo.toml").is_file() || !workspace.join("crates/cli").is_dir() {
         return Err(failure::environment(anyhow::anyhow!(
             "--measure counts builds jsoncost for {COUNTING_TARGET_CPU} from its source tree, which is not at {}; \
-             set JSONCOST_COUNTING_BINARY to a jsoncost built with RUSTFLAGS=-Ctarget-cpu={COUNTING_TARGET_CPU}",
+             set JSONCOST_COUNTING_BINARY to a jsoncost built with \
+             RUSTFLAGS='-Ctarget-cpu={COUNTING_TARGET_CPU} -Ctarget-feature={COUNTING_TARGET_FEATURES}'",
             workspace.display()
         )));
     }
     let workspace = workspace.canonicalize().context("the source tree")?;
     let target = workspace.join("target").join("counting");
     eprintln!(
-        "building jsoncost for {COUNTING_TARGET_CPU} in {} (reused when up to date)",
+        "building jsoncost for {COUNTING_TARGET_CPU} ({COUNTING_TARGET_FEATURES}) in {} (reused when up to date)",
         target.display()
     );
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
@@ -112,7 +113,11 @@ fn counting_binary() -> anyhow::Result<PathBuf> {
         .current_dir(&workspace)
         .args(["build", "--release", "-p", "jsoncost-cli", "--bin", "jsoncost", "--target-dir"])
         .arg(&target)
-        .env("CARGO_ENCODED_RUSTFLAGS", format!("-Ctarget-cpu={COUNTING_TARGET_CPU}"))
+        // Flags separated by 0x1f, as cargo reads this variable.
+        .env(
+            "CARGO_ENCODED_RUSTFLAGS",
+            format!("-Ctarget-cpu={COUNTING_TARGET_CPU}\x1f-Ctarget-feature={COUNTING_TARGET_FEATURES}"),
+        )
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .status()
