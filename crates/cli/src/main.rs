@@ -9,6 +9,8 @@ mod interrupt;
 mod precision;
 mod progress;
 mod run;
+#[cfg(target_os = "linux")]
+mod seeds;
 mod session;
 mod sink;
 
@@ -76,7 +78,11 @@ fn run(cli: Cli) -> anyhow::Result<()> {
 
 /// Runs one experiment command: session, progress, and results written whatever happens.
 fn one_experiment(command: &ExperimentCommand<SharedArgs>) -> anyhow::Result<()> {
-    let SharedArgs { precision, output } = command.shared();
+    let SharedArgs {
+        precision,
+        output,
+        measure,
+    } = command.shared();
     let mut command = command.clone();
     if precision.debug_mode {
         command.args_mut().debug_mode();
@@ -85,14 +91,34 @@ fn one_experiment(command: &ExperimentCommand<SharedArgs>) -> anyhow::Result<()>
     if let Some(out) = &output.out {
         jsoncost::output::refuse_input_as_output(("--out", out), &args.inputs()).map_err(failure::library)?;
     }
+    // The counts first: a missing Valgrind or an undecodable build is said before the timing.
+    let counted = commands::counts::counted(args.kind(), precision.quick, measure)?;
+    // The counted child (this command again, under Callgrind) writes no file: its parent does.
+    let child_output;
+    let output = if jsoncost_engine::counts::requested_ops().is_some() {
+        child_output = session::OutputArgs {
+            out: None,
+            ..output.clone()
+        };
+        &child_output
+    } else {
+        output
+    };
     let mut session = Session::new(output, precision.quick)?;
+    if let Some(counted) = counted {
+        session.output.count_with(counted);
+    }
     if let Some(rate) = output.advice_rate {
         session.set_rate(args.kind(), rate);
     }
     if precision.quick {
         eprintln!("quick run: fewer, shorter iterations; figures are rough");
     }
-    let progress = Progress::new(0);
+    let progress = if jsoncost_engine::counts::requested_ops().is_some() {
+        Progress::hidden()
+    } else {
+        Progress::new(0)
+    };
     let result = sink::run_experiment(args, &precision.config(), &mut session, &progress);
     progress.finish();
     finish(session, result)
@@ -126,11 +152,17 @@ fn main() {
     }
     let cli = Cli::parse();
     abort::install();
-    interrupt::install(match cli.command {
-        Command::Serve(_) => interrupt::OnInterrupt::StopServing,
-        Command::Compare(_) | Command::Report(_) => interrupt::OnInterrupt::Stop,
-        _ => interrupt::OnInterrupt::WriteMeasured,
-    });
+    // The counted child of `--measure counts` runs no thread besides its own: the signal
+    // thread's start races the main thread under Valgrind, and where its malloc arena lands
+    // moved the main thread's later mappings, and with them address-dependent paths (a
+    // buffer near a page's end), from process to process. Its parent handles Ctrl-C.
+    if jsoncost_engine::counts::requested_ops().is_none() {
+        interrupt::install(match cli.command {
+            Command::Serve(_) => interrupt::OnInterrupt::StopServing,
+            Command::Compare(_) | Command::Report(_) => interrupt::OnInterrupt::Stop,
+            _ => interrupt::OnInterrupt::WriteMeasured,
+        });
+    }
     if let Err(e) = run(cli) {
         // An error met after a signal (a read it cut short) is the interruption's: 130.
         let code = if interrupt::interrupted() {

@@ -13,6 +13,8 @@ pub struct SharedArgs {
     pub precision: PrecisionArgs,
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub measure: crate::commands::counts::MeasureArgs,
 }
 
 /// How precisely to measure.

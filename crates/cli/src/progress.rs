@@ -21,6 +21,16 @@ impl Progress {
         Progress { bar }
     }
 
+    /// No bar and no ticker thread: for the counted child of `--measure counts`, where a
+    /// thread waking on a timer would run between counted operations at moments that differ
+    /// from process to process (its allocations and the locks it shares moved some rows'
+    /// instruction counts by up to 1%).
+    pub fn hidden() -> Self {
+        Progress {
+            bar: ProgressBar::hidden(),
+        }
+    }
+
     pub fn start(&self, what: &str) {
         self.bar.set_message(what.to_string());
     }

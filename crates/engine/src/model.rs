@@ -417,6 +417,10 @@ pub struct Row {
     /// elsewhere. Files that kept them as `extra` keys read through [`Results::type_http_figures`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub http: Option<crate::http_figures::HttpFigures>,
+    /// Instructions and simulated cache misses per operation under Callgrind
+    /// (`--measure counts`); never a time. Absent where not counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counts: Option<crate::counts::Counts>,
 }
 
 /// The method name of the store experiment's reference row: the document's bytes read and
@@ -674,6 +678,7 @@ impl Row {
             effort: None,
             rss: None,
             http: None,
+            counts: None,
         }
     }
 

@@ -64,6 +64,11 @@ pub struct Args {
     pub allocators: Vec<Allocator>,
     /// `--rounds N`: rounds of every interleaved table under each allocator (with `--allocators`).
     pub rounds: Option<u64>,
+    /// `--measure counts`: also count instructions and simulated cache misses per operation,
+    /// this bench run again under Callgrind.
+    pub counts: bool,
+    /// `--count-ops N`: operations counted per strategy (default 1000; 100 with `--quick`).
+    pub count_ops: Option<u64>,
 }
 
 /// What `--help` prints.
@@ -109,6 +114,10 @@ options:
                             lockstep with the first, each row's time paired with it; needs
                             jsoncost's feature `allocators` and the selected counting allocator
   --rounds N                rounds of every interleaved table under each allocator (default 30)
+  --measure counts          also count instructions, L1/LL misses and estimated cycles per
+                            operation: this bench again under valgrind --tool=callgrind (build
+                            it without AVX-512, e.g. RUSTFLAGS=-Ctarget-cpu=x86-64-v3)
+  --count-ops N             operations counted per strategy (default 1000; 100 with --quick)
   --list                    print 'table strategy' for every strategy and exit
   --bench                   measure (cargo bench passes it); without it: test mode
   -h, --help                print this and exit";
@@ -174,9 +183,32 @@ impl Args {
                         _ => return Err(Error::usage(format!("--rounds: {v:?} is not a whole number from 2 to 10000"))),
                     }
                 }
+                Long("measure") => {
+                    let v = parser.value().map_err(usage)?.string().map_err(usage)?;
+                    a.counts = match v.as_str() {
+                        "counts" => true,
+                        "time" => false,
+                        _ => return Err(Error::usage(format!("--measure: {v:?} is not time or counts"))),
+                    };
+                }
+                Long("count-ops") => {
+                    let v = parser.value().map_err(usage)?.string().map_err(usage)?;
+                    match v.parse::<u64>() {
+                        Ok(n) if (1..=10_000_000).contains(&n) => a.count_ops = Some(n),
+                        _ => return Err(Error::usage(format!("--count-ops: {v:?} is not a whole number from 1 to 10000000"))),
+                    }
+                }
                 Long("help") | Short('h') => a.help = true,
                 other => return Err(usage(other.unexpected())),
             }
+        }
+        if a.count_ops.is_some() && !a.counts {
+            return Err(Error::usage(
+                "--count-ops is how many operations --measure counts counts: give --measure counts too",
+            ));
+        }
+        if a.counts && !a.allocators.is_empty() {
+            return Err(Error::usage("--measure counts and --allocators: give one of them"));
         }
         if a.rounds.is_some() && a.allocators.is_empty() {
             return Err(Error::usage("--rounds is the allocator runs' round count: give --allocators too"));
@@ -592,7 +624,8 @@ impl Study {
             Mode::List => self.list(&args, filter),
             Mode::Gate => self.test(&args, filter),
             Mode::Measure if !args.allocators.is_empty() => self.bench_allocators(&args),
-            Mode::Measure => self.bench(&args, filter),
+            // The Runner itself counts when Callgrind runs it for a conductor.
+            Mode::Measure | Mode::Count(_) => self.bench(&args, filter),
         }
     }
 
@@ -707,11 +740,49 @@ impl Study {
     }
 
     /// `--bench`: measure, print and write.
+    /// `--measure counts`: this bench binary again under Callgrind, with the same flags. It is
+    /// not rebuilt: a bench built for a CPU with AVX-512 is refused by Valgrind, and the error
+    /// says so.
+    fn count(&self, args: &Args) -> Result<crate::counts::Counted, Error> {
+        let binary = std::env::current_exe().map_err(|e| Error::environment(format!("cannot find this bench's binary: {e}")))?;
+        let ops = args.count_ops.unwrap_or(if args.quick { 100 } else { 1000 });
+        eprintln!("counting {ops} operations per strategy under Callgrind (with the cache simulation)");
+        let counted = crate::counts::CountRun {
+            binary,
+            args: std::env::args_os().skip(1).collect(),
+            ops,
+            cache_sim: true,
+            valgrind: std::env::var_os("JSONCOST_VALGRIND").unwrap_or_else(|| "valgrind".into()),
+        }
+        .run()?;
+        if counted.0.is_empty() {
+            return Err(Error::environment("the counted run under Callgrind dumped no counts"));
+        }
+        Ok(counted)
+    }
+
     fn bench(&self, args: &Args, filter: Filter) -> Result<Results, Error> {
+        // This bench again under Callgrind for its parent: the Runner counts; nothing is
+        // printed or written (the parent does).
+        if jsoncost_engine::counts::requested_ops().is_some() {
+            let mut sink = crate::Recorder::default();
+            let config = if args.quick { Config::quick() } else { Config::full() };
+            let mut runner = Runner::new(config, filter, self.cancel.clone(), &mut sink);
+            self.run_units(args.quick, &mut runner).end(false)?;
+            return Ok(new_results(args.quick));
+        }
+        // The counts first: no Valgrind, or a build it cannot decode, is said before the timing.
+        let counted = match args.counts {
+            true => Some(self.count(args)?),
+            false => None,
+        };
         let (results_path, report_dir) = destination(args)?;
         let baseline = args.save_baseline.as_deref().map(baselines::prepare).transpose()?;
         let mut output = Output::new(args.format.unwrap_or(Format::Table), args.quick, Some(results_path.clone()))?;
         output.verdict_first();
+        if let Some(counted) = counted {
+            output.count_with(counted);
+        }
         for &(kind, per_s) in &args.rates {
             match kind {
                 Some(kind) => output.results.rates.set(kind, per_s),
@@ -1371,6 +1442,27 @@ mod tests {
     }
 
     #[test]
+    fn measure_counts_and_its_operations_parse_and_refuse_what_does_not_go_with_them() {
+        let a = parse(&["--bench", "--measure", "counts", "--count-ops", "50"]).unwrap();
+        assert_eq!((a.counts, a.count_ops), (true, Some(50)));
+        assert!(!parse(&["--measure", "time"]).unwrap().counts);
+        let err = |args: &[&str]| parse(args).unwrap_err().to_string();
+        assert_eq!(err(&["--measure", "cycles"]), "--measure: \"cycles\" is not time or counts");
+        assert_eq!(
+            err(&["--count-ops", "5"]),
+            "--count-ops is how many operations --measure counts counts: give --measure counts too"
+        );
+        assert_eq!(
+            err(&["--measure", "counts", "--count-ops", "0"]),
+            "--count-ops: \"0\" is not a whole number from 1 to 10000000"
+        );
+        assert_eq!(
+            err(&["--measure", "counts", "--allocators", "system,mimalloc"]),
+            "--measure counts and --allocators: give one of them"
+        );
+    }
+
+    #[test]
     fn help_list_rates_and_a_bare_glob_parse_as_the_cli_s() {
         assert!(parse(&["--help"]).unwrap().help);
         assert!(parse(&["-h"]).unwrap().help);
@@ -1432,7 +1524,7 @@ mod tests {
         assert!(e.to_string().ends_with("--help lists the options"), "{e}");
         assert_eq!(
             parse(&["--format", "yaml"]).unwrap_err().to_string(),
-            "--format: unknown format `yaml`; valid formats: table, markdown, json, csv, html, junit"
+            "--format: unknown format `yaml`; valid formats: table, markdown, json, csv, html, junit, bmf, github-action-benchmark"
         );
         assert!(
             parse(&["--filter"])

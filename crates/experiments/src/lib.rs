@@ -115,6 +115,7 @@ pub mod ab;
 pub mod ab_http;
 mod cancel;
 mod children;
+pub mod counts;
 mod error;
 mod filter;
 #[cfg(feature = "cli")]

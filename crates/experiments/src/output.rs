@@ -56,6 +56,8 @@ pub struct Output {
     verdict_first: bool,
     /// The tables held until the headline verdict is printed, as the format renders them.
     held: Vec<String>,
+    /// Counts from a counted run (`--measure counts`), put on each table's rows as it arrives.
+    counted: Option<crate::counts::Counted>,
 }
 
 impl Output {
@@ -81,6 +83,7 @@ impl Output {
             build_noted: false,
             verdict_first: false,
             held: Vec::new(),
+            counted: None,
         })
     }
 
@@ -123,7 +126,10 @@ impl Output {
     }
 
     /// Adds a finished table; a format that prints each table (table, markdown) prints it at once.
-    pub fn push(&mut self, exp: Experiment) {
+    pub fn push(&mut self, mut exp: Experiment) {
+        if let Some(counted) = &self.counted {
+            counted.fill(&mut exp);
+        }
         if self.format.exporter().prints_each_table() {
             // The build's note under the first table's title only: once is enough to read.
             let text = if self.build_noted {
@@ -161,6 +167,11 @@ impl Output {
         } else {
             self.print(&text);
         }
+    }
+
+    /// Puts `counted`'s counts on the rows of every table pushed from now on.
+    pub fn count_with(&mut self, counted: crate::counts::Counted) {
+        self.counted = Some(counted);
     }
 
     /// Prints `text` and a newline unless printing has ended.

@@ -180,6 +180,11 @@ pub enum Mode {
     Gate,
     /// Nothing run: each strategy the filter lets through is named to [`Sink::listed`].
     List,
+    /// The gate, then each strategy's operations counted under Callgrind (this process is the
+    /// counted child of `--measure counts`: [`jsoncost_engine::counts::requested_ops`]), that
+    /// many each; no timing, no allocation pass. The counts are read from Callgrind's dumps
+    /// by the conductor, not from the rows.
+    Count(u64),
 }
 
 /// Runs tables through the gate and the engine, reporting to a [`Sink`].
@@ -199,7 +204,9 @@ impl<'s> Runner<'s> {
             filter,
             cancel,
             sink,
-            mode: Mode::Measure,
+            // Under Callgrind, asked by the conductor: every Runner counts, the CLI's and a
+            // bench harness's alike.
+            mode: jsoncost_engine::counts::requested_ops().map_or(Mode::Measure, Mode::Count),
         }
     }
 
@@ -294,8 +301,15 @@ impl<'s> Runner<'s> {
         };
         // Gate mode: the sequential loop, each strategy checked and not timed.
         let gate_only = self.mode == Mode::Gate;
+        // Count mode: the sequential loop too, each strategy checked, then counted.
+        // Load rows (which measure themselves) are not counted: their work is a server's.
+        let count_ops = match self.mode {
+            Mode::Count(ops) if !kind.traits().measures_itself => Some(ops),
+            _ => None,
+        };
+        let untimed_table = gate_only || matches!(self.mode, Mode::Count(_));
         // Load rows measure themselves (an http table's modes together, in slices).
-        let interleave = !gate_only && self.config.schedule == Schedule::Interleaved && !kind.traits().measures_itself;
+        let interleave = !untimed_table && self.config.schedule == Schedule::Interleaved && !kind.traits().measures_itself;
         if interleave {
             exp.schedule = Schedule::Interleaved;
             let (why, bad_input) = self.interleaved(&name, &mut strategies, baseline.take(), reference.as_ref(), &mut exp);
@@ -316,7 +330,9 @@ impl<'s> Runner<'s> {
                     _ => s.verify(reference.as_ref()),
                 };
                 let measured = verdict.and_then(|fidelity| {
-                    if gate_only {
+                    if let Some(ops) = count_ops {
+                        count(&name, ops, s.as_mut(), fidelity)
+                    } else if untimed_table {
                         Ok(untimed(s.name(), fidelity))
                     } else {
                         time(&self.config, s.as_mut(), fidelity)
@@ -362,7 +378,7 @@ impl<'s> Runner<'s> {
         };
         // A table the filter left empty measured nothing: it is not shown. Gate mode hands the
         // rows over as the gate left them (no timing, so no order, ratios or summary).
-        if gate_only && !exp.rows.is_empty() {
+        if untimed_table && !exp.rows.is_empty() {
             self.sink.table_done(exp);
         } else if !exp.rows.is_empty() {
             exp.finish();
@@ -510,6 +526,14 @@ fn untimed(method: &str, fidelity: Fidelity) -> Row {
     let mut row = Row::new(method);
     row.fidelity = Some(fidelity);
     row
+}
+
+/// A strategy's row in count mode: its operations counted under Callgrind between client
+/// requests ([`jsoncost_engine::counts::count_pass`]); the row itself carries no figure.
+fn count(table: &str, ops: u64, s: &mut dyn Strategy, fidelity: Fidelity) -> Result<Row, RunFailure> {
+    let label = jsoncost_engine::counts::label(table, s.name(), ops);
+    jsoncost_engine::counts::count_pass(&label, ops, || s.run())?;
+    Ok(untimed(s.name(), fidelity))
 }
 
 /// The row a failure leaves: the one it measured (a load run's error counts), else its message.

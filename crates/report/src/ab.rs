@@ -133,12 +133,17 @@ pub struct AbRow {
     pub new_allocated_bytes: Option<f64>,
     /// New allocates more per operation (see [`crate::compare::allocation_grew`]).
     pub allocation_grew: bool,
+    /// Both programs' instructions per operation (`--measure counts`, the first run's: counts
+    /// repeat from run to run), beside the time; more than
+    /// [`crate::compare::DEFAULT_COUNT_THRESHOLD`] fails the gate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<crate::compare::CountChange>,
 }
 
 impl AbRow {
-    /// Slower, or allocating more.
+    /// Slower, allocating more, or (counted) more instructions.
     pub fn regression(&self) -> bool {
-        self.verdict == AbVerdict::Slower || self.allocation_grew
+        self.verdict == AbVerdict::Slower || self.allocation_grew || self.instructions.is_some_and(|c| c.grew)
     }
 }
 
@@ -375,6 +380,11 @@ pub fn ab(runs: &[Run], threshold: f64) -> AbComparison {
                 (!new_alloc.is_empty()).then(|| mean(&new_alloc)),
             );
             let allocation_grew = crate::compare::allocation_grew(kind, base_allocated_bytes, new_allocated_bytes);
+            let instructions = crate::compare::CountChange::of(
+                find_row(&first.base, kind, table, method).and_then(|r| r.counts.as_ref()),
+                find_row(&first.new, kind, table, method).and_then(|r| r.counts.as_ref()),
+                crate::compare::DEFAULT_COUNT_THRESHOLD,
+            );
             out.rows.push(AbRow {
                 experiment: kind,
                 table: table.to_string(),
@@ -391,6 +401,7 @@ pub fn ab(runs: &[Run], threshold: f64) -> AbComparison {
                 base_allocated_bytes,
                 new_allocated_bytes,
                 allocation_grew,
+                instructions,
             });
         }
     }
@@ -422,6 +433,24 @@ const COLUMNS: [(&str, Align); 11] = [
     ("Gate", Align::Left),
 ];
 
+/// [`COLUMNS`] with both programs' instructions per operation beside the time, when counted.
+const COUNTED_COLUMNS: [(&str, Align); 14] = [
+    ("Table", Align::Left),
+    ("Method", Align::Left),
+    ("Base", Align::Right),
+    ("New", Align::Right),
+    ("Ratio", Align::Right),
+    ("99% interval", Align::Right),
+    ("p (signed-rank)", Align::Right),
+    ("Pairs", Align::Right),
+    ("Verdict", Align::Left),
+    ("Alloc change", Align::Right),
+    ("Instr/op base", Align::Right),
+    ("Instr/op new", Align::Right),
+    ("Instr change", Align::Right),
+    ("Gate", Align::Left),
+];
+
 fn cells(r: &AbRow) -> Vec<String> {
     let alloc = match (r.base_allocated_bytes, r.new_allocated_bytes) {
         (Some(b), Some(n)) => {
@@ -445,17 +474,33 @@ fn cells(r: &AbRow) -> Vec<String> {
         r.ratio.n.to_string(),
         r.verdict.to_string(),
         alloc,
-        gate(r).to_string(),
+        gate(r),
     ]
 }
 
+/// [`cells`] with the instruction columns before the gate.
+fn counted_cells(r: &AbRow) -> Vec<String> {
+    let mut cells = cells(r);
+    let gate = cells.pop().unwrap_or_default();
+    cells.extend(crate::compare::count_cells(r.instructions));
+    cells.push(gate);
+    cells
+}
+
 /// The gate's outcome for one row: `ok`, or `FAIL` and why.
-pub(crate) fn gate(r: &AbRow) -> &'static str {
-    match (r.verdict == AbVerdict::Slower, r.allocation_grew) {
-        (true, true) => "FAIL (time, allocation)",
-        (true, false) => "FAIL (time)",
-        (false, true) => "FAIL (allocation)",
-        (false, false) => "ok",
+pub(crate) fn gate(r: &AbRow) -> String {
+    let why: Vec<&str> = [
+        (r.verdict == AbVerdict::Slower, "time"),
+        (r.allocation_grew, "allocation"),
+        (r.instructions.is_some_and(|c| c.grew), "instructions"),
+    ]
+    .into_iter()
+    .filter_map(|(failed, what)| failed.then_some(what))
+    .collect();
+    if why.is_empty() {
+        "ok".to_string()
+    } else {
+        format!("FAIL ({})", why.join(", "))
     }
 }
 
@@ -557,8 +602,16 @@ impl AbComparison {
     pub(crate) fn verdicts(&self) -> Verdicts<'static> {
         Verdicts {
             command: "ab",
-            columns: &COLUMNS,
-            rows: self.rows.iter().map(cells).collect(),
+            columns: if self.rows.iter().any(|r| r.instructions.is_some()) {
+                &COUNTED_COLUMNS
+            } else {
+                &COLUMNS
+            },
+            rows: if self.rows.iter().any(|r| r.instructions.is_some()) {
+                self.rows.iter().map(counted_cells).collect()
+            } else {
+                self.rows.iter().map(cells).collect()
+            },
             not_compared: self
                 .not_compared
                 .iter()

@@ -109,7 +109,7 @@ fn num(v: Option<f64>) -> String {
     v.map(|x| x.to_string()).unwrap_or_default()
 }
 
-const HEADER: [&str; 41] = [
+const HEADER: [&str; 45] = [
     "experiment",
     "table",
     "params",
@@ -151,6 +151,10 @@ const HEADER: [&str; 41] = [
     "safety_case",
     "safety_outcome",
     "safety_agreement",
+    "instructions_per_op",
+    "l1_misses_per_op",
+    "ll_misses_per_op",
+    "estimated_cycles_per_op",
 ];
 
 fn render(experiments: &[Experiment]) -> String {
@@ -165,6 +169,7 @@ fn render(experiments: &[Experiment]) -> String {
 fn record(exp: &Experiment, params: &str, row: &Row) -> Vec<String> {
     let int = |v: Option<u64>| v.map(|x| x.to_string()).unwrap_or_default();
     let cell = row.safety.as_ref();
+    let counts = row.counts.as_ref();
     vec![
         exp.experiment.to_string(),
         exp.table.clone(),
@@ -211,6 +216,10 @@ fn record(exp: &Experiment, params: &str, row: &Row) -> Vec<String> {
         cell.map(|c| c.case.clone()).unwrap_or_default(),
         cell.map(|c| c.outcome.as_str().to_string()).unwrap_or_default(),
         cell.and_then(|c| c.agreement).map(|a| a.as_str().to_string()).unwrap_or_default(),
+        num(counts.map(|c| c.instructions)),
+        num(counts.and_then(|c| c.l1_misses)),
+        num(counts.and_then(|c| c.ll_misses)),
+        num(counts.and_then(|c| c.estimated_cycles)),
     ]
 }
 

@@ -23,17 +23,23 @@ pub enum Format {
     Html,
     /// JUnit XML, for CI systems: rows as test cases, failures and regressions as failures.
     Junit,
+    /// Bencher Metric Format JSON, for `bencher run --adapter json`: benchmark history.
+    Bmf,
+    /// github-action-benchmark's `customSmallerIsBetter` JSON array: benchmark history.
+    GithubActionBenchmark,
 }
 
 impl Format {
     /// Every format, in the order `--help` lists them.
-    pub const ALL: [Format; 6] = [
+    pub const ALL: [Format; 8] = [
         Format::Table,
         Format::Markdown,
         Format::Json,
         Format::Csv,
         Format::Html,
         Format::Junit,
+        Format::Bmf,
+        Format::GithubActionBenchmark,
     ];
 
     /// What renders this format.
@@ -45,6 +51,8 @@ impl Format {
             Format::Csv => &crate::csv::Csv,
             Format::Html => &crate::html::Html,
             Format::Junit => &crate::junit::Junit,
+            Format::Bmf => &crate::bmf::Bmf,
+            Format::GithubActionBenchmark => &crate::github_action_benchmark::GithubActionBenchmark,
         }
     }
 
@@ -96,7 +104,7 @@ mod tests {
         let err = "yaml".parse::<Format>().unwrap_err();
         assert_eq!(
             err.to_string(),
-            "unknown format `yaml`; valid formats: table, markdown, json, csv, html, junit"
+            "unknown format `yaml`; valid formats: table, markdown, json, csv, html, junit, bmf, github-action-benchmark"
         );
     }
 }

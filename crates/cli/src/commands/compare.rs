@@ -21,6 +21,10 @@ pub struct CompareArgs {
     /// Smallest time change that counts, e.g. 5% or 0.05.
     #[arg(long, default_value = "5%", value_parser = parse_threshold)]
     pub threshold: f64,
+    /// Where both files counted a row (`--measure counts`), the smallest change of its
+    /// instructions per operation that counts; its time is then advice only.
+    #[arg(long, default_value = "1%", value_parser = parse_threshold)]
+    pub count_threshold: f64,
     /// Accept rows that were ok in BASE and failed or are missing in NEW (a filtered run);
     /// without it they fail the gate.
     #[arg(long)]
@@ -61,7 +65,9 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<()> {
         .map(|r| load(r).map(|(_, results)| results))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let more: Vec<&jsoncost_engine::Results> = more.iter().collect();
-    let comparison = compare::compare_with_runs(&base, &new, &more, args.threshold).allowing_missing(args.allow_missing);
+    let comparison = compare::compare_with_runs(&base, &new, &more, args.threshold)
+        .with_count_threshold(args.count_threshold)
+        .allowing_missing(args.allow_missing);
     print_stdout(&args.format.exporter().comparison(&comparison))?;
     // A regression (rows lost) says more than this; otherwise two runs of which no row was
     // timed in both (empty, every row failed) are not a pass.

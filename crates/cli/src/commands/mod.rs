@@ -5,5 +5,6 @@ pub mod ab_http;
 pub mod alloc;
 pub mod baselines;
 pub mod compare;
+pub mod counts;
 pub mod report;
 pub mod serve;

@@ -5,6 +5,7 @@ mod ab_http_cli;
 mod alloc_cli;
 mod common;
 mod compare_cli;
+mod counts_cli;
 mod hostile_cli;
 mod hostile_props;
 mod http_cli;

@@ -13,7 +13,8 @@ use spec::Fitted;
 
 /// `exp` in the columns `specs`: one line per row (a failed row's message instead of its
 /// cells), the fidelity notes and the summary's sentences.
-pub(crate) fn table_view(exp: &Experiment, specs: Vec<Spec<'_>>) -> View {
+pub(crate) fn table_view(exp: &Experiment, mut specs: Vec<Spec<'_>>) -> View {
+    specs.extend(counts_columns(exp));
     let ok: Vec<&Row> = exp.rows.iter().filter(|r| r.is_ok()).collect();
     let unit = TimeUnit::for_table(ok.iter().filter_map(|r| r.mean_ns));
     let fitted: Vec<Fitted> = specs.iter().map(|s| s.fit(&ok, unit)).collect();
@@ -48,4 +49,29 @@ pub(crate) fn table_view(exp: &Experiment, specs: Vec<Spec<'_>>) -> View {
             .collect(),
         summary: exp.summary.as_ref().map(crate::summary::sentences).unwrap_or_default(),
     }
+}
+
+/// The counts' own columns (`--measure counts`), after every time and allocation column of any
+/// kind's table and never mixed with them: only where a row was counted, the cache columns only
+/// where the cache simulation ran.
+fn counts_columns<'a>(exp: &Experiment) -> Vec<Spec<'a>> {
+    let counted: Vec<&jsoncost_engine::Counts> = exp.rows.iter().filter_map(|r| r.counts.as_ref()).collect();
+    if counted.is_empty() {
+        return Vec::new();
+    }
+    let mut specs = vec![Spec::new(
+        "Instr/op",
+        Cell::Fixed(1, get(|r| r.counts.as_ref().map(|c| c.instructions))),
+    )];
+    if counted.iter().any(|c| c.l1_misses.is_some()) {
+        specs.extend([
+            Spec::new("L1 miss/op", Cell::Fixed(2, get(|r| r.counts.as_ref().and_then(|c| c.l1_misses)))),
+            Spec::new("LL miss/op", Cell::Fixed(2, get(|r| r.counts.as_ref().and_then(|c| c.ll_misses)))),
+            Spec::new(
+                "Est. cycles/op",
+                Cell::Fixed(1, get(|r| r.counts.as_ref().and_then(|c| c.estimated_cycles))),
+            ),
+        ]);
+    }
+    specs
 }

@@ -28,10 +28,17 @@
 //! that cannot be compared are listed; a row that was ok in the base and failed or is missing
 //! in the new file fails the gate too (a correctness break, a crashed or a filtered run must
 //! not pass), unless the comparison allows missing rows.
+//!
+//! **Counts** (`--measure counts`): where both files counted a row, it is gated on its
+//! instructions per operation instead of its time: a count repeats across processes and
+//! machines of one CPU level, so a small threshold ([`DEFAULT_COUNT_THRESHOLD`]) holds with no
+//! noise band. Its time verdict is still shown, as advice only. Allocation is gated as ever.
 
 mod drift;
 mod pairs;
 mod render;
+
+pub(crate) use render::count_cells;
 pub mod spread;
 
 pub use drift::Drift;
@@ -64,6 +71,37 @@ pub fn allocation_grew(kind: ExperimentKind, base: Option<f64>, new: Option<f64>
         }
         (Some(b), Some(n)) => n - b >= ALLOCATION_TOLERANCE_BYTES,
         _ => false,
+    }
+}
+
+/// The default threshold on instructions per operation: counts under Callgrind repeat to far
+/// better than 1% from one process to the next, so 1% more is a change of the code's work.
+pub const DEFAULT_COUNT_THRESHOLD: f64 = 0.01;
+
+/// A row's instructions per operation in both files.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct CountChange {
+    /// Base's instructions per operation.
+    pub base: f64,
+    /// New's instructions per operation.
+    pub new: f64,
+    /// (new − base) / base.
+    pub change: f64,
+    /// More than the count threshold: a regression.
+    pub grew: bool,
+}
+
+impl CountChange {
+    /// Both rows' instructions per operation, when both were counted.
+    pub(crate) fn of(base: Option<&jsoncost_engine::Counts>, new: Option<&jsoncost_engine::Counts>, threshold: f64) -> Option<Self> {
+        let (base, new) = (base?.instructions, new?.instructions);
+        let change = if base > 0.0 { new / base - 1.0 } else { 0.0 };
+        Some(CountChange {
+            base,
+            new,
+            change,
+            grew: change > threshold,
+        })
     }
 }
 
@@ -101,6 +139,10 @@ pub struct RowChange {
     pub new_allocs: Option<f64>,
     /// More bytes or more allocations per operation (exact figures, so any growth counts).
     pub allocation_grew: bool,
+    /// Instructions per operation, when both files counted the row: then the gate reads them,
+    /// and the time verdict is advice.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<CountChange>,
 }
 
 impl RowChange {
@@ -109,9 +151,18 @@ impl RowChange {
         self.verdict == Verdict::Slower
     }
 
-    /// Slower, or allocating more.
+    /// More instructions per operation than the count threshold allows.
+    pub fn count_regression(&self) -> bool {
+        self.instructions.is_some_and(|c| c.grew)
+    }
+
+    /// More instructions (where counted; else slower), or allocating more.
     pub fn regression(&self) -> bool {
-        self.time_regression() || self.allocation_grew
+        let work = match self.instructions {
+            Some(c) => c.grew,
+            None => self.time_regression(),
+        };
+        work || self.allocation_grew
     }
 
     /// New minus base allocated bytes per operation, when both are known.
@@ -134,6 +185,9 @@ impl RowChange {
 pub struct Comparison {
     /// Smallest relative time change that counts (0.05 = 5%).
     pub threshold: f64,
+    /// Smallest relative change of instructions per operation that counts, where both files
+    /// counted a row.
+    pub count_threshold: f64,
     /// Every row timed in both files.
     pub rows: Vec<RowChange>,
     /// Tables that moved as a whole by more than the threshold: reported, not flagged.
@@ -151,6 +205,21 @@ impl Comparison {
     /// The note on what an unpaired comparison cannot tell apart, with the measured drift.
     pub fn unpaired_note(&self) -> String {
         drift::note(self.drift.as_ref(), self.threshold)
+    }
+
+    /// The rows' instruction verdicts at `threshold` (a fraction) instead of
+    /// [`DEFAULT_COUNT_THRESHOLD`].
+    pub fn with_count_threshold(mut self, threshold: f64) -> Self {
+        self.count_threshold = threshold;
+        for c in self.rows.iter_mut().filter_map(|r| r.instructions.as_mut()) {
+            c.grew = c.change > threshold;
+        }
+        self
+    }
+
+    /// Whether any row was compared on its counts.
+    pub fn counted(&self) -> bool {
+        self.rows.iter().any(|r| r.instructions.is_some())
     }
 
     /// Accepts (or not) rows that were ok in base and failed or are missing in new.
@@ -264,6 +333,7 @@ pub fn compare_with_runs(base: &Results, new: &Results, base_runs: &[&Results], 
                 new_allocs: p.other.allocs,
                 allocation_grew: allocation_grew(p.exp.experiment, p.base.allocated_bytes, p.other.allocated_bytes)
                     || allocation_grew(p.exp.experiment, p.base.allocs, p.other.allocs),
+                instructions: CountChange::of(p.base.counts.as_ref(), p.other.counts.as_ref(), DEFAULT_COUNT_THRESHOLD),
             }
         })
         .collect();
@@ -271,6 +341,7 @@ pub fn compare_with_runs(base: &Results, new: &Results, base_runs: &[&Results], 
     all_runs.extend(base_runs);
     Comparison {
         threshold,
+        count_threshold: DEFAULT_COUNT_THRESHOLD,
         rows,
         table_shifts: judge.table_shifts(&moved),
         not_compared,

@@ -20,14 +20,42 @@ const COLUMNS: [(&str, Align); 12] = [
     ("Gate", Align::Left),
 ];
 
+/// The same with the counts' own columns, when rows were compared on them (the time columns
+/// stay, as advice).
+const COUNTED_COLUMNS: [(&str, Align); 15] = [
+    ("Table", Align::Left),
+    ("Method", Align::Left),
+    ("Base", Align::Right),
+    ("New", Align::Right),
+    ("Change", Align::Right),
+    ("Beyond table", Align::Right),
+    ("Resolves", Align::Right),
+    ("Verdict", Align::Left),
+    ("Alloc base", Align::Right),
+    ("Alloc new", Align::Right),
+    ("Alloc change", Align::Right),
+    ("Instr/op base", Align::Right),
+    ("Instr/op new", Align::Right),
+    ("Instr change", Align::Right),
+    ("Gate", Align::Left),
+];
+
 impl Comparison {
     /// The gate's outcome and what was compared, in a sentence or three.
     pub fn summary(&self) -> String {
         let count = |v| self.rows.iter().filter(|r| r.verdict == v).count();
-        let settings = format!(
+        let mut settings = format!(
             "threshold {}, beyond the table's shift and what the files resolve",
             units::percent(self.threshold)
         );
+        if self.counted() {
+            let counted = self.rows.iter().filter(|r| r.instructions.is_some()).count();
+            settings = format!(
+                "{} counted: instructions/op at {}, their time advice only; others: {settings}",
+                rows(counted),
+                units::percent(self.count_threshold)
+            );
+        }
         let tally = format!(
             "{} compared: {} faster, {} slower, {} within noise, {} unresolvable at {}; {} not compared",
             rows(self.rows.len()),
@@ -87,8 +115,20 @@ impl Comparison {
         note.push(self.unpaired_note());
         Verdicts {
             command: "compare",
-            columns: &COLUMNS,
-            rows: self.rows.iter().map(|r| cells(r, self.threshold)).collect(),
+            columns: if self.counted() { &COUNTED_COLUMNS } else { &COLUMNS },
+            rows: self
+                .rows
+                .iter()
+                .map(|r| {
+                    let mut cells = cells(r, self.threshold);
+                    if self.counted() {
+                        let gate = cells.pop().unwrap_or_default();
+                        cells.extend(count_cells(r.instructions));
+                        cells.push(gate);
+                    }
+                    cells
+                })
+                .collect(),
             not_compared: self.not_compared.iter().map(|n| self.not_compared_line(n)).collect(),
             summary: self.summary(),
             regression: self.has_regression(),
@@ -123,6 +163,18 @@ fn cells(r: &RowChange, threshold: f64) -> Vec<String> {
         }),
         r.gate(),
     ]
+}
+
+/// Base and new instructions per operation and their change, or absent marks.
+pub(crate) fn count_cells(instructions: Option<super::CountChange>) -> [String; 3] {
+    match instructions {
+        Some(c) => [
+            units::fixed(c.base, 1),
+            units::fixed(c.new, 1),
+            format!("{}{:.2}%", if c.change > 0.0 { "+" } else { "" }, c.change * 100.0),
+        ],
+        None => [units::ABSENT.to_string(), units::ABSENT.to_string(), units::ABSENT.to_string()],
+    }
 }
 
 fn signed_percent(change: f64) -> String {
@@ -163,12 +215,15 @@ fn lost_entry(n: &NotCompared) -> String {
 impl RowChange {
     /// The gate's outcome for this row: `ok`, or which regression.
     pub fn gate(&self) -> String {
-        match (self.time_regression(), self.allocation_grew) {
-            (true, true) => "regression: time, allocation",
-            (true, false) => "regression: time",
-            (false, true) => "regression: allocation",
-            (false, false) => "ok",
+        let work = match self.instructions {
+            Some(c) => c.grew.then_some("instructions"),
+            None => self.time_regression().then_some("time"),
+        };
+        let what: Vec<&str> = work.into_iter().chain(self.allocation_grew.then_some("allocation")).collect();
+        if what.is_empty() {
+            "ok".to_string()
+        } else {
+            format!("regression: {}", what.join(", "))
         }
-        .to_string()
     }
 }

@@ -4,6 +4,7 @@ mod advisor;
 mod chromium;
 mod common;
 mod compare;
+mod counts;
 mod destinations;
 mod files;
 mod html;
