@@ -310,6 +310,33 @@ const METHODS: [&str; 10] = [
     FLOOR,
 ];
 
+/// A store read's name, what it delivers and what adopting it takes.
+type StrategyId = (&'static str, Contract, Effort);
+
+/// A read of `ids` from `source` doing `op`, or failing untimed with `refused`.
+fn read_strategy(
+    store: &Shared,
+    source: &Source,
+    ids: &IdSequence,
+    bytes: u64,
+    (name, contract, effort): StrategyId,
+    refused: Option<String>,
+    op: ReadOp,
+) -> BoxedStrategy<'static> {
+    Box::new(ReadStrategy {
+        name,
+        contract,
+        effort,
+        store: store.clone(),
+        source: source.clone(),
+        ids: ids.ids.clone(),
+        cursor: 0,
+        op,
+        bytes: Some(bytes),
+        refused,
+    })
+}
+
 /// The strategies, baseline (`default`) first. `too_deep`: [`guard_visited`]'s verdict for
 /// sonic-rs, which fails `typed/sonic-rs` and `lazy/sonic-rs` (skipping a value recurses too).
 /// `sample`: a document of the collection, which decides `lazy/sonic-rs`'s pointer steps.
@@ -320,22 +347,9 @@ fn strategies(
     (bytes, sample): (u64, &serde_json::Value),
     too_deep: Option<String>,
 ) -> Vec<BoxedStrategy<'static>> {
-    let make_refused =
-        |(name, contract, effort): (&'static str, Contract, Effort), refused: Option<String>, op: ReadOp| -> BoxedStrategy<'static> {
-            Box::new(ReadStrategy {
-                name,
-                contract,
-                effort,
-                store: store.clone(),
-                source: Source::Loaded(collection.to_string()),
-                ids: ids.ids.clone(),
-                cursor: 0,
-                op,
-                bytes: Some(bytes),
-                refused,
-            })
-        };
-    let make = |id: (&'static str, Contract, Effort), op: ReadOp| make_refused(id, None, op);
+    let source = Source::Loaded(collection.to_string());
+    let make_refused = |id: StrategyId, refused: Option<String>, op: ReadOp| read_strategy(store, &source, ids, bytes, id, refused, op);
+    let make = |id: StrategyId, op: ReadOp| make_refused(id, None, op);
     let lazy_fields: Vec<String> = ["/id", "/status", "/total"].iter().map(|s| s.to_string()).collect();
     let tree = pointer_tree(sample, &lazy_fields);
     let kind = store.borrow().kind();
@@ -519,21 +533,7 @@ fn existing_strategies(
     typed: Option<&TypedReads>,
     too_deep: Option<String>,
 ) -> Vec<BoxedStrategy<'static>> {
-    let make =
-        |(name, contract, effort): (&'static str, Contract, Effort), refused: Option<String>, op: ReadOp| -> BoxedStrategy<'static> {
-            Box::new(ReadStrategy {
-                name,
-                contract,
-                effort,
-                store: store.clone(),
-                source: source.clone(),
-                ids: ids.ids.clone(),
-                cursor: 0,
-                op,
-                bytes: Some(bytes),
-                refused,
-            })
-        };
+    let make = |id: StrategyId, refused: Option<String>, op: ReadOp| read_strategy(store, source, ids, bytes, id, refused, op);
     let mut v: Vec<BoxedStrategy<'static>> = typed
         .map(|TypedReads { reads, .. }| {
             reads

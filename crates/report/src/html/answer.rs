@@ -60,14 +60,7 @@ fn ladder(a: &Advice, id: Option<&str>, chart: Option<Chart>) -> String {
         Some(id) => format!("<a href=\"#{}\">{title}</a>", esc(id)),
         None => title,
     };
-    let class = match a.kind {
-        AdviceKind::Recommend => "recommend",
-        AdviceKind::KeepBaseline => "keep",
-        AdviceKind::NoMeasurableDifference => "same",
-        AdviceKind::NotComparable => "none",
-        AdviceKind::AllocatorChange => "allocator",
-        AdviceKind::SizeSweep => "sizes",
-    };
+    let class = super::advice_class(a.kind);
     let mut out =
         format!("<div class=\"verdict {class}\">\n<h3>{heading}</h3>\n<div class=\"verdict-body\">\n<table class=\"ladder\"><tbody>\n");
     for line in answer::lines(a, false) {

@@ -168,14 +168,7 @@ fn advice_section(advice: &[Advice]) -> String {
         esc(advisor::TITLE)
     );
     for a in advice {
-        let class = match a.kind {
-            AdviceKind::Recommend => "recommend",
-            AdviceKind::KeepBaseline => "keep",
-            AdviceKind::NoMeasurableDifference => "same",
-            AdviceKind::NotComparable => "none",
-            AdviceKind::AllocatorChange => "allocator",
-            AdviceKind::SizeSweep => "sizes",
-        };
+        let class = advice_class(a.kind);
         let _ = write!(
             out,
             "<li class=\"{class}\"><strong>{}: {}</strong> {}",
@@ -194,6 +187,18 @@ fn advice_section(advice: &[Advice]) -> String {
     }
     out.push_str("</ul>\n</section>\n");
     out
+}
+
+/// The CSS class of an advice of `kind`, in the verdict and the full advice alike.
+fn advice_class(kind: AdviceKind) -> &'static str {
+    match kind {
+        AdviceKind::Recommend => "recommend",
+        AdviceKind::KeepBaseline => "keep",
+        AdviceKind::NoMeasurableDifference => "same",
+        AdviceKind::NotComparable => "none",
+        AdviceKind::AllocatorChange => "allocator",
+        AdviceKind::SizeSweep => "sizes",
+    }
 }
 
 /// A whole document around `body`: the report's style, `title` as its heading.
