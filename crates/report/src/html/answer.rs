@@ -60,7 +60,7 @@ fn ladder(a: &Advice, id: Option<&str>, chart: Option<Chart>) -> String {
         Some(id) => format!("<a href=\"#{}\">{title}</a>", esc(id)),
         None => title,
     };
-    let class = super::advice_class(a.kind);
+    let class = advice_class(a.kind);
     let mut out =
         format!("<div class=\"verdict {class}\">\n<h3>{heading}</h3>\n<div class=\"verdict-body\">\n<table class=\"ladder\"><tbody>\n");
     for line in answer::lines(a, false) {
@@ -138,6 +138,18 @@ fn where_the_time_goes(results: &Results, a: &Advice) -> Option<Chart> {
         legend,
         reference: Some((100.0, "baseline")),
     })
+}
+
+/// The CSS class of an advice of `kind`, in the verdict and the full advice alike.
+pub(super) fn advice_class(kind: AdviceKind) -> &'static str {
+    match kind {
+        AdviceKind::Recommend => "recommend",
+        AdviceKind::KeepBaseline => "keep",
+        AdviceKind::NoMeasurableDifference => "same",
+        AdviceKind::NotComparable => "none",
+        AdviceKind::AllocatorChange => "allocator",
+        AdviceKind::SizeSweep => "sizes",
+    }
 }
 
 fn row<'e>(exp: &'e Experiment, method: &str) -> Option<&'e Row> {

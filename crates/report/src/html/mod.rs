@@ -19,7 +19,7 @@ use std::fmt::Write;
 use jsoncost_engine::{AllocatorComparison, Experiment, Results};
 
 use crate::ab::AbComparison;
-use crate::advisor::{self, Advice, AdviceKind};
+use crate::advisor::{self, Advice};
 use crate::compare::Comparison;
 use crate::export::Exporter;
 use crate::notes::{INTERRUPTED_NOTE, QUICK_NOTE, features, simd_note};
@@ -168,7 +168,7 @@ fn advice_section(advice: &[Advice]) -> String {
         esc(advisor::TITLE)
     );
     for a in advice {
-        let class = advice_class(a.kind);
+        let class = answer::advice_class(a.kind);
         let _ = write!(
             out,
             "<li class=\"{class}\"><strong>{}: {}</strong> {}",
@@ -187,18 +187,6 @@ fn advice_section(advice: &[Advice]) -> String {
     }
     out.push_str("</ul>\n</section>\n");
     out
-}
-
-/// The CSS class of an advice of `kind`, in the verdict and the full advice alike.
-fn advice_class(kind: AdviceKind) -> &'static str {
-    match kind {
-        AdviceKind::Recommend => "recommend",
-        AdviceKind::KeepBaseline => "keep",
-        AdviceKind::NoMeasurableDifference => "same",
-        AdviceKind::NotComparable => "none",
-        AdviceKind::AllocatorChange => "allocator",
-        AdviceKind::SizeSweep => "sizes",
-    }
 }
 
 /// A whole document around `body`: the report's style, `title` as its heading.
