@@ -310,9 +310,10 @@ fn ladder(kind: Kind, base: &Row, same: &[&Row]) -> Vec<Step> {
     let mut below = base;
     let mut cheaper_best: Vec<&Row> = Vec::new();
     for rung in Effort::ALL {
-        let Some(best) = same.iter().copied().find(|r| r.effort == Some(rung)) else {
+        let Some(fastest) = same.iter().copied().find(|r| r.effort == Some(rung)) else {
             continue;
         };
+        let best = least_allocating_alike(kind, fastest, same.iter().copied().filter(|r| r.effort == Some(rung)));
         let ratio = ratio_between(below, best);
         let beats_below = saves(kind, below, best, ratio);
         let rival = cheaper_best
@@ -387,9 +388,23 @@ pub(crate) fn rung_bests(exp: &Experiment) -> Option<(&Row, Vec<&Row>)> {
     }
     let bests = Effort::ALL
         .into_iter()
-        .filter_map(|rung| same.iter().copied().find(|r| r.effort == Some(rung)))
+        .filter_map(|rung| {
+            let at = || same.iter().copied().filter(move |r| r.effort == Some(rung));
+            Some(least_allocating_alike(kind, at().next()?, at()))
+        })
         .collect();
     Some((base, bests))
+}
+
+/// Among a rung's rows that are not measurably slower than its fastest, the one that allocates
+/// least: a row within the fastest's interval that allocates less is the better advice (the
+/// allocation column "was the one that fixed our p99"). The fastest when none allocates less.
+fn least_allocating_alike<'r>(kind: Kind, fastest: &'r Row, rung: impl Iterator<Item = &'r Row>) -> &'r Row {
+    let alloc = |r: &Row| r.allocated_bytes.unwrap_or(f64::INFINITY);
+    rung.filter(|r| r.method != fastest.method && alloc(r) < alloc(fastest))
+        .filter(|r| !saves(kind, r, fastest, ratio_between(r, fastest)))
+        .min_by(|a, b| alloc(a).total_cmp(&alloc(b)))
+        .unwrap_or(fastest)
 }
 
 /// `row`'s time over `below`'s with its 99% interval: the table's paired ratio when `below` is

@@ -196,3 +196,26 @@ fn csv_carries_a_record_per_rung() {
         "{csv}"
     );
 }
+
+#[test]
+fn within_a_rung_a_row_as_fast_that_allocates_less_is_the_step() {
+    use Contract::*;
+    // typed/simd-json is a hair faster than typed/sonic-rs, within its interval, and
+    // allocates 60 KB more: the swap advised is typed/sonic-rs.
+    let results = table(vec![
+        row("typed/serde_json", TypedValue, Effort::Swap, 100.0, 1.0, 7_000.0),
+        row("typed/simd-json", TypedValue, Effort::Swap, 77.0, 2.0, 60_000.0),
+        row("typed/sonic-rs", TypedValue, Effort::Swap, 77.2, 3.0, 7_000.0),
+    ]);
+    let a = only(&results);
+    assert_eq!(steps(&a), [(Effort::Swap, Some("typed/sonic-rs"))]);
+    // Measurably faster, the fastest stays the step whatever it allocates.
+    let results = table(vec![
+        row("typed/serde_json", TypedValue, Effort::Swap, 100.0, 1.0, 7_000.0),
+        row("typed/simd-json", TypedValue, Effort::Swap, 60.0, 2.0, 60_000.0),
+        row("typed/sonic-rs", TypedValue, Effort::Swap, 77.0, 3.0, 7_000.0),
+    ]);
+    let a = only(&results);
+    assert_eq!(steps(&a), [(Effort::Swap, Some("typed/simd-json"))]);
+    assert!(a.ladder[0].text.contains("more allocation"), "{}", a.ladder[0].text);
+}
