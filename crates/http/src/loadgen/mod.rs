@@ -171,18 +171,9 @@ pub async fn fetch(
     timeout: Duration,
 ) -> Result<(u16, Bytes), FetchError> {
     use http_body_util::BodyExt;
-    let target = Target::parse(url).map_err(|e| FetchError {
-        url: jsoncost_stores::redact(url),
-        message: e.to_string(),
-    })?;
-    let fail = |message: String| FetchError {
-        url: jsoncost_stores::redact(url),
-        message,
-    };
+    let fail = |message: String| FetchError::of(url, message);
     let exchange = async {
-        let template = template(&target, &method, &body, content_type).map_err(|e| fail(e.to_string()))?;
-        let mut sender = conn::connect(&target, timeout).await.map_err(|e| fail(format!("connect: {e}")))?;
-        let response = sender.send_request(template.build()).await.map_err(|e| fail(e.to_string()))?;
+        let response = send(url, &method, &body, content_type, timeout).await?;
         let status = response.status().as_u16();
         let over = |what: String| fail(format!("{what}, over the {FETCH_MAX_BODY} bytes an answer checked whole may hold"));
         let announced = response
@@ -213,23 +204,38 @@ pub async fn fetch(
 /// One GET of `url` on a fresh connection: its status, once the response's head has arrived.
 /// The body is not read (the connection is dropped), so a readiness probe holds none of it.
 pub async fn status_of(url: &str, timeout: Duration) -> Result<u16, FetchError> {
-    let target = Target::parse(url).map_err(|e| FetchError {
-        url: jsoncost_stores::redact(url),
-        message: e.to_string(),
-    })?;
-    let fail = |message: String| FetchError {
-        url: jsoncost_stores::redact(url),
-        message,
-    };
-    let exchange = async {
-        let template = template(&target, &http::Method::GET, &Bytes::new(), None).map_err(|e| fail(e.to_string()))?;
-        let mut sender = conn::connect(&target, timeout).await.map_err(|e| fail(format!("connect: {e}")))?;
-        let response = sender.send_request(template.build()).await.map_err(|e| fail(e.to_string()))?;
-        Ok(response.status().as_u16())
-    };
-    tokio::time::timeout(timeout, exchange)
+    let no_body = Bytes::new();
+    let exchange = send(url, &http::Method::GET, &no_body, None, timeout);
+    let response = tokio::time::timeout(timeout, exchange)
         .await
-        .map_err(|_| fail(format!("no response within {timeout:?}")))?
+        .map_err(|_| FetchError::of(url, format!("no response within {timeout:?}")))??;
+    Ok(response.status().as_u16())
+}
+
+/// Sends one request to `url` on a fresh connection, with the headers a run's requests carry:
+/// the response with its body unread ([`fetch`] and [`status_of`] decide how much of it to take).
+async fn send(
+    url: &str,
+    method: &http::Method,
+    body: &Bytes,
+    content_type: Option<&str>,
+    timeout: Duration,
+) -> Result<http::Response<hyper::body::Incoming>, FetchError> {
+    let fail = |message: String| FetchError::of(url, message);
+    let target = Target::parse(url).map_err(|e| fail(e.to_string()))?;
+    let template = template(&target, method, body, content_type).map_err(|e| fail(e.to_string()))?;
+    let mut sender = conn::connect(&target, timeout).await.map_err(|e| fail(format!("connect: {e}")))?;
+    sender.send_request(template.build()).await.map_err(|e| fail(e.to_string()))
+}
+
+impl FetchError {
+    /// A failure of a request to `url`, named without its password.
+    fn of(url: &str, message: String) -> FetchError {
+        FetchError {
+            url: jsoncost_stores::redact(url),
+            message,
+        }
+    }
 }
 
 /// A [`fetch`] that failed: the URL and why.
