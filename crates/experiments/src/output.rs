@@ -1,5 +1,7 @@
 //! Where results go, for the CLI and the bench harness alike: stdout carries exactly the
-//! results (tables as each finishes, or the whole `--format` output at the end; a write that
+//! results (tables as each finishes then every table's verdict, or with the verdict first —
+//! `run`, the harness — the headline, the held tables, then the verdicts; or the whole
+//! `--format` output at the end; a write that
 //! fails is the command's error, exit 3, a closed pipe only ends the printing), results.json
 //! is written at the end through `files::write_output` (also when a run stops early, so
 //! nothing measured is lost), and a run directory gets report.md and report.html.

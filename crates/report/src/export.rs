@@ -13,8 +13,9 @@ pub trait Exporter: Sync {
     /// The `--format` name.
     fn name(&self) -> &'static str;
 
-    /// Whether a run prints each table as it finishes and the advice at its end (a reader's
-    /// format), rather than [`Exporter::results`] once at the end (a whole document).
+    /// Whether a run prints each table as it finishes (or, verdict first, holds it for after
+    /// the headline) and the advice at its end (a reader's format), rather than
+    /// [`Exporter::results`] once at the end (a whole document).
     fn prints_each_table(&self) -> bool;
 
     /// The whole results file: run header, every table with its summary, the allocator tables

@@ -111,7 +111,7 @@ pub struct HttpAbArgs {
 
 /// The fewest rounds without `--rounds`: 150 slices of 0.1 s per server and request (30 s of
 /// load each). Short slices keep the two sides of a pair close in time, so a slowdown of the
-/// machine lasting a second or so lands on both (measured in the README's `ab --http`).
+/// machine lasting a second or so lands on both (docs/measurements.md, `ab --http`).
 pub const HTTP_MIN_ROUNDS: usize = 150;
 
 /// The most rounds without `--rounds`: where `--precision` is not reached, the load ends after
