@@ -97,6 +97,8 @@ impl CountRun {
         if let Some(a) = std::env::var_os("JSONCOST_ALLOCATOR") {
             cmd.env("JSONCOST_ALLOCATOR", a);
         }
+        // A killed conductor takes its counted child along, as every conductor's children.
+        crate::children::die_with_parent(&mut cmd);
         let output = match cmd.output() {
             Ok(o) => o,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
