@@ -40,8 +40,20 @@ use jsoncost_stores::Existing;
 pub struct Args {
     /// Fewer, shorter iterations.
     pub quick: bool,
-    /// Only the strategies whose `style/library` name matches this glob.
-    pub filter: Option<String>,
+    /// Only the strategies any of these globs matches (`--filter GLOB` or the glob alone,
+    /// repeatable): by `style/library`, table name, registration name or test name
+    /// `table::style/library` ([`Filter::select`]).
+    pub filters: Vec<String>,
+    /// `--skip GLOB` (repeatable): not the strategies these match, as the filters match.
+    pub skip: Vec<String>,
+    /// `--exact`: filters and skips match whole names only, not as globs.
+    pub exact: bool,
+    /// `--ignored`: only ignored tests, as libtest: jsoncost ignores none, so nothing runs
+    /// (and `--list` lists nothing).
+    pub ignored: bool,
+    /// `--format terse` (libtest's, with `--list`): `table::style/library: test` a line, the
+    /// listing nextest reads.
+    pub terse: bool,
     /// What stdout carries (default: tables as they finish, then the advice).
     pub format: Option<Format>,
     /// Where results.json goes (the HTML report beside it).
@@ -139,11 +151,27 @@ impl Args {
                 Long("quick") => a.quick = true,
                 Long("bench") => a.bench = true,
                 Long("list") => a.list = true,
-                Long("filter") => a.set_filter(parser.value().map_err(usage)?.string().map_err(usage)?)?,
-                Value(glob) => a.set_filter(glob.string().map_err(usage)?)?,
+                Long("filter") => a.filters.push(parser.value().map_err(usage)?.string().map_err(usage)?),
+                Value(glob) => a.filters.push(glob.string().map_err(usage)?),
+                Long("skip") => a.skip.push(parser.value().map_err(usage)?.string().map_err(usage)?),
+                Long("exact") => a.exact = true,
+                Long("ignored") => a.ignored = true,
                 Long("format") => {
                     let v = parser.value().map_err(usage)?.string().map_err(usage)?;
-                    a.format = Some(v.parse().map_err(|e| Error::usage(format!("--format: {e}")))?);
+                    match v.as_str() {
+                        // libtest's own formats: `terse` is what nextest lists with; `pretty`
+                        // is what test mode prints anyway.
+                        "terse" => a.terse = true,
+                        "pretty" => a.terse = false,
+                        _ => a.format = Some(v.parse().map_err(|e| Error::usage(format!("--format: {e}")))?),
+                    }
+                }
+                Long("color") => {
+                    let v = parser.value().map_err(usage)?.string().map_err(usage)?;
+                    // Accepted for libtest's sake: the harness prints no colour.
+                    if !matches!(v.as_str(), "auto" | "always" | "never") {
+                        return Err(Error::usage(format!("--color: {v:?} is not auto, always or never")));
+                    }
                 }
                 Long("out") => a.out = Some(parser.value().map_err(usage)?.into()),
                 Long("save-baseline") => {
@@ -164,7 +192,7 @@ impl Args {
                     a.rates.push(rate.map_err(|e| Error::usage(format!("--advice-rate: {e}")))?);
                 }
                 // What `cargo test -- ...` hands every test binary, benches included.
-                Long("nocapture" | "show-output" | "exact" | "include-ignored" | "ignored" | "quiet") | Short('q') => {}
+                Long("nocapture" | "show-output" | "include-ignored" | "quiet") | Short('q') => {}
                 Long("test-threads") => {
                     parser.value().map_err(usage)?;
                 }
@@ -223,25 +251,19 @@ impl Args {
         if self.quick {
             words.push("--quick".into());
         }
-        if let Some(glob) = &self.filter {
+        for glob in &self.filters {
             words.extend(["--filter".into(), glob.clone()]);
+        }
+        for glob in &self.skip {
+            words.extend(["--skip".into(), glob.clone()]);
+        }
+        if self.exact {
+            words.push("--exact".into());
         }
         if let Some(schedule) = self.schedule {
             words.extend(["--schedule".into(), schedule.as_str().into()]);
         }
         words
-    }
-
-    fn set_filter(&mut self, glob: String) -> Result<(), Error> {
-        match &self.filter {
-            Some(first) if *first != glob => Err(Error::usage(format!(
-                "two filters, {first:?} and {glob:?}: give one glob (e.g. '{{typed,dom}}/*' for both)"
-            ))),
-            _ => {
-                self.filter = Some(glob);
-                Ok(())
-            }
-        }
     }
 
     /// What the Runner does with each table.
@@ -314,6 +336,21 @@ impl Unit<'_> {
             #[cfg(feature = "store")]
             Unit::Store((name, ..)) => vec![(ExperimentKind::Store, name.clone())],
         }
+    }
+
+    /// The names that select the whole unit (its registration's), and its tables' names as
+    /// known before it runs (a store's gets its kind's prefix then): what a harness filter is
+    /// matched against besides strategy names.
+    fn scope(&self) -> (Vec<String>, Vec<String>) {
+        let tables = self.tables().into_iter().map(|(_, t)| t).collect();
+        let name = match self {
+            Unit::Types(s) => s.name().to_string(),
+            #[cfg(feature = "stream")]
+            Unit::Stream((name, ..)) => name.clone(),
+            #[cfg(feature = "store")]
+            Unit::Store((name, ..)) => name.clone(),
+        };
+        (vec![name], tables)
     }
 
     fn kind(&self) -> ExperimentKind {
@@ -577,7 +614,9 @@ impl Study {
                 outcome.interrupted = true;
                 break;
             }
-            match unit.run(quick, runner) {
+            let (names, tables) = unit.scope();
+            let filter = runner.filter().in_unit(&names, &tables);
+            match runner.with_filter(filter, |runner| unit.run(quick, runner)) {
                 Ok(()) => outcome.any_ran = true,
                 Err(Error::NoMatch(n)) => outcome.skipped.push((unit.label(), n)),
                 Err(Error::Interrupted) => {
@@ -617,7 +656,15 @@ impl Study {
                 )));
             }
         }
-        let filter = Filter::new("--filter", args.filter.as_deref())?;
+        let filter = Filter::select(&args.filters, &args.skip, args.exact)?;
+        if args.ignored {
+            // libtest's `--ignored` runs (and lists) only ignored tests; jsoncost ignores no
+            // strategy. nextest asks `--list --format terse --ignored` and wants nothing back.
+            if !args.list {
+                print_lines(&["jsoncost: 0 passed, 0 failed (--ignored: jsoncost ignores no strategy)".to_string()])?;
+            }
+            return Ok(new_results(args.quick));
+        }
         // Said in every mode: test mode and --list are where a new bench is first run.
         crate::output::warn_about_the_build(&jsoncost_engine::machine::current());
         match args.mode() {
@@ -629,20 +676,33 @@ impl Study {
         }
     }
 
-    /// `--list`: every table's strategies the filter lets through, `table strategy` a line.
+    /// `--list`: every table's strategies the filter lets through, `table strategy` a line
+    /// (with `--format terse`, libtest's `table::strategy: test`, which nextest reads).
     fn list(&self, args: &Args, filter: Filter) -> Result<Results, Error> {
+        let (lines, ended) = self.listing(args, filter);
+        print_lines(&lines)?;
+        ended?;
+        Ok(new_results(args.quick))
+    }
+
+    /// `--list`'s lines, and its error: whatever could be listed is, and then the first table
+    /// that could not be set up (its store, its file) says why.
+    fn listing(&self, args: &Args, filter: Filter) -> (Vec<String>, Result<(), Error>) {
         let mut sink = Lines::default();
         let outcome = {
             let mut runner = Runner::new(Config::quick(), filter, self.cancel.clone(), &mut sink).with_mode(Mode::List);
             self.run_units(args.quick, &mut runner)
         };
-        print_lines(&sink.lines)?;
-        outcome.end(false)?;
-        // A table that could not be set up (its store, its file) has nothing to list: say why.
-        if let Some(e) = sink.unmeasured {
-            return Err(e);
-        }
-        Ok(new_results(args.quick))
+        let lines = sink
+            .listed
+            .iter()
+            .map(|(table, method)| match args.terse {
+                true => format!("{table}::{method}: test"),
+                false => format!("{table} {method}"),
+            })
+            .collect();
+        let ended = outcome.end().and_then(|()| sink.unmeasured.map_or(Ok(()), Err));
+        (lines, ended)
     }
 
     /// Test mode: each strategy once through the gate, untimed; exit 2 when one fails.
@@ -663,8 +723,9 @@ impl Study {
         if let Some(e) = sink.stdout_error.take() {
             return Err(Error::environment(format!("writing to stdout: {e}")));
         }
-        // A filter that matches nothing tests nothing, as libtest's does: not an error here.
-        outcome.end(true)?;
+        // A filter that matches nothing anywhere is exit 2, as in bench mode: a typo in CI must
+        // not pass by testing nothing.
+        outcome.end()?;
         if let Some(first) = sink.failed.first() {
             return Err(Error::usage(format!(
                 "{} of {} strategies failed the correctness gate (first: {first}); see above",
@@ -768,7 +829,7 @@ impl Study {
             let mut sink = crate::Recorder::default();
             let config = if args.quick { Config::quick() } else { Config::full() };
             let mut runner = Runner::new(config, filter, self.cancel.clone(), &mut sink);
-            self.run_units(args.quick, &mut runner).end(false)?;
+            self.run_units(args.quick, &mut runner).end()?;
             return Ok(new_results(args.quick));
         }
         // The counts first: no Valgrind, or a build it cannot decode, is said before the timing.
@@ -808,7 +869,7 @@ impl Study {
         };
         // Nothing measured because the filter matched nothing anywhere: bad input, no files.
         if !outcome.any_ran && !outcome.interrupted && outcome.failed.is_empty() {
-            return outcome.end(false).map(|()| output.results);
+            return outcome.end().map(|()| output.results);
         }
         for (label, kind, e) in &outcome.failed {
             output.record_error(*kind, label, format!("{label}: {e}"));
@@ -835,7 +896,7 @@ impl Study {
             );
         }
         eprintln!("report: {}", html.display());
-        outcome.end(false)?;
+        outcome.end()?;
         output.outcome()?;
         Ok(output.results)
     }
@@ -867,13 +928,13 @@ fn destination(args: &Args) -> Result<(PathBuf, Option<PathBuf>), Error> {
 impl Outcome {
     /// The study's error, once everything measured is written: interrupted (130); the first
     /// unit that could not be measured, naming every one (its exit code); a filter that matched
-    /// nothing in any table (exit 2, listing every table's strategies), unless `lenient`. Tables
+    /// nothing in any table (exit 2, listing every table's strategies). Tables
     /// the filter skipped while others ran are named on stderr.
-    fn end(&self, lenient: bool) -> Result<(), Error> {
+    fn end(&self) -> Result<(), Error> {
         if self.interrupted {
             return Err(Error::Interrupted);
         }
-        if !self.any_ran && !self.skipped.is_empty() && !lenient {
+        if !self.any_ran && !self.skipped.is_empty() {
             let (_, first) = &self.skipped[0];
             let tables: Vec<String> = self
                 .skipped
@@ -906,7 +967,8 @@ impl Outcome {
 /// `--list`'s lines as the Runner names them.
 #[derive(Default)]
 struct Lines {
-    lines: Vec<String>,
+    /// `(table, strategy)` as listed.
+    listed: Vec<(String, String)>,
     /// The first table that could not be set up to list.
     unmeasured: Option<Error>,
 }
@@ -917,7 +979,7 @@ impl Sink for Lines {
         self.unmeasured.get_or_insert(why);
     }
     fn listed(&mut self, table: &str, method: &str) {
-        self.lines.push(format!("{table} {method}"));
+        self.listed.push((table.to_string(), method.to_string()));
     }
     fn note(&mut self, line: &str) {
         eprintln!("{line}");
@@ -1427,7 +1489,7 @@ mod tests {
             a,
             Args {
                 quick: true,
-                filter: Some("typed/*".into()),
+                filters: vec!["typed/*".into()],
                 format: Some(Format::Json),
                 out: Some("r.json".into()),
                 save_baseline: Some("main".into()),
@@ -1466,11 +1528,9 @@ mod tests {
     fn help_list_rates_and_a_bare_glob_parse_as_the_cli_s() {
         assert!(parse(&["--help"]).unwrap().help);
         assert!(parse(&["-h"]).unwrap().help);
-        assert_eq!(parse(&["--bench", "typed/*"]).unwrap().filter.as_deref(), Some("typed/*"));
-        assert_eq!(
-            parse(&["a/*", "--filter", "b/*"]).unwrap_err().to_string(),
-            "two filters, \"a/*\" and \"b/*\": give one glob (e.g. '{typed,dom}/*' for both)"
-        );
+        assert_eq!(parse(&["--bench", "typed/*"]).unwrap().filters, ["typed/*"]);
+        // Several filters, as libtest's: any of them selects.
+        assert_eq!(parse(&["a/*", "--filter", "b/*"]).unwrap().filters, ["a/*", "b/*"]);
         let a = parse(&["--advice-rate", "50", "--advice-rate", "store=1_000"]).unwrap();
         assert_eq!(a.rates, vec![(None, 50.0), (Some(ExperimentKind::Store), 1000.0)]);
         assert_eq!(
@@ -1483,6 +1543,71 @@ mod tests {
         );
         // What `cargo test -- --nocapture` hands every test binary.
         assert_eq!(parse(&["--nocapture", "--test-threads", "1"]).unwrap(), Args::default());
+    }
+
+    #[test]
+    fn libtest_s_flags_parse_and_each_allocator_s_run_gets_the_selection() {
+        let a = parse(&[
+            "--skip",
+            "x",
+            "--skip",
+            "y/*",
+            "--exact",
+            "--color",
+            "always",
+            "--format",
+            "terse",
+            "--list",
+            "--ignored",
+            "a",
+            "-q",
+        ])
+        .unwrap();
+        assert_eq!(
+            a,
+            Args {
+                filters: vec!["a".into()],
+                skip: vec!["x".into(), "y/*".into()],
+                exact: true,
+                terse: true,
+                list: true,
+                ignored: true,
+                ..Args::default()
+            }
+        );
+        assert_eq!(
+            a.measuring_args(),
+            ["--bench", "--filter", "a", "--skip", "x", "--skip", "y/*", "--exact"]
+        );
+        assert_eq!(parse(&["--format", "pretty"]).unwrap(), Args::default());
+        assert_eq!(
+            parse(&["--color", "red"]).unwrap_err().to_string(),
+            "--color: \"red\" is not auto, always or never"
+        );
+    }
+
+    fn listed(args: &[&str]) -> (Vec<String>, Result<(), Error>) {
+        let study = Study::with_args(args.iter().copied())
+            .typed::<Point>("point", Sample::json(r#"{"x":1}"#))
+            .into_study();
+        let args = study.args.clone().unwrap();
+        let filter = Filter::select(&args.filters, &args.skip, args.exact).unwrap();
+        study.listing(&args, filter)
+    }
+
+    #[test]
+    fn list_terse_is_libtest_s_listing_and_a_test_name_runs_that_test_alone() {
+        let (lines, ended) = listed(&["--list", "--format", "terse", "--exact", "point/serialize::typed/serde_json"]);
+        assert_eq!(lines, ["point/serialize::typed/serde_json: test"]);
+        assert!(ended.is_ok());
+        let (lines, _) = listed(&["--list", "typed/sonic-rs"]);
+        assert_eq!(lines, ["point/deserialize typed/sonic-rs", "point/serialize typed/sonic-rs"]);
+        let (lines, ended) = listed(&["--list", "nothing"]);
+        assert!(lines.is_empty());
+        assert_eq!(
+            ended.unwrap_err().to_string(),
+            "--filter \"nothing\" matches no strategy in any table; the strategies are:\n  point/deserialize and point/serialize: dom-borrowed/simd-json, dom-then-typed/serde_json, dom-then-typed/sonic-rs, dom/serde_json, dom/simd-json, dom/sonic-rs, raw/serde_json, reader/serde_json, typed-reuse/simd-json, typed-writer/serde_json, typed-writer/simd-json, typed-writer/sonic-rs, typed/serde_json, typed/simd-json, typed/sonic-rs"
+        );
     }
 
     #[test]

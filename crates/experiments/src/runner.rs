@@ -239,6 +239,14 @@ impl<'s> Runner<'s> {
         &self.filter
     }
 
+    /// The same runner letting `filter` through (a study's unit, its filter inside its tables).
+    pub fn with_filter<R>(&mut self, filter: Filter, f: impl FnOnce(&mut Runner<'_>) -> R) -> R {
+        let saved = std::mem::replace(&mut self.filter, filter);
+        let r = f(self);
+        self.filter = saved;
+        r
+    }
+
     /// The flag that stops it between strategies.
     pub fn cancel(&self) -> &Cancel {
         &self.cancel
@@ -262,6 +270,12 @@ impl<'s> Runner<'s> {
     /// Gates, times and orders one table, hands it to the sink (also when it stopped early,
     /// with the rows measured so far), and says why it stopped early, if it did.
     pub fn run(&mut self, table: Table<'_>) -> Result<Ran, Stop> {
+        // Inside the table, a harness's filter also matches its name.
+        let filter = self.filter.in_tables(std::slice::from_ref(&table.name));
+        self.with_filter(filter, |runner| runner.run_table(table))
+    }
+
+    fn run_table(&mut self, table: Table<'_>) -> Result<Ran, Stop> {
         let Table {
             kind,
             name,

@@ -1,0 +1,88 @@
+//! The harness as a team's CI runs it: test mode's exit codes and selection on libtest's
+//! conventions (`--skip`, several filters, `--exact`, table names), and a type whose data some
+//! libraries cannot read, declared as expected failures.
+
+use jsoncost::Study;
+use own_types::{Shipment, shipment};
+
+fn sample() -> Vec<u8> {
+    serde_json::to_vec(&shipment(2)).unwrap()
+}
+
+/// The methods of each table test mode gated, in table order.
+fn gated(results: &jsoncost::Results) -> Vec<(String, Vec<String>)> {
+    results
+        .experiments
+        .iter()
+        .map(|e| (e.table.clone(), e.rows.iter().map(|r| r.method.clone()).collect()))
+        .collect()
+}
+
+#[test]
+fn a_test_mode_filter_that_matches_nothing_is_exit_2_naming_it() {
+    let e = Study::with_args(["nothing/*"])
+        .typed::<Shipment>("shipment", sample())
+        .measure()
+        .unwrap_err();
+    assert_eq!(e.exit_code(), 2);
+    assert!(
+        e.to_string().starts_with(
+            "--filter \"nothing/*\" matches no strategy in any table; the strategies are:\n  shipment/deserialize and shipment/serialize: "
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn several_filters_select_any_skip_leaves_out_and_libtest_s_flags_are_accepted() {
+    let results = Study::with_args([
+        "typed/serde_json",
+        "typed/sonic-rs",
+        "--skip",
+        "shipment/serialize",
+        "--color",
+        "never",
+        "--test-threads",
+        "2",
+        "--nocapture",
+    ])
+    .typed::<Shipment>("shipment", sample())
+    .measure()
+    .unwrap();
+    assert_eq!(
+        gated(&results),
+        [(
+            "shipment/deserialize".to_string(),
+            vec!["typed/serde_json".to_string(), "typed/sonic-rs".to_string()]
+        )]
+    );
+    let e = Study::with_args(["--color", "sometimes"])
+        .typed::<Shipment>("shipment", sample())
+        .measure()
+        .unwrap_err();
+    assert_eq!(
+        (e.exit_code(), e.to_string()),
+        (2, "--color: \"sometimes\" is not auto, always or never".to_string())
+    );
+}
+
+#[test]
+fn a_filter_names_a_table_or_a_registration_and_exact_names_one_test() {
+    let two = |args: &[&str]| {
+        Study::with_args(args.iter().copied())
+            .typed::<Shipment>("shipment", sample())
+            .typed::<Shipment>("other", sample())
+            .measure()
+            .unwrap()
+    };
+    let tables: Vec<String> = gated(&two(&["other"])).into_iter().map(|(t, _)| t).collect();
+    assert_eq!(tables, ["other/deserialize", "other/serialize"]);
+    let tables: Vec<String> = gated(&two(&["shipment/serialize"])).into_iter().map(|(t, _)| t).collect();
+    assert_eq!(tables, ["shipment/serialize"]);
+    assert_eq!(
+        gated(&two(&["--exact", "other/deserialize::typed/sonic-rs", "--nocapture"])),
+        [("other/deserialize".to_string(), vec!["typed/sonic-rs".to_string()])]
+    );
+    // `--ignored`: none of jsoncost's strategies is ignored, so nothing runs.
+    assert!(two(&["--ignored"]).experiments.is_empty());
+}
