@@ -705,38 +705,48 @@ impl Study {
         (lines, ended)
     }
 
-    /// Test mode: each strategy once through the gate, untimed; exit 2 when one fails.
+    /// Test mode: each strategy once through the gate, untimed; exit 2 when one fails that
+    /// its registration does not expect to, or when none of those it expects to fail does.
     fn test(&self, args: &Args, filter: Filter) -> Result<Results, Error> {
-        let mut sink = GateReport::default();
+        let mut sink = GateReport {
+            expectations: self.expectations(),
+            ..GateReport::default()
+        };
         let outcome = {
             let mut runner = Runner::new(Config::quick(), filter, self.cancel.clone(), &mut sink).with_mode(Mode::Gate);
             self.run_units(args.quick, &mut runner)
         };
         let mut results = new_results(args.quick);
         results.experiments = std::mem::take(&mut sink.tables);
-        let not_gated = match sink.unmeasured.len() {
-            0 => String::new(),
-            1 => ", 1 table not gated".to_string(),
-            n => format!(", {n} tables not gated"),
-        };
-        sink.say(format!("jsoncost: {} passed, {} failed{not_gated}", sink.passed, sink.failed.len()));
+        let verdict = sink.finish();
         if let Some(e) = sink.stdout_error.take() {
             return Err(Error::environment(format!("writing to stdout: {e}")));
         }
         // A filter that matches nothing anywhere is exit 2, as in bench mode: a typo in CI must
         // not pass by testing nothing.
         outcome.end()?;
-        if let Some(first) = sink.failed.first() {
-            return Err(Error::usage(format!(
-                "{} of {} strategies failed the correctness gate (first: {first}); see above",
-                sink.failed.len(),
-                sink.failed.len() + sink.passed
-            )));
-        }
+        verdict?;
         if let Some(e) = sink.unmeasured.into_iter().next() {
             return Err(e);
         }
         Ok(results)
+    }
+
+    /// Every registration's expected failures, with the tables they apply to.
+    fn expectations(&self) -> Vec<Expectation> {
+        self.subjects
+            .iter()
+            .flat_map(|s| {
+                let tables: Vec<String> = s.directions().iter().map(|d| s.table(*d)).collect();
+                s.expected_failures().iter().map(move |f| Expectation {
+                    registration: s.name().to_string(),
+                    tables: tables.clone(),
+                    failure: f.clone(),
+                    failed: 0,
+                    passed: Vec::new(),
+                })
+            })
+            .collect()
     }
 
     /// `--bench --allocators A,B,...`: this bench again under each allocator, each other in
@@ -1000,20 +1010,37 @@ fn print_lines(lines: &[String]) -> Result<(), Error> {
     Ok(())
 }
 
+/// How the gate's verdict on a value delivered that differs begins (`jsoncost_codecs::gate`);
+/// any other failure is the library's parse refusing the data.
+const MISMATCH: &str = "output differs from the exact reference";
+
 /// Test mode's report: a line per strategy as libtest prints one per test.
 #[derive(Default)]
 struct GateReport {
     passed: usize,
-    /// `table strategy` of each failure.
-    failed: Vec<String>,
+    /// Each failure no registration expected.
+    failed: Vec<GateFailure>,
+    /// The registrations' expected failures, and what became of them.
+    expectations: Vec<Expectation>,
+    /// Rows that failed as their registration expects.
+    expected_failed: usize,
     /// Tables not gated at all (a store that cannot be read, a baseline the type fails on).
     unmeasured: Vec<Error>,
     tables: Vec<jsoncost_engine::Experiment>,
     /// The first failed write to stdout (the run's error, exit 3); a closed pipe is not one.
     stdout_error: Option<std::io::Error>,
+    /// Kept instead of printed (the tests read them).
+    #[cfg(test)]
+    said: Vec<String>,
 }
 
 impl GateReport {
+    #[cfg(test)]
+    fn say(&mut self, line: String) {
+        self.said.push(line);
+    }
+
+    #[cfg(not(test))]
     fn say(&mut self, line: String) {
         use std::io::Write;
         if self.stdout_error.is_some() {
@@ -1027,20 +1054,144 @@ impl GateReport {
     }
 }
 
-impl Sink for GateReport {
-    fn strategy_done(&mut self, table: &str, row: &Row) {
-        if row.is_ok() {
-            self.passed += 1;
-            self.say(format!("gate {table} {} ... ok", row.method));
-        } else {
-            self.failed.push(format!("{table} {}", row.method));
-            let why = row.error_message.as_deref().unwrap_or("failed");
-            self.say(format!(
-                "gate {table} {} ... FAILED\n    {}",
-                row.method,
-                why.replace('\n', "\n    ")
+/// A row that failed the gate and was not expected to.
+struct GateFailure {
+    /// `table strategy`.
+    name: String,
+    /// The gate's verdict was a mismatch of the value delivered (not a parse that refused).
+    mismatch: bool,
+}
+
+/// A registration's expected failure during a test run.
+#[derive(Clone)]
+struct Expectation {
+    registration: String,
+    /// The tables of its registration.
+    tables: Vec<String>,
+    failure: crate::ExpectedFailure,
+    /// Rows it matched that failed.
+    failed: usize,
+    /// `table strategy` of rows it matched that passed.
+    passed: Vec<String>,
+}
+
+impl GateReport {
+    /// The summary line and what the failures mean; the run's verdict.
+    fn finish(&mut self) -> Result<(), Error> {
+        let mut summary = format!("jsoncost: {} passed, {} failed", self.passed, self.failed.len());
+        if self.expected_failed > 0 {
+            summary.push_str(&format!(", {} failed as expected", self.expected_failed));
+        }
+        // An expectation whose rows all pass: the library reads this data now.
+        let now_pass: Vec<Expectation> = self
+            .expectations
+            .iter()
+            .filter(|e| e.failed == 0 && !e.passed.is_empty())
+            .cloned()
+            .collect();
+        if !now_pass.is_empty() {
+            summary.push_str(&format!(", {} expected to fail now pass", now_pass.len()));
+        }
+        match self.unmeasured.len() {
+            0 => {}
+            1 => summary.push_str(", 1 table not gated"),
+            n => summary.push_str(&format!(", {n} tables not gated")),
+        }
+        let mut lines = vec![summary];
+        let (mismatch, unread): (Vec<&GateFailure>, Vec<&GateFailure>) = self.failed.iter().partition(|f| f.mismatch);
+        if !unread.is_empty() {
+            lines.push(
+                "the library cannot read your data (its parse refused it): declare it with .expect_failure(pattern, reason), or leave the library out with .libraries(..)".into(),
+            );
+            lines.extend(unread.iter().map(|f| format!("    {}", f.name)));
+        }
+        if !mismatch.is_empty() {
+            lines.push("jsoncost or your type is wrong (a value delivered differs from the exact parse of your data):".into());
+            lines.extend(mismatch.iter().map(|f| format!("    {}", f.name)));
+        }
+        let mut loud = Vec::new();
+        for e in &now_pass {
+            loud.push(format!(
+                "UNEXPECTED PASS: {} expects {:?} to fail ({}), but {} passed: remove the .expect_failure",
+                e.registration,
+                e.failure.pattern,
+                e.failure.reason,
+                e.passed.join(", ")
             ));
         }
+        lines.extend(loud.iter().cloned());
+        for line in lines {
+            self.say(line);
+        }
+        let mut problems = Vec::new();
+        if let Some(first) = self.failed.first() {
+            problems.push(format!(
+                "{} of {} strategies failed the correctness gate (first: {}); see above",
+                self.failed.len(),
+                self.failed.len() + self.passed + self.expected_failed,
+                first.name
+            ));
+        }
+        if !now_pass.is_empty() {
+            let which: Vec<String> = now_pass
+                .iter()
+                .map(|e| format!("{} {:?}", e.registration, e.failure.pattern))
+                .collect();
+            problems.push(format!(
+                "{} expected failure{} now pass{} ({}): remove {}",
+                which.len(),
+                if which.len() == 1 { "" } else { "s" },
+                if which.len() == 1 { "es" } else { "" },
+                which.join(", "),
+                if which.len() == 1 {
+                    "its .expect_failure"
+                } else {
+                    "their .expect_failure"
+                }
+            ));
+        }
+        match problems.is_empty() {
+            true => Ok(()),
+            false => Err(Error::usage(problems.join("; "))),
+        }
+    }
+}
+
+impl Sink for GateReport {
+    fn strategy_done(&mut self, table: &str, row: &Row) {
+        let name = format!("{table} {}", row.method);
+        let expected = self
+            .expectations
+            .iter_mut()
+            .filter(|e| e.tables.iter().any(|t| t == table) && e.failure.matches(table, &row.method));
+        let mut reason = None;
+        for e in expected {
+            if row.is_ok() {
+                e.passed.push(name.clone());
+            } else {
+                e.failed += 1;
+                reason.get_or_insert_with(|| e.failure.reason.clone());
+            }
+        }
+        if row.is_ok() {
+            self.passed += 1;
+            self.say(format!("gate {name} ... ok"));
+            return;
+        }
+        let why = row.error_message.as_deref().unwrap_or("failed");
+        if let Some(reason) = reason {
+            self.expected_failed += 1;
+            self.say(format!(
+                "gate {name} ... failed as expected ({reason})\n    {}",
+                why.replace('\n', "\n    ")
+            ));
+            return;
+        }
+        self.failed.push(GateFailure {
+            name: name.clone(),
+            mismatch: why.starts_with(MISMATCH),
+        });
+        self.say(format!("gate {name} ... FAILED\n    {}", why.replace('\n', "\n    ")));
     }
     fn table_done(&mut self, table: jsoncost_engine::Experiment) {
         self.tables.push(table);
@@ -1118,6 +1269,44 @@ impl<T: Serialize + DeserializeOwned + 'static> TypeStudy<T> {
     /// them.
     pub fn lazy<S: AsRef<str>>(self, fields: &[S]) -> Self {
         self.try_each(|s| s.lazy(fields))
+    }
+
+    /// Runs only these libraries' rows: [`jsoncost_stream::Library`] values or row names
+    /// (`"jiter"`); the baseline `typed/serde_json` always runs. A name no row has is bad input.
+    ///
+    /// ```no_run
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Event { id: u64 }
+    /// use jsoncost::Library;
+    /// jsoncost::Study::from_args()
+    ///     .typed::<Event>("event", jsoncost::Sample::json(r#"{"id": 1}"#))
+    ///     .libraries(&[Library::SerdeJson, Library::SonicRs])
+    ///     .run();
+    /// ```
+    pub fn libraries<L: crate::LibraryName>(self, libraries: &[L]) -> Self {
+        self.try_each(|s| s.libraries(libraries))
+    }
+
+    /// Runs only these styles' rows (`typed`, `dom`, `borrowed`, `lazy` ...); the baseline
+    /// always runs. A style no row has is bad input.
+    pub fn styles<S: AsRef<str>>(self, styles: &[S]) -> Self {
+        self.try_each(|s| s.styles(styles))
+    }
+
+    /// Declares the rows `pattern` matches expected to fail on this data, for `reason`: a glob
+    /// over `style/library` (`"*/simd-json"`), or over `table::style/library` for one table
+    /// (`"push/deserialize::typed/simd-json"`). Test mode counts their failures as expected
+    /// (exit 0) and says loudly, exit 2, when none of them fails any more. The bench still
+    /// measures and reports them as failed. A pattern that matches no row is bad input.
+    ///
+    /// ```no_run
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Event { id: u64 }
+    /// jsoncost::Study::from_args()
+    ///     .typed::<Event>("event", jsoncost::Sample::file("benches/data/event.json"))
+    ///     .expect_failure("*/simd-json", "rejects our 30-digit amounts")
+    ///     .run();
+    /// ```
+    pub fn expect_failure(self, pattern: &str, reason: &str) -> Self {
+        self.try_each(|s| s.expect_failure(pattern, reason))
     }
 
     /// Adds `typed/simd-json-derive` and its reuse and writer forms: `T` also derives
@@ -1607,6 +1796,111 @@ mod tests {
         assert_eq!(
             ended.unwrap_err().to_string(),
             "--filter \"nothing\" matches no strategy in any table; the strategies are:\n  point/deserialize and point/serialize: dom-borrowed/simd-json, dom-then-typed/serde_json, dom-then-typed/sonic-rs, dom/serde_json, dom/simd-json, dom/sonic-rs, raw/serde_json, reader/serde_json, typed-reuse/simd-json, typed-writer/serde_json, typed-writer/simd-json, typed-writer/sonic-rs, typed/serde_json, typed/simd-json, typed/sonic-rs"
+        );
+    }
+
+    fn gate_report(expected: &[(&str, &str)]) -> GateReport {
+        let subject = expected
+            .iter()
+            .fold(TypedSubject::<Point>::new("point", r#"{"x":1}"#).unwrap(), |s, (p, r)| {
+                s.expect_failure(p, r).unwrap()
+            });
+        let study = Study::with_args(["--list"]).add(Ok(Box::new(subject)));
+        GateReport {
+            expectations: study.expectations(),
+            ..GateReport::default()
+        }
+    }
+
+    #[test]
+    fn test_mode_counts_expected_failures_and_tells_a_library_s_refusal_from_a_wrong_value() {
+        let mut r = gate_report(&[("point/deserialize::*/simd-json", "rejects 30-digit integers")]);
+        r.strategy_done("point/deserialize", &Row::new("typed/serde_json"));
+        r.strategy_done("point/deserialize", &Row::failed("typed/simd-json", "InvalidNumber at character 5"));
+        r.strategy_done("point/serialize", &Row::new("typed/simd-json"));
+        assert!(r.finish().is_ok());
+        assert_eq!(
+            r.said,
+            [
+                "gate point/deserialize typed/serde_json ... ok",
+                "gate point/deserialize typed/simd-json ... failed as expected (rejects 30-digit integers)\n    InvalidNumber at character 5",
+                "gate point/serialize typed/simd-json ... ok",
+                "jsoncost: 2 passed, 0 failed, 1 failed as expected",
+            ]
+        );
+        let mut r = gate_report(&[]);
+        r.strategy_done("point/deserialize", &Row::failed("typed/simd-json", "InvalidNumber at character 5"));
+        r.strategy_done(
+            "point/deserialize",
+            &Row::failed("typed/sonic-rs", "output differs from the exact reference at /x: expected 1, got 2"),
+        );
+        let e = r.finish().unwrap_err();
+        assert_eq!(
+            (e.exit_code(), e.to_string()),
+            (
+                2,
+                "2 of 2 strategies failed the correctness gate (first: point/deserialize typed/simd-json); see above".to_string()
+            )
+        );
+        assert_eq!(
+            r.said[2..],
+            [
+                "jsoncost: 0 passed, 2 failed",
+                "the library cannot read your data (its parse refused it): declare it with .expect_failure(pattern, reason), or leave the library out with .libraries(..)",
+                "    point/deserialize typed/simd-json",
+                "jsoncost or your type is wrong (a value delivered differs from the exact parse of your data):",
+                "    point/deserialize typed/sonic-rs",
+            ]
+        );
+    }
+
+    #[test]
+    fn an_expected_failure_that_passes_now_is_exit_2_and_said_loudly() {
+        let mut r = gate_report(&[("*/simd-json", "rejects 30-digit integers"), ("typed/sonic-rs", "x")]);
+        r.strategy_done("point/deserialize", &Row::new("typed/simd-json"));
+        r.strategy_done("point/serialize", &Row::failed("typed/simd-json", "InvalidNumber"));
+        r.strategy_done("point/deserialize", &Row::new("typed/sonic-rs"));
+        let e = r.finish().unwrap_err();
+        assert_eq!(
+            (e.exit_code(), e.to_string()),
+            (
+                2,
+                "1 expected failure now passes (point \"typed/sonic-rs\"): remove its .expect_failure".to_string()
+            )
+        );
+        assert_eq!(
+            r.said[3..],
+            [
+                "jsoncost: 2 passed, 0 failed, 1 failed as expected, 1 expected to fail now pass",
+                "UNEXPECTED PASS: point expects \"typed/sonic-rs\" to fail (x), but point/deserialize typed/sonic-rs passed: remove the .expect_failure",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_registration_s_libraries_styles_and_expected_failures_are_checked_when_declared() {
+        let point = || TypedSubject::<Point>::new("point", r#"{"x":1}"#).unwrap();
+        let names = |s: &TypedSubject<Point>, d| s.strategies(d).iter().map(|s| s.name().to_string()).collect::<Vec<_>>();
+        let two = point()
+            .libraries(&[jsoncost_stream::Library::SonicRs, jsoncost_stream::Library::SerdeJson])
+            .unwrap()
+            .styles(&["typed"])
+            .unwrap();
+        use jsoncost_codecs::Direction::{Deserialize, Serialize};
+        assert_eq!(names(&two, Deserialize), ["typed/serde_json", "typed/sonic-rs"]);
+        assert_eq!(names(&two, Serialize), ["typed/serde_json", "typed/sonic-rs"]);
+        let err = |r: Result<TypedSubject<Point>, Error>| r.err().unwrap().to_string();
+        assert_eq!(
+            err(point().libraries(&["jitter"])),
+            "point: .libraries(..): no strategy of library \"jitter\"; the libraries are: serde_json, simd-json, sonic-rs"
+        );
+        assert_eq!(
+            err(point().expect_failure("*/rapidjson", "slow")),
+            "point: .expect_failure(\"*/rapidjson\", ..) matches no strategy; the strategies are: dom-borrowed/simd-json, dom-then-typed/serde_json, dom-then-typed/sonic-rs, dom/serde_json, dom/simd-json, dom/sonic-rs, raw/serde_json, reader/serde_json, typed-reuse/simd-json, typed-writer/serde_json, typed-writer/simd-json, typed-writer/sonic-rs, typed/serde_json, typed/simd-json, typed/sonic-rs"
+        );
+        assert_eq!(
+            err(point().expect_failure("*/simd-json", " ")),
+            "point: .expect_failure(\"*/simd-json\", ..): give the reason it fails, as test mode will say it"
         );
     }
 

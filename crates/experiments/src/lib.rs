@@ -145,7 +145,7 @@ pub use filter::Filter;
 pub use harness::{Args, Study, TypeStudy, VariantStudy};
 pub use runner::{AllFailed, Mode, Ran, Runner, Stop, Table};
 pub use sink::{Event, Recorder, Sink};
-pub use types::{Sample, Subject, TypedSubject};
+pub use types::{ExpectedFailure, LibraryName, Sample, Subject, TypedSubject};
 pub use variants::{Variant, VariantsSubject};
 
 pub use jsoncost_codecs::{BorrowedForm, BoxedStrategy, Canonical, Direction, RunFailure, Strategy, TypeOptions};

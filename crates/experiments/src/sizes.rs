@@ -184,6 +184,9 @@ impl Subject for SizedSubject {
     fn reference(&self, direction: Direction) -> Result<Reference, String> {
         self.inner.reference(direction)
     }
+    fn expected_failures(&self) -> &[crate::types::ExpectedFailure] {
+        self.inner.expected_failures()
+    }
     fn strategies(&self, direction: Direction) -> Vec<BoxedStrategy<'_>> {
         self.inner.strategies(direction)
     }

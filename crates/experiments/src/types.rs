@@ -131,6 +131,65 @@ pub trait Subject {
     }
     /// The strategies of one direction, baseline first.
     fn strategies(&self, direction: Direction) -> Vec<BoxedStrategy<'_>>;
+    /// The failures its registration declares expected (test mode counts them as such).
+    fn expected_failures(&self) -> &[ExpectedFailure] {
+        &[]
+    }
+}
+
+/// A library as `.libraries(..)` takes it: a [`jsoncost_stream::Library`] or its name as rows
+/// carry it (`"jiter"`, `"simd-json-derive"`).
+pub trait LibraryName {
+    /// The name after the `/` of a row's `style/library`.
+    fn library_name(&self) -> &str;
+}
+
+impl LibraryName for jsoncost_stream::Library {
+    fn library_name(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl LibraryName for &str {
+    fn library_name(&self) -> &str {
+        self
+    }
+}
+
+/// A failure a registration declares expected: the rows a glob matches (their `style/library`,
+/// or `table::style/library`) fail, for `reason` (a library's known limit on this data).
+#[derive(Debug, Clone)]
+pub struct ExpectedFailure {
+    /// The glob as given.
+    pub pattern: String,
+    /// Why they fail, as test mode says it.
+    pub reason: String,
+    matcher: globset::GlobMatcher,
+}
+
+impl ExpectedFailure {
+    /// Whether the row `method` of `table` is one of those expected to fail.
+    pub fn matches(&self, table: &str, method: &str) -> bool {
+        self.matcher.is_match(method) || self.matcher.is_match(format!("{table}::{method}"))
+    }
+}
+
+/// The rows of a registration to run: of these libraries and styles (`None`: all).
+#[derive(Debug, Clone, Default)]
+struct Selection {
+    libraries: Option<Vec<String>>,
+    styles: Option<Vec<String>>,
+}
+
+impl Selection {
+    /// Whether `method` (`style/library`) is selected; the baseline always is (it is what the
+    /// other rows are checked with and compared to).
+    fn keeps(&self, index: usize, method: &str) -> bool {
+        let (style, library) = method.split_once('/').unwrap_or((method, ""));
+        index == 0
+            || (self.libraries.as_ref().is_none_or(|l| l.iter().any(|x| x == library))
+                && self.styles.as_ref().is_none_or(|s| s.iter().any(|x| x == style)))
+    }
 }
 
 /// A type `T` with its sample decoded once (the serialize strategies write it back).
@@ -144,6 +203,10 @@ pub struct TypedSubject<T> {
     /// `T`'s value as a plain copy deriving the other libraries' traits (the built-in shapes).
     #[cfg(feature = "more-libraries")]
     plain: Option<Box<dyn derived::PlainValue>>,
+    /// The libraries and styles its registration runs.
+    selection: Selection,
+    /// The failures its registration declares expected.
+    expected: Vec<ExpectedFailure>,
 }
 
 impl<T: Serialize + DeserializeOwned> TypedSubject<T> {
@@ -166,7 +229,85 @@ impl<T: Serialize + DeserializeOwned> TypedSubject<T> {
             derived_serialize: Vec::new(),
             #[cfg(feature = "more-libraries")]
             plain: None,
+            selection: Selection::default(),
+            expected: Vec::new(),
         })
+    }
+
+    /// Every strategy name of both directions, whatever the selection, sorted, without repeats.
+    fn all_methods(&self) -> Vec<String> {
+        let mut all: Vec<String> = [Direction::Deserialize, Direction::Serialize]
+            .into_iter()
+            .flat_map(|d| self.unselected(d).iter().map(|s| s.name().to_string()).collect::<Vec<_>>())
+            .collect();
+        all.sort();
+        all.dedup();
+        all
+    }
+
+    /// Checks `names` against the `part` (0: style, 1: library) of every strategy name.
+    fn check_names(&self, what: &str, plural: &str, part: usize, names: &[String]) -> Result<(), Error> {
+        let mut known: Vec<String> = self
+            .all_methods()
+            .iter()
+            .filter_map(|m| m.split_once('/').map(|(s, l)| [s, l][part].to_string()))
+            .collect();
+        known.sort();
+        known.dedup();
+        if names.is_empty() {
+            return Err(Error::usage(format!("{}: .{plural}(..) names none: give one or more", self.name)));
+        }
+        match names.iter().find(|n| !known.contains(n)) {
+            Some(n) => Err(Error::usage(format!(
+                "{}: .{plural}(..): no strategy of {what} {n:?}; the {plural} are: {}",
+                self.name,
+                known.join(", ")
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    /// Runs only these libraries' rows (the baseline `typed/serde_json` always runs).
+    pub fn libraries<L: LibraryName>(mut self, libraries: &[L]) -> Result<Self, Error> {
+        let names: Vec<String> = libraries.iter().map(|l| l.library_name().to_string()).collect();
+        self.check_names("library", "libraries", 1, &names)?;
+        self.selection.libraries = Some(names);
+        Ok(self)
+    }
+
+    /// Runs only these styles' rows (`typed`, `dom`, `borrowed` ...; the baseline always runs).
+    pub fn styles<S: AsRef<str>>(mut self, styles: &[S]) -> Result<Self, Error> {
+        let names: Vec<String> = styles.iter().map(|s| s.as_ref().to_string()).collect();
+        self.check_names("style", "styles", 0, &names)?;
+        self.selection.styles = Some(names);
+        Ok(self)
+    }
+
+    /// Declares the rows `pattern` matches (a glob over `style/library`, or over
+    /// `table::style/library` for one table) expected to fail, for `reason`.
+    pub fn expect_failure(mut self, pattern: &str, reason: &str) -> Result<Self, Error> {
+        let what = format!("{}: .expect_failure({pattern:?}, ..)", self.name);
+        if reason.trim().is_empty() {
+            return Err(Error::usage(format!("{what}: give the reason it fails, as test mode will say it")));
+        }
+        let matcher = globset::Glob::new(pattern)
+            .map_err(|e| Error::usage(format!("{what}: {e}")))?
+            .compile_matcher();
+        let expected = ExpectedFailure {
+            pattern: pattern.to_string(),
+            reason: reason.to_string(),
+            matcher,
+        };
+        let tables = [Direction::Deserialize, Direction::Serialize].map(|d| self.table(d));
+        let all = self.all_methods();
+        if !all.iter().any(|m| tables.iter().any(|t| expected.matches(t, m))) {
+            return Err(Error::usage(format!(
+                "{what} matches no strategy; the strategies are: {}",
+                all.join(", ")
+            )));
+        }
+        self.expected.push(expected);
+        Ok(self)
     }
 
     #[cfg(feature = "more-libraries")]
@@ -288,6 +429,21 @@ impl<T: Serialize + DeserializeOwned> Subject for TypedSubject<T> {
         }
     }
     fn strategies(&self, direction: Direction) -> Vec<BoxedStrategy<'_>> {
+        self.unselected(direction)
+            .into_iter()
+            .enumerate()
+            .filter(|(i, s)| self.selection.keeps(*i, s.name()))
+            .map(|(_, s)| s)
+            .collect()
+    }
+    fn expected_failures(&self) -> &[ExpectedFailure] {
+        &self.expected
+    }
+}
+
+impl<T: Serialize + DeserializeOwned> TypedSubject<T> {
+    /// Every strategy of one direction, before the registration's selection.
+    fn unselected(&self, direction: Direction) -> Vec<BoxedStrategy<'_>> {
         match direction {
             Direction::Deserialize => typed::deserialize_strategies::<T>(&self.input, &self.options),
             // Checked in `new`: the value serializes.

@@ -2,7 +2,7 @@
 //! conventions (`--skip`, several filters, `--exact`, table names), and a type whose data some
 //! libraries cannot read, declared as expected failures.
 
-use jsoncost::Study;
+use jsoncost::{Library, Study};
 use own_types::{Shipment, shipment};
 
 fn sample() -> Vec<u8> {
@@ -85,4 +85,93 @@ fn a_filter_names_a_table_or_a_registration_and_exact_names_one_test() {
     );
     // `--ignored`: none of jsoncost's strategies is ignored, so nothing runs.
     assert!(two(&["--ignored"]).experiments.is_empty());
+}
+
+/// A webhook with what real data holds: u64::MAX, a 30-digit integer it does not declare, and
+/// escaped strings.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+struct Webhook {
+    id: u64,
+    note: String,
+}
+
+const WEBHOOK: &str = r#"{"id": 18446744073709551615, "amount": 123456789012345678901234567890, "note": "a \"quoted\" line\nand a tab\t"}"#;
+
+/// Today's data, undeclared: simd-json's parse refuses the 30-digit integer, exit 2.
+#[test]
+fn a_library_that_cannot_read_the_data_fails_test_mode_until_declared() {
+    let e = Study::with_args(Vec::<String>::new())
+        .typed::<Webhook>("webhook", WEBHOOK)
+        .measure()
+        .unwrap_err();
+    assert_eq!(
+        (e.exit_code(), e.to_string()),
+        (
+            2,
+            "4 of 21 strategies failed the correctness gate (first: webhook/deserialize typed/simd-json); see above".to_string()
+        )
+    );
+    // Declared: those four fail as expected, the rest pass, exit 0.
+    let results = Study::with_args(Vec::<String>::new())
+        .typed::<Webhook>("webhook", WEBHOOK)
+        .expect_failure("webhook/deserialize::*/simd-json", "rejects 30-digit integers")
+        .measure()
+        .unwrap();
+    let failed: Vec<&str> = results
+        .experiments
+        .iter()
+        .flat_map(|e| e.rows.iter().filter(|r| !r.is_ok()).map(|r| r.method.as_str()))
+        .collect();
+    assert_eq!(
+        failed,
+        [
+            "typed/simd-json",
+            "typed-reuse/simd-json",
+            "dom/simd-json",
+            "dom-borrowed/simd-json"
+        ]
+    );
+    // Declared too widely: simd-json writes the webhook fine, and a declaration none of whose
+    // rows fails any more is exit 2.
+    let e = Study::with_args(Vec::<String>::new())
+        .typed::<Webhook>("webhook", WEBHOOK)
+        .expect_failure("webhook/deserialize::*/simd-json", "rejects 30-digit integers")
+        .expect_failure("webhook/serialize::*/simd-json", "used to write u64::MAX as a float")
+        .measure()
+        .unwrap_err();
+    assert_eq!(
+        (e.exit_code(), e.to_string()),
+        (
+            2,
+            "1 expected failure now passes (webhook \"webhook/serialize::*/simd-json\"): remove its .expect_failure".to_string()
+        )
+    );
+}
+
+/// Or the registration leaves the library out: only the rows of the libraries named run.
+#[test]
+fn a_registration_runs_only_the_libraries_and_styles_it_names() {
+    let results = Study::with_args(Vec::<String>::new())
+        .typed::<Webhook>("webhook", WEBHOOK)
+        .libraries(&[Library::SerdeJson, Library::SonicRs])
+        .styles(&["typed", "dom"])
+        .measure()
+        .unwrap();
+    assert_eq!(
+        gated(&results),
+        [
+            (
+                "webhook/deserialize".to_string(),
+                ["typed/serde_json", "typed/sonic-rs", "dom/serde_json", "dom/sonic-rs"]
+                    .map(String::from)
+                    .to_vec()
+            ),
+            (
+                "webhook/serialize".to_string(),
+                ["typed/serde_json", "typed/sonic-rs", "dom/serde_json", "dom/sonic-rs"]
+                    .map(String::from)
+                    .to_vec()
+            ),
+        ]
+    );
 }
