@@ -369,7 +369,17 @@ impl Unit<'_> {
             Unit::Types(s) => crate::types::measure_each(&[*s], runner),
             #[cfg(feature = "stream")]
             Unit::Stream((name, options, typed)) => {
-                let options = ArrayOptions { quick, ..options.clone() };
+                let mut options = ArrayOptions { quick, ..options.clone() };
+                // Test mode gates a bounded prefix of a large body (the directory lives as
+                // long as the run).
+                let prefix = match runner.mode() {
+                    Mode::Gate => gate_prefix(name, &options),
+                    _ => None,
+                };
+                if let Some((_, path, note)) = &prefix {
+                    runner.sink().note(note);
+                    options.file = path.clone();
+                }
                 array::run_with(&options, name, Some(typed), runner).map(|_| ())
             }
             #[cfg(feature = "store")]
@@ -379,6 +389,29 @@ impl Unit<'_> {
             },
         }
     }
+}
+
+/// Test mode's copy of a stream's body larger than [`TEST_PREFIX_BYTES`]: its array's first
+/// elements, in a directory of its own, and the note that says so. `None`: gate the whole file
+/// (it is small, or the copy failed, and then the run says why the file is wrong).
+#[cfg(feature = "stream")]
+fn gate_prefix(name: &str, options: &ArrayOptions) -> Option<(tempfile::TempDir, PathBuf, String)> {
+    use crate::test_prefix::{TEST_PREFIX_BYTES, write_prefix};
+    let size = std::fs::metadata(&options.file).ok()?.len();
+    if size <= TEST_PREFIX_BYTES {
+        return None;
+    }
+    let dir = tempfile::tempdir().ok()?;
+    let path = dir.path().join("prefix.json");
+    let prefix = write_prefix(&options.file, &options.pointer, TEST_PREFIX_BYTES, &path).ok()?;
+    let note = format!(
+        "stream {name}: test mode gates the first {} elements (about {} KiB of {:.1} MiB) of {}; cargo bench streams it whole",
+        prefix.elements,
+        TEST_PREFIX_BYTES >> 10,
+        size as f64 / (1 << 20) as f64,
+        options.file.display()
+    );
+    Some((dir, path, note))
 }
 
 /// What the units of a study came to.

@@ -136,6 +136,8 @@ pub mod store;
 #[cfg(feature = "stream")]
 pub mod stream;
 pub mod summary;
+#[cfg(feature = "stream")]
+mod test_prefix;
 pub mod types;
 pub mod variants;
 

@@ -175,3 +175,22 @@ fn a_registration_runs_only_the_libraries_and_styles_it_names() {
         ]
     );
 }
+
+/// A large body in test mode: only a bounded prefix of its array is gated, so `cargo test`
+/// takes seconds in the debug profile; `cargo bench` streams it whole.
+#[test]
+fn test_mode_gates_a_bounded_prefix_of_a_large_stream() {
+    let dir = tempfile::tempdir().unwrap();
+    let body = dir.path().join("manifest.json");
+    let manifest = own_types::manifest(4000);
+    std::fs::write(&body, serde_json::to_vec(&manifest).unwrap()).unwrap();
+    assert!(std::fs::metadata(&body).unwrap().len() > 2 << 20);
+    let results = Study::with_args(["incremental-typed/serde_json", "incremental/serde_json"])
+        .stream::<Shipment>("manifest-stream", &body, "/shipments")
+        .measure()
+        .unwrap();
+    let exp = &results.experiments[0];
+    // About 1 MiB of the 2.3 MiB: deterministic, as the manifest is.
+    assert_eq!(exp.params["elements"], 1714);
+    assert!(exp.rows.iter().all(|r| r.is_ok()), "{:?}", exp.rows);
+}
