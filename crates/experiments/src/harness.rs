@@ -1319,6 +1319,37 @@ impl<T: Serialize + DeserializeOwned + 'static> TypeStudy<T> {
         self.try_each(|s| s.libraries(libraries))
     }
 
+    /// Adds the row `name` (`style/library`, e.g. `"path-to-error/serde_json"`) to the
+    /// deserialize table: the team's own decode path from the sample's bytes to a `T` (a
+    /// configured `Deserializer`, `serde_path_to_error`, its extractor's body decode). It is
+    /// gated as the `typed/*` rows are, against the exact parse of the sample as `T` sees it,
+    /// then measured and judged with them at effort `code`.
+    ///
+    /// ```no_run
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Event { id: u64 }
+    /// use serde::Deserialize;
+    /// jsoncost::Study::from_args()
+    ///     .typed::<Event>("event", jsoncost::Sample::json(r#"{"id": 1}"#))
+    ///     .custom_deserialize("checked-end/serde_json", |bytes: &[u8]| {
+    ///         let mut de = serde_json::Deserializer::from_slice(bytes);
+    ///         let event = Event::deserialize(&mut de)?;
+    ///         de.end().map(|()| event)
+    ///     })
+    ///     .run();
+    /// ```
+    pub fn custom_deserialize<E: std::fmt::Display>(self, name: &str, decode: impl Fn(&[u8]) -> Result<T, E> + 'static) -> Self {
+        let decode: crate::types::CustomDecode<T> = std::rc::Rc::new(move |b: &[u8]| decode(b).map_err(|e| e.to_string()));
+        self.try_each(|s| s.with_custom_decode(name, decode.clone()))
+    }
+
+    /// Adds the row `name` to the serialize table: the team's own encode path from a `T` to
+    /// JSON bytes (a custom `Formatter`, its response writer), gated on what the bytes parse
+    /// to against the value, then measured and judged with the `typed/*` rows at effort `code`.
+    pub fn custom_serialize<E: std::fmt::Display>(self, name: &str, encode: impl Fn(&T) -> Result<Vec<u8>, E> + 'static) -> Self {
+        let encode: crate::types::CustomEncode<T> = std::rc::Rc::new(move |v: &T| encode(v).map_err(|e| e.to_string()));
+        self.try_each(|s| s.with_custom_encode(name, encode.clone()))
+    }
+
     /// Runs only these styles' rows (`typed`, `dom`, `borrowed`, `lazy` ...); the baseline
     /// always runs. A style no row has is bad input.
     pub fn styles<S: AsRef<str>>(self, styles: &[S]) -> Self {

@@ -150,7 +150,7 @@ pub use sink::{Event, Recorder, Sink};
 pub use types::{ExpectedFailure, LibraryName, Sample, Subject, TypedSubject};
 pub use variants::{Variant, VariantsSubject};
 
-pub use jsoncost_codecs::{BorrowedForm, BoxedStrategy, Canonical, Direction, RunFailure, Strategy, TypeOptions};
+pub use jsoncost_codecs::{BorrowedForm, BoxedStrategy, Canonical, Contract, Direction, Effort, RunFailure, Strategy, TypeOptions};
 pub use jsoncost_engine::alloc::{Allocator, CountingAllocator, SelectedAllocator};
 
 // The unit tests count allocations exactly (as a bench does, with its own allocator installed).

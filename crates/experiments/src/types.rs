@@ -5,12 +5,14 @@
 #[cfg(feature = "more-libraries")]
 use jsoncost_codecs::derived::{self, miniserde, nanoserde, simd_json_derive};
 use jsoncost_codecs::gate::Reference;
-use jsoncost_codecs::{BorrowedForm, BoxedStrategy, Direction, TypeOptions, typed};
+use jsoncost_codecs::toolkit::{OpStrategy, Through, emit, emit_bytes};
+use jsoncost_codecs::{BorrowedForm, BoxedStrategy, Contract, Direction, Effort, TypeOptions, typed};
 use jsoncost_engine::ExperimentKind;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use crate::{Error, Runner, Table};
 
@@ -192,6 +194,13 @@ impl Selection {
     }
 }
 
+/// A team's own decode path ([`TypedSubject::custom_deserialize`]); shared by the sizes of a
+/// sweep.
+pub type CustomDecode<T> = Rc<dyn Fn(&[u8]) -> Result<T, String>>;
+
+/// A team's own encode path ([`TypedSubject::custom_serialize`]).
+pub type CustomEncode<T> = Rc<dyn Fn(&T) -> Result<Vec<u8>, String>>;
+
 /// A type `T` with its sample decoded once (the serialize strategies write it back).
 pub struct TypedSubject<T> {
     name: String,
@@ -205,6 +214,10 @@ pub struct TypedSubject<T> {
     plain: Option<Box<dyn derived::PlainValue>>,
     /// The libraries and styles its registration runs.
     selection: Selection,
+    /// The team's own decode paths, rows of the deserialize table.
+    custom_deserialize: Vec<(String, CustomDecode<T>)>,
+    /// The team's own encode paths, rows of the serialize table.
+    custom_serialize: Vec<(String, CustomEncode<T>)>,
     /// The failures its registration declares expected.
     expected: Vec<ExpectedFailure>,
 }
@@ -231,7 +244,63 @@ impl<T: Serialize + DeserializeOwned> TypedSubject<T> {
             plain: None,
             selection: Selection::default(),
             expected: Vec::new(),
+            custom_deserialize: Vec::new(),
+            custom_serialize: Vec::new(),
         })
+    }
+
+    /// A custom row's name: `style/library`, as every row's, and not one the table has.
+    fn check_custom_name(&self, name: &str) -> Result<(), Error> {
+        let well_formed = name
+            .split_once('/')
+            .is_some_and(|(s, l)| !s.is_empty() && !l.is_empty() && !l.contains('/'))
+            && !name.chars().any(char::is_whitespace);
+        if !well_formed {
+            return Err(Error::usage(format!(
+                "{}: invalid custom row name {name:?}: rows are named style/library (e.g. \"path-to-error/serde_json\"), without spaces",
+                self.name
+            )));
+        }
+        if self.all_methods().iter().any(|m| m == name) {
+            return Err(Error::usage(format!("{}: the row {name:?} is registered already", self.name)));
+        }
+        Ok(())
+    }
+
+    /// Adds the row `name` to the deserialize table: the team's own decode path from the
+    /// sample's bytes to a `T`, gated as `typed/*` is (against the exact parse of the sample
+    /// as `T` sees it), measured and judged with the rest at effort `code`.
+    pub fn custom_deserialize<E: std::fmt::Display>(
+        self,
+        name: &str,
+        decode: impl Fn(&[u8]) -> Result<T, E> + 'static,
+    ) -> Result<Self, Error> {
+        self.with_custom_decode(name, Rc::new(move |b: &[u8]| decode(b).map_err(|e| e.to_string())))
+    }
+
+    /// [`TypedSubject::custom_deserialize`] with the path shared (by the sizes of a sweep).
+    pub fn with_custom_decode(mut self, name: &str, decode: CustomDecode<T>) -> Result<Self, Error> {
+        self.check_custom_name(name)?;
+        self.custom_deserialize.push((name.to_string(), decode));
+        Ok(self)
+    }
+
+    /// Adds the row `name` to the serialize table: the team's own encode path from a `T` to
+    /// JSON bytes, gated on what the bytes parse to (against the value), measured and judged
+    /// with the rest at effort `code`.
+    pub fn custom_serialize<E: std::fmt::Display>(
+        self,
+        name: &str,
+        encode: impl Fn(&T) -> Result<Vec<u8>, E> + 'static,
+    ) -> Result<Self, Error> {
+        self.with_custom_encode(name, Rc::new(move |v: &T| encode(v).map_err(|e| e.to_string())))
+    }
+
+    /// [`TypedSubject::custom_serialize`] with the path shared (by the sizes of a sweep).
+    pub fn with_custom_encode(mut self, name: &str, encode: CustomEncode<T>) -> Result<Self, Error> {
+        self.check_custom_name(name)?;
+        self.custom_serialize.push((name.to_string(), encode));
+        Ok(self)
     }
 
     /// Every strategy name of both directions, whatever the selection, sorted, without repeats.
@@ -444,6 +513,35 @@ impl<T: Serialize + DeserializeOwned> Subject for TypedSubject<T> {
 impl<T: Serialize + DeserializeOwned> TypedSubject<T> {
     /// Every strategy of one direction, before the registration's selection.
     fn unselected(&self, direction: Direction) -> Vec<BoxedStrategy<'_>> {
+        let mut v = self.builtin(direction);
+        let input = self.input.as_slice();
+        let n = Some(input.len() as u64);
+        match direction {
+            Direction::Deserialize => v.extend(self.custom_deserialize.iter().map(|(name, decode)| {
+                let decode = &**decode;
+                let row = OpStrategy::boxed(name.clone(), Contract::TypedValue, Effort::Code, n, move |s| {
+                    emit(s, &decode(input)?)
+                });
+                // Gated on what `T` sees of the reference, as the typed rows are.
+                Through::<T>::boxed(row)
+            })),
+            Direction::Serialize => {
+                let value = &self.value;
+                // The bytes the baseline writes, as the built-in rows' MB/s count them.
+                let n = serde_json::to_vec(value).ok().map(|b| b.len() as u64);
+                v.extend(self.custom_serialize.iter().map(|(name, encode)| {
+                    let encode = &**encode;
+                    OpStrategy::boxed(name.clone(), Contract::BytesFromTyped, Effort::Code, n, move |s| {
+                        emit_bytes(s, &encode(value)?)
+                    })
+                }))
+            }
+        }
+        v
+    }
+
+    /// The strategies jsoncost has for `T` in one direction.
+    fn builtin(&self, direction: Direction) -> Vec<BoxedStrategy<'_>> {
         match direction {
             Direction::Deserialize => typed::deserialize_strategies::<T>(&self.input, &self.options),
             // Checked in `new`: the value serializes.

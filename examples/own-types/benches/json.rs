@@ -3,7 +3,8 @@
 //! every strategy once through the correctness gate instead.
 
 use own_types::variants::{ShipmentLean, ShipmentTextDates};
-use own_types::{Manifest, Shipment, manifest, shipment};
+use own_types::{Manifest, Shipment, WEBHOOK, Webhook, manifest, shipment};
+use serde::Deserialize;
 
 /// Counts allocations over the allocator JSONCOST_ALLOCATOR selects (the system's unless told),
 /// so `cargo bench --bench json -- --allocators system,mimalloc,jemalloc` can compare them.
@@ -38,6 +39,18 @@ fn main() {
         .typed::<Shipment>("shipment", one.clone())
         .borrowed_as::<ShipmentRef>()
         .lazy(&["/shipmentId", "/status"])
+        // The service's own paths as rows: its body extractor's decode (a Deserializer that
+        // also refuses trailing bytes) and its pretty responses.
+        .custom_deserialize("checked-end/serde_json", |bytes: &[u8]| {
+            let mut de = serde_json::Deserializer::from_slice(bytes);
+            let s = Shipment::deserialize(&mut de)?;
+            de.end().map(|()| s)
+        })
+        .custom_serialize("pretty/serde_json", serde_json::to_vec_pretty)
+        // Real data some libraries cannot read: declared, so `cargo test` passes on it, and
+        // fails loudly once simd-json reads it.
+        .typed::<Webhook>("webhook", WEBHOOK)
+        .expect_failure("webhook/deserialize::*/simd-json", "simd-json rejects the 30-digit amount")
         .typed::<Manifest>("manifest", many)
         // Where the winner changes with size: the manifest at 4 KB to 256 KB.
         .typed_by_size::<Manifest>("manifest", &[4 << 10, 16 << 10, 64 << 10, 256 << 10], |bytes| {

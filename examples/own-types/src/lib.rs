@@ -109,3 +109,15 @@ pub fn manifest(shipments: u64) -> Manifest {
         shipments: (1..=shipments).map(shipment).collect(),
     }
 }
+
+/// A carrier's webhook as it arrives: an id at u64::MAX, a 30-digit amount the service does
+/// not read (so `Webhook` does not declare it), and escaped text.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Webhook {
+    pub id: u64,
+    pub note: String,
+}
+
+/// Such a webhook's body.
+pub const WEBHOOK: &str =
+    r#"{"id": 18446744073709551615, "amount": 123456789012345678901234567890, "note": "a \"quoted\" line\nand a tab\t"}"#;

@@ -3,7 +3,7 @@
 //! libraries cannot read, declared as expected failures.
 
 use jsoncost::{Library, Study};
-use own_types::{Shipment, shipment};
+use own_types::{Shipment, WEBHOOK, Webhook, shipment};
 
 fn sample() -> Vec<u8> {
     serde_json::to_vec(&shipment(2)).unwrap()
@@ -86,16 +86,6 @@ fn a_filter_names_a_table_or_a_registration_and_exact_names_one_test() {
     // `--ignored`: none of jsoncost's strategies is ignored, so nothing runs.
     assert!(two(&["--ignored"]).experiments.is_empty());
 }
-
-/// A webhook with what real data holds: u64::MAX, a 30-digit integer it does not declare, and
-/// escaped strings.
-#[derive(Debug, serde::Serialize, serde::Deserialize)]
-struct Webhook {
-    id: u64,
-    note: String,
-}
-
-const WEBHOOK: &str = r#"{"id": 18446744073709551615, "amount": 123456789012345678901234567890, "note": "a \"quoted\" line\nand a tab\t"}"#;
 
 /// Today's data, undeclared: simd-json's parse refuses the 30-digit integer, exit 2.
 #[test]
@@ -193,4 +183,78 @@ fn test_mode_gates_a_bounded_prefix_of_a_large_stream() {
     // About 1 MiB of the 2.3 MiB: deterministic, as the manifest is.
     assert_eq!(exp.params["elements"], 1714);
     assert!(exp.rows.iter().all(|r| r.is_ok()), "{:?}", exp.rows);
+}
+
+/// A team's own decode and encode paths: rows of their tables, through the same gate, measured
+/// and judged with the rest at effort `code`; one that loses a value fails the gate.
+#[test]
+fn a_team_s_own_decode_path_is_a_row_gated_and_measured() {
+    use serde::Deserialize;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json").display().to_string();
+    let results = Study::with_args([
+        "--bench",
+        "--quick",
+        "--format",
+        "json",
+        "--out",
+        &out,
+        "typed/serde_json",
+        "checked-end/serde_json",
+        "pretty/serde_json",
+    ])
+    .typed::<Shipment>("shipment", sample())
+    .custom_deserialize("checked-end/serde_json", |bytes: &[u8]| {
+        let mut de = serde_json::Deserializer::from_slice(bytes);
+        let s = Shipment::deserialize(&mut de)?;
+        de.end().map(|()| s)
+    })
+    .custom_serialize("pretty/serde_json", serde_json::to_vec_pretty)
+    .measure()
+    .unwrap();
+    for (table, custom) in [
+        ("shipment/deserialize", "checked-end/serde_json"),
+        ("shipment/serialize", "pretty/serde_json"),
+    ] {
+        let exp = results.experiments.iter().find(|e| e.table == table).unwrap();
+        let row = exp.rows.iter().find(|r| r.method == custom).unwrap();
+        assert!(row.is_ok(), "{custom}: {:?}", row.error_message);
+        assert_eq!(row.effort, Some(jsoncost::Effort::Code));
+        assert!(row.fidelity.is_some() && row.mean_ns.is_some_and(|m| m > 0.0), "{custom}");
+    }
+    // A path that drops a parcel: the gate says where.
+    let e = Study::with_args(["checked-end/serde_json"])
+        .typed::<Shipment>("shipment", sample())
+        .custom_deserialize("lossy/serde_json", |bytes: &[u8]| {
+            serde_json::from_slice::<Shipment>(bytes).map(|mut s| {
+                s.parcels.pop();
+                s
+            })
+        })
+        .measure()
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "--filter \"checked-end/serde_json\" matches no strategy in any table; the strategies are:\n  shipment/deserialize and shipment/serialize: dom-borrowed/simd-json, dom-then-typed/serde_json, dom-then-typed/sonic-rs, dom/serde_json, dom/simd-json, dom/sonic-rs, lossy/serde_json, raw/serde_json, reader/serde_json, typed-reuse/simd-json, typed-writer/serde_json, typed-writer/simd-json, typed-writer/sonic-rs, typed/serde_json, typed/simd-json, typed/sonic-rs"
+    );
+    let e = Study::with_args(["lossy/serde_json"])
+        .typed::<Shipment>("shipment", sample())
+        .custom_deserialize("lossy/serde_json", |bytes: &[u8]| {
+            serde_json::from_slice::<Shipment>(bytes).map(|mut s| {
+                s.parcels.pop();
+                s
+            })
+        })
+        .measure()
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "1 of 1 strategies failed the correctness gate (first: shipment/deserialize lossy/serde_json); see above"
+    );
+    let e = Study::with_args(Vec::<String>::new())
+        .typed::<Shipment>("shipment", sample())
+        .custom_serialize("typed/serde_json", serde_json::to_vec)
+        .measure()
+        .unwrap_err();
+    assert_eq!(e.to_string(), "shipment: the row \"typed/serde_json\" is registered already");
 }
