@@ -258,3 +258,39 @@ fn a_team_s_own_decode_path_is_a_row_gated_and_measured() {
         .unwrap_err();
     assert_eq!(e.to_string(), "shipment: the row \"typed/serde_json\" is registered already");
 }
+
+/// The stream peers a Rust user reaches for, on the crate's own element type: serde's visitor
+/// (keeping the elements, and folding them), and struson's pull reader with serde.
+#[test]
+fn a_stream_of_the_crate_s_type_has_the_visitor_and_struson_peers() {
+    let dir = tempfile::tempdir().unwrap();
+    let body = dir.path().join("manifest.json");
+    std::fs::write(&body, serde_json::to_vec(&own_types::manifest(200)).unwrap()).unwrap();
+    let top = dir.path().join("shipments.json");
+    std::fs::write(&top, serde_json::to_vec(&own_types::manifest(50).shipments).unwrap()).unwrap();
+    let out = dir.path().join("r.json").display().to_string();
+    let peers = ["visitor/serde_json", "visitor-aggregate/serde_json", "struson/serde"];
+    for args in [vec![], vec!["--bench", "--quick", "--format", "json", "--out", &out]] {
+        let results = Study::with_args(args.into_iter().chain(peers))
+            .stream::<Shipment>("manifest-stream", &body, "/shipments")
+            .stream::<Shipment>("top-level", &top, "")
+            .measure()
+            .unwrap();
+        for exp in &results.experiments {
+            // Measured, a table is ordered fastest first.
+            let mut methods: Vec<&str> = exp.rows.iter().map(|r| r.method.as_str()).collect();
+            methods.sort();
+            assert_eq!(
+                methods,
+                ["struson/serde", "visitor-aggregate/serde_json", "visitor/serde_json"],
+                "{}",
+                exp.table
+            );
+            for r in &exp.rows {
+                assert!(r.is_ok(), "{} {}: {:?}", exp.table, r.method, r.error_message);
+                assert_eq!(r.effort, Some(jsoncost::Effort::Code));
+            }
+        }
+        assert_eq!(results.experiments.len(), 2);
+    }
+}

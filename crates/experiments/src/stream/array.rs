@@ -290,8 +290,11 @@ fn typed_rows<E: Serialize + DeserializeOwned + 'static>(path: &Path, config: &j
         s.contract = Contract::TypedValue;
         s
     }));
+    rows.extend(peers::rows::<E>(path, config.pointer.as_str(), config.pointer.tokens(), bytes));
     rows
 }
+
+mod peers;
 
 /// `buffered-typed/<lib>`: the whole file read, then the array at the pointer decoded straight
 /// into `Vec<E>` by `lib`'s serde deserializer (everything around it skipped, no DOM): what a
