@@ -414,6 +414,24 @@ fn gate_prefix(name: &str, options: &ArrayOptions) -> Option<(tempfile::TempDir,
     Some((dir, path, note))
 }
 
+/// Implemented by no type: the bound of `.stream(..)` when jsoncost is built without its
+/// feature `stream`, so calling it is a compile error that says which feature to enable.
+#[diagnostic::on_unimplemented(
+    message = "`.stream(..)` needs jsoncost's cargo feature `stream`",
+    label = "jsoncost is built without its feature `stream`",
+    note = "enable it where jsoncost is a dependency: jsoncost = {{ version = \"..\", features = [\"stream\"] }}"
+)]
+pub trait NeedsFeatureStream {}
+
+/// Implemented by no type: the bound of `.store(..)` when jsoncost is built without a store
+/// client, so calling it is a compile error that names the features.
+#[diagnostic::on_unimplemented(
+    message = "`.store(..)` needs one of jsoncost's cargo features `redb`, `sqlite`, `redis` or `postgres`",
+    label = "jsoncost is built without a store client",
+    note = "enable the one of your store where jsoncost is a dependency, e.g. jsoncost = {{ version = \"..\", features = [\"sqlite\"] }}"
+)]
+pub trait NeedsStoreFeature {}
+
 /// What the units of a study came to.
 #[derive(Default)]
 struct Outcome {
@@ -556,6 +574,18 @@ impl Study {
         self
     }
 
+    /// Without jsoncost's cargo feature `stream`: a compile error that names it.
+    ///
+    /// ```compile_fail
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Push { id: u64 }
+    /// jsoncost::Study::from_args().stream::<Push>("pushes", "benches/data/pushes.json", "").run();
+    /// ```
+    #[cfg(not(feature = "stream"))]
+    pub fn stream<E: NeedsFeatureStream>(self, name: &str, file: impl Into<PathBuf>, pointer: &str) -> Study {
+        let _ = (name, file.into(), pointer);
+        unreachable!("no type implements NeedsFeatureStream")
+    }
+
     /// Registers the user's own documents in their store (`url`, as the CLI's `--store`; `at`
     /// where they are): read by id, up to 10,000 of them, as `T` through each library
     /// (`typed/<lib>`, `typed/serde_json` the baseline) and the strategies that need no type,
@@ -580,6 +610,13 @@ impl Study {
         };
         self.stores.push((name.to_string(), options, TypedReads::of::<T>()));
         self
+    }
+
+    /// Without a store client's cargo feature of jsoncost: a compile error that names them.
+    #[cfg(not(feature = "store"))]
+    pub fn store<U: NeedsStoreFeature>(self, name: &str, url: &str, at: impl Sized) -> Study {
+        let _ = (name, url, at);
+        unreachable!("no type implements NeedsStoreFeature")
     }
 
     /// Registers a group of model variants of `P` over one sample (bytes, or
@@ -1474,6 +1511,13 @@ impl<T: Serialize + DeserializeOwned + 'static> TypeStudy<T> {
         self.into_study().stream::<E>(name, file, pointer)
     }
 
+    /// Without jsoncost's cargo feature `stream`: a compile error that names it.
+    #[cfg(not(feature = "stream"))]
+    pub fn stream<E: NeedsFeatureStream>(self, name: &str, file: impl Into<PathBuf>, pointer: &str) -> Study {
+        let _ = (name, file.into(), pointer);
+        unreachable!("no type implements NeedsFeatureStream")
+    }
+
     /// See [`Study::variants`].
     pub fn variants<P: Serialize + DeserializeOwned + 'static>(self, name: &str, sample: impl Into<Sample>) -> VariantStudy<P> {
         self.into_study().variants::<P>(name, sample)
@@ -1483,6 +1527,13 @@ impl<T: Serialize + DeserializeOwned + 'static> TypeStudy<T> {
     #[cfg(feature = "store")]
     pub fn store<U: Serialize + DeserializeOwned + 'static>(self, name: &str, url: &str, at: Existing) -> Study {
         self.into_study().store::<U>(name, url, at)
+    }
+
+    /// Without a store client's cargo feature of jsoncost: a compile error that names them.
+    #[cfg(not(feature = "store"))]
+    pub fn store<U: NeedsStoreFeature>(self, name: &str, url: &str, at: impl Sized) -> Study {
+        let _ = (name, url, at);
+        unreachable!("no type implements NeedsStoreFeature")
     }
 
     /// See [`Study::cancel`].
@@ -1565,6 +1616,13 @@ impl<P: Serialize + DeserializeOwned + 'static> VariantStudy<P> {
         self.into_study().store::<U>(name, url, at)
     }
 
+    /// Without a store client's cargo feature of jsoncost: a compile error that names them.
+    #[cfg(not(feature = "store"))]
+    pub fn store<U: NeedsStoreFeature>(self, name: &str, url: &str, at: impl Sized) -> Study {
+        let _ = (name, url, at);
+        unreachable!("no type implements NeedsStoreFeature")
+    }
+
     /// See [`Study::typed`].
     pub fn typed<T: Serialize + DeserializeOwned + 'static>(self, name: &str, sample: impl Into<Sample>) -> TypeStudy<T> {
         self.into_study().typed::<T>(name, sample)
@@ -1603,6 +1661,13 @@ impl<P: Serialize + DeserializeOwned + 'static> VariantStudy<P> {
         pointer: &str,
     ) -> Study {
         self.into_study().stream::<E>(name, file, pointer)
+    }
+
+    /// Without jsoncost's cargo feature `stream`: a compile error that names it.
+    #[cfg(not(feature = "stream"))]
+    pub fn stream<E: NeedsFeatureStream>(self, name: &str, file: impl Into<PathBuf>, pointer: &str) -> Study {
+        let _ = (name, file.into(), pointer);
+        unreachable!("no type implements NeedsFeatureStream")
     }
 
     /// See [`Study::cancel`].

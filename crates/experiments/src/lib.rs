@@ -144,7 +144,17 @@ pub mod variants;
 pub use cancel::Cancel;
 pub use error::{Error, NoMatch, Result};
 pub use filter::Filter;
-pub use harness::{Args, Study, TypeStudy, VariantStudy};
+pub use harness::{Args, NeedsFeatureStream, NeedsStoreFeature, Study, TypeStudy, VariantStudy};
+
+// `store` is the part the store clients share: alone it builds no client, so every store URL
+// would fail at run time.
+#[cfg(all(
+    feature = "store",
+    not(any(feature = "redb", feature = "sqlite", feature = "redis", feature = "postgres"))
+))]
+compile_error!(
+    "jsoncost's feature `store` is internal: enable the feature of your store's client instead: `redb`, `sqlite`, `redis` or `postgres`"
+);
 pub use runner::{AllFailed, Mode, Ran, Runner, Stop, Table};
 pub use sink::{Event, Recorder, Sink};
 pub use types::{ExpectedFailure, LibraryName, Sample, Subject, TypedSubject};

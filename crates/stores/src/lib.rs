@@ -84,20 +84,23 @@ pub fn open(url: &str, opts: &OpenOptions) -> Result<Box<dyn Store>, StoreError>
         || {
             let _ = opts;
             let not_built = |feature: &'static str| StoreError::NotBuilt { url: redact(url), feature };
-            Ok::<Box<dyn Store>, _>(match location {
+            // Each arm its own `Ok`: built without any client, only the last arm is left, and
+            // no call after the match is unreachable.
+            let store: Result<Box<dyn Store>, StoreError> = match location {
                 #[cfg(feature = "redb")]
-                Location::Redb(path) => Box::new(redb_store::RedbStore::open(path, opts.access)?),
+                Location::Redb(path) => Ok(Box::new(redb_store::RedbStore::open(path, opts.access)?)),
                 #[cfg(feature = "sqlite")]
-                Location::Sqlite(path) => Box::new(sqlite_store::SqliteStore::open(path, opts)?),
+                Location::Sqlite(path) => Ok(Box::new(sqlite_store::SqliteStore::open(path, opts)?)),
                 #[cfg(feature = "redis")]
-                Location::Redis(url) => Box::new(redis_store::RedisStore::open(&url, opts)?),
+                Location::Redis(url) => Ok(Box::new(redis_store::RedisStore::open(&url, opts)?)),
                 #[cfg(feature = "redis")]
-                Location::RedisCluster(nodes) => Box::new(redis_cluster_store::RedisClusterStore::open(&nodes, opts)?),
+                Location::RedisCluster(nodes) => Ok(Box::new(redis_cluster_store::RedisClusterStore::open(&nodes, opts)?)),
                 #[cfg(feature = "postgres")]
-                Location::Postgres(url) => Box::new(postgres_store::PostgresStore::open(&url, opts)?),
+                Location::Postgres(url) => Ok(Box::new(postgres_store::PostgresStore::open(&url, opts)?)),
                 #[allow(unreachable_patterns)]
-                other => return Err(not_built(other.feature())),
-            })
+                other => Err(not_built(other.feature())),
+            };
+            store
         },
     )?;
     let opened = match opts.access {
