@@ -435,8 +435,10 @@ pub trait NeedsStoreFeature {}
 /// What the units of a study came to.
 #[derive(Default)]
 struct Outcome {
-    /// Some table was measured (or gated, or listed).
+    /// Some table was measured (or gated, or listed), or failed trying.
     any_ran: bool,
+    /// Some unit was measured (or gated, or listed) to the end.
+    measured: bool,
     /// Units none of whose strategies the filter matched: label and the filter's verdict.
     skipped: Vec<(String, NoMatch)>,
     /// Units that could not be measured: label, kind and why.
@@ -687,7 +689,10 @@ impl Study {
             let (names, tables) = unit.scope();
             let filter = runner.filter().in_unit(&names, &tables);
             match runner.with_filter(filter, |runner| unit.run(quick, runner)) {
-                Ok(()) => outcome.any_ran = true,
+                Ok(()) => {
+                    outcome.any_ran = true;
+                    outcome.measured = true;
+                }
                 Err(Error::NoMatch(n)) => outcome.skipped.push((unit.label(), n)),
                 Err(Error::Interrupted) => {
                     outcome.interrupted = true;
@@ -695,7 +700,11 @@ impl Study {
                 }
                 Err(e) => {
                     outcome.any_ran = true;
-                    runner.sink().note(&format!("error: {}: {e}", unit.label()));
+                    // The first is the run's error, said once at its end; the others are only
+                    // named there, so they are said here.
+                    if !outcome.failed.is_empty() {
+                        runner.sink().note(&format!("error: {}: {e}", unit.label()));
+                    }
                     outcome.failed.push((unit.label(), unit.kind(), e));
                 }
             }
@@ -947,8 +956,9 @@ impl Study {
             let mut runner = Runner::new(config, filter, self.cancel.clone(), &mut output);
             self.run_units(args.quick, &mut runner)
         };
-        // Nothing measured because the filter matched nothing anywhere: bad input, no files.
-        if !outcome.any_ran && !outcome.interrupted && outcome.failed.is_empty() {
+        // Nothing measured, because the filter matched nothing anywhere or every table failed:
+        // the error, and no files (an earlier report at --out is not replaced by an empty one).
+        if !outcome.measured && !outcome.interrupted {
             return outcome.end().map(|()| output.results);
         }
         for (label, kind, e) in &outcome.failed {

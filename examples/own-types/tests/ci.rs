@@ -294,3 +294,20 @@ fn a_stream_of_the_crate_s_type_has_the_visitor_and_struson_peers() {
         assert_eq!(results.experiments.len(), 2);
     }
 }
+
+/// A run in which nothing could be measured leaves `--out` as it was: an earlier report is
+/// not overwritten by an empty one.
+#[test]
+fn a_run_that_measures_nothing_does_not_overwrite_the_results_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    std::fs::write(&out, "{\"kept\": true}").unwrap();
+    let e = Study::with_args(["--bench", "--quick", "--out", &out.display().to_string()])
+        .stream::<Shipment>("shipments", dir.path().join("missing.json"), "")
+        .measure()
+        .unwrap_err();
+    assert_eq!(e.exit_code(), 2);
+    assert!(e.to_string().starts_with("stream shipments: cannot read "), "{e}");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "{\"kept\": true}");
+    assert!(!dir.path().join("r.html").exists());
+}
