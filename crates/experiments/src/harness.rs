@@ -105,16 +105,22 @@ fn rated_kinds() -> String {
 const USAGE: &str = "\
 Measures what JSON costs for this crate's own types (jsoncost's cargo bench harness).
 
-usage: cargo bench --bench NAME -- [OPTIONS] [FILTER]
-       cargo test --bench NAME          (test mode: each strategy once through the gate)
+usage: cargo bench --bench NAME -- [OPTIONS] [FILTER...]
+       cargo test --bench NAME -- [FILTER...]   (test mode: each strategy once through the gate)
 
 options:
   --quick                   fewer, shorter iterations (rough figures, seconds not minutes)
-  --filter GLOB, FILTER     only the strategies whose style/library name matches, e.g. 'typed/*';
-                            a table with no match is skipped and named
-  --format FORMAT           stdout: {formats} (default: table)
-  --out FILE                results.json here and the HTML report beside it (FILE with .html);
-                            default: jsoncost-results/<timestamp>/
+  --filter GLOB, FILTER     only the strategies a glob matches (repeatable: any of them), by
+                            style/library ('typed/*'), table ('push/serialize'), registration
+                            ('push') or test name ('push/serialize::typed/sonic-rs'); a table
+                            with no match is skipped and named, no match anywhere is exit 2
+  --skip GLOB               not the strategies it matches, as --filter does (repeatable)
+  --exact                   filters and skips match whole names only
+  --format FORMAT           stdout: {formats} (default: table); with --list,
+                            terse: libtest's 'TABLE::STRATEGY: test' lines
+  --out FILE                write the results (JSON) to FILE and the HTML report beside it, FILE
+                            with .html (r.json, r.html); default: both in
+                            jsoncost-results/<timestamp>/; test mode writes nothing
   --save-baseline NAME      also keep the results as jsoncost-results/baselines/NAME.json
                             (then: jsoncost compare NAME1 NAME2)
   --schedule SCHEDULE       interleaved (default: rounds, paired ratios) or sequential
@@ -131,6 +137,9 @@ options:
                             it without AVX-512, e.g. RUSTFLAGS=-Ctarget-cpu=x86-64-v3)
   --count-ops N             operations counted per strategy (default 1000; 100 with --quick)
   --list                    print 'table strategy' for every strategy and exit
+  --ignored                 only ignored strategies, as libtest: jsoncost ignores none, so none
+  --color WHEN, --nocapture, --test-threads N, --show-output, -q
+                            libtest's, accepted (WHEN: auto, always or never)
   --bench                   measure (cargo bench passes it); without it: test mode
   -h, --help                print this and exit";
 
@@ -2105,5 +2114,10 @@ mod tests {
             "{usage}"
         );
         assert!(!usage.contains('{'), "{usage}");
+        assert!(
+            usage.contains("  --out FILE                write the results (JSON) to FILE and the HTML report beside it, FILE\n"),
+            "{usage}"
+        );
+        assert!(usage.contains("  --skip GLOB  ") && usage.contains("  --exact  "), "{usage}");
     }
 }
