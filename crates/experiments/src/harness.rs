@@ -376,6 +376,17 @@ impl Unit<'_> {
         let _ = quick;
         match self {
             Unit::Types(s) => crate::types::measure_each(&[*s], runner),
+            // Listed without reading the file: nextest lists before anything runs.
+            #[cfg(feature = "stream")]
+            Unit::Stream((name, options, typed)) if runner.mode() == Mode::List => {
+                let names = array::row_names(&options.pointer, Some(typed))?;
+                runner.filter().check_matches_any(names.iter().map(String::as_str))?;
+                let filter = runner.filter().in_tables(std::slice::from_ref(name));
+                for row in names.iter().filter(|n| filter.matches(n)) {
+                    runner.sink().listed(name, row);
+                }
+                Ok(())
+            }
             #[cfg(feature = "stream")]
             Unit::Stream((name, options, typed)) => {
                 let mut options = ArrayOptions { quick, ..options.clone() };

@@ -311,3 +311,12 @@ fn a_run_that_measures_nothing_does_not_overwrite_the_results_file() {
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "{\"kept\": true}");
     assert!(!dir.path().join("r.html").exists());
 }
+
+/// `--list` names a stream's rows without reading its file (nextest lists before anything runs).
+#[test]
+fn list_names_a_stream_s_rows_without_reading_its_file() {
+    let listed = Study::with_args(["--list", "--format", "terse"])
+        .stream::<Shipment>("shipments", "/nonexistent/body.json", "/shipments")
+        .measure();
+    assert!(listed.is_ok(), "{:?}", listed.err());
+}

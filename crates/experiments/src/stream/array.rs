@@ -452,6 +452,18 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
     v
 }
 
+/// The table's row names, in order, without opening the file (`--list`): the rows are
+/// closures over the path, which nothing here runs.
+pub(crate) fn row_names(pointer: &str, typed: Option<&TypedElements>) -> Result<Vec<String>, Error> {
+    let config = jsoncost_stream::Config::new(pointer).map_err(|e| Error::usage(format!("--pointer {pointer:?}: {e}")))?;
+    let path = Path::new("");
+    let mut list = strategies(path, &config, 0, None);
+    if let Some(TypedElements(rows)) = typed {
+        list.extend(rows(path, &config, 0));
+    }
+    Ok(list.into_iter().map(|s| s.name).collect())
+}
+
 /// Runs the array table through `runner` (whole runs).
 pub fn run(options: &ArrayOptions, runner: &mut Runner<'_>) -> Result<(), Error> {
     run_with(options, "array", None, runner)
