@@ -9,13 +9,16 @@ use std::io::{BufReader, Read};
 use std::marker::PhantomData;
 use std::path::Path;
 
-use jsoncost_codecs::gate::Verdict;
+use jsoncost_codecs::gate::{self, Verdict};
 use jsoncost_codecs::{Contract, Effort};
 use serde::Serialize;
 use serde::de::{self, DeserializeOwned, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use struson::reader::{JsonReader, JsonStreamReader, ValueType};
 
-use super::{ArrayStrategy, WholeRun, index, open, verify};
+use crate::stream::whole_run::{WholeRun, open};
+
+/// A row here: a whole run yields the elements it went through (as the array table's).
+type ArrayStrategy = WholeRun<u64>;
 
 /// The three peers' rows for `E`, the array at `tokens` (the pointer's) of the file at `path`.
 pub(super) fn rows<E: Serialize + DeserializeOwned + 'static>(
@@ -45,7 +48,12 @@ pub(super) fn rows<E: Serialize + DeserializeOwned + 'static>(
                 let mut elements = Vec::new();
                 match walk(&p2, &t2, &mut |e: E| elements.push(e)) {
                     Err(e) => Verdict::Fail(e),
-                    Ok(_) => verify::<E>(&checked, &p2, &shown, &mut elements.into_iter().map(Ok)),
+                    Ok(_) => match open(&p2) {
+                        Err(e) => Verdict::Fail(e),
+                        Ok(f) => {
+                            gate::verify_streamed::<serde_json::Value, E, _>(&checked, f, &shown, None, &mut elements.into_iter().map(Ok))
+                        }
+                    },
                 }
             }),
             bytes,
@@ -57,6 +65,11 @@ pub(super) fn rows<E: Serialize + DeserializeOwned + 'static>(
         row("visitor-aggregate/serde_json", Contract::Aggregate, false, visit::<E>),
         row("struson/serde", Contract::TypedValue, true, pull::<E>),
     ]
+}
+
+/// The element a pointer token names in an array (RFC 6901), as the array table reads it.
+fn index(token: &str) -> Option<usize> {
+    jsoncost_stream::array_index(token).and_then(|i| usize::try_from(i).ok())
 }
 
 /// serde_json's visitor over the file: each element of the array at `tokens` handed to
