@@ -351,7 +351,17 @@ impl Unit<'_> {
     /// known before it runs (a store's gets its kind's prefix then): what a harness filter is
     /// matched against besides strategy names.
     fn scope(&self) -> (Vec<String>, Vec<String>) {
-        let tables = self.tables().into_iter().map(|(_, t)| t).collect();
+        #[cfg_attr(not(feature = "store"), allow(unused_mut))]
+        let mut tables: Vec<String> = self.tables().into_iter().map(|(_, t)| t).collect();
+        // A store's table is `<kind>/<name>` (`sqlite/shipments`), its kind read from the URL
+        // without opening it: the test names nextest runs by hold it.
+        #[cfg(feature = "store")]
+        if let Unit::Store((name, options, _)) = self
+            && let Some(url) = &options.url
+            && let Ok(location) = jsoncost_stores::Location::parse(url)
+        {
+            tables.push(format!("{}/{name}", location.kind(options.pg_column).as_str()));
+        }
         let name = match self {
             Unit::Types(s) => s.name().to_string(),
             #[cfg(feature = "stream")]

@@ -320,3 +320,37 @@ fn list_names_a_stream_s_rows_without_reading_its_file() {
         .measure();
     assert!(listed.is_ok(), "{:?}", listed.err());
 }
+
+/// A store's table is named `<kind>/<name>`: nextest runs its rows by that test name alone.
+#[test]
+fn a_store_row_runs_alone_by_its_test_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("shipments.db");
+    let c = rusqlite::Connection::open(&db).unwrap();
+    c.execute_batch("CREATE TABLE shipments (id INTEGER PRIMARY KEY, doc TEXT)")
+        .unwrap();
+    for i in 0..5u64 {
+        c.execute(
+            "INSERT INTO shipments VALUES (?1, ?2)",
+            rusqlite::params![i as i64, serde_json::to_string(&shipment(i)).unwrap()],
+        )
+        .unwrap();
+    }
+    drop(c);
+    let results = Study::with_args(["--exact", "sqlite/shipments::typed/sonic-rs", "--nocapture"])
+        .store::<Shipment>(
+            "shipments",
+            &format!("sqlite:{}", db.display()),
+            jsoncost::Existing::Rows {
+                table: "shipments".into(),
+                key: "id".into(),
+                column: "doc".into(),
+            },
+        )
+        .measure()
+        .unwrap();
+    assert_eq!(
+        gated(&results),
+        [("sqlite/shipments".to_string(), vec!["typed/sonic-rs".to_string()])]
+    );
+}
