@@ -107,6 +107,14 @@ enum Source {
 }
 
 impl Source {
+    /// What the documents are in, for messages: `collection`, `table` or `keys`.
+    fn place(&self) -> &'static str {
+        match self {
+            Source::Loaded(_) => "collection",
+            Source::Existing { at, .. } => at.place(),
+        }
+    }
+
     /// The collection's name, or where the user's documents are, for messages.
     fn name(&self) -> &str {
         match self {
@@ -230,9 +238,10 @@ impl Strategy for ReadStrategy {
 /// How far each round moves along the id sequence (prime, so rounds start at many places).
 const ROUND_STRIDE: usize = 1_009;
 
-fn decode_err(collection: &str, id: &str, e: impl std::fmt::Display) -> StoreError {
+fn decode_err(source: &Source, id: &str, e: impl std::fmt::Display) -> StoreError {
     StoreError::Decode {
-        collection: collection.to_string(),
+        place: source.place(),
+        collection: source.name().to_string(),
         id: id.to_string(),
         message: e.to_string(),
     }
@@ -244,9 +253,10 @@ fn with_raw<T>(store: &mut dyn Store, source: &Source, id: &str, mut f: impl FnM
     source.read(store, id, &mut |bytes| out = Some(f(bytes)))?;
     match out {
         Some(Ok(v)) => Ok(v),
-        Some(Err(e)) => Err(decode_err(source.name(), id, e)),
+        Some(Err(e)) => Err(decode_err(source, id, e)),
         None => Err(StoreError::NotFound {
             store: store.describe(),
+            place: source.place(),
             collection: source.name().into(),
             id: id.into(),
         }),
@@ -461,7 +471,8 @@ fn server_projection(
         Some(r) => r,
     }?;
     if let Some(e) = bad {
-        return Err(decode_err(collection, id, e));
+        // Server projections read jsoncost's own collections only.
+        return Err(decode_err(&Source::Loaded(collection.to_string()), id, e));
     }
     Ok(check.then_some(Canonical::Projection(values)))
 }
@@ -1287,7 +1298,7 @@ mod typed_tests {
             "{message}"
         );
         assert!(
-            message.contains(&format!("document {bad:?} in collection \"docs\" does not decode")),
+            message.contains(&format!("document {bad:?} in table \"docs\" does not decode")),
             "{message}"
         );
         // The table is written with its failed rows.

@@ -113,10 +113,13 @@ pub enum StoreError {
     },
 
     /// No document has this id (a document error: only the row reading it fails).
-    #[error("document {id:?} not found in collection {collection:?} of {store}")]
+    #[error("document {id:?} not found in {place} {collection:?} of {store}")]
     NotFound {
         /// The store, as [`crate::Store::describe`] names it.
         store: String,
+        /// What `collection` is: `collection` (jsoncost's), `table` or `keys` (the user's own,
+        /// [`crate::Existing::place`]).
+        place: &'static str,
         /// The collection read.
         collection: String,
         /// The id asked for.
@@ -135,8 +138,10 @@ pub enum StoreError {
     },
 
     /// A document's bytes do not decode into the type read (a document error).
-    #[error("document {id:?} in collection {collection:?} does not decode: {message}")]
+    #[error("document {id:?} in {place} {collection:?} does not decode: {message}")]
     Decode {
+        /// What `collection` is, as [`StoreError::NotFound`]'s.
+        place: &'static str,
         /// The collection read.
         collection: String,
         /// The document's id.
@@ -258,6 +263,7 @@ impl StoreError {
 
     pub(crate) fn decode(collection: &str, id: &str, message: impl std::fmt::Display) -> Self {
         StoreError::Decode {
+            place: "collection",
             collection: collection.to_string(),
             id: id.to_string(),
             message: message.to_string(),
@@ -274,6 +280,7 @@ impl StoreError {
     pub(crate) fn not_found(store: &str, collection: &str, id: &str) -> Self {
         StoreError::NotFound {
             store: store.to_string(),
+            place: "collection",
             collection: collection.to_string(),
             id: id.to_string(),
         }

@@ -39,6 +39,15 @@ impl Existing {
         }
     }
 
+    /// What the documents are in, as errors name it before [`Existing::name`]: `table` or
+    /// `keys` (a collection is jsoncost's own).
+    pub fn place(&self) -> &'static str {
+        match self {
+            Existing::Keys { .. } => "keys",
+            Existing::Rows { .. } | Existing::Table { .. } => "table",
+        }
+    }
+
     /// The name the documents go by in errors (as a collection's would).
     pub fn name(&self) -> &str {
         match self {

@@ -147,7 +147,12 @@ impl Store for RedisStore {
                     .arg(id)
                     .query(&mut self.con)
                     .unwrap_or_else(|_| "another type".into());
-                return Err(StoreError::decode(pattern, id, format!("the key holds a {held}, not a string")));
+                return Err(StoreError::Decode {
+                    place: "keys",
+                    collection: pattern.to_string(),
+                    id: id.to_string(),
+                    message: format!("the key holds a {held}, not a string"),
+                });
             }
             Err(e) => return Err(map_error(&self.reader.url, &format!("GET {id}"), e)),
         };

@@ -730,7 +730,7 @@ fn a_table_whose_every_json_row_fails_exits_2_naming_the_document() {
     assert_eq!(run.status.code(), Some(2), "{stderr}");
     assert!(
         stderr.contains(
-            "error: every row of store: sqlite/orders but floor failed (dom/serde_json: document \"3\" in collection \"orders\" does not decode: expected value at line 1 column 1)"
+            "error: every row of store: sqlite/orders but floor failed (dom/serde_json: document \"3\" in table \"orders\" does not decode: expected value at line 1 column 1)"
         ),
         "{stderr}"
     );

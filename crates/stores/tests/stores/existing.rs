@@ -205,7 +205,7 @@ fn redis_keys_matching_a_pattern_are_listed_and_read() {
     assert_eq!(e.exit_code(), 2);
     assert_eq!(
         e.to_string(),
-        format!("document \"{prefix}:hash\" in collection \"{prefix}:*\" does not decode: the key holds a hash, not a string")
+        format!("document \"{prefix}:hash\" in keys \"{prefix}:*\" does not decode: the key holds a hash, not a string")
     );
     redis::Commands::del::<_, ()>(&mut con, format!("{prefix}:hash")).unwrap();
     for i in 0..30u64 {
