@@ -18,7 +18,7 @@
 
 use bytes::Bytes;
 use jsoncost_codecs::gate::Reference;
-use jsoncost_codecs::{Canonical, Contract, Effort, RunFailure, Strategy};
+use jsoncost_codecs::{Canonical, Contract, Effort, RunFailure, Strategy, StrategyId};
 use jsoncost_engine::{ExperimentKind, Fidelity, Row};
 use jsoncost_http::cost::CostProbe;
 use jsoncost_http::loadgen::{self, LoadError, LoadReport, LoadSpec, LossRule, Model, Rounds, SliceLength, SliceSpec, SliceTarget};
@@ -367,7 +367,7 @@ enum Measured<'s> {
 /// One load row as a strategy: its gate is the agreement checked before the table (every mode
 /// serves the same document, the POST parses answer the same summary), and it measures itself.
 struct LoadRun<'s> {
-    name: String,
+    id: StrategyId,
     /// The table it is a row of.
     table: String,
     contract: Contract,
@@ -528,7 +528,7 @@ impl LoadRun<'_> {
         if let Some(failure) = self.watch.not_started() {
             return Err(failure);
         }
-        let method = self.name.as_str();
+        let method = self.id.name();
         let (token, watcher, done) = cancel_token(&self.cancel);
         let result = loadgen::run_cancellable(spec, &token);
         done.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -560,8 +560,8 @@ fn unsent_note(table: &str, method: &str, report: &LoadReport) -> String {
 }
 
 impl Strategy for LoadRun<'_> {
-    fn name(&self) -> &str {
-        &self.name
+    fn id(&self) -> &StrategyId {
+        &self.id
     }
     fn contract(&self) -> Contract {
         self.contract
@@ -734,7 +734,7 @@ pub fn run(options: &HttpOptions, runner: &mut Runner<'_>) -> Result<(), Error> 
                     .iter()
                     .enumerate()
                     .map(|(index, mode)| LoadRun {
-                        name: mode.as_str().to_string(),
+                        id: mode.id(),
                         table: table.clone(),
                         contract: mode_contract(*mode),
                         effort: mode_effort(*mode),
@@ -773,7 +773,12 @@ const POST_UPLOADS: [usize; 2] = [1, 4];
 /// The POST parses, baseline first, with what adopting each takes: streaming the body's
 /// elements is a code path of its own; reading it whole and parsing the slice is the call a
 /// handler makes first.
-const POST_PARSES: [(&str, Effort); 2] = [("incremental/serde_json", Effort::Code), ("buffered/serde_json", Effort::Swap)];
+fn post_parses() -> [(StrategyId, Effort); 2] {
+    [
+        (StrategyId::new("incremental", "serde_json"), Effort::Code),
+        (StrategyId::new("buffered", "serde_json"), Effort::Swap),
+    ]
+}
 
 /// The POST tables' readings per body and uploads per mode.
 fn post_load(options: &HttpOptions) -> (u64, u64) {
@@ -805,11 +810,11 @@ fn post_load_of<'s>(
         open: None,
         may_go_on: false,
     };
-    let targets = POST_PARSES
+    let targets = post_parses()
         .iter()
         .zip(servers)
-        .map(|((name, _), server)| {
-            SliceTarget::get(*name, server.url(jsoncost_http::mode::TELEMETRY_PATH))
+        .map(|((id, _), server)| {
+            SliceTarget::get(id.name(), server.url(jsoncost_http::mode::TELEMETRY_PATH))
                 .post(body.clone(), jsoncost_http::mode::JSON_CONTENT_TYPE)
         })
         .collect();
@@ -818,14 +823,14 @@ fn post_load_of<'s>(
 
 /// The check before the POST tables: one POST to each parse, each within the timeout.
 fn post_check_bound(options: &HttpOptions) -> Duration {
-    options.timeout.saturating_mul(POST_PARSES.len() as u32)
+    options.timeout.saturating_mul(post_parses().len() as u32)
 }
 
 /// The POST tables' bound: the check, then each table's sliced load (bodies' sizes do not change
 /// it: every slice is bounded by the timeout).
 fn post_bound(options: &HttpOptions, srv: &RunningServer, runner: &Runner<'_>) -> Duration {
     let (_, requests) = post_load(options);
-    let members: Vec<bool> = POST_PARSES.iter().map(|(name, _)| runner.filter().matches(name)).collect();
+    let members: Vec<bool> = post_parses().iter().map(|(id, _)| runner.filter().matches(id.name())).collect();
     POST_UPLOADS.iter().fold(post_check_bound(options), |sum, &uploads| {
         let sliced = post_load_of(options, [srv, srv], &Bytes::new(), requests, uploads, members.clone());
         sum.saturating_add(sliced.bound())
@@ -880,22 +885,22 @@ fn post_table(options: &HttpOptions, srv: &RunningServer, watch: &Watch, runner:
                     (Ok(_), Ok(_)) => Ok(()),
                 })
                 .collect();
-            let members = POST_PARSES
+            let members = post_parses()
                 .iter()
                 .zip(&agreements)
-                .map(|((name, _), agreement)| runner.filter().matches(name) && agreement.is_ok())
+                .map(|((id, _), agreement)| runner.filter().matches(id.name()) && agreement.is_ok())
                 .collect();
             let sliced = post_load_of(options, [srv, &buffered], &body, requests, uploads, members);
-            let runs = POST_PARSES
-                .iter()
+            let runs = post_parses()
+                .into_iter()
                 .zip(agreements)
                 .enumerate()
-                .map(|(index, ((name, effort), agreement))| LoadRun {
-                    name: name.to_string(),
+                .map(|(index, ((id, effort), agreement))| LoadRun {
+                    id,
                     table: table.clone(),
                     // Both answer the same summary of the readings.
                     contract: Contract::Aggregate,
-                    effort: *effort,
+                    effort,
                     measured: Measured::Sliced { load: &sliced, index },
                     agreement,
                     cancel: runner.cancel().clone(),
@@ -954,7 +959,8 @@ fn run_target(options: &HttpOptions, target: &str, runner: &mut Runner<'_>) -> R
         let mut params = params(&jsoncost_stores::redact(target), &load);
         params.insert("url".into(), json!(jsoncost_stores::redact(target)));
         let run = LoadRun {
-            name: "target".into(),
+            // Someone else's endpoint: a label, no style or library of ours.
+            id: StrategyId::named("target"),
             table: table.clone(),
             contract: Contract::Opaque,
             effort: Effort::Swap,
