@@ -352,7 +352,16 @@ fn strategies(
     let make = |id: Read, op: ReadOp| make_refused(id, None, op);
     let lazy_fields: Vec<String> = ["/id", "/status", "/total"].iter().map(|s| s.to_string()).collect();
     let tree = pointer_tree(sample, &lazy_fields);
-    let kind = store.borrow().kind();
+    // What the store can do, as its trait answers it: a read it has nothing for is `None`
+    // (asked once, untimed, of the first id; what that read returns is the gate's to judge).
+    let (projects, makes_clients) = {
+        let mut s = store.borrow_mut();
+        let id = &ids.ids[0];
+        (
+            s.read_projection(collection, id, &lazy_fields, &mut |_, _| {}).is_some(),
+            s.read_with_new_client(collection, id).is_some(),
+        )
+    };
     let projected = lazy_fields.clone();
     let mut v = vec![
         make(
@@ -395,14 +404,14 @@ fn strategies(
             }),
         ),
     ];
-    if matches!(kind, StoreKind::Postgres { .. } | StoreKind::Sqlite) {
+    if projects {
         // The server extracts the handler's fields (SQL JSON operators); only they come back.
         v.push(make(
             (StrategyId::new("projection", "server"), Contract::Projection, Effort::Architecture),
             Box::new(move |s, src, id, check| server_projection(s, src.name(), id, &projected, check)),
         ));
     }
-    if matches!(kind, StoreKind::Postgres { .. } | StoreKind::Redis) {
+    if makes_clients {
         // Connect, authenticate, read and drop per operation (engine-bounded: 3 s per row).
         v.push(make(
             (StrategyId::named("new-client"), Contract::TypedValue, Effort::Architecture),
