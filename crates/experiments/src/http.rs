@@ -19,6 +19,7 @@
 use bytes::Bytes;
 use jsoncost_codecs::gate::Reference;
 use jsoncost_codecs::{Canonical, Contract, Effort, RunFailure, Strategy, StrategyId};
+use jsoncost_engine::lockstep::Lockstep;
 use jsoncost_engine::{ExperimentKind, Fidelity, Row};
 use jsoncost_http::cost::CostProbe;
 use jsoncost_http::loadgen::{self, LoadError, LoadReport, LoadSpec, LossRule, Model, Rounds, SliceLength, SliceSpec, SliceTarget};
@@ -199,7 +200,7 @@ impl HttpOptions {
     /// 2). A GET table of `-n` with whole slices goes on with more rounds of them while its
     /// ratios are less precise than `precision` ([`HttpOptions::max_rounds`]). The API answers
     /// a 5xx only when its cache or store is gone, so its first one loses the load.
-    fn slice_spec(&self, targets: Vec<SliceTarget>, load: &Load, warmup: bool) -> SliceSpec {
+    fn slice_spec(&self, targets: Vec<SliceTarget>, load: &Load, warmup: bool, lockstep: &Lockstep) -> SliceSpec {
         let most = self.rounds.max(2);
         let (min, length) = match load.open {
             Some((_, d)) => (most, SliceLength::Time(d / most as u32)),
@@ -237,6 +238,7 @@ impl HttpOptions {
                 ..self.loss
             },
             warmup,
+            lockstep: lockstep.clone(),
             ..SliceSpec::closed(targets, load.connections)
         }
     }
@@ -631,12 +633,22 @@ fn run_table(
 const ROUTES: [(&str, Route); 2] = [("item", Route::Item(1)), ("list", Route::List(48))];
 
 /// A GET table's sliced load: every mode of `route` on `srv`, those in `members` loaded.
-fn get_load<'s>(options: &HttpOptions, srv: &'s RunningServer, route: Route, load: &Load, members: Vec<bool>) -> SlicedLoad<'s> {
+fn get_load<'s>(
+    options: &HttpOptions,
+    srv: &'s RunningServer,
+    (route, load): (Route, &Load),
+    members: Vec<bool>,
+    lockstep: &Lockstep,
+) -> SlicedLoad<'s> {
     let targets = Mode::ALL
         .iter()
         .map(|m| SliceTarget::get(m.as_str(), srv.url(&route.path(*m))))
         .collect();
-    SlicedLoad::new(options.slice_spec(targets, load, true), vec![srv; Mode::ALL.len()], members)
+    SlicedLoad::new(
+        options.slice_spec(targets, load, true, lockstep),
+        vec![srv; Mode::ALL.len()],
+        members,
+    )
 }
 
 /// Runs the http experiment through `runner`.
@@ -679,7 +691,7 @@ pub fn run(options: &HttpOptions, runner: &mut Runner<'_>) -> Result<(), Error> 
     // The whole experiment's bound: every table's, as each will state it.
     let filtered: Vec<bool> = Mode::ALL.iter().map(|m| modes.contains(m)).collect();
     let gets = loads.iter().fold(ROUTES.len() as u32 * agreement_bound(), |sum, load| {
-        let sliced = get_load(options, &srv, ROUTES[0].1, load, filtered.clone());
+        let sliced = get_load(options, &srv, (ROUTES[0].1, load), filtered.clone(), &runner.config().lockstep);
         sum.saturating_add(sliced.bound().saturating_mul(ROUTES.len() as u32))
     });
     let posts = if options.post_requests > 0 {
@@ -729,7 +741,7 @@ pub fn run(options: &HttpOptions, runner: &mut Runner<'_>) -> Result<(), Error> 
                 }
                 // The modes the filter and the gate let through are loaded together.
                 let members = Mode::ALL.iter().map(|m| modes.contains(m) && agreement.is_ok()).collect();
-                let sliced = get_load(options, &srv, route, load, members);
+                let sliced = get_load(options, &srv, (route, load), members, &runner.config().lockstep);
                 let runs = Mode::ALL
                     .iter()
                     .enumerate()
@@ -802,6 +814,7 @@ fn post_load_of<'s>(
     requests: u64,
     uploads: usize,
     members: Vec<bool>,
+    lockstep: &Lockstep,
 ) -> SlicedLoad<'s> {
     let load = Load {
         label: String::new(),
@@ -818,7 +831,7 @@ fn post_load_of<'s>(
                 .post(body.clone(), jsoncost_http::mode::JSON_CONTENT_TYPE)
         })
         .collect();
-    SlicedLoad::new(options.slice_spec(targets, &load, false), servers.to_vec(), members)
+    SlicedLoad::new(options.slice_spec(targets, &load, false, lockstep), servers.to_vec(), members)
 }
 
 /// The check before the POST tables: one POST to each parse, each within the timeout.
@@ -832,7 +845,15 @@ fn post_bound(options: &HttpOptions, srv: &RunningServer, runner: &Runner<'_>) -
     let (_, requests) = post_load(options);
     let members: Vec<bool> = post_parses().iter().map(|(id, _)| runner.filter().matches(id.name())).collect();
     POST_UPLOADS.iter().fold(post_check_bound(options), |sum, &uploads| {
-        let sliced = post_load_of(options, [srv, srv], &Bytes::new(), requests, uploads, members.clone());
+        let sliced = post_load_of(
+            options,
+            [srv, srv],
+            &Bytes::new(),
+            requests,
+            uploads,
+            members.clone(),
+            &runner.config().lockstep,
+        );
         sum.saturating_add(sliced.bound())
     })
 }
@@ -890,7 +911,15 @@ fn post_table(options: &HttpOptions, srv: &RunningServer, watch: &Watch, runner:
                 .zip(&agreements)
                 .map(|((id, _), agreement)| runner.filter().matches(id.name()) && agreement.is_ok())
                 .collect();
-            let sliced = post_load_of(options, [srv, &buffered], &body, requests, uploads, members);
+            let sliced = post_load_of(
+                options,
+                [srv, &buffered],
+                &body,
+                requests,
+                uploads,
+                members,
+                &runner.config().lockstep,
+            );
             let runs = post_parses()
                 .into_iter()
                 .zip(agreements)
@@ -1092,9 +1121,13 @@ impl crate::flags::ExperimentArgs for HttpArgs {
     }
 
     fn run(&self, config: &jsoncost_engine::Config, cancel: crate::Cancel, sink: &mut dyn crate::Sink) -> Result<(), Error> {
-        // Load runs measure themselves: the engine's settings are not used.
+        // Load runs measure themselves: the engine's settings are not used, but its lockstep
+        // is (the slices take their turns in it).
         let runner = crate::flags::runner(
-            &jsoncost_engine::Config::quick(),
+            &jsoncost_engine::Config {
+                lockstep: config.lockstep.clone(),
+                ..jsoncost_engine::Config::quick()
+            },
             "--http-filter",
             self.http_filter.as_deref(),
             cancel,
@@ -1145,7 +1178,7 @@ mod tests {
     }
 
     fn rounds_of(options: &HttpOptions, load: &Load) -> (Rounds, SliceLength) {
-        let spec = options.slice_spec(vec![SliceTarget::get("a", "http://127.0.0.1:1/")], load, true);
+        let spec = options.slice_spec(vec![SliceTarget::get("a", "http://127.0.0.1:1/")], load, true, &Lockstep::alone());
         (spec.rounds, spec.length)
     }
 

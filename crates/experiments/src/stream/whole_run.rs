@@ -172,12 +172,14 @@ pub(super) fn readable(path: &Path) -> Result<u64, Error> {
 }
 
 /// Whole runs, at least `runs.min` of each strategy, within a budget per strategy; in the
-/// rounds `runner`'s settings schedule (interleaved with its seed, unless sequential).
+/// rounds `runner`'s settings schedule (interleaved with its seed, unless sequential), in its
+/// lockstep.
 pub(super) fn run_config(runs: Runs, quick: bool, runner: &Runner<'_>) -> Config {
     let budget = if quick { Duration::from_secs(2) } else { Duration::from_secs(8) };
     Config {
         schedule: runner.config().schedule,
         seed: runner.config().seed,
+        lockstep: runner.config().lockstep.clone(),
         ..Config::whole_runs(runs.min, runs.max, budget, quick)
     }
 }
