@@ -11,9 +11,12 @@ written inline (`gate::judge(…)` in lib.rs counts as lib.rs -> gate). The path
 longest prefix that is a module. Comments, doc comments, string literals and `#[cfg(test)]`
 items (inline or file modules) are left out; a module's declaration (`mod x;`) is not an edge.
 
-How re-exports count (default): a `pub use` is not an edge of its own, and a name reached
-through one (`crate::Canonical`, re-exported from `canonical`) is an edge to the module that
-defines it, so a crate root that only re-exports is no part of a cycle. With
+How re-exports count (default): a `pub use` is not an edge of its own. A name reached through
+a module's re-export of its own descendants' items (`crate::Canonical`, re-exported by the
+root from `canonical`) is an edge to the module that defines it: a facade over its own tree
+is no part of a cycle. A name reached through a re-export of another tree's items (`advisor`
+re-exporting `advice`'s `Advice`) is an edge to the re-exporting module, whose file the
+importer then depends on. With
 `--reexports-as-edges` both count as written (the root's `pub use x::Y` is root -> x and
 `use crate::Y` in x is x -> root).
 
@@ -224,7 +227,15 @@ class Crate:
 
         def final(target, rest):
             seen = set()
-            while rest and (target, rest[0]) in reexp and (target, rest[0]) not in seen:
+            # A module's re-export of its own descendants' items is a facade, looked through; a
+            # re-export of another tree's items (a sibling's) is the re-exporting module's own:
+            # a name taken through it is taken from that module, whose file it depends on.
+            while (
+                rest
+                and (target, rest[0]) in reexp
+                and (target, rest[0]) not in seen
+                and reexp[(target, rest[0])][0][: len(target)] == target
+            ):
                 seen.add((target, rest[0]))
                 target, name = reexp[(target, rest[0])]
                 rest = [name] + rest[1:]

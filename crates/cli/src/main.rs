@@ -16,7 +16,9 @@ mod sink;
 
 use clap::{Parser, Subcommand};
 use jsoncost::ExperimentCommand;
+use jsoncost_engine::Config;
 use jsoncost_engine::alloc::{self, CountingAllocator, SelectedAllocator};
+use jsoncost_engine::lockstep::Lockstep;
 
 use crate::precision::SharedArgs;
 use crate::progress::Progress;
@@ -104,7 +106,10 @@ fn one_experiment(command: &ExperimentCommand<SharedArgs>) -> anyhow::Result<()>
     } else {
         output
     };
-    let mut session = Session::new(output, precision.quick)?;
+    // Under `ab` or `alloc` the conductor names its socket: read here, once, for the output's
+    // first turn and the engine's.
+    let lockstep = Lockstep::from_env();
+    let mut session = Session::new(output, precision.quick, &lockstep)?;
     if let Some(counted) = counted {
         session.output.count_with(counted);
     }
@@ -119,7 +124,11 @@ fn one_experiment(command: &ExperimentCommand<SharedArgs>) -> anyhow::Result<()>
     } else {
         Progress::new(0)
     };
-    let result = sink::run_experiment(args, &precision.config(), &mut session, &progress);
+    let config = Config {
+        lockstep,
+        ..precision.config()
+    };
+    let result = sink::run_experiment(args, &config, &mut session, &progress);
     progress.finish();
     finish(session, result)
 }

@@ -6,6 +6,7 @@ use anyhow::{Context, anyhow};
 use jsoncost::ab::{AllocatorPlan, CpuChoice, Settings};
 use jsoncost::flags::ExperimentArgs;
 use jsoncost_engine::alloc::Allocator;
+use jsoncost_engine::lockstep::Lockstep;
 use jsoncost_engine::{AllocatorComparison, Config, ExperimentKind};
 use jsoncost_report::Format;
 use std::path::PathBuf;
@@ -173,7 +174,9 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
         out: Some(results_path.clone()),
         advice_rate: None,
     };
-    let mut session = Session::new(&output, args.quick)?;
+    // Under `ab` or `alloc` the conductor names its socket: read here, once.
+    let lockstep = Lockstep::from_env();
+    let mut session = Session::new(&output, args.quick, &lockstep)?;
     session.output.verdict_first();
     session.also_writing(dir.clone(), args.save_baseline.as_deref().map(baselines::path_of));
     for (kind, rate) in &args.rates {
@@ -184,6 +187,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     }
     let config = |experiment| Config {
         schedule: args.schedule.schedule(),
+        lockstep: lockstep.clone(),
         ..run_config(args.quick, args.debug_mode, experiment)
     };
     let progress = Progress::new(0);

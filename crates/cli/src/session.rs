@@ -3,6 +3,7 @@
 //! end, and also when a run stops early, so nothing measured is lost).
 
 use jsoncost::output::Output;
+use jsoncost_engine::lockstep::Lockstep;
 use jsoncost_engine::{Experiment, ExperimentKind};
 use jsoncost_report::Format;
 use std::path::{Path, PathBuf};
@@ -54,9 +55,9 @@ pub struct Session {
 impl Session {
     /// Starts a session; an `--out` whose directory cannot be written fails now (exit 3),
     /// before any experiment runs.
-    pub fn new(output: &OutputArgs, quick: bool) -> anyhow::Result<Session> {
+    pub fn new(output: &OutputArgs, quick: bool, lockstep: &Lockstep) -> anyhow::Result<Session> {
         Ok(Session {
-            output: Output::new(output.format, quick, output.out.clone()).map_err(failure::library)?,
+            output: Output::new(output.format, quick, output.out.clone(), lockstep).map_err(failure::library)?,
             reports: None,
             baseline: None,
             out: output.out.clone(),

@@ -13,7 +13,7 @@ use serde::Serialize;
 pub use {miniserde, nanoserde, simd_json_derive};
 
 use crate::toolkit::{OpStrategy, emit, emit_bytes, error_text};
-use crate::{BoxedStrategy, Contract, Effort};
+use crate::{BoxedStrategy, Contract, Effort, StrategyId};
 
 pub use crate::shape_model::DerivedDeserialize;
 
@@ -28,15 +28,27 @@ where
     let mut buf: Vec<u8> = Vec::with_capacity(input.len());
     let mut buffers = simd_json::Buffers::new(input.len());
     vec![
-        OpStrategy::boxed("typed/simd-json-derive", Contract::TypedValue, Effort::Model, n, move |s| {
-            let mut copy = input.to_vec();
-            emit(s, &T::from_slice(&mut copy).map_err(error_text)?)
-        }),
-        OpStrategy::boxed("typed-reuse/simd-json-derive", Contract::TypedValue, Effort::Model, n, move |s| {
-            buf.clear();
-            buf.extend_from_slice(input);
-            emit(s, &T::from_slice_with_buffers(&mut buf, &mut buffers).map_err(error_text)?)
-        }),
+        OpStrategy::boxed(
+            StrategyId::new("typed", "simd-json-derive"),
+            Contract::TypedValue,
+            Effort::Model,
+            n,
+            move |s| {
+                let mut copy = input.to_vec();
+                emit(s, &T::from_slice(&mut copy).map_err(error_text)?)
+            },
+        ),
+        OpStrategy::boxed(
+            StrategyId::new("typed-reuse", "simd-json-derive"),
+            Contract::TypedValue,
+            Effort::Model,
+            n,
+            move |s| {
+                buf.clear();
+                buf.extend_from_slice(input);
+                emit(s, &T::from_slice_with_buffers(&mut buf, &mut buffers).map_err(error_text)?)
+            },
+        ),
     ]
 }
 
@@ -46,11 +58,15 @@ pub fn simd_json_derive_serialize<T: simd_json_derive::Serialize>(value: &T) -> 
     let n = value.json_vec().ok().map(|v| v.len() as u64);
     let mut buf = Vec::new();
     vec![
-        OpStrategy::boxed("typed/simd-json-derive", Contract::BytesFromTyped, Effort::Model, n, move |s| {
-            emit_bytes(s, &value.json_vec().map_err(error_text)?)
-        }),
         OpStrategy::boxed(
-            "typed-writer/simd-json-derive",
+            StrategyId::new("typed", "simd-json-derive"),
+            Contract::BytesFromTyped,
+            Effort::Model,
+            n,
+            move |s| emit_bytes(s, &value.json_vec().map_err(error_text)?),
+        ),
+        OpStrategy::boxed(
+            StrategyId::new("typed-writer", "simd-json-derive"),
             Contract::BytesFromTyped,
             Effort::Model,
             n,
@@ -66,7 +82,7 @@ pub fn simd_json_derive_serialize<T: simd_json_derive::Serialize>(value: &T) -> 
 /// `typed/nanoserde`: `DeJson::deserialize_json`.
 pub fn nanoserde_deserialize<T: nanoserde::DeJson + Serialize>(input: &[u8]) -> Vec<BoxedStrategy<'_>> {
     vec![OpStrategy::boxed(
-        "typed/nanoserde",
+        StrategyId::new("typed", "nanoserde"),
         Contract::TypedValue,
         Effort::Model,
         Some(input.len() as u64),
@@ -81,7 +97,7 @@ pub fn nanoserde_deserialize<T: nanoserde::DeJson + Serialize>(input: &[u8]) -> 
 pub fn nanoserde_serialize<T: nanoserde::SerJson>(value: &T) -> Vec<BoxedStrategy<'_>> {
     let n = Some(value.serialize_json().len() as u64);
     vec![OpStrategy::boxed(
-        "typed/nanoserde",
+        StrategyId::new("typed", "nanoserde"),
         Contract::BytesFromTyped,
         Effort::Model,
         n,
@@ -92,7 +108,7 @@ pub fn nanoserde_serialize<T: nanoserde::SerJson>(value: &T) -> Vec<BoxedStrateg
 /// `typed/miniserde`: `miniserde::json::from_str`.
 pub fn miniserde_deserialize<T: miniserde::Deserialize + Serialize>(input: &[u8]) -> Vec<BoxedStrategy<'_>> {
     vec![OpStrategy::boxed(
-        "typed/miniserde",
+        StrategyId::new("typed", "miniserde"),
         Contract::TypedValue,
         Effort::Model,
         Some(input.len() as u64),
@@ -108,7 +124,7 @@ pub fn miniserde_deserialize<T: miniserde::Deserialize + Serialize>(input: &[u8]
 pub fn miniserde_serialize<T: miniserde::Serialize>(value: &T) -> Vec<BoxedStrategy<'_>> {
     let n = Some(miniserde::json::to_string(value).len() as u64);
     vec![OpStrategy::boxed(
-        "typed/miniserde",
+        StrategyId::new("typed", "miniserde"),
         Contract::BytesFromTyped,
         Effort::Model,
         n,

@@ -2,7 +2,7 @@
 
 use crate::libraries::{Library, Registered};
 use crate::toolkit::{OpStrategy, emit, emit_bytes, error_text};
-use crate::{BoxedStrategy, Contract, Effort};
+use crate::{BoxedStrategy, Contract, Effort, StrategyId};
 
 /// Deserialize strategies for an arbitrary document, baseline (`dom/serde_json`) first;
 /// `lazy/sonic-rs` only when `fields` (JSON pointers) are given.
@@ -19,20 +19,26 @@ pub fn deserialize_strategies<'a>(input: &'a [u8], fields: &[String]) -> Vec<Box
 pub(crate) fn dom_strategies(input: &[u8]) -> Vec<BoxedStrategy<'_>> {
     let n = Some(input.len() as u64);
     let mut v = vec![
-        OpStrategy::boxed("dom/serde_json", Contract::Dom, Effort::Model, n, move |s| {
+        OpStrategy::boxed(StrategyId::new("dom", "serde_json"), Contract::Dom, Effort::Model, n, move |s| {
             emit(s, &serde_json::from_slice::<serde_json::Value>(input).map_err(error_text)?)
         }),
-        OpStrategy::boxed("dom/sonic-rs", Contract::Dom, Effort::Model, n, move |s| {
+        OpStrategy::boxed(StrategyId::new("dom", "sonic-rs"), Contract::Dom, Effort::Model, n, move |s| {
             emit(s, &sonic_rs::from_slice::<sonic_rs::Value>(input).map_err(error_text)?)
         }),
-        OpStrategy::boxed("dom/simd-json", Contract::Dom, Effort::Model, n, move |s| {
+        OpStrategy::boxed(StrategyId::new("dom", "simd-json"), Contract::Dom, Effort::Model, n, move |s| {
             let mut buf = input.to_vec();
             emit(s, &simd_json::owned::to_value(&mut buf).map_err(error_text)?)
         }),
-        OpStrategy::boxed("dom-borrowed/simd-json", Contract::BorrowedDom, Effort::Model, n, move |s| {
-            let mut buf = input.to_vec();
-            emit(s, &simd_json::borrowed::to_value(&mut buf).map_err(error_text)?)
-        }),
+        OpStrategy::boxed(
+            StrategyId::new("dom-borrowed", "simd-json"),
+            Contract::BorrowedDom,
+            Effort::Model,
+            n,
+            move |s| {
+                let mut buf = input.to_vec();
+                emit(s, &simd_json::borrowed::to_value(&mut buf).map_err(error_text)?)
+            },
+        ),
     ];
     v.extend(Registered::dom(input));
     v
@@ -41,7 +47,7 @@ pub(crate) fn dom_strategies(input: &[u8]) -> Vec<BoxedStrategy<'_>> {
 /// `raw/serde_json`: validate and keep the bytes (`Box<RawValue>`).
 pub(crate) fn raw_strategy(input: &[u8]) -> BoxedStrategy<'_> {
     OpStrategy::boxed(
-        "raw/serde_json",
+        StrategyId::new("raw", "serde_json"),
         Contract::RawValidated,
         Effort::Code,
         Some(input.len() as u64),
@@ -62,16 +68,30 @@ pub fn serialize_strategies<'a>(input: &[u8]) -> Result<Vec<BoxedStrategy<'a>>, 
     let simd_dom = simd_json::owned::to_value(&mut input.to_vec()).map_err(error_text)?;
     let n = Some(serde_json::to_vec(&serde_dom).map_err(error_text)?.len() as u64);
     let mut v = vec![
-        OpStrategy::boxed("dom/serde_json", Contract::BytesFromDom, Effort::Model, n, move |s| {
-            emit_bytes(s, &serde_json::to_vec(&serde_dom).map_err(error_text)?)
-        }),
-        OpStrategy::boxed("dom/sonic-rs", Contract::BytesFromDom, Effort::Model, n, move |s| {
-            emit_bytes(s, &sonic_rs::to_vec(&sonic_dom).map_err(error_text)?)
-        }),
-        OpStrategy::boxed("dom/simd-json", Contract::BytesFromDom, Effort::Model, n, move |s| {
-            use simd_json::prelude::Writable;
-            emit_bytes(s, simd_dom.encode().as_bytes())
-        }),
+        OpStrategy::boxed(
+            StrategyId::new("dom", "serde_json"),
+            Contract::BytesFromDom,
+            Effort::Model,
+            n,
+            move |s| emit_bytes(s, &serde_json::to_vec(&serde_dom).map_err(error_text)?),
+        ),
+        OpStrategy::boxed(
+            StrategyId::new("dom", "sonic-rs"),
+            Contract::BytesFromDom,
+            Effort::Model,
+            n,
+            move |s| emit_bytes(s, &sonic_rs::to_vec(&sonic_dom).map_err(error_text)?),
+        ),
+        OpStrategy::boxed(
+            StrategyId::new("dom", "simd-json"),
+            Contract::BytesFromDom,
+            Effort::Model,
+            n,
+            move |s| {
+                use simd_json::prelude::Writable;
+                emit_bytes(s, simd_dom.encode().as_bytes())
+            },
+        ),
     ];
     v.extend(Registered::serialize_dom(input)?);
     Ok(v)

@@ -6,7 +6,7 @@
 
 use std::io::Read;
 
-use jsoncost_engine::Fidelity;
+use jsoncost_engine::{Fidelity, StrategyId};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -69,11 +69,11 @@ impl Reference {
     }
 }
 
-/// Compares an output a strategy (`name`) already gave with `reference` (for callers that
-/// must see the check's own failure, e.g. whether it was fatal).
-pub fn judge(name: &str, out: &Canonical, reference: &Reference) -> Verdict {
+/// Compares an output `strategy` already gave with `reference` (for callers that must see the
+/// check's own failure, e.g. whether it was fatal).
+pub fn judge(strategy: &StrategyId, out: &Canonical, reference: &Reference) -> Verdict {
     match out.compare_with(&reference.value) {
-        Ok(fidelity) => Verdict::Pass(explained(name, fidelity)),
+        Ok(fidelity) => Verdict::Pass(explained(strategy, fidelity)),
         Err(diff) => Verdict::Fail(format!("output differs from the exact reference {diff}")),
     }
 }
@@ -92,7 +92,7 @@ pub fn judge(name: &str, out: &Canonical, reference: &Reference) -> Verdict {
 /// reading them fails the comparison). The rest is read exactly all the same, so a document
 /// the reference refuses fails whatever it holds ([`exact::parse_streamed`]).
 pub fn verify_streamed<D, E, R>(
-    name: &str,
+    strategy: &StrategyId,
     source: R,
     pointer: &str,
     outside: Option<&D>,
@@ -150,7 +150,7 @@ where
             return Verdict::Fail(message);
         }
     }
-    Verdict::Pass(explained(name, fidelity))
+    Verdict::Pass(explained(strategy, fidelity))
 }
 
 /// The members `T` reads from a JSON object, when it says: a struct's fields. `None` when it
@@ -237,9 +237,8 @@ fn byte_offset(input: &[u8], line: usize, column: usize) -> usize {
 /// is built without `float_roundtrip` (a cargo feature; turning it on would change every
 /// serde_json row), so its float parsing is not correctly rounded; serde_json_borrow builds its
 /// DOM with serde_json's parser, so the same holds for it.
-fn explained(name: &str, mut fidelity: Fidelity) -> Fidelity {
-    let library = name.rsplit('/').next().unwrap_or(name);
-    if fidelity.floats_inexact > 0 && matches!(library, "serde_json" | "serde_json_borrow") {
+fn explained(strategy: &StrategyId, mut fidelity: Fidelity) -> Fidelity {
+    if fidelity.floats_inexact > 0 && matches!(strategy.library(), Some("serde_json" | "serde_json_borrow")) {
         fidelity.cause = Some("serde_json without float_roundtrip".to_string());
     }
     fidelity
@@ -317,15 +316,17 @@ mod tests {
             ..Fidelity::default()
         };
         assert_eq!(
-            explained("dom/serde_json", f.clone()).cause.as_deref(),
+            explained(&StrategyId::new("dom", "serde_json"), f.clone()).cause.as_deref(),
             Some("serde_json without float_roundtrip")
         );
-        assert_eq!(explained("dom/sonic-rs", f).cause, None);
+        // A style named like the library is not the library.
+        assert_eq!(explained(&StrategyId::named("serde_json"), f.clone()).cause, None);
+        assert_eq!(explained(&StrategyId::new("dom", "sonic-rs"), f).cause, None);
         let zero = Fidelity {
             numbers: 1,
             zero_sign_lost: 1,
             ..Fidelity::default()
         };
-        assert_eq!(explained("dom/serde_json", zero).cause, None);
+        assert_eq!(explained(&StrategyId::new("dom", "serde_json"), zero).cause, None);
     }
 }

@@ -11,7 +11,7 @@ use serde::Serialize;
 use time::OffsetDateTime;
 
 use crate::toolkit::{OpStrategy, emit, error_text};
-use crate::{BoxedStrategy, Contract, Effort};
+use crate::{BoxedStrategy, Contract, Effort, StrategyId};
 
 /// A type decoded from jiter's pull parser (the built-in shapes' decoders).
 pub trait FromJiter: Sized {
@@ -59,7 +59,7 @@ impl<T: FromJiter> JiterDecoder<T> for T {
 /// bytes are an error, as with every other parser here).
 pub fn strategies<T: Serialize, D: JiterDecoder<T>>(input: &[u8]) -> Vec<BoxedStrategy<'_>> {
     vec![OpStrategy::boxed(
-        "iterator/jiter",
+        StrategyId::new("iterator", "jiter"),
         Contract::TypedValue,
         Effort::Code,
         Some(input.len() as u64),

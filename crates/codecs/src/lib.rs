@@ -36,7 +36,7 @@ pub mod toolkit;
 pub mod typed;
 
 pub use canonical::Canonical;
-pub use jsoncost_engine::{Contract, Effort};
+pub use jsoncost_engine::{Contract, Effort, StrategyId};
 pub use shape_model::{BorrowedForm, DerivedDeserialize};
 pub use typed::TypeOptions;
 
@@ -61,8 +61,13 @@ impl Direction {
 
 /// One way to do an operation: untimed `check` for the correctness gate, timed `run`.
 pub trait Strategy {
-    /// `style/library`, e.g. `typed/serde_json`.
-    fn name(&self) -> &str;
+    /// Its style and library, made where it is made and carried to its row.
+    fn id(&self) -> &StrategyId;
+    /// `style/library`, e.g. `typed/serde_json`: its identity's name, as filters and messages
+    /// read it.
+    fn name(&self) -> &str {
+        self.id().name()
+    }
     /// What it delivers (a typed value, a DOM, bytes ...): the advisor weighs a strategy
     /// against the baseline only when they deliver the same.
     fn contract(&self) -> Contract;
@@ -83,7 +88,7 @@ pub trait Strategy {
     fn verify(&mut self, reference: Option<&gate::Reference>) -> Result<jsoncost_engine::Fidelity, RunFailure> {
         let reference = reference.ok_or_else(|| RunFailure::row(format!("{}: no reference to check against", self.name())))?;
         let out = self.check()?;
-        match gate::judge(self.name(), &out, reference) {
+        match gate::judge(self.id(), &out, reference) {
             gate::Verdict::Pass(fidelity) => Ok(fidelity),
             gate::Verdict::Fail(message) => Err(RunFailure::row(message)),
         }
@@ -111,7 +116,7 @@ pub trait Strategy {
 pub fn verify(strategy: &mut dyn Strategy, reference: &gate::Reference) -> gate::Verdict {
     match strategy.check() {
         Err(e) => gate::Verdict::Fail(e.message),
-        Ok(out) => gate::judge(strategy.name(), &out, reference),
+        Ok(out) => gate::judge(strategy.id(), &out, reference),
     }
 }
 

@@ -10,14 +10,14 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::gate;
-use crate::{BoxedStrategy, Canonical, Contract, Effort, RunFailure, Strategy};
+use crate::{BoxedStrategy, Canonical, Contract, Effort, RunFailure, Strategy, StrategyId};
 
 /// The outcome slot: `None` when timing, `Some` when the gate wants the canonical output.
 pub type Slot<'s> = Option<&'s mut Option<Canonical>>;
 
 /// A strategy whose single closure either records its output (gate) or drops it (timing).
 pub struct OpStrategy<F> {
-    name: String,
+    id: StrategyId,
     contract: Contract,
     effort: Effort,
     bytes: Option<u64>,
@@ -25,14 +25,14 @@ pub struct OpStrategy<F> {
 }
 
 impl<F: FnMut(Slot<'_>) -> Result<(), String>> OpStrategy<F> {
-    /// A strategy `name` delivering `contract`, adopted at `effort`, over `bytes` of payload,
+    /// A strategy `id` delivering `contract`, adopted at `effort`, over `bytes` of payload,
     /// doing `f`.
-    pub fn boxed<'a>(name: impl Into<String>, contract: Contract, effort: Effort, bytes: Option<u64>, f: F) -> BoxedStrategy<'a>
+    pub fn boxed<'a>(id: StrategyId, contract: Contract, effort: Effort, bytes: Option<u64>, f: F) -> BoxedStrategy<'a>
     where
         F: 'a,
     {
         Box::new(OpStrategy {
-            name: name.into(),
+            id,
             contract,
             effort,
             bytes,
@@ -42,8 +42,8 @@ impl<F: FnMut(Slot<'_>) -> Result<(), String>> OpStrategy<F> {
 }
 
 impl<F: FnMut(Slot<'_>) -> Result<(), String>> Strategy for OpStrategy<F> {
-    fn name(&self) -> &str {
-        &self.name
+    fn id(&self) -> &StrategyId {
+        &self.id
     }
     fn contract(&self) -> Contract {
         self.contract
@@ -91,8 +91,8 @@ impl<'a, T: Serialize + DeserializeOwned + 'a> Through<'a, T> {
 }
 
 impl<T: serde::Serialize + DeserializeOwned> Strategy for Through<'_, T> {
-    fn name(&self) -> &str {
-        self.inner.name()
+    fn id(&self) -> &StrategyId {
+        self.inner.id()
     }
     fn contract(&self) -> Contract {
         self.inner.contract()
@@ -114,7 +114,7 @@ impl<T: serde::Serialize + DeserializeOwned> Strategy for Through<'_, T> {
                     .and_then(|r| r.leaving_out(&self.left_out))
                     .map_err(RunFailure::row)?;
                 let out = self.inner.check()?.leaving_out(&self.left_out);
-                match gate::judge(self.inner.name(), &out, &seen) {
+                match gate::judge(self.inner.id(), &out, &seen) {
                     gate::Verdict::Pass(fidelity) => Ok(fidelity),
                     gate::Verdict::Fail(message) => Err(RunFailure::row(message)),
                 }
@@ -234,7 +234,7 @@ pub fn lazy_strategy<'a>(input: &'a [u8], fields: &[String]) -> BoxedStrategy<'a
     let sample = serde_json::from_slice(input).unwrap_or(serde_json::Value::Null);
     let tree = pointer_tree(&sample, &fields);
     OpStrategy::boxed(
-        "lazy/sonic-rs",
+        StrategyId::new("lazy", "sonic-rs"),
         Contract::Projection,
         Effort::Code,
         Some(input.len() as u64),

@@ -14,7 +14,7 @@ use serde::de::DeserializeOwned;
 use crate::libraries::{Library, Registered};
 use crate::shape_model::{BorrowedStrategies, DerivedDeserialize};
 use crate::toolkit::{OpStrategy, Through, emit, emit_bytes, error_text, lazy_strategy};
-use crate::{BorrowedForm, BoxedStrategy, Contract, Effort, document};
+use crate::{BorrowedForm, BoxedStrategy, Contract, Effort, StrategyId, document};
 
 /// The optional parts of a type's deserialize table.
 #[derive(Clone, Default)]
@@ -60,25 +60,45 @@ pub fn deserialize_strategies<'a, T: Serialize + DeserializeOwned + 'a>(input: &
     let mut simd_buf: Vec<u8> = Vec::with_capacity(input.len());
     let mut simd_buffers = simd_json::Buffers::new(input.len());
     let mut v: Vec<BoxedStrategy<'a>> = vec![
-        OpStrategy::boxed("typed/serde_json", Contract::TypedValue, Effort::Swap, n, move |s| {
-            emit(s, &serde_json::from_slice::<T>(input).map_err(error_text)?)
-        }),
-        OpStrategy::boxed("typed/sonic-rs", Contract::TypedValue, Effort::Swap, n, move |s| {
-            emit(s, &sonic_rs::from_slice::<T>(input).map_err(error_text)?)
-        }),
-        OpStrategy::boxed("typed/simd-json", Contract::TypedValue, Effort::Swap, n, move |s| {
-            let mut buf = input.to_vec();
-            emit(s, &simd_json::serde::from_slice::<T>(&mut buf).map_err(error_text)?)
-        }),
+        OpStrategy::boxed(
+            StrategyId::new("typed", "serde_json"),
+            Contract::TypedValue,
+            Effort::Swap,
+            n,
+            move |s| emit(s, &serde_json::from_slice::<T>(input).map_err(error_text)?),
+        ),
+        OpStrategy::boxed(
+            StrategyId::new("typed", "sonic-rs"),
+            Contract::TypedValue,
+            Effort::Swap,
+            n,
+            move |s| emit(s, &sonic_rs::from_slice::<T>(input).map_err(error_text)?),
+        ),
+        OpStrategy::boxed(
+            StrategyId::new("typed", "simd-json"),
+            Contract::TypedValue,
+            Effort::Swap,
+            n,
+            move |s| {
+                let mut buf = input.to_vec();
+                emit(s, &simd_json::serde::from_slice::<T>(&mut buf).map_err(error_text)?)
+            },
+        ),
         // simd-json's documented fast path: reuse the input copy and its internal buffers.
-        OpStrategy::boxed("typed-reuse/simd-json", Contract::TypedValue, Effort::Swap, n, move |s| {
-            simd_buf.clear();
-            simd_buf.extend_from_slice(input);
-            emit(
-                s,
-                &simd_json::serde::from_slice_with_buffers::<T>(&mut simd_buf, &mut simd_buffers).map_err(error_text)?,
-            )
-        }),
+        OpStrategy::boxed(
+            StrategyId::new("typed-reuse", "simd-json"),
+            Contract::TypedValue,
+            Effort::Swap,
+            n,
+            move |s| {
+                simd_buf.clear();
+                simd_buf.extend_from_slice(input);
+                emit(
+                    s,
+                    &simd_json::serde::from_slice_with_buffers::<T>(&mut simd_buf, &mut simd_buffers).map_err(error_text)?,
+                )
+            },
+        ),
     ];
     for derived in &options.derived {
         v.extend(derived(input));
@@ -89,17 +109,33 @@ pub fn deserialize_strategies<'a, T: Serialize + DeserializeOwned + 'a>(input: &
     }
     v.extend(document::dom_strategies(input));
     v.extend([
-        OpStrategy::boxed("dom-then-typed/serde_json", Contract::TypedValue, Effort::Code, n, move |s| {
-            let v = serde_json::from_slice::<serde_json::Value>(input).map_err(error_text)?;
-            emit(s, &serde_json::from_value::<T>(v).map_err(error_text)?)
-        }),
-        OpStrategy::boxed("dom-then-typed/sonic-rs", Contract::TypedValue, Effort::Code, n, move |s| {
-            let v = sonic_rs::from_slice::<sonic_rs::Value>(input).map_err(error_text)?;
-            emit(s, &sonic_rs::from_value::<T>(&v).map_err(error_text)?)
-        }),
-        OpStrategy::boxed("reader/serde_json", Contract::TypedValue, Effort::Swap, n, move |s| {
-            emit(s, &serde_json::from_reader::<_, T>(BufReader::new(input)).map_err(error_text)?)
-        }),
+        OpStrategy::boxed(
+            StrategyId::new("dom-then-typed", "serde_json"),
+            Contract::TypedValue,
+            Effort::Code,
+            n,
+            move |s| {
+                let v = serde_json::from_slice::<serde_json::Value>(input).map_err(error_text)?;
+                emit(s, &serde_json::from_value::<T>(v).map_err(error_text)?)
+            },
+        ),
+        OpStrategy::boxed(
+            StrategyId::new("dom-then-typed", "sonic-rs"),
+            Contract::TypedValue,
+            Effort::Code,
+            n,
+            move |s| {
+                let v = sonic_rs::from_slice::<sonic_rs::Value>(input).map_err(error_text)?;
+                emit(s, &sonic_rs::from_value::<T>(&v).map_err(error_text)?)
+            },
+        ),
+        OpStrategy::boxed(
+            StrategyId::new("reader", "serde_json"),
+            Contract::TypedValue,
+            Effort::Swap,
+            n,
+            move |s| emit(s, &serde_json::from_reader::<_, T>(BufReader::new(input)).map_err(error_text)?),
+        ),
         document::raw_strategy(input),
     ]);
     if !options.lazy_fields.is_empty() {
@@ -120,16 +156,30 @@ pub fn deserialize_strategies<'a, T: Serialize + DeserializeOwned + 'a>(input: &
 pub fn borrowed_strategies<T, F: BorrowedForm<T>>(input: &[u8]) -> Vec<BoxedStrategy<'_>> {
     let n = Some(input.len() as u64);
     let mut v = vec![
-        OpStrategy::boxed("borrowed/serde_json", Contract::BorrowedValue, Effort::Model, n, move |s| {
-            emit(s, &serde_json::from_slice::<F::Of<'_>>(input).map_err(error_text)?)
-        }),
-        OpStrategy::boxed("borrowed/sonic-rs", Contract::BorrowedValue, Effort::Model, n, move |s| {
-            emit(s, &sonic_rs::from_slice::<F::Of<'_>>(input).map_err(error_text)?)
-        }),
-        OpStrategy::boxed("borrowed/simd-json", Contract::BorrowedValue, Effort::Model, n, move |s| {
-            let mut buf = input.to_vec();
-            emit(s, &simd_json::serde::from_slice::<F::Of<'_>>(&mut buf).map_err(error_text)?)
-        }),
+        OpStrategy::boxed(
+            StrategyId::new("borrowed", "serde_json"),
+            Contract::BorrowedValue,
+            Effort::Model,
+            n,
+            move |s| emit(s, &serde_json::from_slice::<F::Of<'_>>(input).map_err(error_text)?),
+        ),
+        OpStrategy::boxed(
+            StrategyId::new("borrowed", "sonic-rs"),
+            Contract::BorrowedValue,
+            Effort::Model,
+            n,
+            move |s| emit(s, &sonic_rs::from_slice::<F::Of<'_>>(input).map_err(error_text)?),
+        ),
+        OpStrategy::boxed(
+            StrategyId::new("borrowed", "simd-json"),
+            Contract::BorrowedValue,
+            Effort::Model,
+            n,
+            move |s| {
+                let mut buf = input.to_vec();
+                emit(s, &simd_json::serde::from_slice::<F::Of<'_>>(&mut buf).map_err(error_text)?)
+            },
+        ),
     ];
     v.extend(Registered::borrowed::<T, F>(input));
     v
@@ -145,30 +195,60 @@ pub fn serialize_strategies<'a, T: Serialize>(value: &'a T) -> Result<Vec<BoxedS
     let mut buf2 = Vec::new();
     let mut buf3 = Vec::new();
     let mut v: Vec<BoxedStrategy<'a>> = vec![
-        OpStrategy::boxed("typed/serde_json", Contract::BytesFromTyped, Effort::Swap, n, move |s| {
-            emit_bytes(s, &serde_json::to_vec(value).map_err(error_text)?)
-        }),
-        OpStrategy::boxed("typed-writer/serde_json", Contract::BytesFromTyped, Effort::Swap, n, move |s| {
-            buf1.clear();
-            serde_json::to_writer(&mut buf1, value).map_err(error_text)?;
-            emit_bytes(s, &buf1)
-        }),
-        OpStrategy::boxed("typed/sonic-rs", Contract::BytesFromTyped, Effort::Swap, n, move |s| {
-            emit_bytes(s, &sonic_rs::to_vec(value).map_err(error_text)?)
-        }),
-        OpStrategy::boxed("typed-writer/sonic-rs", Contract::BytesFromTyped, Effort::Swap, n, move |s| {
-            buf2.clear();
-            sonic_rs::to_writer(&mut buf2, value).map_err(error_text)?;
-            emit_bytes(s, &buf2)
-        }),
-        OpStrategy::boxed("typed/simd-json", Contract::BytesFromTyped, Effort::Swap, n, move |s| {
-            emit_bytes(s, &simd_json::serde::to_vec(value).map_err(error_text)?)
-        }),
-        OpStrategy::boxed("typed-writer/simd-json", Contract::BytesFromTyped, Effort::Swap, n, move |s| {
-            buf3.clear();
-            simd_json::serde::to_writer(&mut buf3, value).map_err(error_text)?;
-            emit_bytes(s, &buf3)
-        }),
+        OpStrategy::boxed(
+            StrategyId::new("typed", "serde_json"),
+            Contract::BytesFromTyped,
+            Effort::Swap,
+            n,
+            move |s| emit_bytes(s, &serde_json::to_vec(value).map_err(error_text)?),
+        ),
+        OpStrategy::boxed(
+            StrategyId::new("typed-writer", "serde_json"),
+            Contract::BytesFromTyped,
+            Effort::Swap,
+            n,
+            move |s| {
+                buf1.clear();
+                serde_json::to_writer(&mut buf1, value).map_err(error_text)?;
+                emit_bytes(s, &buf1)
+            },
+        ),
+        OpStrategy::boxed(
+            StrategyId::new("typed", "sonic-rs"),
+            Contract::BytesFromTyped,
+            Effort::Swap,
+            n,
+            move |s| emit_bytes(s, &sonic_rs::to_vec(value).map_err(error_text)?),
+        ),
+        OpStrategy::boxed(
+            StrategyId::new("typed-writer", "sonic-rs"),
+            Contract::BytesFromTyped,
+            Effort::Swap,
+            n,
+            move |s| {
+                buf2.clear();
+                sonic_rs::to_writer(&mut buf2, value).map_err(error_text)?;
+                emit_bytes(s, &buf2)
+            },
+        ),
+        OpStrategy::boxed(
+            StrategyId::new("typed", "simd-json"),
+            Contract::BytesFromTyped,
+            Effort::Swap,
+            n,
+            move |s| emit_bytes(s, &simd_json::serde::to_vec(value).map_err(error_text)?),
+        ),
+        OpStrategy::boxed(
+            StrategyId::new("typed-writer", "simd-json"),
+            Contract::BytesFromTyped,
+            Effort::Swap,
+            n,
+            move |s| {
+                buf3.clear();
+                simd_json::serde::to_writer(&mut buf3, value).map_err(error_text)?;
+                emit_bytes(s, &buf3)
+            },
+        ),
     ];
     v.extend(document::serialize_strategies(&text)?);
     Ok(v)

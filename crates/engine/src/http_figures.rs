@@ -153,7 +153,7 @@ const LEGACY_KEYS: [&str; 14] = [
 impl HttpFigures {
     /// The figures a file written before they were typed holds in a row's `extra`, taken out of
     /// it; `None` when it holds none (or holds them in a form not understood: they stay).
-    pub fn take_from_extra(extra: &mut Map<String, Value>) -> Option<HttpFigures> {
+    pub(crate) fn take_from_extra(extra: &mut Map<String, Value>) -> Option<HttpFigures> {
         let legacy: Map<String, Value> = LEGACY_KEYS
             .iter()
             .filter_map(|k| extra.get(*k).filter(|v| !v.is_null()).map(|v| (k.to_string(), v.clone())))

@@ -41,7 +41,8 @@ pub use http_figures::{HttpErrors, HttpFigures, HttpLoss, HttpStop, LossKind};
 pub use kind::{Blame, KindTraits, Rate, RowMeasure};
 pub use model::{
     AllocatorComparison, AllocatorRow, Contract, DifferenceKind, Effort, Experiment, ExperimentKind, FLOOR, Fidelity, Machine,
-    NumberDifference, OtherCpu, Rates, Results, Row, RunQueueWait, SCHEMA_VERSION, Schedule, Status, parse_experiment_rate, parse_rate,
+    NumberDifference, OtherCpu, Rates, Results, Row, RunQueueWait, SCHEMA_VERSION, Schedule, Status, StrategyId, parse_experiment_rate,
+    parse_rate,
 };
 pub use paired::Interval;
 pub use stages::{

@@ -2,7 +2,9 @@
 //! and `compare` (results.json, `schema_version` 1). Field names are the public contract: add fields freely,
 //! rename none without bumping [`SCHEMA_VERSION`].
 
-use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 pub use crate::kind::{ExperimentKind, Rates, parse_experiment_rate, parse_rate};
@@ -326,12 +328,131 @@ pub enum Status {
     Failed,
 }
 
+/// A strategy's identity as values: its style (the API it calls: `typed`, `borrowed`, `dom`,
+/// `incremental` ...) and the library it calls, if one (the store's `floor` and `default` call
+/// none). Made where the strategy is made and carried to its row; its name, `style/library`,
+/// is for people and is never read back into parts.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct StrategyId {
+    style: Cow<'static, str>,
+    library: Option<Cow<'static, str>>,
+    /// `style/library`, or the style alone: made once, as rows and filters read it often.
+    name: String,
+}
+
+impl StrategyId {
+    /// `style/library`, e.g. `typed/serde_json`.
+    pub fn new(style: impl Into<Cow<'static, str>>, library: impl Into<Cow<'static, str>>) -> Self {
+        Self::of(style.into(), Some(library.into()))
+    }
+
+    /// A strategy of no one library (the store's `floor`), or a row named by a label taken whole
+    /// (an http target, an error table's row, an A/B figure): the name is its style.
+    pub fn named(style: impl Into<Cow<'static, str>>) -> Self {
+        Self::of(style.into(), None)
+    }
+
+    fn of(style: Cow<'static, str>, library: Option<Cow<'static, str>>) -> Self {
+        let name = match &library {
+            Some(library) => format!("{style}/{library}"),
+            None => style.to_string(),
+        };
+        StrategyId { style, library, name }
+    }
+
+    /// The style: the API the strategy calls.
+    pub fn style(&self) -> &str {
+        &self.style
+    }
+
+    /// The library it calls, if one.
+    pub fn library(&self) -> Option<&str> {
+        self.library.as_deref()
+    }
+
+    /// `style/library` (the style alone without a library): the name tables, filters and
+    /// results files show.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The identity of a row of a file written before rows carried one: its method read as
+    /// `style/library` (the last `/` splits them: a library's name has none), a method without
+    /// one as a style alone. Reading such files is the only place a name is split.
+    fn from_legacy_method(method: &str) -> Self {
+        match method.rsplit_once('/') {
+            Some((style, library)) => StrategyId::new(style.to_string(), library.to_string()),
+            None => StrategyId::named(method.to_string()),
+        }
+    }
+}
+
+impl std::fmt::Display for StrategyId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.name)
+    }
+}
+
+/// A label taken whole as a row's name, never split ([`StrategyId::named`]).
+impl From<&str> for StrategyId {
+    fn from(label: &str) -> Self {
+        StrategyId::named(label.to_string())
+    }
+}
+
+/// A label taken whole as a row's name, never split ([`StrategyId::named`]).
+impl From<String> for StrategyId {
+    fn from(label: String) -> Self {
+        StrategyId::named(label)
+    }
+}
+
+impl From<&StrategyId> for StrategyId {
+    fn from(id: &StrategyId) -> Self {
+        id.clone()
+    }
+}
+
+/// [`StrategyId`] as results files hold it: `{"style": "typed", "library": "serde_json"}`.
+#[derive(Serialize, Deserialize)]
+struct StrategyIdFile {
+    style: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    library: Option<String>,
+}
+
+impl Serialize for StrategyId {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        StrategyIdFile {
+            style: self.style.to_string(),
+            library: self.library.as_ref().map(|l| l.to_string()),
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for StrategyId {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let f = StrategyIdFile::deserialize(d)?;
+        Ok(StrategyId::of(f.style.into(), f.library.map(Cow::Owned)))
+    }
+}
+
 /// One strategy's measurement. A failed row keeps its place with `status: failed`, an
 /// `error_message`, and no timing.
+///
+/// Read through [`RowVisitor`], which also reads files written before rows carried their
+/// [`StrategyId`] or typed http figures.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 pub struct Row {
-    /// The strategy, `style/library` (e.g. `typed/serde_json`).
+    /// The strategy's name, `style/library` (e.g. `typed/serde_json`): [`Row::strategy`]'s
+    /// name, as tables and `compare` show and match it.
     pub method: String,
+    /// The strategy's identity. Files written before it was recorded have it from `method`
+    /// as they are read.
+    #[serde(default = "StrategyId::unread")]
+    pub strategy: StrategyId,
     /// The row the table's ratios are to.
     pub baseline: bool,
     /// Measured or failed.
@@ -375,9 +496,6 @@ pub struct Row {
     pub peak_bytes: Option<u64>,
     /// Payload megabytes per second.
     pub mb_per_s: Option<f64>,
-    /// Experiment-specific figures not typed yet, by name.
-    #[serde(default)]
-    pub extra: Map<String, Value>,
     /// Per-operation time of each kept Actual iteration (ns): a sequential table's ratio is
     /// computed from their pairwise quotients, and the report counts them as the row's samples.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -414,7 +532,7 @@ pub struct Row {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rss: Option<crate::rss::RssPeak>,
     /// An http row's load figures (req/s, latency percentiles, errors, server CPU); absent
-    /// elsewhere. Files that kept them as `extra` keys read through [`Results::type_http_figures`].
+    /// elsewhere. Files that kept them as `extra` keys have them here as they are read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub http: Option<crate::http_figures::HttpFigures>,
     /// Instructions and simulated cache misses per operation under Callgrind
@@ -642,11 +760,106 @@ impl Fidelity {
     }
 }
 
+impl Serialize for Row {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        Row::serialize(self, s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Row {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(RowVisitor)
+    }
+}
+
+impl StrategyId {
+    /// Stands for an identity the file did not hold until [`Legacy::apply`] derives it.
+    fn unread() -> Self {
+        StrategyId::named("")
+    }
+}
+
+/// Reads a row's fields as they are declared, with what older files hold beside them: the
+/// `extra` map (http figures before they were typed: [`HttpFigures::take_from_extra`]) and no
+/// `strategy` (derived from `method`). Every field is read from the file's own deserializer, so
+/// an error keeps its line and column.
+///
+/// [`HttpFigures::take_from_extra`]: crate::http_figures::HttpFigures::take_from_extra
+struct RowVisitor;
+
+/// What a row of an older file held that the row no longer declares.
+#[derive(Default)]
+struct Legacy {
+    extra: Map<String, Value>,
+    has_strategy: bool,
+}
+
+impl Legacy {
+    fn apply(mut self, row: &mut Row) {
+        if row.http.is_none() {
+            row.http = crate::http_figures::HttpFigures::take_from_extra(&mut self.extra);
+        }
+        if !self.has_strategy {
+            row.strategy = StrategyId::from_legacy_method(&row.method);
+        }
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for RowVisitor {
+    type Value = Row;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a row")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Row, A::Error> {
+        let mut legacy = Legacy::default();
+        let sifted = Sift { map, legacy: &mut legacy };
+        let mut row = Row::deserialize(serde::de::value::MapAccessDeserializer::new(sifted))?;
+        legacy.apply(&mut row);
+        Ok(row)
+    }
+}
+
+/// A row's map with `extra` taken aside into [`Legacy`] and `strategy` noted.
+struct Sift<'l, A> {
+    map: A,
+    legacy: &'l mut Legacy,
+}
+
+impl<'de, A: serde::de::MapAccess<'de>> serde::de::MapAccess<'de> for Sift<'_, A> {
+    type Error = A::Error;
+
+    fn next_key_seed<K: serde::de::DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, A::Error> {
+        use serde::de::IntoDeserializer;
+        // Bounded by the map's own keys.
+        while let Some(key) = self.map.next_key::<String>()? {
+            match key.as_str() {
+                "extra" => {
+                    self.legacy.extra = self.map.next_value()?;
+                    continue;
+                }
+                "strategy" => self.legacy.has_strategy = true,
+                _ => {}
+            }
+            return seed.deserialize(IntoDeserializer::<A::Error>::into_deserializer(key)).map(Some);
+        }
+        Ok(None)
+    }
+
+    fn next_value_seed<V: serde::de::DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
+        self.map.next_value_seed(seed)
+    }
+}
+
 impl Row {
-    /// An empty row for `method` with no measurement yet.
-    pub fn new(method: impl Into<String>) -> Self {
+    /// An empty row of `strategy` with no measurement yet. A `&str` or `String` is taken whole
+    /// as a label ([`StrategyId::named`]).
+    pub fn new(strategy: impl Into<StrategyId>) -> Self {
+        let strategy = strategy.into();
         Row {
-            method: method.into(),
+            method: strategy.name().to_string(),
+            strategy,
             baseline: false,
             status: Status::Ok,
             error_message: None,
@@ -667,7 +880,6 @@ impl Row {
             alloc_ratio: None,
             peak_bytes: None,
             mb_per_s: None,
-            extra: Map::new(),
             samples_ns: Vec::new(),
             rounds_ns: Vec::new(),
             ratio_interval: None,
@@ -683,8 +895,8 @@ impl Row {
     }
 
     /// A failed row: shown, never timed.
-    pub fn failed(method: impl Into<String>, message: impl Into<String>) -> Self {
-        let mut r = Row::new(method);
+    pub fn failed(strategy: impl Into<StrategyId>, message: impl Into<String>) -> Self {
+        let mut r = Row::new(strategy);
         r.status = Status::Failed;
         r.error_message = Some(message.into());
         r
@@ -704,21 +916,6 @@ impl Row {
             return None;
         }
         crate::paired::log_ratio(&base.rounds_ns, &self.rounds_ns, crate::paired::PAIRED_CONFIDENCE)
-    }
-}
-
-impl Results {
-    /// Moves the http figures of rows written before they were typed out of `extra` into
-    /// [`Row::http`], so every reader reads the one field.
-    pub fn type_http_figures(&mut self) {
-        let rows = self
-            .experiments
-            .iter_mut()
-            .filter(|e| e.experiment == ExperimentKind::Http)
-            .flat_map(|e| &mut e.rows);
-        for row in rows.filter(|r| r.http.is_none()) {
-            row.http = crate::http_figures::HttpFigures::take_from_extra(&mut row.extra);
-        }
     }
 }
 
@@ -853,6 +1050,67 @@ mod tests {
         assert_eq!(baseline, ["borrowed/sonic-rs"]);
         let ratio = |m: &str| exp.rows.iter().find(|r| r.method == m).unwrap().ratio;
         assert_eq!((ratio("borrowed/sonic-rs"), ratio("borrowed/simd-json")), (Some(1.0), Some(0.5)));
+    }
+
+    #[test]
+    fn a_rows_strategy_round_trips_as_values_and_its_name_is_made_from_them() {
+        let id = StrategyId::new("dom-borrowed", "serde_json_borrow");
+        let row = Row::new(id.clone());
+        assert_eq!(
+            (row.method.as_str(), id.style(), id.library()),
+            ("dom-borrowed/serde_json_borrow", "dom-borrowed", Some("serde_json_borrow"))
+        );
+        let text = serde_json::to_value(&row).unwrap();
+        assert_eq!(
+            text["strategy"],
+            serde_json::json!({"style": "dom-borrowed", "library": "serde_json_borrow"})
+        );
+        assert!(text.get("extra").is_none());
+        assert_eq!(serde_json::from_value::<Row>(text).unwrap(), row);
+        // A label is taken whole: no library, however many slashes it has.
+        let label = Row::new("req/s");
+        assert_eq!((label.strategy.style(), label.strategy.library()), ("req/s", None));
+        let text = serde_json::to_string(&label).unwrap();
+        assert!(text.contains(r#""strategy":{"style":"req/s"}"#), "{text}");
+        assert_eq!(serde_json::from_str::<Row>(&text).unwrap(), label);
+    }
+
+    /// A row of a file written before rows carried their identity and typed http figures: the
+    /// identity comes from the method, the figures from `extra`, which is not kept.
+    #[test]
+    fn an_older_rows_strategy_and_http_figures_are_read_from_its_method_and_extra() {
+        let older = r#"{"method": "typed/serde_json", "baseline": true, "status": "ok", "error_message": null,
+            "mean_ns": 5.0, "error_ns": null, "stddev_ns": null, "median_ns": null, "p95_ns": null,
+            "iterations": null, "ops_per_iteration": null, "outliers_removed": null, "ratio": null,
+            "ratio_sd": null, "allocated_bytes": null, "allocs": null, "alloc_ratio": null,
+            "peak_bytes": null, "mb_per_s": null, "extra": {"req_per_s": 500.0, "requests": 1000, "other": 1}}"#;
+        let row: Row = serde_json::from_str(older).unwrap();
+        assert_eq!(row.strategy, StrategyId::new("typed", "serde_json"));
+        let http = row.http.as_ref().unwrap();
+        assert_eq!((http.req_per_s, http.requests), (Some(500.0), 1000));
+        let floor: Row = serde_json::from_str(
+            &older
+                .replace("typed/serde_json", FLOOR)
+                .replace(r#""req_per_s": 500.0, "requests": 1000, "#, ""),
+        )
+        .unwrap();
+        assert_eq!((floor.strategy, floor.http), (StrategyId::named(FLOOR), None));
+        // The file's own identity wins over its method; an error keeps its place in the text.
+        let own = older.replace(r#""extra""#, r#""strategy": {"style": "typed", "library": "other"}, "extra""#);
+        assert_eq!(
+            serde_json::from_str::<Row>(&own).unwrap().strategy,
+            StrategyId::new("typed", "other")
+        );
+        let bad = older.replace(r#""mean_ns": 5.0"#, r#""mean_ns": "fast""#);
+        let e = serde_json::from_str::<Row>(&bad).unwrap_err();
+        assert_eq!(
+            (
+                e.to_string().starts_with("invalid type: string \"fast\", expected f64"),
+                e.line(),
+                e.column()
+            ),
+            (true, 2, 29)
+        );
     }
 
     #[test]

@@ -10,6 +10,7 @@ use rand::seq::SliceRandom;
 
 use crate::alloc;
 use crate::clock::{Clock, LessRunQueueWait, SystemClock};
+use crate::lockstep::Lockstep;
 use crate::model::{Row, RunQueueWait, Schedule};
 use crate::stats::{SampleStats, remove_upper_outliers};
 
@@ -46,6 +47,10 @@ pub struct Config {
     /// ([`crate::clock`]), where the kernel counts it: for whole runs, which another
     /// program's share of the CPU would otherwise reach round by round.
     pub leave_out_run_queue_wait: bool,
+    /// The turns taken with a conductor (`jsoncost ab`, `alloc`): one before each timed
+    /// iteration, and the conductor's say on each interleaved round. Alone by default; the
+    /// program's edge sets it ([`Lockstep::from_env`]).
+    pub lockstep: Lockstep,
 }
 
 /// The interleaved schedule's seed when the caller gives none.
@@ -81,6 +86,7 @@ impl Config {
             schedule: Schedule::Interleaved,
             seed: DEFAULT_SCHEDULE_SEED,
             leave_out_run_queue_wait: false,
+            lockstep: Lockstep::alone(),
         }
     }
 
@@ -101,6 +107,7 @@ impl Config {
             schedule: Schedule::Interleaved,
             seed: DEFAULT_SCHEDULE_SEED,
             leave_out_run_queue_wait: false,
+            lockstep: Lockstep::alone(),
         }
     }
 
@@ -126,6 +133,7 @@ impl Config {
             schedule: Schedule::Interleaved,
             seed: DEFAULT_SCHEDULE_SEED,
             leave_out_run_queue_wait: true,
+            lockstep: Lockstep::alone(),
         }
     }
 }
@@ -348,7 +356,7 @@ pub fn try_measure_staged_with<R, E>(
     clock: &dyn Clock,
     mut op: impl FnMut(Stage) -> Result<R, E>,
 ) -> Result<Measurement, E> {
-    crate::lockstep::turn();
+    config.lockstep.turn();
     let ops = pilot(config, clock, &mut op)?;
     for _ in 0..config.warmup_iterations {
         time_iteration(clock, ops, &mut || op(Stage::Warmup))?;
@@ -356,7 +364,7 @@ pub fn try_measure_staged_with<R, E>(
     let mut all = Vec::new();
     let started = clock.now();
     loop {
-        crate::lockstep::turn();
+        config.lockstep.turn();
         let t = time_iteration(clock, ops, &mut || op(Stage::Actual))?;
         all.push(t.as_nanos() as f64 / ops as f64);
         let n = all.len() as u32;
@@ -447,7 +455,7 @@ pub fn measure_interleaved_with<L: Lineup>(config: &Config, clock: &dyn Clock, l
     };
     let mut ops = Vec::with_capacity(n);
     // The pilots choose every iteration's operation count: taken alone, in a turn of their own.
-    crate::lockstep::turn();
+    config.lockstep.turn();
     for i in 0..n {
         match pilot(config, clock, &mut |stage| lineup.op(i, stage)) {
             Ok(k) => ops.push(k),
@@ -473,7 +481,7 @@ pub fn measure_interleaved_with<L: Lineup>(config: &Config, clock: &dyn Clock, l
         let round = out.orders.len() as u64;
         // Under `jsoncost ab` the conductor fixes the round count, so both builds' rows pair
         // round by round; its own stop rules below then do not apply.
-        let conducted = crate::lockstep::round(round);
+        let conducted = config.lockstep.round(round);
         if conducted == Some(false) {
             break;
         }
@@ -487,7 +495,7 @@ pub fn measure_interleaved_with<L: Lineup>(config: &Config, clock: &dyn Clock, l
             }
             lineup.begin_round(i, round);
             if j > 0 {
-                crate::lockstep::turn();
+                config.lockstep.turn();
             }
             match time_iteration(clock, ops[i], &mut || lineup.op(i, Stage::Actual)) {
                 Ok(t) => this_round[i] = t.as_nanos() as f64 / ops[i] as f64,

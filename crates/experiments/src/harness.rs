@@ -957,7 +957,14 @@ impl Study {
         };
         let (results_path, report_dir) = destination(args)?;
         let baseline = args.save_baseline.as_deref().map(baselines::prepare).transpose()?;
-        let mut output = Output::new(args.format.unwrap_or(Format::Table), args.quick, Some(results_path.clone()))?;
+        // Under `jsoncost ab` or `--allocators` the conductor names its socket: read here, once.
+        let lockstep = jsoncost_engine::lockstep::Lockstep::from_env();
+        let mut output = Output::new(
+            args.format.unwrap_or(Format::Table),
+            args.quick,
+            Some(results_path.clone()),
+            &lockstep,
+        )?;
         output.verdict_first();
         if let Some(counted) = counted {
             output.count_with(counted);
@@ -981,6 +988,7 @@ impl Study {
         if let Some(schedule) = args.schedule {
             config.schedule = schedule;
         }
+        config.lockstep = lockstep;
         let outcome = {
             let mut runner = Runner::new(config, filter, self.cancel.clone(), &mut output);
             self.run_units(args.quick, &mut runner)

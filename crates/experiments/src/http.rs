@@ -18,7 +18,8 @@
 
 use bytes::Bytes;
 use jsoncost_codecs::gate::Reference;
-use jsoncost_codecs::{Canonical, Contract, Effort, RunFailure, Strategy};
+use jsoncost_codecs::{Canonical, Contract, Effort, RunFailure, Strategy, StrategyId};
+use jsoncost_engine::lockstep::Lockstep;
 use jsoncost_engine::{ExperimentKind, Fidelity, Row};
 use jsoncost_http::cost::CostProbe;
 use jsoncost_http::loadgen::{self, LoadError, LoadReport, LoadSpec, LossRule, Model, Rounds, SliceLength, SliceSpec, SliceTarget};
@@ -199,7 +200,7 @@ impl HttpOptions {
     /// 2). A GET table of `-n` with whole slices goes on with more rounds of them while its
     /// ratios are less precise than `precision` ([`HttpOptions::max_rounds`]). The API answers
     /// a 5xx only when its cache or store is gone, so its first one loses the load.
-    fn slice_spec(&self, targets: Vec<SliceTarget>, load: &Load, warmup: bool) -> SliceSpec {
+    fn slice_spec(&self, targets: Vec<SliceTarget>, load: &Load, warmup: bool, lockstep: &Lockstep) -> SliceSpec {
         let most = self.rounds.max(2);
         let (min, length) = match load.open {
             Some((_, d)) => (most, SliceLength::Time(d / most as u32)),
@@ -237,6 +238,7 @@ impl HttpOptions {
                 ..self.loss
             },
             warmup,
+            lockstep: lockstep.clone(),
             ..SliceSpec::closed(targets, load.connections)
         }
     }
@@ -367,7 +369,7 @@ enum Measured<'s> {
 /// One load row as a strategy: its gate is the agreement checked before the table (every mode
 /// serves the same document, the POST parses answer the same summary), and it measures itself.
 struct LoadRun<'s> {
-    name: String,
+    id: StrategyId,
     /// The table it is a row of.
     table: String,
     contract: Contract,
@@ -528,7 +530,7 @@ impl LoadRun<'_> {
         if let Some(failure) = self.watch.not_started() {
             return Err(failure);
         }
-        let method = self.name.as_str();
+        let method = self.id.name();
         let (token, watcher, done) = cancel_token(&self.cancel);
         let result = loadgen::run_cancellable(spec, &token);
         done.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -560,8 +562,8 @@ fn unsent_note(table: &str, method: &str, report: &LoadReport) -> String {
 }
 
 impl Strategy for LoadRun<'_> {
-    fn name(&self) -> &str {
-        &self.name
+    fn id(&self) -> &StrategyId {
+        &self.id
     }
     fn contract(&self) -> Contract {
         self.contract
@@ -631,12 +633,22 @@ fn run_table(
 const ROUTES: [(&str, Route); 2] = [("item", Route::Item(1)), ("list", Route::List(48))];
 
 /// A GET table's sliced load: every mode of `route` on `srv`, those in `members` loaded.
-fn get_load<'s>(options: &HttpOptions, srv: &'s RunningServer, route: Route, load: &Load, members: Vec<bool>) -> SlicedLoad<'s> {
+fn get_load<'s>(
+    options: &HttpOptions,
+    srv: &'s RunningServer,
+    (route, load): (Route, &Load),
+    members: Vec<bool>,
+    lockstep: &Lockstep,
+) -> SlicedLoad<'s> {
     let targets = Mode::ALL
         .iter()
         .map(|m| SliceTarget::get(m.as_str(), srv.url(&route.path(*m))))
         .collect();
-    SlicedLoad::new(options.slice_spec(targets, load, true), vec![srv; Mode::ALL.len()], members)
+    SlicedLoad::new(
+        options.slice_spec(targets, load, true, lockstep),
+        vec![srv; Mode::ALL.len()],
+        members,
+    )
 }
 
 /// Runs the http experiment through `runner`.
@@ -679,7 +691,7 @@ pub fn run(options: &HttpOptions, runner: &mut Runner<'_>) -> Result<(), Error> 
     // The whole experiment's bound: every table's, as each will state it.
     let filtered: Vec<bool> = Mode::ALL.iter().map(|m| modes.contains(m)).collect();
     let gets = loads.iter().fold(ROUTES.len() as u32 * agreement_bound(), |sum, load| {
-        let sliced = get_load(options, &srv, ROUTES[0].1, load, filtered.clone());
+        let sliced = get_load(options, &srv, (ROUTES[0].1, load), filtered.clone(), &runner.config().lockstep);
         sum.saturating_add(sliced.bound().saturating_mul(ROUTES.len() as u32))
     });
     let posts = if options.post_requests > 0 {
@@ -729,12 +741,12 @@ pub fn run(options: &HttpOptions, runner: &mut Runner<'_>) -> Result<(), Error> 
                 }
                 // The modes the filter and the gate let through are loaded together.
                 let members = Mode::ALL.iter().map(|m| modes.contains(m) && agreement.is_ok()).collect();
-                let sliced = get_load(options, &srv, route, load, members);
+                let sliced = get_load(options, &srv, (route, load), members, &runner.config().lockstep);
                 let runs = Mode::ALL
                     .iter()
                     .enumerate()
                     .map(|(index, mode)| LoadRun {
-                        name: mode.as_str().to_string(),
+                        id: mode.id(),
                         table: table.clone(),
                         contract: mode_contract(*mode),
                         effort: mode_effort(*mode),
@@ -773,7 +785,12 @@ const POST_UPLOADS: [usize; 2] = [1, 4];
 /// The POST parses, baseline first, with what adopting each takes: streaming the body's
 /// elements is a code path of its own; reading it whole and parsing the slice is the call a
 /// handler makes first.
-const POST_PARSES: [(&str, Effort); 2] = [("incremental/serde_json", Effort::Code), ("buffered/serde_json", Effort::Swap)];
+fn post_parses() -> [(StrategyId, Effort); 2] {
+    [
+        (StrategyId::new("incremental", "serde_json"), Effort::Code),
+        (StrategyId::new("buffered", "serde_json"), Effort::Swap),
+    ]
+}
 
 /// The POST tables' readings per body and uploads per mode.
 fn post_load(options: &HttpOptions) -> (u64, u64) {
@@ -797,6 +814,7 @@ fn post_load_of<'s>(
     requests: u64,
     uploads: usize,
     members: Vec<bool>,
+    lockstep: &Lockstep,
 ) -> SlicedLoad<'s> {
     let load = Load {
         label: String::new(),
@@ -805,29 +823,37 @@ fn post_load_of<'s>(
         open: None,
         may_go_on: false,
     };
-    let targets = POST_PARSES
+    let targets = post_parses()
         .iter()
         .zip(servers)
-        .map(|((name, _), server)| {
-            SliceTarget::get(*name, server.url(jsoncost_http::mode::TELEMETRY_PATH))
+        .map(|((id, _), server)| {
+            SliceTarget::get(id.name(), server.url(jsoncost_http::mode::TELEMETRY_PATH))
                 .post(body.clone(), jsoncost_http::mode::JSON_CONTENT_TYPE)
         })
         .collect();
-    SlicedLoad::new(options.slice_spec(targets, &load, false), servers.to_vec(), members)
+    SlicedLoad::new(options.slice_spec(targets, &load, false, lockstep), servers.to_vec(), members)
 }
 
 /// The check before the POST tables: one POST to each parse, each within the timeout.
 fn post_check_bound(options: &HttpOptions) -> Duration {
-    options.timeout.saturating_mul(POST_PARSES.len() as u32)
+    options.timeout.saturating_mul(post_parses().len() as u32)
 }
 
 /// The POST tables' bound: the check, then each table's sliced load (bodies' sizes do not change
 /// it: every slice is bounded by the timeout).
 fn post_bound(options: &HttpOptions, srv: &RunningServer, runner: &Runner<'_>) -> Duration {
     let (_, requests) = post_load(options);
-    let members: Vec<bool> = POST_PARSES.iter().map(|(name, _)| runner.filter().matches(name)).collect();
+    let members: Vec<bool> = post_parses().iter().map(|(id, _)| runner.filter().matches(id.name())).collect();
     POST_UPLOADS.iter().fold(post_check_bound(options), |sum, &uploads| {
-        let sliced = post_load_of(options, [srv, srv], &Bytes::new(), requests, uploads, members.clone());
+        let sliced = post_load_of(
+            options,
+            [srv, srv],
+            &Bytes::new(),
+            requests,
+            uploads,
+            members.clone(),
+            &runner.config().lockstep,
+        );
         sum.saturating_add(sliced.bound())
     })
 }
@@ -880,22 +906,30 @@ fn post_table(options: &HttpOptions, srv: &RunningServer, watch: &Watch, runner:
                     (Ok(_), Ok(_)) => Ok(()),
                 })
                 .collect();
-            let members = POST_PARSES
+            let members = post_parses()
                 .iter()
                 .zip(&agreements)
-                .map(|((name, _), agreement)| runner.filter().matches(name) && agreement.is_ok())
+                .map(|((id, _), agreement)| runner.filter().matches(id.name()) && agreement.is_ok())
                 .collect();
-            let sliced = post_load_of(options, [srv, &buffered], &body, requests, uploads, members);
-            let runs = POST_PARSES
-                .iter()
+            let sliced = post_load_of(
+                options,
+                [srv, &buffered],
+                &body,
+                requests,
+                uploads,
+                members,
+                &runner.config().lockstep,
+            );
+            let runs = post_parses()
+                .into_iter()
                 .zip(agreements)
                 .enumerate()
-                .map(|(index, ((name, effort), agreement))| LoadRun {
-                    name: name.to_string(),
+                .map(|(index, ((id, effort), agreement))| LoadRun {
+                    id,
                     table: table.clone(),
                     // Both answer the same summary of the readings.
                     contract: Contract::Aggregate,
-                    effort: *effort,
+                    effort,
                     measured: Measured::Sliced { load: &sliced, index },
                     agreement,
                     cancel: runner.cancel().clone(),
@@ -954,7 +988,8 @@ fn run_target(options: &HttpOptions, target: &str, runner: &mut Runner<'_>) -> R
         let mut params = params(&jsoncost_stores::redact(target), &load);
         params.insert("url".into(), json!(jsoncost_stores::redact(target)));
         let run = LoadRun {
-            name: "target".into(),
+            // Someone else's endpoint: a label, no style or library of ours.
+            id: StrategyId::named("target"),
             table: table.clone(),
             contract: Contract::Opaque,
             effort: Effort::Swap,
@@ -1086,9 +1121,13 @@ impl crate::flags::ExperimentArgs for HttpArgs {
     }
 
     fn run(&self, config: &jsoncost_engine::Config, cancel: crate::Cancel, sink: &mut dyn crate::Sink) -> Result<(), Error> {
-        // Load runs measure themselves: the engine's settings are not used.
+        // Load runs measure themselves: the engine's settings are not used, but its lockstep
+        // is (the slices take their turns in it).
         let runner = crate::flags::runner(
-            &jsoncost_engine::Config::quick(),
+            &jsoncost_engine::Config {
+                lockstep: config.lockstep.clone(),
+                ..jsoncost_engine::Config::quick()
+            },
             "--http-filter",
             self.http_filter.as_deref(),
             cancel,
@@ -1139,7 +1178,7 @@ mod tests {
     }
 
     fn rounds_of(options: &HttpOptions, load: &Load) -> (Rounds, SliceLength) {
-        let spec = options.slice_spec(vec![SliceTarget::get("a", "http://127.0.0.1:1/")], load, true);
+        let spec = options.slice_spec(vec![SliceTarget::get("a", "http://127.0.0.1:1/")], load, true, &Lockstep::alone());
         (spec.rounds, spec.length)
     }
 

@@ -13,6 +13,7 @@ pub(crate) use build_check::warn_once as warn_about_the_build;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use jsoncost_engine::lockstep::Lockstep;
 use jsoncost_engine::{Experiment, ExperimentKind, Results, Row, SCHEMA_VERSION, machine};
 use jsoncost_report::{Format, advisor, files};
 
@@ -64,15 +65,16 @@ pub struct Output {
 
 impl Output {
     /// Starts an output; an `out` whose directory cannot be written fails now (exit 3), before
-    /// anything is measured.
-    pub fn new(format: Format, quick: bool, out: Option<PathBuf>) -> Result<Output, Error> {
+    /// anything is measured. In a `lockstep` (the one the program's engine settings take
+    /// turns in) it first waits for its turn.
+    pub fn new(format: Format, quick: bool, out: Option<PathBuf>, lockstep: &Lockstep) -> Result<Output, Error> {
         if let Some(path) = &out {
             check_writable(path)?;
         }
         // Under `ab` or `alloc` the program works only in its turns, from here on: what comes
         // before the first timed iteration (a stream body's check, the gates) is seconds of work,
         // and the pair's two programs doing it at once on one CPU would each wait for the CPU.
-        jsoncost_engine::lockstep::turn();
+        lockstep.turn();
         let results = new_results(quick);
         build_check::warn_once(&results.machine);
         Ok(Output {
@@ -467,7 +469,7 @@ mod tests {
 
     #[test]
     fn two_errors_of_one_kind_are_two_rows_compare_can_read() {
-        let mut output = Output::new(Format::Json, true, None).unwrap();
+        let mut output = Output::new(Format::Json, true, None, &Lockstep::alone()).unwrap();
         output.record_error(ExperimentKind::Stream, "stream readings", "no such file".into());
         output.record_error(ExperimentKind::Stream, "stream readings", "no such file".into());
         output.record_error(ExperimentKind::Stream, "stream events", "no such file".into());

@@ -352,7 +352,7 @@ impl<'s> Runner<'s> {
                         time(&self.config, s.as_mut(), fidelity)
                     }
                 });
-                let mut row = match measured {
+                let row = match measured {
                     Ok(row) => row,
                     Err(f) => {
                         if f.fatal {
@@ -362,6 +362,7 @@ impl<'s> Runner<'s> {
                         failed_row(s.name(), f)
                     }
                 };
+                let mut row = of_strategy(row, s.as_ref());
                 row.baseline = i == 0;
                 self.sink.strategy_done(&name, &row);
                 exp.rows.push(row);
@@ -374,14 +375,6 @@ impl<'s> Runner<'s> {
         // round as an interleaved table's rows do.
         if kind.traits().measures_itself && exp.rows.iter().any(|r| !r.rounds_ns.is_empty()) {
             exp.schedule = Schedule::Interleaved;
-        }
-        // What each row's strategy delivers and what adopting it takes, recorded in one place
-        // for both schedules.
-        for row in exp.rows.iter_mut() {
-            if let Some(s) = strategies.iter().find(|s| s.name() == row.method) {
-                row.contract = Some(s.contract());
-                row.effort = Some(s.effort());
-            }
         }
         // A row that discards what it read (a store's floor) does none of the work a table
         // measures: a table whose every other row failed measured nothing, whatever the floor did.
@@ -509,7 +502,7 @@ impl<'s> Runner<'s> {
             }
         }
         for (i, slot) in slots {
-            let mut row = match slot {
+            let row = match slot {
                 Some(row) => row,
                 None => match measured[i].take() {
                     Some(row) => {
@@ -528,11 +521,22 @@ impl<'s> Runner<'s> {
                     }
                 },
             };
+            let mut row = of_strategy(row, strategies[i].as_ref());
             row.baseline = i == 0;
             exp.rows.push(row);
         }
         (stop, only_bad_input)
     }
+}
+
+/// `row` as `s`'s, whoever made it (the engine, a failure, a load run): its identity, what it
+/// delivers and what adopting it takes, recorded in one place for every schedule and mode.
+fn of_strategy(mut row: Row, s: &dyn Strategy) -> Row {
+    row.method = s.name().to_string();
+    row.strategy = s.id().clone();
+    row.contract = Some(s.contract());
+    row.effort = Some(s.effort());
+    row
 }
 
 /// A strategy's row in gate mode: passed, with its fidelity, and no timing.
@@ -675,6 +679,8 @@ mod tests {
 
     struct Mock {
         name: &'static str,
+        /// Its name taken whole.
+        id: jsoncost_codecs::StrategyId,
         output: Result<Canonical, RunFailure>,
         /// The run call (1-based) that fails, and how.
         fail_on_run: Option<(u32, RunFailure)>,
@@ -694,6 +700,7 @@ mod tests {
             let calls = Rc::new(RefCell::new(Calls::default()));
             let m = Mock {
                 name,
+                id: jsoncost_codecs::StrategyId::named(name),
                 output: Ok(Canonical::Full(json!({ "v": value }))),
                 fail_on_run: None,
                 cursor: 0,
@@ -708,8 +715,8 @@ mod tests {
     }
 
     impl Strategy for Mock {
-        fn name(&self) -> &str {
-            self.name
+        fn id(&self) -> &jsoncost_codecs::StrategyId {
+            &self.id
         }
         fn contract(&self) -> jsoncost_codecs::Contract {
             self.contract
@@ -821,6 +828,53 @@ mod tests {
             .with_mode(mode)
             .run(table(strategies));
         (r, rec)
+    }
+
+    /// Every row carries its strategy's own identity, whichever schedule or mode made it and
+    /// whether it passed: the Runner never reads it back from a name (two strategies with one
+    /// name keep their own).
+    #[test]
+    fn each_row_carries_its_strategys_identity_in_every_schedule_and_mode() {
+        use jsoncost_codecs::StrategyId;
+        let ids = || {
+            [
+                StrategyId::new("typed", "a"),
+                StrategyId::new("typed/odd", "b"),
+                StrategyId::named("typed/odd/b"),
+                StrategyId::new("dom", "a"),
+            ]
+        };
+        let mocks = || {
+            ids()
+                .into_iter()
+                .zip([1, 1, 1, 2])
+                .map(|(id, value)| {
+                    let (mut m, _) = Mock::new("unused", value);
+                    m.id = id;
+                    m
+                })
+                .collect::<Vec<_>>()
+        };
+        let runs = [
+            run_with(config(), mocks(), Filter::default(), Cancel::never()),
+            run_with(interleaved(), mocks(), Filter::default(), Cancel::never()),
+            run_in(Mode::Gate, mocks(), Filter::default()),
+        ];
+        for (_, rec) in runs {
+            let e = &rec.tables[0];
+            let mut got: Vec<(StrategyId, String, Status)> =
+                e.rows.iter().map(|r| (r.strategy.clone(), r.method.clone(), r.status)).collect();
+            got.sort_by(|a, b| a.1.cmp(&b.1).then(a.0.style().cmp(b.0.style())));
+            let mut want: Vec<(StrategyId, String, Status)> = ids()
+                .into_iter()
+                .map(|id| {
+                    let status = if id.style() == "dom" { Status::Failed } else { Status::Ok };
+                    (id.clone(), id.name().to_string(), status)
+                })
+                .collect();
+            want.sort_by(|a, b| a.1.cmp(&b.1).then(a.0.style().cmp(b.0.style())));
+            assert_eq!(got, want);
+        }
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use jsoncost_codecs::gate::Reference;
 use jsoncost_codecs::toolkit::{Through, pointer_tree, sonic_projection};
-use jsoncost_codecs::{BoxedStrategy, Canonical, Contract, Effort, RunFailure, Strategy};
+use jsoncost_codecs::{BoxedStrategy, Canonical, Contract, Effort, RunFailure, Strategy, StrategyId};
 use jsoncost_engine::{ExperimentKind, FLOOR};
 use jsoncost_shapes::{ORDER_LARGE_LINES, ORDER_LINES, Order};
 use jsoncost_stores::{
@@ -156,7 +156,7 @@ type ReadOp = Box<dyn FnMut(&mut dyn Store, &Source, &str, bool) -> Result<Optio
 
 /// A store read strategy: one read of the next id per operation.
 struct ReadStrategy {
-    name: &'static str,
+    id: StrategyId,
     contract: Contract,
     effort: Effort,
     store: Shared,
@@ -181,8 +181,8 @@ fn failure(e: StoreError) -> RunFailure {
 }
 
 impl Strategy for ReadStrategy {
-    fn name(&self) -> &str {
-        self.name
+    fn id(&self) -> &StrategyId {
+        &self.id
     }
 
     fn contract(&self) -> Contract {
@@ -320,8 +320,8 @@ const METHODS: [&str; 10] = [
     FLOOR,
 ];
 
-/// A store read's name, what it delivers and what adopting it takes.
-type StrategyId = (&'static str, Contract, Effort);
+/// A store read's identity, what it delivers and what adopting it takes.
+type Read = (StrategyId, Contract, Effort);
 
 /// A read of `ids` from `source` doing `op`, or failing untimed with `refused`.
 fn read_strategy(
@@ -329,12 +329,12 @@ fn read_strategy(
     source: &Source,
     ids: &IdSequence,
     bytes: u64,
-    (name, contract, effort): StrategyId,
+    (id, contract, effort): Read,
     refused: Option<String>,
     op: ReadOp,
 ) -> BoxedStrategy<'static> {
     Box::new(ReadStrategy {
-        name,
+        id,
         contract,
         effort,
         store: store.clone(),
@@ -358,43 +358,52 @@ fn strategies(
     too_deep: Option<String>,
 ) -> Vec<BoxedStrategy<'static>> {
     let source = Source::Loaded(collection.to_string());
-    let make_refused = |id: StrategyId, refused: Option<String>, op: ReadOp| read_strategy(store, &source, ids, bytes, id, refused, op);
-    let make = |id: StrategyId, op: ReadOp| make_refused(id, None, op);
+    let make_refused = |id: Read, refused: Option<String>, op: ReadOp| read_strategy(store, &source, ids, bytes, id, refused, op);
+    let make = |id: Read, op: ReadOp| make_refused(id, None, op);
     let lazy_fields: Vec<String> = ["/id", "/status", "/total"].iter().map(|s| s.to_string()).collect();
     let tree = pointer_tree(sample, &lazy_fields);
-    let kind = store.borrow().kind();
+    // What the store can do, as its trait answers it: a read it has nothing for is `None`
+    // (asked once, untimed, of the first id; what that read returns is the gate's to judge).
+    let (projects, makes_clients) = {
+        let mut s = store.borrow_mut();
+        let id = &ids.ids[0];
+        (
+            s.read_projection(collection, id, &lazy_fields, &mut |_, _| {}).is_some(),
+            s.read_with_new_client(collection, id).is_some(),
+        )
+    };
     let projected = lazy_fields.clone();
     let mut v = vec![
         make(
-            ("default", Contract::TypedValue, Effort::Swap),
+            (StrategyId::named("default"), Contract::TypedValue, Effort::Swap),
             Box::new(|s, src, id, check| canonical(check, &s.read_default(src.name(), id)?)),
         ),
         make(
-            ("default-dom", Contract::Dom, Effort::Code),
+            (StrategyId::named("default-dom"), Contract::Dom, Effort::Code),
             Box::new(|s, src, id, check| canonical(check, &s.read_default_dom(src.name(), id)?)),
         ),
         make(
-            ("typed/serde_json", Contract::TypedValue, Effort::Swap),
+            (StrategyId::new("typed", "serde_json"), Contract::TypedValue, Effort::Swap),
             typed_op(|b, check| out(check, &serde_json::from_slice::<Order>(b).map_err(|e| e.to_string())?)),
         ),
         make_refused(
-            ("typed/sonic-rs", Contract::TypedValue, Effort::Swap),
+            (StrategyId::new("typed", "sonic-rs"), Contract::TypedValue, Effort::Swap),
             too_deep.clone(),
             typed_op(|b, check| out(check, &sonic_rs::from_slice::<Order>(b).map_err(|e| e.to_string())?)),
         ),
         make(
-            ("typed/simd-json", Contract::TypedValue, Effort::Swap),
+            (StrategyId::new("typed", "simd-json"), Contract::TypedValue, Effort::Swap),
             typed_op(|b, check| {
                 let mut buf = b.to_vec();
                 out(check, &simd_json::serde::from_slice::<Order>(&mut buf).map_err(|e| e.to_string())?)
             }),
         ),
         make(
-            ("borrowed/serde_json", Contract::BorrowedValue, Effort::Model),
+            (StrategyId::new("borrowed", "serde_json"), Contract::BorrowedValue, Effort::Model),
             typed_op(|b, check| out(check, &serde_json::from_slice::<Order<&str>>(b).map_err(|e| e.to_string())?)),
         ),
         make_refused(
-            ("lazy/sonic-rs", Contract::Projection, Effort::Code),
+            (StrategyId::new("lazy", "sonic-rs"), Contract::Projection, Effort::Code),
             too_deep.clone(),
             Box::new(move |s, col, id, check| {
                 with_raw(s, col, id, |b| {
@@ -405,17 +414,17 @@ fn strategies(
             }),
         ),
     ];
-    if matches!(kind, StoreKind::Postgres { .. } | StoreKind::Sqlite) {
+    if projects {
         // The server extracts the handler's fields (SQL JSON operators); only they come back.
         v.push(make(
-            ("projection/server", Contract::Projection, Effort::Architecture),
+            (StrategyId::new("projection", "server"), Contract::Projection, Effort::Architecture),
             Box::new(move |s, src, id, check| server_projection(s, src.name(), id, &projected, check)),
         ));
     }
-    if matches!(kind, StoreKind::Postgres { .. } | StoreKind::Redis) {
+    if makes_clients {
         // Connect, authenticate, read and drop per operation (engine-bounded: 3 s per row).
         v.push(make(
-            ("new-client", Contract::TypedValue, Effort::Architecture),
+            (StrategyId::named("new-client"), Contract::TypedValue, Effort::Architecture),
             Box::new(|s, src, id, check| match s.read_with_new_client(src.name(), id) {
                 Some(order) => canonical(check, &order?),
                 None => Err(StoreError::Backend {
@@ -428,7 +437,7 @@ fn strategies(
     }
     // Timed: the bytes are read and discarded. Checked: they must be the document.
     v.push(make(
-        (FLOOR, Contract::Discarded, Effort::Architecture),
+        (StrategyId::named(FLOOR), Contract::Discarded, Effort::Architecture),
         typed_op(|b, check| {
             if check {
                 Canonical::of_json_bytes(b).map(Some)
@@ -478,7 +487,8 @@ fn server_projection(
 }
 
 /// One decode of a document's bytes into a type, as a store read strategy: (name, decode).
-type TypedRead = (&'static str, fn(&[u8], bool) -> Result<Option<Canonical>, String>);
+/// A typed read: its library, and the decode it calls.
+type TypedRead = (Library, fn(&[u8], bool) -> Result<Option<Canonical>, String>);
 
 /// Wraps a strategy whose output is a type in the gate that sees the reference through it.
 type ThroughType = fn(BoxedStrategy<'static>) -> BoxedStrategy<'static>;
@@ -494,9 +504,9 @@ impl TypedReads {
     pub(crate) fn of<T: Serialize + DeserializeOwned + 'static>() -> TypedReads {
         TypedReads {
             reads: [
-                ("typed/serde_json", serde_typed::<T>),
-                ("typed/sonic-rs", sonic_typed::<T>),
-                ("typed/simd-json", simd_typed::<T>),
+                (Library::SerdeJson, serde_typed::<T>),
+                (Library::SonicRs, sonic_typed::<T>),
+                (Library::SimdJson, simd_typed::<T>),
             ],
             through: Through::<T>::boxed,
         }
@@ -544,31 +554,32 @@ fn existing_strategies(
     typed: Option<&TypedReads>,
     too_deep: Option<String>,
 ) -> Vec<BoxedStrategy<'static>> {
-    let make = |id: StrategyId, refused: Option<String>, op: ReadOp| read_strategy(store, source, ids, bytes, id, refused, op);
+    let make = |id: Read, refused: Option<String>, op: ReadOp| read_strategy(store, source, ids, bytes, id, refused, op);
     let mut v: Vec<BoxedStrategy<'static>> = typed
         .map(|TypedReads { reads, .. }| {
             reads
                 .iter()
-                .map(|&(name, decode)| {
-                    let refused = if name == "typed/sonic-rs" { too_deep.clone() } else { None };
-                    make((name, Contract::TypedValue, Effort::Swap), refused, typed_op(decode))
+                .map(|&(library, decode)| {
+                    let refused = if library == Library::SonicRs { too_deep.clone() } else { None };
+                    let id = StrategyId::new("typed", library.as_str());
+                    make((id, Contract::TypedValue, Effort::Swap), refused, typed_op(decode))
                 })
                 .collect()
         })
         .unwrap_or_default();
     v.extend([
         make(
-            ("dom/serde_json", Contract::Dom, Effort::Model),
+            (StrategyId::new("dom", "serde_json"), Contract::Dom, Effort::Model),
             None,
             typed_op(|b, check| out(check, &serde_json::from_slice::<serde_json::Value>(b).map_err(|e| e.to_string())?)),
         ),
         make(
-            ("dom/sonic-rs", Contract::Dom, Effort::Model),
+            (StrategyId::new("dom", "sonic-rs"), Contract::Dom, Effort::Model),
             too_deep.clone(),
             typed_op(|b, check| out(check, &sonic_rs::from_slice::<sonic_rs::Value>(b).map_err(|e| e.to_string())?)),
         ),
         make(
-            ("dom/simd-json", Contract::Dom, Effort::Model),
+            (StrategyId::new("dom", "simd-json"), Contract::Dom, Effort::Model),
             None,
             typed_op(|b, check| {
                 let mut buf = b.to_vec();
@@ -577,7 +588,7 @@ fn existing_strategies(
         ),
         // Validated and kept as bytes (a passthrough that checks what it passes on).
         make(
-            ("raw/serde_json", Contract::RawValidated, Effort::Code),
+            (StrategyId::new("raw", "serde_json"), Contract::RawValidated, Effort::Code),
             None,
             typed_op(|b, check| {
                 let raw: &serde_json::value::RawValue = serde_json::from_slice(b).map_err(|e| e.to_string())?;
@@ -593,7 +604,7 @@ fn existing_strategies(
     if !fields.is_empty() {
         let (tree, fields) = (pointer_tree(sample, fields), fields.to_vec());
         v.push(make(
-            ("lazy/sonic-rs", Contract::Projection, Effort::Code),
+            (StrategyId::new("lazy", "sonic-rs"), Contract::Projection, Effort::Code),
             too_deep,
             Box::new(move |s, src, id, check| {
                 with_raw(s, src, id, |b| {
@@ -605,7 +616,7 @@ fn existing_strategies(
         ));
     }
     v.push(make(
-        (FLOOR, Contract::Discarded, Effort::Architecture),
+        (StrategyId::named(FLOOR), Contract::Discarded, Effort::Architecture),
         None,
         typed_op(|b, check| {
             if check {
@@ -647,8 +658,9 @@ pub(crate) fn run_existing(
         None => jsoncost_stores::default_store_url().map_err(store_error)?,
     };
     let location = Location::parse(&url).map_err(store_error)?;
-    let name = format!("{}/{}", location.kind(options.pg_column).as_str(), table.unwrap_or(at.name()));
-    match measure_existing(options, &url, at, &name, typed, runner) {
+    let kind = location.kind(options.pg_column);
+    let name = format!("{}/{}", kind.as_str(), table.unwrap_or(at.name()));
+    match measure_existing(options, &url, at, (kind, &name), typed, runner) {
         Ok(()) => Ok(()),
         Err(Unmeasured::Returned(e)) => Err(e),
         Err(Unmeasured::Named(e)) => {
@@ -689,7 +701,7 @@ fn measure_existing(
     options: &StoreOptions,
     url: &str,
     at: &Existing,
-    table: &str,
+    (named_kind, table): (StoreKind, &str),
     typed: Option<&TypedReads>,
     runner: &mut Runner<'_>,
 ) -> Result<(), Unmeasured> {
@@ -767,7 +779,8 @@ fn measure_existing(
     params.insert("documents".into(), json!(at.describe()));
     params.insert("docs".into(), json!(listed.len()));
     params.insert("payload_bytes".into(), json!(sample_len));
-    debug_assert_eq!(table.split('/').next(), Some(kind.as_str()));
+    // The table is named by the kind its URL says; the store opened is of that kind.
+    debug_assert_eq!(named_kind, kind);
     match runner.run(Table::new(ExperimentKind::Store, table, params, reference, list).summarized_by(summary::of_store)) {
         // The Runner's messages name the table already.
         Err(Stop::Fatal(message)) => return Err(Unmeasured::Table(Error::environment(format!("stopped: {message}")))),

@@ -91,13 +91,19 @@ pub fn store(exp: &Experiment) -> Option<StoreSummary> {
 /// share rounds), for every library the table has both rows of, in the table's order; `None`
 /// when none has both.
 pub fn stream(exp: &Experiment) -> Option<StreamSummary> {
+    let of = |style: &str, library: &str| {
+        exp.rows
+            .iter()
+            .find(|r| r.strategy.style() == style && r.strategy.library() == Some(library) && r.is_ok())
+    };
     let libraries: Vec<StreamLibrary> = exp
         .rows
         .iter()
-        .filter_map(|r| r.method.strip_prefix("incremental/"))
+        .filter(|r| r.strategy.style() == "incremental")
+        .filter_map(|r| r.strategy.library())
         .filter_map(|lib| {
-            let inc = ok(exp, &format!("incremental/{lib}"))?;
-            let buf = ok(exp, &format!("buffered/{lib}"))?;
+            let inc = of("incremental", lib)?;
+            let buf = of("buffered", lib)?;
             Some(StreamLibrary {
                 library: lib.to_string(),
                 incremental_mb_per_s: inc.mb_per_s?,
@@ -107,7 +113,7 @@ pub fn stream(exp: &Experiment) -> Option<StreamSummary> {
                 throughput_ratio: buf.paired_ratio_to(inc),
                 incremental_peak_bytes: inc.peak_bytes,
                 buffered_peak_bytes: buf.peak_bytes,
-                aggregate_peak_bytes: ok(exp, &format!("incremental-aggregate/{lib}")).and_then(|r| r.peak_bytes),
+                aggregate_peak_bytes: of("incremental-aggregate", lib).and_then(|r| r.peak_bytes),
             })
         })
         .collect();
@@ -234,8 +240,8 @@ mod tests {
     }
 
     /// A stream table measured in rounds: per-round times (ns) and the means' throughput.
-    fn stream_row(method: &str, rounds: &[f64]) -> Row {
-        let mut r = Row::new(method);
+    fn stream_row(style: &'static str, library: &'static str, rounds: &[f64]) -> Row {
+        let mut r = Row::new(jsoncost_engine::StrategyId::new(style, library));
         r.rounds_ns = rounds.to_vec();
         let mean = rounds.iter().sum::<f64>() / rounds.len() as f64;
         r.mean_ns = Some(mean);
@@ -250,8 +256,8 @@ mod tests {
         // means' quotient says 1.86.
         let mut e = Experiment::new(ExperimentKind::Stream, "telemetry");
         e.rows = vec![
-            stream_row("buffered/serde_json", &[2e8, 4e8, 4e8, 3e8]),
-            stream_row("incremental/serde_json", &[1e8, 2e8, 1e8, 3e8]),
+            stream_row("buffered", "serde_json", &[2e8, 4e8, 4e8, 3e8]),
+            stream_row("incremental", "serde_json", &[1e8, 2e8, 1e8, 3e8]),
         ];
         let s = stream(&e).unwrap();
         let l = &s.libraries[0];

@@ -15,7 +15,7 @@ use std::hint::black_box;
 use std::marker::PhantomData;
 
 use jsoncost_codecs::toolkit::{OpStrategy, Slot, Through};
-use jsoncost_codecs::{BoxedStrategy, Canonical, Contract, Direction, Effort};
+use jsoncost_codecs::{BoxedStrategy, Canonical, Contract, Direction, Effort, StrategyId};
 use jsoncost_shapes::variants::{self as shapes, OrderModel};
 use jsoncost_stream::Library;
 use serde::de::DeserializeOwned;
@@ -45,7 +45,7 @@ impl<P, V: DeserializeOwned + Into<P> + 'static> Variant<P> for Owned<V> {
     }
 }
 
-type Build = for<'a> fn(String, Library, &'a [u8], Contract, Vec<String>) -> BoxedStrategy<'a>;
+type Build = for<'a> fn(StrategyId, Library, &'a [u8], Contract, Vec<String>) -> BoxedStrategy<'a>;
 
 /// One registered variant: its rows are `<name>/<library>`.
 struct VariantRow {
@@ -62,7 +62,7 @@ struct VariantRow {
 /// Decodes with `library` into `M::Decoded`, as a user would with that library's serde entry
 /// point (simd-json parses in place: its copy of the input is part of the operation).
 fn variant_strategy<'a, P, M>(
-    name: String,
+    id: StrategyId,
     library: Library,
     input: &'a [u8],
     contract: Contract,
@@ -80,13 +80,13 @@ where
         Effort::Swap
     };
     let inner = match library {
-        Library::SerdeJson => OpStrategy::boxed(name, contract, effort, n, move |s| {
+        Library::SerdeJson => OpStrategy::boxed(id, contract, effort, n, move |s| {
             finish::<P, M>(s, serde_json::from_slice::<M::Decoded<'_>>(input).map_err(|e| e.to_string())?)
         }),
-        Library::SonicRs => OpStrategy::boxed(name, contract, effort, n, move |s| {
+        Library::SonicRs => OpStrategy::boxed(id, contract, effort, n, move |s| {
             finish::<P, M>(s, sonic_rs::from_slice::<M::Decoded<'_>>(input).map_err(|e| e.to_string())?)
         }),
-        Library::SimdJson => OpStrategy::boxed(name, contract, effort, n, move |s| {
+        Library::SimdJson => OpStrategy::boxed(id, contract, effort, n, move |s| {
             let mut buf = input.to_vec();
             finish::<P, M>(
                 s,
@@ -267,7 +267,7 @@ impl<P: Serialize + DeserializeOwned + 'static> Subject for VariantsSubject<P> {
             let input = row.input.as_deref().unwrap_or(&self.input);
             for &library in row.libraries.as_deref().unwrap_or(&self.libraries) {
                 out.push((row.build)(
-                    format!("{}/{library}", row.name),
+                    StrategyId::new(row.name.clone(), library.as_str()),
                     library,
                     input,
                     row.contract,
@@ -452,12 +452,10 @@ mod tests {
                 "{}",
                 s.name()
             );
-            let borrowed = ["borrowed-str/", "datetime-cow/", "lazy-value/"]
-                .iter()
-                .any(|p| s.name().starts_with(p));
+            let borrowed = ["borrowed-str", "datetime-cow", "lazy-value"].contains(&s.id().style());
             let contract = if borrowed {
                 Contract::BorrowedValue
-            } else if s.name().starts_with("plain/") {
+            } else if s.id().style() == "plain" {
                 Contract::TypedValue
             } else {
                 Contract::OtherModel

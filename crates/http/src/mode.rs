@@ -27,6 +27,17 @@ impl Mode {
         }
     }
 
+    /// The mode as a strategy: its style and library (`passthrough` calls none); its name is
+    /// [`Mode::as_str`].
+    pub fn id(self) -> jsoncost_engine::StrategyId {
+        use jsoncost_engine::StrategyId;
+        match self {
+            Mode::TypedSerdeJson => StrategyId::new("typed", "serde_json"),
+            Mode::TypedSonicRs => StrategyId::new("typed", "sonic-rs"),
+            Mode::Passthrough => StrategyId::named("passthrough"),
+        }
+    }
+
     /// `/{mode}/items/{id}`: one cached item.
     pub fn item_path(self, id: u64) -> String {
         format!("/{}/items/{id}", self.as_str())
@@ -64,5 +75,26 @@ impl FromStr for Mode {
             .into_iter()
             .find(|m| m.as_str() == s)
             .ok_or_else(|| UnknownMode(s.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_modes_identity_is_named_as_its_path_prefix() {
+        let named: Vec<(String, Option<String>)> = Mode::ALL
+            .iter()
+            .map(|m| (m.id().name().to_string(), m.id().library().map(str::to_string)))
+            .collect();
+        let expected = [
+            ("typed/serde_json", Some("serde_json")),
+            ("typed/sonic-rs", Some("sonic-rs")),
+            ("passthrough", None),
+        ]
+        .map(|(n, l)| (n.to_string(), l.map(str::to_string)));
+        assert_eq!(named, expected);
+        assert!(Mode::ALL.iter().all(|m| m.id().name() == m.as_str()));
     }
 }

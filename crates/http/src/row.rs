@@ -123,7 +123,7 @@ pub fn sliced_rows(run: &SliceRun<Option<ServerCost>>) -> Vec<Row> {
         let slices = if lost_here { &target.slices[..] } else { target.paired(run.rounds) };
         let Some(total) = total_report(slices) else {
             rows.push(Row::failed(
-                &target.name,
+                target.name.as_str(),
                 "not measured: the run stopped before this target's first timed slice",
             ));
             continue;

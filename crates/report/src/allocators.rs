@@ -9,7 +9,7 @@ use jsoncost_engine::alloc::Allocator;
 use jsoncost_engine::{AllocatorComparison, AllocatorRow, ExperimentKind, Results, Row};
 
 use crate::ab::{self, AbVerdict, Run};
-use crate::advisor::{Advice, AdviceKind};
+use crate::advice::{Advice, AdviceKind};
 use crate::compare::{ALLOCATION_TOLERANCE_BYTES, Reason, Side};
 use crate::units;
 use crate::view::Align;

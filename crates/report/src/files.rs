@@ -191,7 +191,6 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Results, ReportError> {
         column: e.column(),
         message: bare_message(&e),
     })?;
-    results.type_http_figures();
     if has_control_escapes(bytes) {
         results = printable(results);
     }
@@ -241,13 +240,7 @@ fn printable(results: Results) -> Results {
         return results;
     };
     walk(&mut value);
-    match serde_json::from_value::<Results>(value) {
-        Ok(mut cleaned) => {
-            cleaned.type_http_figures();
-            cleaned
-        }
-        Err(_) => results,
-    }
+    serde_json::from_value::<Results>(value).unwrap_or(results)
 }
 
 fn syntax_error(path: &Path, e: &serde_json::Error) -> ReportError {

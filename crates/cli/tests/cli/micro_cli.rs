@@ -354,12 +354,10 @@ fn the_model_variants_table_gates_and_times_every_variant() {
         let method = row["method"].as_str().unwrap();
         assert_eq!(row["status"], "ok", "{row}");
         assert!(row["mean_ns"].as_f64().unwrap() > 0.0, "{method}");
-        let borrowed = ["borrowed-str/", "datetime-cow/", "lazy-value/"]
-            .iter()
-            .any(|p| method.starts_with(p));
-        let contract = if borrowed {
+        let style = row["strategy"]["style"].as_str().unwrap();
+        let contract = if ["borrowed-str", "datetime-cow", "lazy-value"].contains(&style) {
             "borrowed_value"
-        } else if method.starts_with("plain/") {
+        } else if style == "plain" {
             "typed_value"
         } else {
             "other_model"

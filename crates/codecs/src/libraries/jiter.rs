@@ -9,7 +9,7 @@ use serde_json::{Map, Number, Value};
 
 use super::library::Library;
 use crate::toolkit::{OpStrategy, Slot, emit, error_text};
-use crate::{BorrowedForm, BoxedStrategy, Canonical, Contract, Effort};
+use crate::{BorrowedForm, BoxedStrategy, Canonical, Contract, Effort, StrategyId};
 
 /// jiter's strategies.
 pub struct Jiter;
@@ -58,15 +58,19 @@ impl Library for Jiter {
     /// `typed/jiter`: jiter's serde deserializer into any owned type.
     fn typed<'a, T: Serialize + DeserializeOwned + 'a>(input: &'a [u8]) -> Vec<BoxedStrategy<'a>> {
         let n = Some(input.len() as u64);
-        vec![OpStrategy::boxed("typed/jiter", Contract::TypedValue, Effort::Swap, n, move |s| {
-            emit(s, &jiter::serde::from_slice::<T>(input).map_err(error_text)?)
-        })]
+        vec![OpStrategy::boxed(
+            StrategyId::new("typed", "jiter"),
+            Contract::TypedValue,
+            Effort::Swap,
+            n,
+            move |s| emit(s, &jiter::serde::from_slice::<T>(input).map_err(error_text)?),
+        )]
     }
 
     /// `borrowed/jiter`: the zero-copy form through jiter's serde deserializer.
     fn borrowed<'a, T, F: BorrowedForm<T>>(input: &'a [u8]) -> Vec<BoxedStrategy<'a>> {
         vec![OpStrategy::boxed(
-            "borrowed/jiter",
+            StrategyId::new("borrowed", "jiter"),
             Contract::BorrowedValue,
             Effort::Model,
             Some(input.len() as u64),
@@ -82,16 +86,24 @@ impl Library for Jiter {
         let mut scratch = JsonValueScratch::new();
         let mut owned_scratch = JsonValueScratch::<'static>::new();
         vec![
-            OpStrategy::boxed("dom-borrowed/jiter", Contract::BorrowedDom, Effort::Model, n, move |s| {
-                emit_jiter(s, &JsonValue::parse(input, false).map_err(error_text)?)
-            }),
-            OpStrategy::boxed("dom-borrowed-reuse/jiter", Contract::BorrowedDom, Effort::Model, n, move |s| {
-                emit_jiter(s, &scratch.parse(input, false, PartialMode::Off).map_err(error_text)?)
-            }),
-            OpStrategy::boxed("dom/jiter", Contract::Dom, Effort::Model, n, move |s| {
+            OpStrategy::boxed(
+                StrategyId::new("dom-borrowed", "jiter"),
+                Contract::BorrowedDom,
+                Effort::Model,
+                n,
+                move |s| emit_jiter(s, &JsonValue::parse(input, false).map_err(error_text)?),
+            ),
+            OpStrategy::boxed(
+                StrategyId::new("dom-borrowed-reuse", "jiter"),
+                Contract::BorrowedDom,
+                Effort::Model,
+                n,
+                move |s| emit_jiter(s, &scratch.parse(input, false, PartialMode::Off).map_err(error_text)?),
+            ),
+            OpStrategy::boxed(StrategyId::new("dom", "jiter"), Contract::Dom, Effort::Model, n, move |s| {
                 emit_jiter(s, &JsonValue::parse_owned(input, false, PartialMode::Off).map_err(error_text)?)
             }),
-            OpStrategy::boxed("dom-reuse/jiter", Contract::Dom, Effort::Model, n, move |s| {
+            OpStrategy::boxed(StrategyId::new("dom-reuse", "jiter"), Contract::Dom, Effort::Model, n, move |s| {
                 emit_jiter(s, &owned_scratch.parse_owned(input, false, PartialMode::Off).map_err(error_text)?)
             }),
         ]

@@ -3,7 +3,7 @@
 
 use super::library::Library;
 use crate::toolkit::{OpStrategy, emit, emit_bytes, error_text};
-use crate::{BoxedStrategy, Contract, Effort};
+use crate::{BoxedStrategy, Contract, Effort, StrategyId};
 
 /// serde_json_borrow's strategies.
 pub struct SerdeJsonBorrow;
@@ -12,7 +12,7 @@ impl Library for SerdeJsonBorrow {
     fn dom(input: &[u8]) -> Vec<BoxedStrategy<'_>> {
         let n = Some(input.len() as u64);
         vec![OpStrategy::boxed(
-            "dom-borrowed/serde_json_borrow",
+            StrategyId::new("dom-borrowed", "serde_json_borrow"),
             Contract::BorrowedDom,
             Effort::Model,
             n,
@@ -31,7 +31,7 @@ impl Library for SerdeJsonBorrow {
         let dom = serde_json_borrow::OwnedValue::from_slice(input).map_err(error_text)?;
         let n = Some(serde_json::to_vec(&dom).map_err(error_text)?.len() as u64);
         Ok(vec![OpStrategy::boxed(
-            "dom-borrowed/serde_json_borrow",
+            StrategyId::new("dom-borrowed", "serde_json_borrow"),
             Contract::BytesFromDom,
             Effort::Model,
             n,

@@ -65,7 +65,7 @@ fn options() -> TypeOptions {
 fn verdicts(reference: &Reference, mut strategies: Vec<BoxedStrategy<'_>>) -> BTreeMap<String, Verdict> {
     strategies
         .iter_mut()
-        .filter(|s| s.name().ends_with("simd-json-derive") || s.name().ends_with("nanoserde") || s.name().ends_with("miniserde"))
+        .filter(|s| matches!(s.id().library(), Some("simd-json-derive" | "nanoserde" | "miniserde")))
         .map(|s| {
             let v = verify(s.as_mut(), reference);
             if let Verdict::Pass(_) = v {

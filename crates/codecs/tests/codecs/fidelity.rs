@@ -6,7 +6,7 @@ use jsoncost_codecs::gate::{Reference, Verdict, verify_streamed};
 use jsoncost_codecs::toolkit::{self, OpStrategy};
 use jsoncost_codecs::typed;
 use jsoncost_codecs::verify;
-use jsoncost_codecs::{BorrowedForm, BoxedStrategy, Contract, Effort, TypeOptions, document, exact};
+use jsoncost_codecs::{BorrowedForm, BoxedStrategy, Contract, Effort, StrategyId, TypeOptions, document, exact};
 use jsoncost_engine::{DifferenceKind, Fidelity, NumberDifference};
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -211,7 +211,7 @@ fn minus_zero_read_as_zero_is_annotated_not_failed() {
 fn a_strategy_that_drops_a_field_fails_with_the_pointer() {
     let doc = float_doc();
     let reference = Reference::from_json(doc.as_bytes()).unwrap();
-    let mut dropping = OpStrategy::boxed("dom/dropping", Contract::Dom, Effort::Model, None, |s| {
+    let mut dropping = OpStrategy::boxed(StrategyId::new("dom", "dropping"), Contract::Dom, Effort::Model, None, |s| {
         let mut v: serde_json::Value = sonic_rs::from_str(&doc).map_err(|e| e.to_string())?;
         v["more"].as_object_mut().unwrap().remove("y");
         toolkit::emit(s, &v)
@@ -243,15 +243,22 @@ fn typed_tables_time_every_library_and_count_serde_json_s_inexact_floats() {
         INEXACT[0], INEXACT[1]
     );
     let reference = Reference::from_json(doc.as_bytes()).unwrap();
-    let got = verdicts(
-        &reference,
-        typed::deserialize_strategies::<Point>(
-            doc.as_bytes(),
-            &TypeOptions::default().borrowed::<Point, Point>().lazy(&["/lat", "/name"]),
-        ),
+    let strategies = typed::deserialize_strategies::<Point>(
+        doc.as_bytes(),
+        &TypeOptions::default().borrowed::<Point, Point>().lazy(&["/lat", "/name"]),
     );
+    let libraries: BTreeMap<String, String> = strategies
+        .iter()
+        .map(|s| {
+            (
+                s.name().to_string(),
+                s.id().library().expect("every typed strategy calls a library").to_string(),
+            )
+        })
+        .collect();
+    let got = verdicts(&reference, strategies);
     for (name, verdict) in &got {
-        let library = name.rsplit('/').next().unwrap();
+        let library = libraries[name].as_str();
         let want = match (name.as_str(), library) {
             ("lazy/sonic-rs", _) => exact(1),
             // jiter's serde deserializer hands an integer beyond i64 over as an i128, which a
@@ -305,13 +312,13 @@ fn a_streamed_array_is_checked_element_by_element() {
         r#"{{"DeviceId": "d", "Readings": [{{"t": {}}}, {{"t": 1.5}}, {{"t": {}}}], "Ignored": true}}"#,
         INEXACT[0], INEXACT[1]
     );
-    let check = |name: &str, doc: &Doc| {
+    let check = |strategy: StrategyId, doc: &Doc| {
         let outside = Doc {
             device_id: doc.device_id.clone(),
             readings: Vec::new(),
         };
         verify_streamed(
-            name,
+            &strategy,
             body.as_bytes(),
             "/Readings",
             Some(&outside),
@@ -328,24 +335,24 @@ fn a_streamed_array_is_checked_element_by_element() {
         inexact_at("/Readings/0/t", "43.47470900000013", "43.474709000000125"),
         inexact_at("/Readings/2/t", "50.090049175062276", "50.09004917506227"),
     ];
-    assert_eq!(check("buffered/serde_json", &serde), Verdict::Pass(f));
-    assert_eq!(check("buffered/sonic-rs", &sonic), exact(3));
+    assert_eq!(check(StrategyId::new("buffered", "serde_json"), &serde), Verdict::Pass(f));
+    assert_eq!(check(StrategyId::new("buffered", "sonic-rs"), &sonic), exact(3));
     let mut short = sonic.clone();
     short.readings.pop();
     assert_eq!(
-        check("x", &short),
+        check(StrategyId::named("x"), &short),
         Verdict::Fail("at /Readings: the output ends after 2 elements".into())
     );
     let mut wrong = sonic.clone();
     wrong.readings[1].t = 2.5;
     assert_eq!(
-        check("x", &wrong),
+        check(StrategyId::named("x"), &wrong),
         Verdict::Fail("output differs from the exact reference at /Readings/1/t: expected 1.5, got 2.5".into())
     );
     let mut renamed = sonic;
     renamed.device_id = "e".into();
     assert_eq!(
-        check("x", &renamed),
+        check(StrategyId::named("x"), &renamed),
         Verdict::Fail("output differs from the exact reference at /DeviceId: expected \"d\", got \"e\"".into())
     );
 }

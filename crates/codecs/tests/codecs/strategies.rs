@@ -4,7 +4,7 @@ use jsoncost_codecs::gate::{Reference, Verdict};
 use jsoncost_codecs::jiter_decode::{self, FromJiter};
 use jsoncost_codecs::toolkit::{self, OpStrategy};
 use jsoncost_codecs::verify;
-use jsoncost_codecs::{BorrowedForm, BoxedStrategy, Contract, Effort, TypeOptions, document, typed};
+use jsoncost_codecs::{BorrowedForm, BoxedStrategy, Contract, Effort, StrategyId, TypeOptions, document, typed};
 use jsoncost_shapes::*;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -86,16 +86,22 @@ fn the_gate_catches_a_wrong_strategy_and_a_failing_one() {
     let bytes = serde_json::to_vec(&value).unwrap();
     let reference = Reference::from_json(&bytes).unwrap();
     // Deliberately wrong: parses, then changes the name.
-    let mut wrong = OpStrategy::boxed("typed/off-by-one", Contract::TypedValue, Effort::Swap, None, |s| {
-        let mut d: Data = serde_json::from_slice(&bytes).map_err(|e| e.to_string())?;
-        d.id += 1;
-        toolkit::emit(s, &d)
-    });
+    let mut wrong = OpStrategy::boxed(
+        StrategyId::new("typed", "off-by-one"),
+        Contract::TypedValue,
+        Effort::Swap,
+        None,
+        |s| {
+            let mut d: Data = serde_json::from_slice(&bytes).map_err(|e| e.to_string())?;
+            d.id += 1;
+            toolkit::emit(s, &d)
+        },
+    );
     match verify(wrong.as_mut(), &reference) {
         Verdict::Fail(m) => assert_eq!(m, "output differs from the exact reference at /Id: expected 7, got 8"),
         Verdict::Pass(_) => panic!("a wrong strategy passed the gate"),
     }
-    let mut failing = OpStrategy::boxed("typed/broken", Contract::TypedValue, Effort::Swap, None, |s| {
+    let mut failing = OpStrategy::boxed(StrategyId::new("typed", "broken"), Contract::TypedValue, Effort::Swap, None, |s| {
         let d: Data = serde_json::from_slice(b"{\"Id\": 1}").map_err(|e| e.to_string())?;
         toolkit::emit(s, &d)
     });

@@ -5,6 +5,7 @@
 
 use std::io::{self, Read, Write};
 
+use jsoncost_codecs::StrategyId;
 use jsoncost_codecs::exact::{self, Outside, Stop};
 use jsoncost_codecs::gate::{Verdict, verify_streamed};
 use jsoncost_engine::alloc::thread_measure;
@@ -112,7 +113,7 @@ fn the_streamed_gate_holds_only_what_it_compares_around_a_million_siblings() {
     let mut body = Siblings::new(SIBLINGS);
     let (verdict, stats) = thread_measure(|| {
         verify_streamed(
-            "incremental/serde_json",
+            &StrategyId::new("incremental", "serde_json"),
             &mut body,
             "/Readings",
             Some(&outside),
@@ -129,7 +130,7 @@ fn the_streamed_gate_holds_only_what_it_compares_around_a_million_siblings() {
         ..outside.clone()
     };
     let verdict = verify_streamed(
-        "x",
+        &StrategyId::named("x"),
         Siblings::new(10),
         "/Readings",
         Some(&other),
@@ -142,8 +143,15 @@ fn the_streamed_gate_holds_only_what_it_compares_around_a_million_siblings() {
 
     // Without an outside to compare, nothing around the array is kept.
     let mut body = Siblings::new(SIBLINGS);
-    let (verdict, stats) =
-        thread_measure(|| verify_streamed::<Value, Reading, _>("x", &mut body, "/Readings", None, &mut readings().into_iter().map(Ok)));
+    let (verdict, stats) = thread_measure(|| {
+        verify_streamed::<Value, Reading, _>(
+            &StrategyId::named("x"),
+            &mut body,
+            "/Readings",
+            None,
+            &mut readings().into_iter().map(Ok),
+        )
+    });
     eprintln!("without: peak {} bytes", stats.peak_bytes);
     assert!(matches!(verdict, Verdict::Pass(_)), "{verdict:?}");
     assert!(stats.peak_bytes < BOUND, "peak {} bytes, bound {BOUND}", stats.peak_bytes);

@@ -7,6 +7,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
+use jsoncost_codecs::StrategyId;
 use jsoncost_codecs::gate::{self, Reference, Verdict};
 use jsoncost_engine::alloc;
 use jsoncost_engine::safety::{Agreement, CrashCause, SafetyOutcome, SafetyPath};
@@ -199,7 +200,7 @@ fn one(request: &Request, name: &str) -> Report {
                     let (agreement, agreement_message) = std::thread::scope(|s| {
                         match std::thread::Builder::new()
                             .stack_size(COMPARE_STACK)
-                            .spawn_scoped(s, || agreement(&*value, &input, path, target))
+                            .spawn_scoped(s, || agreement(&*value, &input, (path, library), target))
                         {
                             Ok(t) => t
                                 .join()
@@ -266,7 +267,12 @@ fn not_run(why: String) -> Report {
     }
 }
 
-fn agreement(value: &dyn subject::Parsed, input: &[u8], path: SafetyPath, target: Target) -> (Agreement, Option<String>) {
+fn agreement(
+    value: &dyn subject::Parsed,
+    input: &[u8],
+    (path, library): (SafetyPath, Parser),
+    target: Target,
+) -> (Agreement, Option<String>) {
     let reference = match Reference::from_json(input) {
         Ok(r) => r,
         Err(e) => return (Agreement::SerdeJsonRejects, Some(shorten(&e.to_string()))),
@@ -283,7 +289,7 @@ fn agreement(value: &dyn subject::Parsed, input: &[u8], path: SafetyPath, target
         Ok(c) => c,
         Err(e) => return (Agreement::Differs, Some(shorten(&e))),
     };
-    match gate::judge(path.as_str(), &out, &reference) {
+    match gate::judge(&StrategyId::new(path.as_str(), library.as_str()), &out, &reference) {
         Verdict::Pass(f) if f.is_exact() => (Agreement::Same, None),
         Verdict::Pass(f) => {
             let mut changed = Vec::new();

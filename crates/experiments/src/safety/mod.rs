@@ -21,7 +21,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use jsoncost_engine::safety::{ConformanceSummary, Expectation, SafetyCell, SafetyOutcome, SafetyPath};
-use jsoncost_engine::{Experiment, ExperimentKind, Row, Summary};
+use jsoncost_engine::{Experiment, ExperimentKind, Row, StrategyId, Summary};
 use serde_json::{Map, json};
 
 pub use child::child_main;
@@ -203,7 +203,7 @@ fn params(options: &SafetyOptions, suite_files: Option<usize>) -> Map<String, se
 }
 
 fn row(library: Parser, path: SafetyPath, case: &str, report: child::Report) -> Row {
-    let mut row = Row::new(format!("{path}/{library}"));
+    let mut row = Row::new(StrategyId::new(path.as_str(), library.as_str()));
     row.mean_ns = Some(report.time_ns as f64);
     row.peak_bytes = report.peak_bytes;
     row.error_message = report.message;

@@ -9,7 +9,7 @@
 
 use jsoncost_codecs::exact;
 use jsoncost_codecs::gate::{self, Verdict};
-use jsoncost_codecs::{Contract, Effort, Strategy};
+use jsoncost_codecs::{Contract, Effort, Strategy, StrategyId};
 use jsoncost_engine::{ExperimentKind, Fidelity};
 use jsoncost_stream::{Library, Pointer};
 use serde::Serialize;
@@ -106,7 +106,7 @@ fn array_at<'v, D: Dom>(doc: &'v D, pointer: &Pointer) -> Result<&'v [D], String
 
 /// A whole-document parse into `D` with `parse`, then the array.
 fn buffered<D: Dom>(
-    (name, effort): (String, Effort),
+    (id, effort): (StrategyId, Effort),
     path: &Path,
     pointer: &Pointer,
     bytes: u64,
@@ -116,7 +116,7 @@ fn buffered<D: Dom>(
     let run_one = move || -> Result<D, String> { parse(&mut read_all(&p, bytes)?) };
     let timed = run_one.clone();
     let ptr2 = ptr.clone();
-    let (p2, checked_name) = (path.to_path_buf(), name.clone());
+    let (p2, checked) = (path.to_path_buf(), id.clone());
     WholeRun {
         effort,
         contract: Contract::Dom,
@@ -133,9 +133,9 @@ fn buffered<D: Dom>(
                 Ok(a) => a,
                 Err(e) => return Verdict::Fail(e),
             };
-            verify::<serde_json::Value>(&checked_name, &p2, ptr.as_str(), &mut elements.iter().map(as_json))
+            verify::<serde_json::Value>(&checked, &p2, ptr.as_str(), &mut elements.iter().map(as_json))
         }),
-        name,
+        id,
         bytes,
         refused: None,
     }
@@ -161,7 +161,7 @@ fn itself<E>(element: E) -> Result<E, String> {
 /// The incremental deserializer with `config`'s library, each element parsed into `E` and
 /// dropped; checked as `view` shows it (`dom_json` for a DOM, the element itself for a type).
 fn incremental<E, V>(
-    name: String,
+    id: StrategyId,
     path: &Path,
     config: jsoncost_stream::Config,
     bytes: u64,
@@ -172,7 +172,7 @@ where
     V: Serialize + DeserializeOwned + 'static,
 {
     let (p, c) = (path.to_path_buf(), config.clone());
-    let (p2, c2, checked_name) = (path.to_path_buf(), config, name.clone());
+    let (p2, c2, checked) = (path.to_path_buf(), config, id.clone());
     WholeRun {
         effort: Effort::Code,
         contract: Contract::Dom,
@@ -189,10 +189,10 @@ where
             Ok(f) => {
                 let pointer = c2.pointer.as_str().to_string();
                 let mut elements = c2.reader::<E, _>(f).map(|e| e.map_err(|e| e.to_string()).and_then(view));
-                verify::<V>(&checked_name, &p2, &pointer, &mut elements)
+                verify::<V>(&checked, &p2, &pointer, &mut elements)
             }
         }),
-        name,
+        id,
         bytes,
         refused: None,
     }
@@ -200,7 +200,7 @@ where
 
 /// The incremental deserializer skipping each element (`IgnoredAny`): checked by the count of
 /// elements, since nothing else is kept.
-fn skipping(name: String, path: &Path, config: jsoncost_stream::Config, bytes: u64) -> ArrayStrategy {
+fn skipping(id: StrategyId, path: &Path, config: jsoncost_stream::Config, bytes: u64) -> ArrayStrategy {
     let (p, pointer) = (path.to_path_buf(), config.pointer.as_str().to_string());
     let count = move || -> Result<u64, String> {
         let mut n = 0;
@@ -223,7 +223,7 @@ fn skipping(name: String, path: &Path, config: jsoncost_stream::Config, bytes: u
             }
             (Ok(_), Ok(_)) => Verdict::Pass(Fidelity::default()),
         }),
-        name,
+        id,
         bytes,
         refused: None,
     }
@@ -245,14 +245,14 @@ fn reference_count(path: &Path, pointer: &str) -> Result<u64, String> {
 
 /// `elements` against the exact reference, read again from `path` one element at a time.
 fn verify<E: Serialize + DeserializeOwned>(
-    name: &str,
+    strategy: &StrategyId,
     path: &Path,
     pointer: &str,
     elements: &mut dyn Iterator<Item = Result<E, String>>,
 ) -> Verdict {
     match open(path) {
         Err(e) => Verdict::Fail(e),
-        Ok(f) => gate::verify_streamed::<serde_json::Value, E, _>(name, f, pointer, None, elements),
+        Ok(f) => gate::verify_streamed::<serde_json::Value, E, _>(strategy, f, pointer, None, elements),
     }
 }
 
@@ -285,8 +285,8 @@ fn typed_rows<E: Serialize + DeserializeOwned + 'static>(path: &Path, config: &j
         .map(|lib| buffered_typed::<E>(lib, path, &config.pointer, bytes))
         .collect();
     rows.extend(libraries.into_iter().map(|lib| {
-        let name = format!("incremental-typed/{}", lib.as_str());
-        let mut s = incremental::<E, E>(name, path, config.clone().library(lib), bytes, itself);
+        let id = StrategyId::new("incremental-typed", lib.as_str());
+        let mut s = incremental::<E, E>(id, path, config.clone().library(lib), bytes, itself);
         s.contract = Contract::TypedValue;
         s
     }));
@@ -325,21 +325,21 @@ fn buffered_typed<E: Serialize + DeserializeOwned + 'static>(lib: Library, path:
         }
     };
     let timed = decode.clone();
-    let (p2, shown, name) = (
+    let (p2, shown, id) = (
         path.to_path_buf(),
         pointer.as_str().to_string(),
-        format!("buffered-typed/{}", lib.as_str()),
+        StrategyId::new("buffered-typed", lib.as_str()),
     );
-    let checked_name = name.clone();
+    let checked = id.clone();
     WholeRun {
         effort: Effort::Swap,
         contract: Contract::TypedValue,
         run: Box::new(move || Ok(std::hint::black_box(timed()?).len() as u64)),
         check: Box::new(move || match decode() {
             Err(e) => Verdict::Fail(e),
-            Ok(elements) => verify::<E>(&checked_name, &p2, &shown, &mut elements.into_iter().map(Ok)),
+            Ok(elements) => verify::<E>(&checked, &p2, &shown, &mut elements.into_iter().map(Ok)),
         }),
-        name,
+        id,
         bytes,
         refused: None,
     }
@@ -432,22 +432,40 @@ mod at_pointer {
 /// verdict on the file for sonic-rs, which has no recursion limit.
 fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_deep: Option<String>) -> Vec<ArrayStrategy> {
     let pointer = &config.pointer;
-    let mut sonic = buffered(("buffered/sonic-rs".into(), Effort::Model), path, pointer, bytes, sonic_value);
+    let mut sonic = buffered(
+        (StrategyId::new("buffered", "sonic-rs"), Effort::Model),
+        path,
+        pointer,
+        bytes,
+        sonic_value,
+    );
     sonic.refused = too_deep;
     let mut v = vec![
-        buffered(("buffered/serde_json".into(), Effort::Swap), path, pointer, bytes, json_value),
+        buffered(
+            (StrategyId::new("buffered", "serde_json"), Effort::Swap),
+            path,
+            pointer,
+            bytes,
+            json_value,
+        ),
         sonic,
-        buffered(("buffered/simd-json".into(), Effort::Model), path, pointer, bytes, simd_value),
+        buffered(
+            (StrategyId::new("buffered", "simd-json"), Effort::Model),
+            path,
+            pointer,
+            bytes,
+            simd_value,
+        ),
     ];
     for lib in [Library::SerdeJson, Library::SonicRs, Library::SimdJson] {
         let c = config.clone().library(lib);
-        let name = format!("incremental/{}", lib.as_str());
+        let id = StrategyId::new("incremental", lib.as_str());
         v.push(match lib {
-            Library::SerdeJson => incremental::<serde_json::Value, _>(name, path, c.clone(), bytes, dom_json),
-            Library::SonicRs => incremental::<sonic_rs::Value, _>(name, path, c.clone(), bytes, dom_json),
-            Library::SimdJson => incremental::<simd_json::OwnedValue, _>(name, path, c.clone(), bytes, dom_json),
+            Library::SerdeJson => incremental::<serde_json::Value, _>(id, path, c.clone(), bytes, dom_json),
+            Library::SonicRs => incremental::<sonic_rs::Value, _>(id, path, c.clone(), bytes, dom_json),
+            Library::SimdJson => incremental::<simd_json::OwnedValue, _>(id, path, c.clone(), bytes, dom_json),
         });
-        v.push(skipping(format!("incremental-skip/{}", lib.as_str()), path, c, bytes));
+        v.push(skipping(StrategyId::new("incremental-skip", lib.as_str()), path, c, bytes));
     }
     v
 }
@@ -494,17 +512,17 @@ pub(crate) fn run_with(options: &ArrayOptions, table: &str, typed: Option<&Typed
         runner.sink().note(&format!("stream: buffered rows skipped: {why}"));
         skip_buffered(&mut list, &why);
     }
-    runner.filter().check_matches_any(list.iter().map(|s| s.name.as_str()))?;
+    runner.filter().check_matches_any(list.iter().map(|s| s.name()))?;
     // A baseline that fails on the file leaves nothing to be relative to: bad input, with where
     // the incremental parser places the problem.
-    runner.sink().status(&format!("stream: {} (check run)", list[0].name));
+    runner.sink().status(&format!("stream: {} (check run)", list[0].name()));
     let baseline = match list[0].verify(None) {
         Ok(fidelity) => fidelity,
         Err(e) => {
             let mut message = format!(
                 "{shown} at {:?}: the baseline {} fails on it, so nothing is measured: {}",
                 options.pointer,
-                list[0].name,
+                list[0].name(),
                 jsoncost_stream::shorten_message(&e.message)
             );
             // Where the problem is: the exact reference's walk to the pointer asked for, when
@@ -514,7 +532,11 @@ pub(crate) fn run_with(options: &ArrayOptions, table: &str, typed: Option<&Typed
             // over its maximum, a problem of another path.
             let located = match reference_count(path, &options.pointer) {
                 Err(e) => Some(e),
-                Ok(_) => match list.iter_mut().find(|s| s.name == "incremental-skip/serde_json").map(|s| (s.run)()) {
+                Ok(_) => match list
+                    .iter_mut()
+                    .find(|s| s.id == StrategyId::new("incremental-skip", "serde_json"))
+                    .map(|s| (s.run)())
+                {
                     Some(Err(e)) => Some(format!("the incremental parser: {e}")),
                     _ => None,
                 },
@@ -526,7 +548,7 @@ pub(crate) fn run_with(options: &ArrayOptions, table: &str, typed: Option<&Typed
         }
     };
     let elements = reference_count(path, &options.pointer).map_err(|e| Error::usage(format!("{shown}: {e}")))?;
-    let total = list.iter().filter(|s| runner.filter().matches(&s.name)).count() as u64;
+    let total = list.iter().filter(|s| runner.filter().matches(s.name())).count() as u64;
     runner.sink().planned(total);
     let mut params = Map::new();
     params.insert("file".into(), json!(shown.to_string()));

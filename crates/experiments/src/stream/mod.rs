@@ -5,7 +5,7 @@
 
 use futures::StreamExt;
 use jsoncost_codecs::gate::{self, Verdict};
-use jsoncost_codecs::{Contract, Effort, Strategy};
+use jsoncost_codecs::{Contract, Effort, Strategy, StrategyId};
 use jsoncost_engine::ExperimentKind;
 use jsoncost_shapes::{DEFAULT_SEED, Reading, Telemetry, write_telemetry};
 use jsoncost_stream::{Library, TelemetryAggregate};
@@ -137,14 +137,18 @@ fn device_id(field: Option<&jsoncost_stream::Field>) -> Result<String, String> {
 fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_deep: Option<String>) -> Vec<WholeRun<()>> {
     let mut v: Vec<WholeRun<()>> = Vec::new();
     let p = path.to_path_buf();
-    let mut add = |name: String, (contract, effort): (Contract, Effort), run: RunFn| {
-        let refused = if name == "buffered/sonic-rs" { too_deep.clone() } else { None };
+    let mut add = |id: StrategyId, (contract, effort): (Contract, Effort), run: RunFn| {
+        let refused = if id == StrategyId::new("buffered", "sonic-rs") {
+            too_deep.clone()
+        } else {
+            None
+        };
         // The gate checks what a run produced; the timed run drops it.
         let run = Rc::new(RefCell::new(run));
         let timed = Rc::clone(&run);
-        let (path, config, checked) = (path.to_path_buf(), config.clone(), name.clone());
+        let (path, config, checked) = (path.to_path_buf(), config.clone(), id.clone());
         v.push(WholeRun {
-            name,
+            id,
             contract,
             effort,
             run: Box::new(move || (timed.borrow_mut())().map(drop)),
@@ -156,7 +160,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
     {
         let p = p.clone();
         add(
-            "buffered/serde_json".into(),
+            StrategyId::new("buffered", "serde_json"),
             (Contract::TypedValue, Effort::Swap),
             Box::new(move || {
                 Ok(Outcome::Document(
@@ -168,7 +172,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
     {
         let p = p.clone();
         add(
-            "buffered/sonic-rs".into(),
+            StrategyId::new("buffered", "sonic-rs"),
             (Contract::TypedValue, Effort::Swap),
             Box::new(move || {
                 Ok(Outcome::Document(
@@ -180,7 +184,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
     {
         let p = p.clone();
         add(
-            "buffered/simd-json".into(),
+            StrategyId::new("buffered", "simd-json"),
             (Contract::TypedValue, Effort::Swap),
             Box::new(move || {
                 let mut body = read_all(&p, bytes)?;
@@ -193,7 +197,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
     {
         let p = p.clone();
         add(
-            "reader/serde_json".into(),
+            StrategyId::new("reader", "serde_json"),
             (Contract::TypedValue, Effort::Swap),
             Box::new(move || {
                 Ok(Outcome::Document(
@@ -206,7 +210,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
     {
         let p = p.clone();
         add(
-            "visitor/serde_json".into(),
+            StrategyId::new("visitor", "serde_json"),
             (Contract::TypedValue, Effort::Code),
             Box::new(move || {
                 let mut readings = Vec::new();
@@ -221,7 +225,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
     {
         let p = p.clone();
         add(
-            "visitor-aggregate/serde_json".into(),
+            StrategyId::new("visitor-aggregate", "serde_json"),
             (Contract::Aggregate, Effort::Code),
             Box::new(move || {
                 let mut agg = TelemetryAggregate::default();
@@ -233,7 +237,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
     {
         let p = p.clone();
         add(
-            "struson/serde".into(),
+            StrategyId::new("struson", "serde"),
             (Contract::TypedValue, Effort::Code),
             Box::new(move || {
                 let mut readings = Vec::new();
@@ -249,7 +253,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
         let cfg = config.clone().library(lib);
         let (p1, c1) = (p.clone(), cfg.clone());
         add(
-            format!("incremental/{}", lib.as_str()),
+            StrategyId::new("incremental", lib.as_str()),
             (Contract::TypedValue, Effort::Code),
             Box::new(move || {
                 let mut elements = c1.reader::<Reading, _>(open(&p1)?);
@@ -262,7 +266,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
         );
         let (p2, c2) = (p.clone(), cfg.clone());
         add(
-            format!("incremental-aggregate/{}", lib.as_str()),
+            StrategyId::new("incremental-aggregate", lib.as_str()),
             (Contract::Aggregate, Effort::Code),
             Box::new(move || {
                 let mut agg = TelemetryAggregate::default();
@@ -284,7 +288,7 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
             .build()
             .expect("a tokio runtime");
         add(
-            format!("incremental-async/{}", lib.as_str()),
+            StrategyId::new("incremental-async", lib.as_str()),
             (Contract::TypedValue, Effort::Code),
             Box::new(move || {
                 block_on_alone(&rt, async {
@@ -342,7 +346,7 @@ fn validate(path: &Path, config: &jsoncost_stream::Config) -> Result<(u64, Telem
 
 /// The gate for one stream strategy's check run: its output against the exact reference, read
 /// again from the file element by element (the body never becomes one DOM).
-fn check(outcome: Result<Outcome, String>, name: &str, path: &Path, config: &jsoncost_stream::Config) -> Verdict {
+fn check(outcome: Result<Outcome, String>, strategy: &StrategyId, path: &Path, config: &jsoncost_stream::Config) -> Verdict {
     let reference = match open(path) {
         Ok(f) => f,
         Err(e) => return Verdict::Fail(e),
@@ -355,7 +359,7 @@ fn check(outcome: Result<Outcome, String>, name: &str, path: &Path, config: &jso
                 readings: Vec::new(),
             };
             gate::verify_streamed(
-                name,
+                strategy,
                 reference,
                 "/Readings",
                 Some(&outside),
@@ -374,7 +378,7 @@ fn check(outcome: Result<Outcome, String>, name: &str, path: &Path, config: &jso
                         own.push(&r);
                         Ok(r)
                     });
-                    gate::verify_streamed::<Telemetry, Reading, _>(name, reference, "/Readings", None, &mut readings)
+                    gate::verify_streamed::<Telemetry, Reading, _>(strategy, reference, "/Readings", None, &mut readings)
                 }
             };
             match verdict {
@@ -433,18 +437,18 @@ pub fn run(options: &StreamOptions, runner: &mut Runner<'_>) -> Result<(), Error
         runner.sink().note(&format!("stream: buffered rows skipped: {why}"));
         skip_buffered(&mut list, &why);
     }
-    runner.filter().check_matches_any(list.iter().map(|s| s.name.as_str()))?;
+    runner.filter().check_matches_any(list.iter().map(|s| s.name()))?;
     // The baseline is checked first, even when the filter skips its timing: a baseline that
     // fails on the body leaves nothing to be relative to, so the body is bad input (exit 2 with
     // the baseline's error, and where the incremental parser places the problem).
-    runner.sink().status(&format!("stream: {} (check run)", list[0].name));
+    runner.sink().status(&format!("stream: {} (check run)", list[0].name()));
     let baseline = match list[0].verify(None) {
         Ok(fidelity) => fidelity,
         Err(e) => {
             let mut message = format!(
                 "telemetry file {}: the baseline {} fails on it, so nothing is measured: {}",
                 path.display(),
-                list[0].name,
+                list[0].name(),
                 // The library's message can quote a whole offending string.
                 jsoncost_stream::shorten_message(&e.message)
             );
@@ -456,7 +460,7 @@ pub fn run(options: &StreamOptions, runner: &mut Runner<'_>) -> Result<(), Error
     };
     runner.sink().status(&format!("stream: validating {}", path.display()));
     let (file_bytes, readings) = validate(&path, &inc_config)?;
-    let total = list.iter().filter(|s| runner.filter().matches(&s.name)).count() as u64;
+    let total = list.iter().filter(|s| runner.filter().matches(s.name())).count() as u64;
     runner.sink().planned(total);
 
     let config = run_config(options.runs, options.quick, runner);
@@ -613,11 +617,11 @@ mod tests {
 
     /// What a peer gives, with reading `corrupt` (when given) changed on its way out, as a peer
     /// with a bug would change it.
-    fn peer(name: &str, path: &Path, corrupt: Option<usize>) -> Result<Outcome, String> {
+    fn peer(id: &StrategyId, path: &Path, corrupt: Option<usize>) -> Result<Outcome, String> {
         let mut i = 0;
         let mut readings = Vec::new();
         let mut agg = TelemetryAggregate::default();
-        let aggregate = name.contains("aggregate");
+        let aggregate = id.style() == "visitor-aggregate";
         let mut each = |mut r: Reading| {
             if Some(i) == corrupt {
                 r.temperature += 0.5;
@@ -625,10 +629,10 @@ mod tests {
             i += 1;
             if aggregate { agg.push(&r) } else { readings.push(r) }
         };
-        let device = match name {
-            "visitor/serde_json" | "visitor-aggregate/serde_json" => peers::serde_visitor(BufReader::new(open(path)?), &mut each)?,
-            "struson/serde" => peers::struson(open(path)?, &mut each)?,
-            other => panic!("no peer {other}"),
+        let device = match id.library() {
+            Some("serde_json") => peers::serde_visitor(BufReader::new(open(path)?), &mut each)?,
+            Some("serde") => peers::struson(open(path)?, &mut each)?,
+            other => panic!("no peer of {other:?}"),
         };
         if aggregate {
             return Ok(Outcome::Aggregate(agg, Library::SerdeJson));
@@ -639,19 +643,23 @@ mod tests {
         }))
     }
 
+    /// The peers of the stream table: (style, library).
+    const PEERS: [(&str, &str); 3] = [("visitor", "serde_json"), ("visitor-aggregate", "serde_json"), ("struson", "serde")];
+
     #[test]
     fn each_stream_peer_passes_the_gate_and_a_corrupted_reading_fails_it() {
         let f = body(300);
         let config = jsoncost_stream::Config::new("/Readings").unwrap();
-        for name in ["visitor/serde_json", "visitor-aggregate/serde_json", "struson/serde"] {
-            match check(peer(name, f.path(), None), name, f.path(), &config) {
+        for id in PEERS.map(|(style, library)| StrategyId::new(style, library)) {
+            let name = id.name();
+            match check(peer(&id, f.path(), None), &id, f.path(), &config) {
                 Verdict::Pass(fidelity) => assert_eq!(fidelity.numbers, 600, "{name}"),
                 Verdict::Fail(m) => panic!("{name} failed the gate: {m}"),
             }
-            let Verdict::Fail(message) = check(peer(name, f.path(), Some(123)), name, f.path(), &config) else {
+            let Verdict::Fail(message) = check(peer(&id, f.path(), Some(123)), &id, f.path(), &config) else {
                 panic!("{name}: a corrupted reading passed the gate");
             };
-            if name.contains("aggregate") {
+            if id.style() == "visitor-aggregate" {
                 assert!(message.starts_with("its aggregate"), "{name}: {message}");
             } else {
                 assert!(
@@ -671,7 +679,7 @@ mod tests {
         let config = jsoncost_stream::Config::new("/Readings").unwrap();
         let mut runs: Vec<_> = strategies(f.path(), &config, 0, None)
             .into_iter()
-            .filter(|s| s.name.starts_with("incremental-async/"))
+            .filter(|s| s.id.style() == "incremental-async")
             .collect();
         // This thread and the runtime's: the other tests of this binary allocate meanwhile.
         jsoncost_engine::alloc::enroll_current_thread();
@@ -739,12 +747,12 @@ mod tests {
     #[test]
     fn the_peers_are_in_the_stream_table() {
         let f = body(3);
-        let names: Vec<String> = strategies(f.path(), &jsoncost_stream::Config::new("/Readings").unwrap(), 0, None)
+        let ids: Vec<StrategyId> = strategies(f.path(), &jsoncost_stream::Config::new("/Readings").unwrap(), 0, None)
             .into_iter()
-            .map(|s| s.name)
+            .map(|s| s.id)
             .collect();
-        for peer in ["visitor/serde_json", "visitor-aggregate/serde_json", "struson/serde"] {
-            assert!(names.iter().any(|n| n == peer), "{peer} missing from {names:?}");
+        for peer in PEERS.map(|(style, library)| StrategyId::new(style, library)) {
+            assert!(ids.contains(&peer), "{peer} missing from {ids:?}");
         }
     }
 }

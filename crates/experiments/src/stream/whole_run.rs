@@ -2,7 +2,7 @@
 //! [`run_config`]), the buffered rows' size cap, and the checks and reads of the input file.
 
 use jsoncost_codecs::gate::{Reference, Verdict};
-use jsoncost_codecs::{Canonical, Contract, Effort, RunFailure, Strategy};
+use jsoncost_codecs::{Canonical, Contract, Effort, RunFailure, Strategy, StrategyId};
 use jsoncost_engine::{Config, Fidelity};
 use jsoncost_report::files::{self, ReadError};
 use jsoncost_stream::Library;
@@ -63,11 +63,11 @@ pub(crate) fn over_buffered_cap(bytes: u64, max_mib: u64) -> Option<String> {
 /// is a row that runs.
 pub(crate) fn skip_buffered<O>(list: &mut Vec<WholeRun<O>>, why: &str) {
     // buffered/* and buffered-typed/*: both read the whole file.
-    let reads_whole = |name: &str| name.starts_with("buffered/") || name.starts_with("buffered-typed/");
-    for s in list.iter_mut().filter(|s| reads_whole(&s.name)) {
+    let reads_whole = |id: &StrategyId| matches!(id.style(), "buffered" | "buffered-typed");
+    for s in list.iter_mut().filter(|s| reads_whole(&s.id)) {
         s.refused = Some(why.to_string());
     }
-    let (buffered, rest): (Vec<_>, Vec<_>) = list.drain(..).partition(|s| reads_whole(&s.name));
+    let (buffered, rest): (Vec<_>, Vec<_>) = list.drain(..).partition(|s| reads_whole(&s.id));
     list.extend(rest);
     list.extend(buffered);
 }
@@ -75,7 +75,7 @@ pub(crate) fn skip_buffered<O>(list: &mut Vec<WholeRun<O>>, why: &str) {
 /// A stream row: one whole run over the body per operation, which checks itself against the
 /// file (`check`; the body is never held as one value). `O` is what a run yields.
 pub(crate) struct WholeRun<O> {
-    pub(crate) name: String,
+    pub(crate) id: StrategyId,
     pub(crate) contract: Contract,
     pub(crate) effort: Effort,
     pub(crate) run: Box<dyn FnMut() -> Result<O, String>>,
@@ -87,8 +87,8 @@ pub(crate) struct WholeRun<O> {
 }
 
 impl<O> Strategy for WholeRun<O> {
-    fn name(&self) -> &str {
-        &self.name
+    fn id(&self) -> &StrategyId {
+        &self.id
     }
     fn contract(&self) -> Contract {
         self.contract
@@ -172,12 +172,14 @@ pub(super) fn readable(path: &Path) -> Result<u64, Error> {
 }
 
 /// Whole runs, at least `runs.min` of each strategy, within a budget per strategy; in the
-/// rounds `runner`'s settings schedule (interleaved with its seed, unless sequential).
+/// rounds `runner`'s settings schedule (interleaved with its seed, unless sequential), in its
+/// lockstep.
 pub(super) fn run_config(runs: Runs, quick: bool, runner: &Runner<'_>) -> Config {
     let budget = if quick { Duration::from_secs(2) } else { Duration::from_secs(8) };
     Config {
         schedule: runner.config().schedule,
         seed: runner.config().seed,
+        lockstep: runner.config().lockstep.clone(),
         ..Config::whole_runs(runs.min, runs.max, budget, quick)
     }
 }

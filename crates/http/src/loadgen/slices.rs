@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Duration;
 
 use bytes::Bytes;
+use jsoncost_engine::lockstep::Lockstep;
 use jsoncost_engine::paired::{self, Interval, PAIRED_CONFIDENCE};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
@@ -138,6 +139,9 @@ pub struct SliceSpec {
     pub loss: LossRule,
     /// One untimed slice per target before the rounds: connections opened, server warm.
     pub warmup: bool,
+    /// The turns taken with a conductor (`jsoncost ab`): one before every slice but each
+    /// round's first, and the conductor's say on each round. Alone by default.
+    pub lockstep: Lockstep,
 }
 
 impl SliceSpec {
@@ -154,6 +158,7 @@ impl SliceSpec {
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             loss: LossRule::default(),
             warmup: true,
+            lockstep: Lockstep::alone(),
         }
     }
 
@@ -424,7 +429,7 @@ pub async fn run_slices_async<P: SliceProbe>(
         true
     };
     if spec.warmup {
-        jsoncost_engine::lockstep::turn();
+        spec.lockstep.turn();
         for (t, lane) in lanes.iter_mut().enumerate() {
             probe.begin(t);
             let mut o = slice(spec, lane, &cancel).await;
@@ -445,7 +450,7 @@ pub async fn run_slices_async<P: SliceProbe>(
     let rounds_started = Instant::now();
     'rounds: loop {
         let round = out.orders.len();
-        let conducted = jsoncost_engine::lockstep::round(round as u64);
+        let conducted = spec.lockstep.round(round as u64);
         if conducted == Some(false) {
             break;
         }
@@ -453,7 +458,7 @@ pub async fn run_slices_async<P: SliceProbe>(
         order.shuffle(&mut rng);
         for (j, &t) in order.iter().enumerate() {
             if j > 0 {
-                jsoncost_engine::lockstep::turn();
+                spec.lockstep.turn();
             }
             probe.begin(t);
             let mut o = slice(spec, &mut lanes[t], &cancel).await;

@@ -57,11 +57,11 @@ impl KindView for Stream {
             .rows
             .iter()
             .filter(typed)
-            .filter(|r| r.method.starts_with("buffered-typed/"))
+            .filter(|r| r.strategy.style() == "buffered-typed")
             .collect();
         buffered
             .iter()
-            .find(|r| r.method.ends_with("/serde_json"))
+            .find(|r| r.strategy.library() == Some("serde_json"))
             .or(buffered.first())
             .copied()
     }

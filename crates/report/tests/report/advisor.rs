@@ -4,7 +4,7 @@
 use crate::common;
 
 use common::fixture;
-use jsoncost_engine::{Contract, Experiment, ExperimentKind, Results, Row};
+use jsoncost_engine::{Contract, Experiment, ExperimentKind, Results, Row, StrategyId};
 use jsoncost_report::Format;
 use jsoncost_report::advisor::{self, Advice, AdviceKind, Rates};
 
@@ -419,10 +419,14 @@ fn a_saving_decided_on_the_paired_ratio_is_printed_with_that_interval() {
     assert!(!a.text.contains('±'), "{}", a.text);
 }
 
-fn stream_row(method: &str, contract: Contract, mean_ms: f64, error_ms: f64, peak: u64) -> Row {
-    let mut r = with_contract(row(method, mean_ms * 1e6, error_ms * 1e6, peak as f64 * 2.0), contract);
+/// A stream row of `style` and `library`, as the Runner records it.
+fn stream_row((style, library): (&'static str, &'static str), contract: Contract, mean_ms: f64, error_ms: f64, peak: u64) -> Row {
+    let mut r = Row::new(StrategyId::new(style, library));
+    r.mean_ns = Some(mean_ms * 1e6);
+    r.error_ns = Some(error_ms * 1e6);
+    r.allocated_bytes = Some(peak as f64 * 2.0);
     r.peak_bytes = Some(peak);
-    r
+    with_contract(r, contract)
 }
 
 fn stream_table(rows: Vec<Row>) -> Results {
@@ -436,12 +440,12 @@ fn stream_table(rows: Vec<Row>) -> Results {
 fn a_user_element_type_is_advised_against_its_buffered_typed_row() {
     use Contract::*;
     let results = stream_table(vec![
-        stream_row("buffered/serde_json", Dom, 200.0, 5.0, 100 << 20),
-        stream_row("incremental/serde_json", Dom, 180.0, 5.0, 1 << 20),
-        stream_row("incremental-skip/serde_json", Aggregate, 90.0, 2.0, 64 << 10),
-        stream_row("buffered-typed/serde_json", TypedValue, 120.0, 4.0, 60 << 20),
-        stream_row("incremental-typed/serde_json", TypedValue, 110.0, 4.0, 512 << 10),
-        stream_row("incremental-typed/sonic-rs", TypedValue, 80.0, 3.0, 512 << 10),
+        stream_row(("buffered", "serde_json"), Dom, 200.0, 5.0, 100 << 20),
+        stream_row(("incremental", "serde_json"), Dom, 180.0, 5.0, 1 << 20),
+        stream_row(("incremental-skip", "serde_json"), Aggregate, 90.0, 2.0, 64 << 10),
+        stream_row(("buffered-typed", "serde_json"), TypedValue, 120.0, 4.0, 60 << 20),
+        stream_row(("incremental-typed", "serde_json"), TypedValue, 110.0, 4.0, 512 << 10),
+        stream_row(("incremental-typed", "sonic-rs"), TypedValue, 80.0, 3.0, 512 << 10),
     ]);
     let advice = advisor::advise(&results);
     let got: Vec<(&str, AdviceKind, Option<&str>, &str)> = advice
@@ -487,12 +491,12 @@ fn a_user_element_type_is_advised_against_its_buffered_typed_row() {
 fn typed_stream_rows_measured_in_the_same_rounds_pair_against_the_buffered_typed_row() {
     use Contract::*;
     let rounds = |base: f64, k: f64| -> Vec<f64> { (0..10).map(|i| base * (1.0 + 0.01 * (i % 3) as f64) * k).collect() };
-    let mut buffered = stream_row("buffered-typed/serde_json", TypedValue, 120.0, 60.0, 60 << 20);
+    let mut buffered = stream_row(("buffered-typed", "serde_json"), TypedValue, 120.0, 60.0, 60 << 20);
     buffered.rounds_ns = rounds(120e6, 1.0);
     // Unpaired, the intervals overlap (±60 ms and ±50 ms); paired, every round is 0.75×.
-    let mut sonic = stream_row("incremental-typed/sonic-rs", TypedValue, 90.0, 50.0, 512 << 10);
+    let mut sonic = stream_row(("incremental-typed", "sonic-rs"), TypedValue, 90.0, 50.0, 512 << 10);
     sonic.rounds_ns = rounds(120e6, 0.75);
-    let mut base = stream_row("buffered/serde_json", Dom, 200.0, 5.0, 100 << 20);
+    let mut base = stream_row(("buffered", "serde_json"), Dom, 200.0, 5.0, 100 << 20);
     base.rounds_ns = rounds(200e6, 1.0);
     let advice = advisor::advise(&stream_table(vec![base, buffered, sonic]));
     let typed = advice.iter().find(|a| a.baseline == "buffered-typed/serde_json").unwrap();
@@ -512,10 +516,10 @@ fn the_telemetry_table_whose_baseline_delivers_typed_values_is_advised_once() {
     // The stream experiment's own table: its baseline, buffered/serde_json, is already the
     // buffered typed row; there is no `buffered-typed/*` row to advise against apart.
     let results = stream_table(vec![
-        stream_row("buffered/serde_json", TypedValue, 200.0, 5.0, 160 << 20),
-        stream_row("buffered/sonic-rs", TypedValue, 180.0, 5.0, 160 << 20),
-        stream_row("incremental/sonic-rs", TypedValue, 150.0, 5.0, 32 << 20),
-        stream_row("incremental-aggregate/sonic-rs", Aggregate, 140.0, 5.0, 1 << 16),
+        stream_row(("buffered", "serde_json"), TypedValue, 200.0, 5.0, 160 << 20),
+        stream_row(("buffered", "sonic-rs"), TypedValue, 180.0, 5.0, 160 << 20),
+        stream_row(("incremental", "sonic-rs"), TypedValue, 150.0, 5.0, 32 << 20),
+        stream_row(("incremental-aggregate", "sonic-rs"), Aggregate, 140.0, 5.0, 1 << 16),
     ]);
     let advice = advisor::advise(&results);
     assert_eq!(advice.len(), 1, "{advice:#?}");

@@ -23,6 +23,57 @@ fn the_fixture_loads() {
     assert_eq!(r.machine.cores, 2);
 }
 
+/// The fixture was written before rows carried their strategy's identity and typed http
+/// figures: each row's identity is read from its method, the http figures from `extra`, and
+/// written again both are fields of their own, read back the same.
+#[test]
+fn an_older_files_rows_get_their_identity_and_keep_it_through_a_round_trip() {
+    use jsoncost_engine::{ExperimentKind, StrategyId};
+    let r = load(&fixture_path()).unwrap();
+    let ids: Vec<(ExperimentKind, StrategyId)> = r
+        .experiments
+        .iter()
+        .flat_map(|e| e.rows.iter().map(move |row| (e.experiment, row.strategy.clone())))
+        .collect();
+    let want = [
+        (ExperimentKind::Micro, StrategyId::new("dom", "sonic-rs")),
+        (ExperimentKind::Micro, StrategyId::new("typed", "serde_json")),
+        (ExperimentKind::Micro, StrategyId::new("typed", "simd-json")),
+        (ExperimentKind::Micro, StrategyId::new("typed", "sonic-rs")),
+        (ExperimentKind::Micro, StrategyId::new("typed", "serde_json")),
+        (ExperimentKind::Store, StrategyId::named("floor")),
+        (ExperimentKind::Store, StrategyId::new("typed", "sonic-rs")),
+        (ExperimentKind::Store, StrategyId::new("typed", "serde_json")),
+        (ExperimentKind::Store, StrategyId::named("default")),
+        (ExperimentKind::Stream, StrategyId::new("incremental", "serde_json")),
+        (ExperimentKind::Stream, StrategyId::new("buffered", "serde_json")),
+        (ExperimentKind::Http, StrategyId::new("typed", "sonic-rs")),
+        (ExperimentKind::Http, StrategyId::new("typed", "serde_json")),
+        (ExperimentKind::Http, StrategyId::new("dom", "serde_json")),
+    ];
+    assert_eq!(ids, want);
+    assert!(
+        r.experiments
+            .iter()
+            .flat_map(|e| &e.rows)
+            .all(|row| row.method == row.strategy.name())
+    );
+    let http: Vec<Option<f64>> = r.experiments[4]
+        .rows
+        .iter()
+        .map(|row| row.http.as_ref().and_then(|h| h.req_per_s))
+        .collect();
+    assert_eq!(http, [Some(24310.5), Some(20420.0), Some(15010.2)]);
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("again.json");
+    write_results(&path, &r).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(!text.contains("\"extra\""), "{text}");
+    assert_eq!(text.matches("\"strategy\"").count(), want.len());
+    assert_eq!(load(&path).unwrap(), r);
+}
+
 #[test]
 fn a_truncated_file_says_where_it_ends() {
     let full = std::fs::read_to_string(fixture_path()).unwrap();
