@@ -6,7 +6,7 @@
 use jsoncost_codecs::derived::{self, miniserde, nanoserde, simd_json_derive};
 use jsoncost_codecs::gate::Reference;
 use jsoncost_codecs::toolkit::{OpStrategy, Through, emit, emit_bytes};
-use jsoncost_codecs::{BorrowedForm, BoxedStrategy, Contract, Direction, Effort, TypeOptions, typed};
+use jsoncost_codecs::{BorrowedForm, BoxedStrategy, Contract, Direction, Effort, StrategyId, TypeOptions, typed};
 use jsoncost_engine::ExperimentKind;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -215,9 +215,9 @@ pub struct TypedSubject<T> {
     /// The libraries and styles its registration runs.
     selection: Selection,
     /// The team's own decode paths, rows of the deserialize table.
-    custom_deserialize: Vec<(String, CustomDecode<T>)>,
+    custom_deserialize: Vec<(StrategyId, CustomDecode<T>)>,
     /// The team's own encode paths, rows of the serialize table.
-    custom_serialize: Vec<(String, CustomEncode<T>)>,
+    custom_serialize: Vec<(StrategyId, CustomEncode<T>)>,
     /// The failures its registration declares expected.
     expected: Vec<ExpectedFailure>,
 }
@@ -249,22 +249,23 @@ impl<T: Serialize + DeserializeOwned> TypedSubject<T> {
         })
     }
 
-    /// A custom row's name: `style/library`, as every row's, and not one the table has.
-    fn check_custom_name(&self, name: &str) -> Result<(), Error> {
-        let well_formed = name
+    /// A custom row's identity from the name a team gives it: `style/library`, as every row's,
+    /// and not one the table has. The one place a name is read into parts: it is user input.
+    fn custom_id(&self, name: &str) -> Result<StrategyId, Error> {
+        let parts = name
             .split_once('/')
-            .is_some_and(|(s, l)| !s.is_empty() && !l.is_empty() && !l.contains('/'))
-            && !name.chars().any(char::is_whitespace);
-        if !well_formed {
+            .filter(|(s, l)| !s.is_empty() && !l.is_empty() && !l.contains('/'))
+            .filter(|_| !name.chars().any(char::is_whitespace));
+        let Some((style, library)) = parts else {
             return Err(Error::usage(format!(
                 "{}: invalid custom row name {name:?}: rows are named style/library (e.g. \"path-to-error/serde_json\"), without spaces",
                 self.name
             )));
-        }
+        };
         if self.all_methods().iter().any(|m| m == name) {
             return Err(Error::usage(format!("{}: the row {name:?} is registered already", self.name)));
         }
-        Ok(())
+        Ok(StrategyId::new(style.to_string(), library.to_string()))
     }
 
     /// Adds the row `name` to the deserialize table: the team's own decode path from the
@@ -280,8 +281,8 @@ impl<T: Serialize + DeserializeOwned> TypedSubject<T> {
 
     /// [`TypedSubject::custom_deserialize`] with the path shared (by the sizes of a sweep).
     pub fn with_custom_decode(mut self, name: &str, decode: CustomDecode<T>) -> Result<Self, Error> {
-        self.check_custom_name(name)?;
-        self.custom_deserialize.push((name.to_string(), decode));
+        let id = self.custom_id(name)?;
+        self.custom_deserialize.push((id, decode));
         Ok(self)
     }
 
@@ -298,8 +299,8 @@ impl<T: Serialize + DeserializeOwned> TypedSubject<T> {
 
     /// [`TypedSubject::custom_serialize`] with the path shared (by the sizes of a sweep).
     pub fn with_custom_encode(mut self, name: &str, encode: CustomEncode<T>) -> Result<Self, Error> {
-        self.check_custom_name(name)?;
-        self.custom_serialize.push((name.to_string(), encode));
+        let id = self.custom_id(name)?;
+        self.custom_serialize.push((id, encode));
         Ok(self)
     }
 

@@ -479,7 +479,7 @@ pub(crate) fn row_names(pointer: &str, typed: Option<&TypedElements>) -> Result<
     if let Some(TypedElements(rows)) = typed {
         list.extend(rows(path, &config, 0));
     }
-    Ok(list.into_iter().map(|s| s.name).collect())
+    Ok(list.into_iter().map(|s| s.id.name().to_string()).collect())
 }
 
 /// Runs the array table through `runner` (whole runs).

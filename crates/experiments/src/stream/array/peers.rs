@@ -10,7 +10,7 @@ use std::marker::PhantomData;
 use std::path::Path;
 
 use jsoncost_codecs::gate::{self, Verdict};
-use jsoncost_codecs::{Contract, Effort};
+use jsoncost_codecs::{Contract, Effort, StrategyId};
 use serde::Serialize;
 use serde::de::{self, DeserializeOwned, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use struson::reader::{JsonReader, JsonStreamReader, ValueType};
@@ -28,11 +28,11 @@ pub(super) fn rows<E: Serialize + DeserializeOwned + 'static>(
     bytes: u64,
 ) -> Vec<ArrayStrategy> {
     type Walk<E> = fn(&Path, &[String], &mut dyn FnMut(E)) -> Result<u64, String>;
-    let row = |name: &str, contract: Contract, keep: bool, walk: Walk<E>| {
+    let row = |id: StrategyId, contract: Contract, keep: bool, walk: Walk<E>| {
         let (p, t) = (path.to_path_buf(), tokens.to_vec());
-        let (p2, t2, shown, checked) = (p.clone(), t.clone(), pointer.to_string(), name.to_string());
+        let (p2, t2, shown, checked) = (p.clone(), t.clone(), pointer.to_string(), id.clone());
         WholeRun {
-            name: name.to_string(),
+            id,
             contract,
             effort: Effort::Code,
             run: Box::new(move || match keep {
@@ -61,9 +61,14 @@ pub(super) fn rows<E: Serialize + DeserializeOwned + 'static>(
         }
     };
     vec![
-        row("visitor/serde_json", Contract::TypedValue, true, visit::<E>),
-        row("visitor-aggregate/serde_json", Contract::Aggregate, false, visit::<E>),
-        row("struson/serde", Contract::TypedValue, true, pull::<E>),
+        row(StrategyId::new("visitor", "serde_json"), Contract::TypedValue, true, visit::<E>),
+        row(
+            StrategyId::new("visitor-aggregate", "serde_json"),
+            Contract::Aggregate,
+            false,
+            visit::<E>,
+        ),
+        row(StrategyId::new("struson", "serde"), Contract::TypedValue, true, pull::<E>),
     ]
 }
 
