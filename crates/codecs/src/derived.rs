@@ -1,16 +1,18 @@
 //! Libraries with a derive of their own instead of serde's: simd-json-derive (simd-json's
-//! fastest typed path), nanoserde and miniserde. Their strategies apply to a type that derives
+//! fastest typed path), nanoserde, miniserde and facet-json (reflection: one derived `Facet`
+//! shape read at run time by each facet format). Their strategies apply to a type that derives
 //! their traits as well as serde's (the gate reads every output through serde): a user's type,
 //! or for the built-in shapes a plain copy (`jsoncost_shapes::derived`, see there why the
 //! shapes themselves cannot derive them).
 //!
 //! Every input is strict JSON text; nanoserde and miniserde read `&str`, so their operation
-//! includes the UTF-8 check (`std::str::from_utf8`), as a caller holding bytes would write it.
+//! includes the UTF-8 check (`std::str::from_utf8`), as a caller holding bytes would write it
+//! (facet-json reads bytes and checks them itself).
 
 use serde::Serialize;
 
 // The versions measured (pinned in the workspace); a type's derive must come from the same.
-pub use {miniserde, nanoserde, simd_json_derive};
+pub use {facet, facet_json, miniserde, nanoserde, simd_json_derive};
 
 use crate::toolkit::{OpStrategy, emit, emit_bytes, error_text};
 use crate::{BoxedStrategy, Contract, Effort, StrategyId};
@@ -132,16 +134,40 @@ pub fn miniserde_serialize<T: miniserde::Serialize>(value: &T) -> Vec<BoxedStrat
     )]
 }
 
-/// A plain copy of a type that derives all three libraries' traits (the built-in shapes'
+/// `typed/facet-json`: `facet_json::from_slice`.
+pub fn facet_json_deserialize<T: facet::Facet<'static> + Serialize>(input: &[u8]) -> Vec<BoxedStrategy<'_>> {
+    vec![OpStrategy::boxed(
+        StrategyId::new("typed", "facet-json"),
+        Contract::TypedValue,
+        Effort::Model,
+        Some(input.len() as u64),
+        move |s| emit(s, &facet_json::from_slice::<T>(input).map_err(error_text)?),
+    )]
+}
+
+/// `typed/facet-json`: `facet_json::to_vec`.
+pub fn facet_json_serialize<'f, T: facet::Facet<'f>>(value: &T) -> Vec<BoxedStrategy<'_>> {
+    let n = facet_json::to_vec(value).ok().map(|v| v.len() as u64);
+    vec![OpStrategy::boxed(
+        StrategyId::new("typed", "facet-json"),
+        Contract::BytesFromTyped,
+        Effort::Model,
+        n,
+        move |s| emit_bytes(s, &facet_json::to_vec(value).map_err(error_text)?),
+    )]
+}
+
+/// A plain copy of a type that derives all four libraries' traits (the built-in shapes'
 /// `jsoncost_shapes::derived`): their deserialize strategies, erased.
-pub fn all_deserialize<P>() -> [DerivedDeserialize; 3]
+pub fn all_deserialize<P>() -> [DerivedDeserialize; 4]
 where
-    P: for<'i> simd_json_derive::Deserialize<'i> + nanoserde::DeJson + miniserde::Deserialize + Serialize,
+    P: for<'i> simd_json_derive::Deserialize<'i> + nanoserde::DeJson + miniserde::Deserialize + facet::Facet<'static> + Serialize,
 {
     [
         simd_json_derive_deserialize::<P>,
         nanoserde_deserialize::<P>,
         miniserde_deserialize::<P>,
+        facet_json_deserialize::<P>,
     ]
 }
 
@@ -154,11 +180,15 @@ pub trait PlainValue {
 /// A value of a plain copy (made from the type's value once, through serde).
 pub struct Plain<P>(pub P);
 
-impl<P: simd_json_derive::Serialize + nanoserde::SerJson + miniserde::Serialize> PlainValue for Plain<P> {
+impl<P> PlainValue for Plain<P>
+where
+    P: simd_json_derive::Serialize + nanoserde::SerJson + miniserde::Serialize + facet::Facet<'static>,
+{
     fn serialize_strategies(&self) -> Vec<BoxedStrategy<'_>> {
         let mut v = simd_json_derive_serialize(&self.0);
         v.extend(nanoserde_serialize(&self.0));
         v.extend(miniserde_serialize(&self.0));
+        v.extend(facet_json_serialize(&self.0));
         v
     }
 }

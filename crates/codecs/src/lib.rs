@@ -12,8 +12,8 @@
 //! document, no Rust type), [`canonical`] (the common form outputs are compared in), [`exact`]
 //! (the reference parser), [`gate`], [`libraries`] (the libraries beside the three every build
 //! has, one module each, registered in one list: with the feature `more-libraries`, jiter and
-//! serde_json_borrow); with that feature also `derived` (simd-json-derive, nanoserde and
-//! miniserde on a type that derives them) and `jiter_decode` (hand decoders over jiter's pull
+//! serde_json_borrow); with that feature also `derived` (simd-json-derive, nanoserde,
+//! miniserde and facet-json on a type that derives them) and `jiter_decode` (hand decoders over jiter's pull
 //! parser).
 //!
 //! Layering: cli → experiments (`jsoncost`) → http → report/codecs/stream/stores → engine/shapes.

@@ -49,6 +49,6 @@ impl BorrowedForm<Items48> for Items48 {
 /// Builds the `borrowed/*` strategies over an input (a [`BorrowedForm`]'s, erased).
 pub type BorrowedStrategies = for<'a> fn(&'a [u8]) -> Vec<BoxedStrategy<'a>>;
 
-/// Deserialize strategies of a type's own derive (simd-json-derive, nanoserde, miniserde) or
-/// hand decoder (jiter's iterator), erased like [`BorrowedStrategies`].
+/// Deserialize strategies of a type's own derive (simd-json-derive, nanoserde, miniserde,
+/// facet-json) or hand decoder (jiter's iterator), erased like [`BorrowedStrategies`].
 pub type DerivedDeserialize = for<'a> fn(&'a [u8]) -> Vec<BoxedStrategy<'a>>;

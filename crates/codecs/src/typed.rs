@@ -25,7 +25,7 @@ pub struct TypeOptions {
     /// lazy row.
     pub lazy_fields: Vec<String>,
     /// The deserialize strategies of libraries whose own derive the type has
-    /// ([`crate::derived`]: simd-json-derive, nanoserde, miniserde).
+    /// ([`crate::derived`]: simd-json-derive, nanoserde, miniserde, facet-json).
     pub derived: Vec<DerivedDeserialize>,
 }
 

@@ -1490,6 +1490,16 @@ impl<T: Serialize + DeserializeOwned + 'static> TypeStudy<T> {
         self.each(TypedSubject::miniserde)
     }
 
+    /// Adds `typed/facet-json`: `T` also derives `facet::Facet` (of facet 0.46, the version
+    /// measured). Cargo feature `more-libraries`.
+    #[cfg(feature = "more-libraries")]
+    pub fn facet_json(self) -> Self
+    where
+        T: jsoncost_codecs::derived::facet::Facet<'static>,
+    {
+        self.each(TypedSubject::facet_json)
+    }
+
     /// Back to the study, this type registered: for registrations under a condition.
     ///
     /// ```no_run

@@ -86,7 +86,7 @@
 //! Always built: micro and model variants with serde_json, sonic-rs and simd-json. Opt in:
 //! `shapes` (the built-in shapes' tables: data, order, order-large, item, items48,
 //! order-model), `more-libraries` (jiter, serde_json_borrow, simd-json-derive, nanoserde,
-//! miniserde), `stream` (`Study::stream`), `redb`, `sqlite`, `redis`, `postgres` (`Study::store`
+//! miniserde, facet-json), `stream` (`Study::stream`), `redb`, `sqlite`, `redis`, `postgres` (`Study::store`
 //! with that store's client), `http`, `safety`, `full` (everything the `jsoncost` binary builds
 //! but the allocators), `cli` (every experiment's command-line flags with clap,
 //! `ExperimentCommand`; implies `full`) and `allocators` (mimalloc and jemalloc, C libraries

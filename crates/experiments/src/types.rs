@@ -3,7 +3,7 @@
 //! are registered the same way and measured by the same code.
 
 #[cfg(feature = "more-libraries")]
-use jsoncost_codecs::derived::{self, miniserde, nanoserde, simd_json_derive};
+use jsoncost_codecs::derived::{self, facet, miniserde, nanoserde, simd_json_derive};
 use jsoncost_codecs::gate::Reference;
 use jsoncost_codecs::toolkit::{OpStrategy, Through, emit, emit_bytes};
 use jsoncost_codecs::{BorrowedForm, BoxedStrategy, Contract, Direction, Effort, StrategyId, TypeOptions, typed};
@@ -381,8 +381,8 @@ impl<T: Serialize + DeserializeOwned> TypedSubject<T> {
     }
 
     #[cfg(feature = "more-libraries")]
-    /// Adds simd-json-derive's, nanoserde's and miniserde's strategies through `P`, a plain
-    /// copy of `T` that derives their traits (`jsoncost_shapes::derived`): its deserializers
+    /// Adds simd-json-derive's, nanoserde's, miniserde's and facet-json's strategies through
+    /// `P`, a plain copy of `T` that derives their traits (`jsoncost_shapes::derived`): its deserializers
     /// read the sample into a `P`, its serializers write `T`'s value converted to a `P` once.
     /// Bad input (exit 2) when the value does not fit `P`.
     pub fn plain_copy<P>(mut self) -> Result<Self, Error>
@@ -393,6 +393,7 @@ impl<T: Serialize + DeserializeOwned> TypedSubject<T> {
             + nanoserde::SerJson
             + miniserde::Deserialize
             + miniserde::Serialize
+            + facet::Facet<'static>
             + Serialize
             + DeserializeOwned
             + 'static,
@@ -454,6 +455,17 @@ impl<T: Serialize + DeserializeOwned> TypedSubject<T> {
     {
         self.options.derived.push(derived::miniserde_deserialize::<T>);
         self.derived_serialize.push(derived::miniserde_serialize::<T>);
+        self
+    }
+
+    #[cfg(feature = "more-libraries")]
+    /// Adds facet-json's strategies: `T` also derives `facet::Facet`.
+    pub fn facet_json(mut self) -> Self
+    where
+        T: facet::Facet<'static>,
+    {
+        self.options.derived.push(derived::facet_json_deserialize::<T>);
+        self.derived_serialize.push(derived::facet_json_serialize::<T>);
         self
     }
 
@@ -620,6 +632,7 @@ mod tests {
         nanoserde::DeJson,
         miniserde::Serialize,
         miniserde::Deserialize,
+        facet::Facet,
     )]
     struct Mine {
         id: u64,
@@ -632,7 +645,8 @@ mod tests {
             .unwrap()
             .simd_json_derive()
             .nanoserde()
-            .miniserde();
+            .miniserde()
+            .facet_json();
         let names = |d| subject.strategies(d).iter().map(|s| s.name().to_string()).collect::<Vec<_>>();
         let de = names(Direction::Deserialize);
         for n in [
@@ -640,6 +654,7 @@ mod tests {
             "typed-reuse/simd-json-derive",
             "typed/nanoserde",
             "typed/miniserde",
+            "typed/facet-json",
             "typed/jiter",
         ] {
             assert!(de.iter().any(|x| x == n), "{n} missing from {de:?}");
@@ -650,6 +665,7 @@ mod tests {
             "typed-writer/simd-json-derive",
             "typed/nanoserde",
             "typed/miniserde",
+            "typed/facet-json",
         ] {
             assert!(ser.iter().any(|x| x == n), "{n} missing from {ser:?}");
         }

@@ -1,15 +1,20 @@
-//! The `data` and `order` shapes again, as the plain types simd-json-derive, nanoserde and
-//! miniserde can derive (with serde's too, so the gate reads them like every other output).
+//! The `data` and `order` shapes again, as the plain types simd-json-derive, nanoserde,
+//! miniserde and facet can derive (with serde's too, so the gate reads them like every other
+//! output).
 //!
 //! Why copies: the shapes' string type is a generic parameter with a default
-//! (`Order<S = String>`), which none of the three derives accepts, and their date-times are
-//! `time::OffsetDateTime` read through `#[serde(with)]`, which none of them supports and whose
-//! traits the orphan rule forbids implementing for `OffsetDateTime` here. So each date-time is a
-//! [`Stamp`] (the same RFC 3339 reader and round-trip writer as the shapes), and the fields,
-//! names and order are the shapes' own: `tests/shapes/derived.rs` checks that each copy writes the
-//! shape's exact bytes. A user adopting one of these libraries makes the same two changes.
+//! (`Order<S = String>`), which none of simd-json-derive's, nanoserde's and miniserde's derives
+//! accepts, and their date-times are `time::OffsetDateTime` read through `#[serde(with)]`, which
+//! none of them supports and whose traits the orphan rule forbids implementing for
+//! `OffsetDateTime` here. facet's own `OffsetDateTime` (its feature `time`) writes RFC 3339 with
+//! `Z` and no trailing zeros, not the shapes' text, and a derive on the shapes would build facet
+//! into every crate. So each date-time is a [`Stamp`] (the same RFC 3339 reader and round-trip
+//! writer as the shapes), and the fields, names and order are the shapes' own:
+//! `tests/shapes/derived.rs` checks that each copy writes the shape's exact bytes. A user
+//! adopting one of these libraries makes the same two changes.
 //! (Written out, not by a macro: nanoserde's derive cannot read a struct `macro_rules!` emits.)
 
+use facet::Facet;
 use miniserde::de::Visitor;
 use miniserde::make_place;
 use nanoserde::{DeJson, DeJsonErr, DeJsonState, SerJson, SerJsonState};
@@ -20,8 +25,24 @@ use time::OffsetDateTime;
 use crate::timestamp::{parse_rfc3339, round_trip};
 
 /// A date-time written as .NET's round-trip format and read as any RFC 3339, for each library.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Stamp(pub OffsetDateTime);
+/// facet reads and writes it through its text (`proxy`), by the two `TryFrom`s below.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Facet)]
+#[facet(proxy = String)]
+pub struct Stamp(#[facet(opaque)] pub OffsetDateTime);
+
+impl TryFrom<String> for Stamp {
+    type Error = String;
+    fn try_from(text: String) -> Result<Self, String> {
+        parse_rfc3339(&text).map(Stamp)
+    }
+}
+
+impl TryFrom<&Stamp> for String {
+    type Error = String;
+    fn try_from(stamp: &Stamp) -> Result<String, String> {
+        round_trip::format(&stamp.0)
+    }
+}
 
 impl Serialize for Stamp {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -104,19 +125,23 @@ impl miniserde::Deserialize for Stamp {
     DeJson,
     miniserde::Serialize,
     miniserde::Deserialize,
+    Facet,
 )]
 pub struct Data {
     /// As [`Data::id`](crate::Data::id).
     #[serde(rename = "Id")]
     #[nserde(rename = "Id")]
+    #[facet(rename = "Id")]
     pub id: i64,
     /// As [`Data::name`](crate::Data::name).
     #[serde(rename = "Name")]
     #[nserde(rename = "Name")]
+    #[facet(rename = "Name")]
     pub name: String,
     /// As [`Data::timestamp`](crate::Data::timestamp).
     #[serde(rename = "Timestamp")]
     #[nserde(rename = "Timestamp")]
+    #[facet(rename = "Timestamp")]
     pub timestamp: Stamp,
 }
 
@@ -133,6 +158,7 @@ pub struct Data {
     DeJson,
     miniserde::Serialize,
     miniserde::Deserialize,
+    Facet,
 )]
 pub struct Order {
     /// As [`Order::id`](crate::Order::id).
@@ -178,6 +204,7 @@ pub struct Order {
     DeJson,
     miniserde::Serialize,
     miniserde::Deserialize,
+    Facet,
 )]
 pub struct Customer {
     /// As [`Customer::id`](crate::Customer::id).
@@ -207,6 +234,7 @@ pub struct Customer {
     DeJson,
     miniserde::Serialize,
     miniserde::Deserialize,
+    Facet,
 )]
 pub struct Address {
     /// As [`Address::line1`](crate::Address::line1).
@@ -236,6 +264,7 @@ pub struct Address {
     DeJson,
     miniserde::Serialize,
     miniserde::Deserialize,
+    Facet,
 )]
 pub struct OrderLine {
     /// As [`OrderLine::sku`](crate::OrderLine::sku).

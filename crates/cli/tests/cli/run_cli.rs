@@ -114,6 +114,7 @@ fn a_quick_run_writes_results_and_both_reports_atomically() {
     assert_eq!(
         methods,
         [
+            "typed/facet-json",
             "typed/jiter",
             "typed/miniserde",
             "typed/nanoserde",

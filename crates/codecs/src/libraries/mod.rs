@@ -4,8 +4,8 @@
 //! where it has no such API), and [`Registered`], the one list they are registered in. Adding
 //! a library is its module and its entry there (and its dependency in Cargo.toml).
 //!
-//! Libraries that need a derive on the type itself (simd-json-derive, nanoserde, miniserde) are
-//! [`crate::derived`], chosen per type by the bench.
+//! Libraries that need a derive on the type itself (simd-json-derive, nanoserde, miniserde,
+//! facet-json) are [`crate::derived`], chosen per type by the bench.
 
 #[cfg(feature = "more-libraries")]
 pub mod jiter;

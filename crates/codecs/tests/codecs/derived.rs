@@ -1,4 +1,4 @@
-//! The libraries with a derive of their own (simd-json-derive, nanoserde, miniserde) on a type
+//! The libraries with a derive of their own (simd-json-derive, nanoserde, miniserde, facet-json) on a type
 //! that derives theirs and serde's, through the same gate as every strategy: each round-trips,
 //! and how exactly it keeps the numbers is recorded, not assumed.
 
@@ -22,6 +22,7 @@ use jsoncost_engine::Fidelity;
     nanoserde::DeJson,
     miniserde::Serialize,
     miniserde::Deserialize,
+    facet::Facet,
 )]
 struct Shipment {
     id: u64,
@@ -43,6 +44,7 @@ struct Shipment {
     nanoserde::DeJson,
     miniserde::Serialize,
     miniserde::Deserialize,
+    facet::Facet,
 )]
 struct Leg {
     from: String,
@@ -57,6 +59,7 @@ fn options() -> TypeOptions {
             derived::simd_json_derive_deserialize::<Shipment>,
             derived::nanoserde_deserialize::<Shipment>,
             derived::miniserde_deserialize::<Shipment>,
+            derived::facet_json_deserialize::<Shipment>,
         ],
         ..TypeOptions::default()
     }
@@ -65,7 +68,12 @@ fn options() -> TypeOptions {
 fn verdicts(reference: &Reference, mut strategies: Vec<BoxedStrategy<'_>>) -> BTreeMap<String, Verdict> {
     strategies
         .iter_mut()
-        .filter(|s| matches!(s.id().library(), Some("simd-json-derive" | "nanoserde" | "miniserde")))
+        .filter(|s| {
+            matches!(
+                s.id().library(),
+                Some("simd-json-derive" | "nanoserde" | "miniserde" | "facet-json")
+            )
+        })
         .map(|s| {
             let v = verify(s.as_mut(), reference);
             if let Verdict::Pass(_) = v {
@@ -106,6 +114,7 @@ fn each_derive_library_round_trips_a_user_type_through_the_gate() {
         ("typed/simd-json-derive", exact(6)),
         ("typed-reuse/simd-json-derive", exact(6)),
         ("typed/nanoserde", exact(6)),
+        ("typed/facet-json", exact(6)),
         // miniserde's float parsing is not correctly rounded either: both texts 1 ulp off.
         (
             "typed/miniserde",
@@ -131,12 +140,14 @@ fn each_derive_library_round_trips_a_user_type_through_the_gate() {
     let mut ser = derived::simd_json_derive_serialize(&value);
     ser.extend(derived::nanoserde_serialize(&value));
     ser.extend(derived::miniserde_serialize(&value));
+    ser.extend(derived::facet_json_serialize(&value));
     let got = verdicts(&reference, ser);
     let want: BTreeMap<String, Verdict> = [
         ("typed/simd-json-derive", exact(6)),
         ("typed-writer/simd-json-derive", exact(6)),
         ("typed/nanoserde", exact(6)),
         ("typed/miniserde", exact(6)),
+        ("typed/facet-json", exact(6)),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v))
@@ -156,6 +167,7 @@ where
         + nanoserde::SerJson
         + miniserde::Deserialize
         + miniserde::Serialize
+        + facet::Facet<'static>
         + serde::Serialize
         + serde::de::DeserializeOwned,
 {
@@ -184,8 +196,8 @@ fn the_built_in_shapes_round_trip_through_each_derive_library() {
         ("data", shape_rows::<_, jsoncost_shapes::derived::Data>(&data), 1),
         ("order", shape_rows::<_, jsoncost_shapes::derived::Order>(&order), 0),
     ] {
-        assert_eq!(de.len(), 4, "{label}: {de:?}");
-        assert_eq!(ser.len(), 4, "{label}: {ser:?}");
+        assert_eq!(de.len(), 5, "{label}: {de:?}");
+        assert_eq!(ser.len(), 5, "{label}: {ser:?}");
         for (name, v) in de.iter().chain(&ser) {
             match v {
                 Verdict::Pass(f) => assert!(f.is_exact() && (numbers == 0 || f.numbers == numbers), "{label} {name}: {f:?}"),

@@ -1,5 +1,6 @@
 //! The plain copies of `data` and `order` (feature `other-derives`) are the shapes field for
-//! field: serde writes the shape's exact bytes from them, and each other library reads them back.
+//! field: serde and facet-json write the shape's exact bytes from them, and each other library
+//! reads them back.
 #![cfg(feature = "other-derives")]
 
 use jsoncost_shapes::{DEFAULT_SEED, Generator, ORDER_LARGE_LINES, ORDER_LINES, derived};
@@ -17,7 +18,8 @@ where
         + nanoserde::DeJson
         + nanoserde::SerJson
         + miniserde::Deserialize
-        + miniserde::Serialize,
+        + miniserde::Serialize
+        + facet::Facet<'static>,
 {
     let bytes = serde_json::to_vec(shape).unwrap();
     let plain: Plain = serde_json::from_slice(&bytes).unwrap();
@@ -27,6 +29,13 @@ where
     assert_eq!(simd, plain, "simd-json-derive reads the same value");
     assert_eq!(<Plain as nanoserde::DeJson>::deserialize_json(text).unwrap(), plain, "nanoserde");
     assert_eq!(miniserde::json::from_str::<Plain>(text).unwrap(), plain, "miniserde");
+    assert_eq!(facet_json::from_slice::<Plain>(&bytes).unwrap(), plain, "facet-json");
+    // Byte for byte: field names and order, escapes, floats and the date-times' text.
+    assert_eq!(
+        String::from_utf8(facet_json::to_vec(&plain).unwrap()).unwrap(),
+        text,
+        "facet-json writes the shape's bytes"
+    );
     let as_value = |b: &[u8]| serde_json::from_slice::<serde_json::Value>(b).unwrap();
     let want = as_value(&bytes);
     assert_eq!(as_value(&simd_json_derive::Serialize::json_vec(&plain).unwrap()), want);
