@@ -173,6 +173,12 @@ fn main() {
         // A regression's sentence is on stdout with the comparison: exit 1 is all there is to add.
         if code != failure::ExitCode::Regression as i32 {
             eprintln!("error: {e:#}");
+            // EMFILE wherever it surfaced (a store, a connect, a file): which limit it was.
+            if format!("{e:#}").contains("(os error 24)")
+                && let Some(limit) = jsoncost_http::fds::limit()
+            {
+                eprintln!("note: this process may have {limit} files open at once (ulimit -n); raise the limit");
+            }
         }
         std::process::exit(code);
     }

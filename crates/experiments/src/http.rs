@@ -646,6 +646,16 @@ pub fn run(options: &HttpOptions, runner: &mut Runner<'_>) -> Result<(), Error> 
     }
     runner.filter().check_matches_any(Mode::ALL.iter().map(|m| m.as_str()))?;
     let modes: Vec<Mode> = Mode::ALL.iter().copied().filter(|m| runner.filter().matches(m.as_str())).collect();
+    // Every mode's connections are open at once (slices alternate on warm connections), both
+    // ends in this process: said now, naming the limit, rather than as a server lost mid-run.
+    let most = options.loads().iter().map(|l| l.connections as u64).max().unwrap_or(1);
+    jsoncost_http::fds::ensure(2 * modes.len() as u64 * most).map_err(|shortage| {
+        Error::environment(format!(
+            "http: {} mode{} × {most} connections, both ends in this process: {shortage}; raise the limit or lower -c",
+            modes.len(),
+            if modes.len() == 1 { "" } else { "s" }
+        ))
+    })?;
     let store_error = |e: jsoncost_stores::StoreError| {
         if e.exit_code() == 3 {
             Error::environment(e.to_string())
@@ -937,6 +947,12 @@ fn post_once(server: &RunningServer, body: &Bytes, timeout: Duration) -> Result<
 /// `--target URL`: the same load against any endpoint; no server-side columns.
 fn run_target(options: &HttpOptions, target: &str, runner: &mut Runner<'_>) -> Result<(), Error> {
     let loads = options.loads();
+    let most = loads.iter().map(|l| l.connections as u64).max().unwrap_or(1);
+    jsoncost_http::fds::ensure(most).map_err(|shortage| {
+        Error::environment(format!(
+            "http: {most} connections to the target: {shortage}; raise the limit or lower -c"
+        ))
+    })?;
     runner.sink().planned(loads.len() as u64);
     let total = loads
         .iter()

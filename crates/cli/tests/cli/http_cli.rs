@@ -589,3 +589,96 @@ fn durations_and_rates_that_cannot_be_used_are_usage_errors_not_panics() {
         .code(2)
         .stderr(predicate::str::contains("--http-filter \"nope\" matches no strategy"));
 }
+
+/// `cmd` under an open-file limit of `n` (soft and hard, as `ulimit -n n`).
+fn with_open_files(cmd: &mut std::process::Command, n: libc::rlim_t) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: setrlimit only, between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            let limit = libc::rlimit { rlim_cur: n, rlim_max: n };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+/// Under `ulimit -n 64`, `http` says before loading anything that its connections need more
+/// open files than the limit, naming it (exit 3), instead of failing a table as a lost server.
+#[test]
+fn http_under_a_low_open_file_limit_says_so_naming_the_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("jsoncost"));
+    cmd.args(["http", "--quick", "--debug-mode", "--http-store"])
+        .arg(format!("redb:{}", dir.path().join("s.redb").display()))
+        .env("NO_COLOR", "1");
+    with_open_files(&mut cmd, 64);
+    let run = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(3), "{stderr}");
+    let last = stderr.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("error: http: 3 modes × 100 connections, both ends in this process: about "),
+        "{stderr}"
+    );
+    assert!(
+        last.contains(" open files at once, over this process's limit of 64 (ulimit -n); raise the limit or lower -c"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("store is gone"), "{stderr}");
+}
+
+/// Under `ulimit -n 64`, `serve` caps its connections to what the limit leaves and says so
+/// naming the limit, then serves; under `ulimit -n 12` it cannot start and says why (exit 3).
+#[test]
+fn serve_under_a_low_open_file_limit_caps_its_connections_naming_the_limit() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let store = format!("redb:{}", dir.path().join("s.redb").display());
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("jsoncost"));
+    cmd.args(["serve", "--addr", "127.0.0.1:0", "--store", &store])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    with_open_files(&mut cmd, 64);
+    let mut child = common::Killed(cmd.spawn().unwrap());
+    let mut lines = BufReader::new(child.0.stderr.take().unwrap()).lines();
+    let first = lines.next().map(|l| l.unwrap()).unwrap_or_default();
+    let (head, tail) = first.split_once(" connections at once").unwrap_or_else(|| panic!("{first:?}"));
+    let cap: u64 = head
+        .strip_prefix("serve: the open-file limit is 64 (ulimit -n): serving at most ")
+        .unwrap_or_else(|| panic!("{first:?}"))
+        .parse()
+        .unwrap();
+    assert!((1..64).contains(&cap), "{first:?}");
+    assert_eq!(tail, ", not 10000 (--max-connections)");
+    let second = lines.next().map(|l| l.unwrap()).unwrap_or_default();
+    let url = second.strip_prefix("serving on ").unwrap_or_else(|| panic!("{second:?}"));
+    let port: u16 = url.split(' ').next().unwrap().rsplit(':').next().unwrap().parse().unwrap();
+    std::thread::spawn(move || lines.for_each(drop));
+    // More clients than the cap: those past it wait in the backlog, and a request once they
+    // leave is answered.
+    let held: Vec<_> = (0..cap + 8)
+        .map(|_| std::net::TcpStream::connect(("127.0.0.1", port)).unwrap())
+        .collect();
+    drop(held);
+    assert_eq!(http_get(port, "/health").0, 200);
+    child.signal(libc::SIGTERM);
+    wait_bounded(&mut child.0, Duration::from_secs(20));
+
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("jsoncost"));
+    cmd.args(["serve", "--addr", "127.0.0.1:0", "--store", &store]).stdin(Stdio::null());
+    with_open_files(&mut cmd, 12);
+    let run = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(3), "{stderr}");
+    let last = stderr.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("error: serve: the open-file limit is 12 (ulimit -n): too few to serve one connection (about "),
+        "{stderr}"
+    );
+    assert!(last.ends_with(" open files needed); raise it"), "{stderr}");
+}

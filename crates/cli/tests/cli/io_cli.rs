@@ -398,3 +398,29 @@ fn assert_kept(text: &str, cause: &str, dir: &tempfile::TempDir) {
     let left: Vec<_> = std::fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(left, [std::ffi::OsString::from("results.json")]);
 }
+
+/// Out of descriptors wherever it shows ("Too many open files", here reading the results file
+/// under `ulimit -n 5`), the error is followed by the limit it ran into.
+#[test]
+fn too_many_open_files_names_the_limit() {
+    use std::os::unix::process::CommandExt;
+    let mut c = jsoncost();
+    c.args(["report", FIXTURE]).stdout(Stdio::null());
+    // SAFETY: setrlimit only, between fork and exec.
+    unsafe {
+        c.pre_exec(|| {
+            let limit = libc::rlimit { rlim_cur: 5, rlim_max: 5 };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        })
+    };
+    let (_, stderr) = run(c);
+    assert!(
+        stderr.ends_with(&format!(
+            "error: cannot read results file {FIXTURE}: Too many open files (os error 24)\nnote: this process may have 5 files open at once (ulimit -n); raise the limit\n"
+        )),
+        "{stderr}"
+    );
+}
