@@ -3,6 +3,7 @@
 //! allocator, and wires experiments → engine → report.
 
 mod abort;
+mod address_space;
 mod commands;
 mod failure;
 mod interrupt;
@@ -150,6 +151,7 @@ fn main() {
     if argv.next().is_some_and(|a| a == jsoncost::safety::CHILD_SUBCOMMAND) {
         std::process::exit(jsoncost::safety::child_main(argv));
     }
+    address_space::fit_allocator();
     let cli = Cli::parse();
     abort::install();
     // The counted child of `--measure counts` runs no thread besides its own: the signal

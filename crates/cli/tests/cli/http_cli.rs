@@ -682,3 +682,46 @@ fn serve_under_a_low_open_file_limit_caps_its_connections_naming_the_limit() {
     );
     assert!(last.ends_with(" open files needed); raise it"), "{stderr}");
 }
+
+/// Under a 1 GiB address-space limit (`prlimit --as`), the http experiment completes: the
+/// system allocator keeps no more arenas than the limit has room for (each reserves 64 MiB;
+/// 16 of them on 2 cores took the whole GiB with ~50 MB resident), and says so.
+#[test]
+fn http_completes_under_a_1_gib_address_space_limit() {
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("jsoncost"));
+    cmd.args(["http", "--quick", "--debug-mode", "--http-store"])
+        .arg(format!("redb:{}", dir.path().join("s.redb").display()))
+        .arg("--out")
+        .arg(&out)
+        .env("NO_COLOR", "1")
+        .env_remove("JSONCOST_ALLOCATOR");
+    const LIMIT: libc::rlim_t = 1 << 30;
+    // SAFETY: setrlimit only, between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: LIMIT,
+                rlim_max: LIMIT,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let run = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains(
+            "note: address space limited to 1.0 GiB (ulimit -v): the system allocator keeps at most 4 arenas (64 MiB of address space each)\n"
+        ),
+        "{stderr}"
+    );
+    let results = load_json(&out);
+    assert_eq!(results.get("interrupted"), None);
+    assert_eq!(results["experiments"].as_array().unwrap().len(), 6);
+}
