@@ -725,3 +725,40 @@ fn http_completes_under_a_1_gib_address_space_limit() {
     assert_eq!(results.get("interrupted"), None);
     assert_eq!(results["experiments"].as_array().unwrap().len(), 6);
 }
+
+/// `--list-sizes`: the list route at each count of items per response, a table each carrying
+/// the sweep's params (the response's bytes among them), so the report states the crossovers
+/// and draws the sweep as it does micro's.
+#[test]
+fn list_sizes_sweep_the_items_per_response() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    jsoncost()
+        .args(["http", "--quick", "--debug-mode", "--study-load", "false", "--post-requests", "0"])
+        .args(["--list-sizes", "1,48,400", "--http-store"])
+        .arg(format!("redb:{}", dir.path().join("s.redb").display()))
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let results: jsoncost_engine::Results = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let names: Vec<&str> = results.experiments.iter().map(|e| e.table.as_str()).collect();
+    assert_eq!(names, ["item/n100-c4", "list-1/n100-c4", "list-48/n100-c4", "list-400/n100-c4"]);
+    let mut bytes = Vec::new();
+    for (exp, items) in results.experiments[1..].iter().zip([1u64, 48, 400]) {
+        assert_eq!(exp.params["sweep"], "list n100-c4", "{:?}", exp.params);
+        assert_eq!(exp.params["operation"], "GET");
+        assert_eq!(exp.params["items"], items);
+        bytes.push(exp.params["payload_bytes"].as_u64().unwrap());
+    }
+    assert!(bytes.windows(2).all(|w| w[0] < w[1]), "{bytes:?}");
+    let sweeps = jsoncost_report::sweep::sweeps(&results, &jsoncost_report::advisor::JUDGE);
+    assert_eq!(sweeps.len(), 1);
+    assert!(
+        sweeps[0].title().starts_with("list n100-c4, GET: 3 sizes, "),
+        "{}",
+        sweeps[0].title()
+    );
+    let md = jsoncost_report::render(&results, jsoncost_report::Format::Markdown, false);
+    assert!(md.contains("## Sizes: http: list n100-c4, GET: 3 sizes, "), "{md}");
+}
