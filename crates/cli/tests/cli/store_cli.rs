@@ -840,10 +840,10 @@ fn a_redis_value_over_the_size_limit_is_refused_before_it_is_fetched() {
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert_eq!(run.status.code(), Some(2), "{stderr}");
     assert!(
-        stderr.ends_with(&format!(
+        stderr.ends_with(
             "error: store redis/d:*: document \"d:big\" of keys d:* is 32.0 MiB, over the 16 MiB limit per document \
              (raise it with --max-doc-mib)\n"
-        )),
+        ),
         "{stderr}"
     );
     let stats = cli(&["INFO", "commandstats"]);

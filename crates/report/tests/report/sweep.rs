@@ -127,7 +127,7 @@ fn hostile_names_reach_the_markdown_escaped() {
         let sonic = exp.rows.iter_mut().find(|r| r.method == "typed/sonic-rs").unwrap();
         sonic.method = format!("typed/sonic-rs{SCRIPT}|x");
     }
-    let mut failed = Row::new(&format!("typed/simd-json{SCRIPT}"));
+    let mut failed = Row::new(format!("typed/simd-json{SCRIPT}"));
     failed.status = jsoncost_engine::Status::Failed;
     failed.error_message = Some(format!("bad\n```\n{SCRIPT}\n~~~\n</pre>{SCRIPT}"));
     results.experiments[0].rows.push(failed);
