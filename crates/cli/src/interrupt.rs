@@ -104,7 +104,9 @@ pub fn install(on: OnInterrupt) {
     }
     PIPE.store(fds[1], Ordering::Relaxed);
     let reader = fds[0];
-    std::thread::spawn(move || {
+    // A thread that cannot be spawned (an address-space or thread limit) leaves the default
+    // dispositions, said once, rather than a panic before anything is measured.
+    let spawned = std::thread::Builder::new().name("signals".into()).spawn(move || {
         loop {
             let mut byte = 0u8;
             // SAFETY: reads one byte into `byte` from the pipe's read end.
@@ -118,6 +120,10 @@ pub fn install(on: OnInterrupt) {
             }
         }
     });
+    if let Err(e) = spawned {
+        eprintln!("warning: no signal handling: {e}");
+        return;
+    }
     for signal in SIGNALS {
         // SAFETY: a zeroed sigaction with an empty mask and our handler, which only writes to
         // the pipe; SA_RESTART so the rest of the program's system calls carry on.

@@ -3,6 +3,7 @@
 //! allocator, and wires experiments → engine → report.
 
 mod abort;
+mod address_space;
 mod commands;
 mod failure;
 mod interrupt;
@@ -159,6 +160,7 @@ fn main() {
     if argv.next().is_some_and(|a| a == jsoncost::safety::CHILD_SUBCOMMAND) {
         std::process::exit(jsoncost::safety::child_main(argv));
     }
+    address_space::fit_allocator();
     let cli = Cli::parse();
     abort::install();
     // The counted child of `--measure counts` runs no thread besides its own: the signal
@@ -182,6 +184,12 @@ fn main() {
         // A regression's sentence is on stdout with the comparison: exit 1 is all there is to add.
         if code != failure::ExitCode::Regression as i32 {
             eprintln!("error: {e:#}");
+            // EMFILE wherever it surfaced (a store, a connect, a file): which limit it was.
+            if format!("{e:#}").contains("(os error 24)")
+                && let Some(limit) = jsoncost_http::fds::limit()
+            {
+                eprintln!("note: this process may have {limit} files open at once (ulimit -n); raise the limit");
+            }
         }
         std::process::exit(code);
     }

@@ -17,7 +17,11 @@ impl Progress {
                 .expect("valid template")
                 .progress_chars("=> "),
         );
-        bar.enable_steady_tick(Duration::from_millis(200));
+        // The ticker is a thread: only where the bar is drawn (a terminal), so a pipe or a CI log
+        // costs none, and a process short of threads or address space does not panic for it.
+        if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+            bar.enable_steady_tick(Duration::from_millis(200));
+        }
         Progress { bar }
     }
 

@@ -38,9 +38,15 @@ impl Sink for CliSink<'_> {
             .output
             .holds_tables()
             .then(|| format!("{}: {} measured", self.kind, table.table));
+        let name = table.table.clone();
         self.session.push(table);
         if let Some(line) = done {
             self.progress.note(&line);
+        }
+        // jsoncost's own tests of what a panic keeps: a panic on the main thread once `name`
+        // is kept, as a bug or a failed thread spawn would be.
+        if std::env::var_os("JSONCOST_TEST_PANIC_AFTER").is_some_and(|after| after == name.as_str()) {
+            panic!("jsoncost's own test: a panic after {name}");
         }
     }
     fn all_failed(&mut self, why: jsoncost::Error) {

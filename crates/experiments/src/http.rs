@@ -80,6 +80,9 @@ pub struct HttpOptions {
     pub budget: Duration,
     /// Seeds each round's order of the modes.
     pub seed: u64,
+    /// Items per response on the list route, one list table per count and load as a size
+    /// sweep (`--list-sizes`); empty: the one list of the server's default count.
+    pub list_sizes: Vec<usize>,
     /// Fewer requests and shorter runs.
     pub quick: bool,
 }
@@ -630,7 +633,16 @@ fn run_table(
 }
 
 /// The GET routes the in-process API is loaded on: (name, route).
-const ROUTES: [(&str, Route); 2] = [("item", Route::Item(1)), ("list", Route::List(48))];
+/// The GET routes, each named as its tables' prefix: the item, and the list (one per count of
+/// `--list-sizes`, `list-N`).
+fn routes(options: &HttpOptions) -> Vec<(String, Route)> {
+    let mut v = vec![("item".to_string(), Route::Item(1))];
+    if options.list_sizes.is_empty() {
+        v.push(("list".to_string(), Route::List(jsoncost_http::server::DEFAULT_LIST_COUNT)));
+    }
+    v.extend(options.list_sizes.iter().map(|&n| (format!("list-{n}"), Route::List(n))));
+    v
+}
 
 /// A GET table's sliced load: every mode of `route` on `srv`, those in `members` loaded.
 fn get_load<'s>(
@@ -658,6 +670,16 @@ pub fn run(options: &HttpOptions, runner: &mut Runner<'_>) -> Result<(), Error> 
     }
     runner.filter().check_matches_any(Mode::ALL.iter().map(|m| m.as_str()))?;
     let modes: Vec<Mode> = Mode::ALL.iter().copied().filter(|m| runner.filter().matches(m.as_str())).collect();
+    // Every mode's connections are open at once (slices alternate on warm connections), both
+    // ends in this process: said now, naming the limit, rather than as a server lost mid-run.
+    let most = options.loads().iter().map(|l| l.connections as u64).max().unwrap_or(1);
+    jsoncost_http::fds::ensure(2 * modes.len() as u64 * most).map_err(|shortage| {
+        Error::environment(format!(
+            "http: {} mode{} × {most} connections, both ends in this process: {shortage}; raise the limit or lower -c",
+            modes.len(),
+            if modes.len() == 1 { "" } else { "s" }
+        ))
+    })?;
     let store_error = |e: jsoncost_stores::StoreError| {
         if e.exit_code() == 3 {
             Error::environment(e.to_string())
@@ -690,9 +712,10 @@ pub fn run(options: &HttpOptions, runner: &mut Runner<'_>) -> Result<(), Error> 
         .planned((loads.len() * 2 * modes.len()) as u64 + if options.post_requests > 0 { 4 } else { 0 });
     // The whole experiment's bound: every table's, as each will state it.
     let filtered: Vec<bool> = Mode::ALL.iter().map(|m| modes.contains(m)).collect();
-    let gets = loads.iter().fold(ROUTES.len() as u32 * agreement_bound(), |sum, load| {
-        let sliced = get_load(options, &srv, (ROUTES[0].1, load), filtered.clone(), &runner.config().lockstep);
-        sum.saturating_add(sliced.bound().saturating_mul(ROUTES.len() as u32))
+    let routes = routes(options);
+    let gets = loads.iter().fold(routes.len() as u32 * agreement_bound(), |sum, load| {
+        let sliced = get_load(options, &srv, (routes[0].1, load), filtered.clone(), &runner.config().lockstep);
+        sum.saturating_add(sliced.bound().saturating_mul(routes.len() as u32))
     });
     let posts = if options.post_requests > 0 {
         post_bound(options, &srv, runner)
@@ -717,8 +740,10 @@ pub fn run(options: &HttpOptions, runner: &mut Runner<'_>) -> Result<(), Error> 
 
     let watch = Watch::default();
     let result = (|| -> Result<(), Error> {
-        for (route_name, route) in ROUTES {
+        for (route_name, route) in routes.iter().cloned() {
             let mut agreement = Ok(());
+            // The response's size, from the agreement check's bodies: a sweep's x axis.
+            let mut body_bytes = None;
             for (i, load) in loads.iter().enumerate() {
                 if runner.is_cancelled() {
                     return Err(Error::Interrupted);
@@ -729,7 +754,10 @@ pub fn run(options: &HttpOptions, runner: &mut Runner<'_>) -> Result<(), Error> 
                 let check = if i == 0 { agreement_bound() } else { Duration::ZERO };
                 if i == 0 && !watch.is_lost() {
                     agreement = match modes_agree_blocking(&srv.url(""), route) {
-                        Ok(_) => Ok(()),
+                        Ok(bodies) => {
+                            body_bytes = bodies.first().map(|(_, b)| b.len() as u64);
+                            Ok(())
+                        }
                         // The in-process API itself failed (no answer, or a 5xx): lost.
                         Err(e) if server_failed(&e) => {
                             watch.lose(&table, "agreement check", &e.to_string(), false);
@@ -757,7 +785,16 @@ pub fn run(options: &HttpOptions, runner: &mut Runner<'_>) -> Result<(), Error> 
                     })
                     .collect();
                 let bound = sliced.bound();
-                run_table(runner, table, params(&route.path(Mode::TypedSerdeJson), load), check, bound, runs)?;
+                let mut params = params(&route.path(Mode::TypedSerdeJson), load);
+                if let (Route::List(items), false) = (route, options.list_sizes.is_empty()) {
+                    params.insert(crate::sizes::SWEEP_PARAM.into(), json!(format!("list {}", load.label)));
+                    params.insert(crate::sizes::OPERATION_PARAM.into(), json!("GET"));
+                    params.insert("items".into(), json!(items));
+                    if let Some(bytes) = body_bytes {
+                        params.insert("payload_bytes".into(), json!(bytes));
+                    }
+                }
+                run_table(runner, table, params, check, bound, runs)?;
             }
         }
         if options.post_requests > 0 {
@@ -971,6 +1008,12 @@ fn post_once(server: &RunningServer, body: &Bytes, timeout: Duration) -> Result<
 /// `--target URL`: the same load against any endpoint; no server-side columns.
 fn run_target(options: &HttpOptions, target: &str, runner: &mut Runner<'_>) -> Result<(), Error> {
     let loads = options.loads();
+    let most = loads.iter().map(|l| l.connections as u64).max().unwrap_or(1);
+    jsoncost_http::fds::ensure(most).map_err(|shortage| {
+        Error::environment(format!(
+            "http: {most} connections to the target: {shortage}; raise the limit or lower -c"
+        ))
+    })?;
     runner.sink().planned(loads.len() as u64);
     let total = loads
         .iter()
@@ -1073,6 +1116,12 @@ pub struct HttpArgs {
     /// Only run modes whose name matches this glob (typed/serde_json, typed/sonic-rs, passthrough).
     #[arg(long = "http-filter", value_name = "GLOB")]
     pub http_filter: Option<String>,
+    /// Items per response on the list route as a size sweep, e.g. 1,10,48,200,1000: a list
+    /// table per count and load (list-N/...), and in the report where the modes' verdicts
+    /// change with the response's size (default: one list of 48 items).
+    #[arg(long, value_name = "N,N,...", value_delimiter = ',', conflicts_with = "target",
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=jsoncost_http::server::MAX_LIST_COUNT as u64))]
+    pub list_sizes: Vec<usize>,
 }
 
 #[cfg(feature = "cli")]
@@ -1109,6 +1158,12 @@ impl HttpArgs {
                 crate::flags::Seconds::duration,
             ),
             seed: jsoncost_engine::DEFAULT_SCHEDULE_SEED,
+            list_sizes: {
+                let mut sizes = self.list_sizes.clone();
+                sizes.sort_unstable();
+                sizes.dedup();
+                sizes
+            },
             quick,
         }
     }
@@ -1173,6 +1228,7 @@ mod tests {
             precision,
             budget: QUICK_BUDGET,
             seed: 1,
+            list_sizes: Vec::new(),
             quick: true,
         }
     }

@@ -99,10 +99,12 @@ type Shared = Rc<RefCell<Box<dyn Store>>>;
 #[derive(Clone)]
 enum Source {
     Loaded(String),
-    /// The user's documents at `at`; one over `max_bytes` is not handed on to be parsed.
+    /// The user's documents at `at`; one over `max_bytes` is not handed on to be parsed, and
+    /// one the store sized over it beforehand (`oversized`: id → bytes) is not even fetched.
     Existing {
         at: Existing,
         max_bytes: u64,
+        oversized: std::collections::HashMap<String, u64>,
     },
 }
 
@@ -127,15 +129,17 @@ impl Source {
     fn read(&self, store: &mut dyn Store, id: &str, f: &mut dyn FnMut(&[u8])) -> Result<(), StoreError> {
         match self {
             Source::Loaded(c) => store.read_raw(c, id, f),
-            Source::Existing { at, max_bytes } => {
-                let mut over = None;
-                store.read_existing(at, id, &mut |bytes| {
-                    if bytes.len() as u64 > *max_bytes {
-                        over = Some(bytes.len() as u64);
-                    } else {
-                        f(bytes);
-                    }
-                })?;
+            Source::Existing { at, max_bytes, oversized } => {
+                let mut over = oversized.get(id).copied();
+                if over.is_none() {
+                    store.read_existing(at, id, &mut |bytes| {
+                        if bytes.len() as u64 > *max_bytes {
+                            over = Some(bytes.len() as u64);
+                        } else {
+                            f(bytes);
+                        }
+                    })?;
+                }
                 match over {
                     None => Ok(()),
                     Some(bytes) => Err(StoreError::TooLarge {
@@ -723,9 +727,20 @@ fn measure_existing(
         listed.len(),
         at.describe()
     ));
+    // Sized before any read where the store can (untimed): a value too large to parse is then
+    // refused without being fetched into memory.
+    let mut oversized = std::collections::HashMap::new();
+    for id in &listed {
+        if let Some(len) = store.existing_len(at, id).map_err(store_error)?
+            && len > options.max_doc_bytes
+        {
+            oversized.insert(id.clone(), len);
+        }
+    }
     let source = Source::Existing {
         at: at.clone(),
         max_bytes: options.max_doc_bytes,
+        oversized,
     };
     let ids = IdSequence::among(&listed, options.seed);
     // The gate's reference: the exact parse of the document every check reads (the first id).
@@ -1032,7 +1047,8 @@ pub struct StoreArgs {
     #[arg(long = "store-field", value_name = "POINTER")]
     pub store_fields: Vec<String>,
     /// With --keys or --table: the largest document read, in MiB; a larger one fails the rows
-    /// that read it (parsing holds a document several times over).
+    /// that read it (parsing holds a document several times over). Redis values are sized
+    /// first (STRLEN), so a larger one is never fetched.
     #[arg(long, value_name = "MIB", default_value_t = crate::flags::Mebibytes::new(crate::store::DEFAULT_MAX_DOC_MIB))]
     pub max_doc_mib: crate::flags::Mebibytes,
     /// Sweep the order document at these sizes (comma-separated; B, KB or MB, 1KB = 1024

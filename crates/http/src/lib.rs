@@ -20,7 +20,7 @@
 //!
 //! # Modules
 //!
-//! [`server`] (the reference API), [`mode`] (its serialization modes and their paths),
+//! [`server`] (the reference API), [`fds`] (open files against the process's limit), [`mode`] (its serialization modes and their paths),
 //! [`source`] and [`store_source`] (where its documents come from: memory or a jsoncost store),
 //! [`verify`] (every mode answers the same document before anything is timed), [`loadgen`]
 //! (the load generator and the slice scheduler), [`cost`] (the in-process server's cost per
@@ -30,6 +30,7 @@
 #![deny(missing_docs)]
 
 pub mod cost;
+pub mod fds;
 pub mod loadgen;
 pub mod mode;
 pub mod proc_probe;

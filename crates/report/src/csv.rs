@@ -242,9 +242,14 @@ fn comparison_rows(c: &Comparison) -> String {
         "new_allocs",
         "allocation_grew",
         "regression",
+        "base_instructions_per_op",
+        "new_instructions_per_op",
+        "instructions_change",
+        "instructions_grew",
     ];
     let mut records = vec![header.map(String::from).to_vec()];
     for r in &c.rows {
+        let counts = r.instructions;
         records.push(vec![
             r.experiment.to_string(),
             r.table.clone(),
@@ -262,6 +267,10 @@ fn comparison_rows(c: &Comparison) -> String {
             num(r.new_allocs),
             r.allocation_grew.to_string(),
             r.regression().to_string(),
+            num(counts.map(|c| c.base)),
+            num(counts.map(|c| c.new)),
+            num(counts.map(|c| c.change)),
+            counts.map(|c| c.grew.to_string()).unwrap_or_default(),
         ]);
     }
     for n in c.lost() {
@@ -274,6 +283,7 @@ fn comparison_rows(c: &Comparison) -> String {
         record.push(verdict.to_string());
         record.extend(["", "", "", "", ""].map(String::from));
         record.push((!c.allow_missing).to_string());
+        record.extend(["", "", "", ""].map(String::from));
         records.push(record);
     }
     write(records)

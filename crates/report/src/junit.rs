@@ -53,18 +53,32 @@ impl Exporter for Junit {
         let mut cases: Vec<Case> = c
             .rows
             .iter()
-            .map(|r| Case {
-                class: format!("compare.{} {}", r.experiment, r.table),
-                name: r.method.clone(),
-                outcome: if r.regression() {
-                    Outcome::Failed {
-                        message: r.gate(),
-                        detail: r.verdict_text(c.threshold),
-                    }
-                } else {
-                    Outcome::Passed
-                },
-                out: Some(r.verdict_text(c.threshold)),
+            .map(|r| {
+                // A counted row's gate is its instructions: their figures beside the verdict.
+                let figures = match r.instructions {
+                    Some(n) => format!(
+                        "{}; instructions/op {} → {} ({}, gate at {})",
+                        r.verdict_text(c.threshold),
+                        units::fixed(n.base, 1),
+                        units::fixed(n.new, 1),
+                        crate::compare::signed_change(n.change),
+                        units::percent(c.count_threshold)
+                    ),
+                    None => r.verdict_text(c.threshold),
+                };
+                Case {
+                    class: format!("compare.{} {}", r.experiment, r.table),
+                    name: r.method.clone(),
+                    outcome: if r.regression() {
+                        Outcome::Failed {
+                            message: r.gate(),
+                            detail: figures.clone(),
+                        }
+                    } else {
+                        Outcome::Passed
+                    },
+                    out: Some(figures),
+                }
             })
             .collect();
         cases.extend(c.not_compared.iter().map(|n| not_compared("compare", n, c.allow_missing)));

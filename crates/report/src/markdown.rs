@@ -11,6 +11,7 @@ use crate::answer;
 use crate::compare::Comparison;
 use crate::export::Exporter;
 use crate::notes::{INTERRUPTED_NOTE, QUICK_NOTE, features, simd_note};
+use crate::sweep;
 use crate::verdicts::Verdicts;
 use crate::view::{Align, View};
 
@@ -102,7 +103,7 @@ fn render(results: &Results) -> String {
         out.push('\n');
         out.push_str(&render_experiment(exp, note.as_deref()));
     }
-    let sweeps = crate::sweep::markdown(results, &advisor::JUDGE);
+    let sweeps = sweeps(results);
     if !sweeps.is_empty() {
         out.push('\n');
         out.push_str(&sweeps);
@@ -113,6 +114,24 @@ fn render(results: &Results) -> String {
     }
     out.push('\n');
     out.push_str(&Markdown.advice(&advice));
+    out
+}
+
+/// The section of every sweep: its title, the grid and the crossover sentences; empty without
+/// a sweep.
+fn sweeps(results: &Results) -> String {
+    let mut out = String::new();
+    for s in sweep::sweeps(results, &advisor::JUDGE) {
+        let _ = writeln!(out, "## Sizes: {}: {}\n", s.experiment, inline(&s.title()));
+        let (header, lines) = sweep::grid(&s, &advisor::JUDGE);
+        let names: Vec<(&str, Align)> = header.iter().map(|h| (h.as_str(), Align::Left)).collect();
+        out.push_str(&table(&names, &lines));
+        out.push_str("\nMean per operation; in brackets its time over the baseline's, with the 99% interval where paired.\n\n");
+        for c in &s.crossings {
+            let _ = writeln!(out, "- {}.", inline(&c.sentence));
+        }
+        out.push('\n');
+    }
     out
 }
 

@@ -5,8 +5,6 @@
 //! baseline. Every verdict is one size's own paired interval (99%, per round), so a crossover is
 //! the sizes between which those verdicts change, never a point where two means cross.
 
-use std::fmt::Write;
-
 use jsoncost_engine::{Experiment, ExperimentKind, Interval, Results, Row};
 
 use crate::advice::{Advice, AdviceKind};
@@ -390,27 +388,6 @@ pub fn grid(s: &Sweep<'_>, judge: &Judge) -> (Vec<String>, Vec<Vec<String>>) {
         })
         .collect();
     (header, lines)
-}
-
-/// The markdown section of every sweep: its title, the grid and the crossover sentences;
-/// empty without a sweep.
-pub fn markdown(results: &Results, judge: &Judge) -> String {
-    let mut out = String::new();
-    for s in sweeps(results, judge) {
-        let _ = writeln!(out, "## Sizes: {}: {}\n", s.experiment, s.title());
-        let (header, lines) = grid(&s, judge);
-        let _ = writeln!(out, "| {} |", header.join(" | "));
-        let _ = writeln!(out, "|{}", " --- |".repeat(header.len()));
-        for l in lines {
-            let _ = writeln!(out, "| {} |", l.join(" | "));
-        }
-        out.push_str("\nMean per operation; in brackets its time over the baseline's, with the 99% interval where paired.\n\n");
-        for c in &s.crossings {
-            let _ = writeln!(out, "- {}.", c.sentence);
-        }
-        out.push('\n');
-    }
-    out
 }
 
 #[cfg(test)]

@@ -189,6 +189,10 @@ impl Store for Boundary {
         self.guarded(|| format!("listing {}", at.describe()), |s| s.existing_ids(at, limit))
     }
 
+    fn existing_len(&mut self, at: &Existing, id: &str) -> Result<Option<u64>, StoreError> {
+        self.guarded(reading(at.name(), id), |s| s.existing_len(at, id))
+    }
+
     fn read_existing(&mut self, at: &Existing, id: &str, f: &mut dyn FnMut(&[u8])) -> Result<(), StoreError> {
         self.guarded(reading(at.name(), id), |s| s.read_existing(at, id, f))
     }

@@ -52,6 +52,10 @@ impl Store for ReadOnly {
         self.0.existing_ids(at, limit)
     }
 
+    fn existing_len(&mut self, at: &Existing, id: &str) -> Result<Option<u64>, StoreError> {
+        self.0.existing_len(at, id)
+    }
+
     fn read_existing(&mut self, at: &Existing, id: &str, f: &mut dyn FnMut(&[u8])) -> Result<(), StoreError> {
         self.0.read_existing(at, id, f)
     }

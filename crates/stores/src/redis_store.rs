@@ -134,6 +134,18 @@ impl Store for RedisStore {
         Ok(ids)
     }
 
+    fn existing_len(&mut self, at: &Existing, id: &str) -> Result<Option<u64>, StoreError> {
+        if !matches!(at, Existing::Keys { .. }) {
+            return Err(at.unsupported(&self.reader.url));
+        }
+        // A key of another type has no length here: its read says what it holds.
+        match redis::cmd("STRLEN").arg(id).query::<u64>(&mut self.con) {
+            Ok(len) => Ok(Some(len)),
+            Err(e) if e.code() == Some("WRONGTYPE") => Ok(None),
+            Err(e) => Err(map_error(&self.reader.url, &format!("STRLEN {id}"), e)),
+        }
+    }
+
     fn read_existing(&mut self, at: &Existing, id: &str, f: &mut dyn FnMut(&[u8])) -> Result<(), StoreError> {
         let Existing::Keys { pattern } = at else {
             return Err(at.unsupported(&self.reader.url));

@@ -66,6 +66,14 @@ pub trait Store: Send {
         Err(at.unsupported(&self.describe()))
     }
 
+    /// The size in bytes of one of the user's own documents, where the store tells it without
+    /// sending the document (Redis: STRLEN), so one too large to read is never fetched; `None`
+    /// where it cannot (the read then shows the size).
+    fn existing_len(&mut self, at: &Existing, id: &str) -> Result<Option<u64>, StoreError> {
+        let _ = (at, id);
+        Ok(None)
+    }
+
     /// Reads one of the user's own documents as raw bytes, as [`Store::read_raw`] does.
     fn read_existing(&mut self, at: &Existing, id: &str, f: &mut dyn FnMut(&[u8])) -> Result<(), StoreError> {
         let _ = (id, f);

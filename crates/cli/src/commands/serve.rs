@@ -50,6 +50,7 @@ pub struct ServeArgs {
 }
 
 pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
+    let max_connections = connections_within_the_open_file_limit(args.max_connections)?;
     let source = StoreSource::open(args.store.as_deref(), &OpenOptions::default(), 4, &StoreData::default()).map_err(|e| {
         let code = e.exit_code();
         if code == 3 { environment(anyhow!(e)) } else { usage(anyhow!(e)) }
@@ -62,7 +63,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
         header_read_timeout: Duration::from_secs(args.header_timeout_secs),
         body_read_timeout: Duration::from_secs(args.body_timeout_secs),
         write_timeout: Duration::from_secs(args.write_timeout_secs),
-        max_connections: args.max_connections,
+        max_connections,
         unprefixed: args.mode,
         ..ServerConfig::with_source(Arc::new(source))
     };
@@ -84,4 +85,27 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
         std::thread::sleep(Duration::from_millis(100));
     }
     srv.shutdown().map_err(|e| environment(anyhow!(e)))
+}
+
+/// `asked` connections, or as many as the open-file limit leaves room for (said on stderr,
+/// naming the limit): past it, accepting would fail with "Too many open files" and clients
+/// would wait with no word of why. Too few for one connection is an environment error.
+fn connections_within_the_open_file_limit(asked: usize) -> anyhow::Result<usize> {
+    use jsoncost_http::fds;
+    let Err(shortage) = fds::ensure(asked as u64) else {
+        return Ok(asked);
+    };
+    let room = shortage.limit.saturating_sub(fds::open_now() + fds::MARGIN);
+    if room == 0 {
+        return Err(environment(anyhow!(
+            "serve: the open-file limit is {} (ulimit -n): too few to serve one connection (about {} open files needed); raise it",
+            shortage.limit,
+            fds::open_now() + fds::MARGIN + 1
+        )));
+    }
+    eprintln!(
+        "serve: the open-file limit is {} (ulimit -n): serving at most {room} connections at once, not {asked} (--max-connections)",
+        shortage.limit
+    );
+    Ok(room as usize)
 }

@@ -124,14 +124,47 @@ fn a_missing_valgrind_or_an_undecodable_build_is_an_environment_error_before_any
         .stderr(predicate::str::contains("JSONCOST_COUNTING_BINARY names ").and(predicate::str::contains("which is not a file")));
 }
 
+/// The store's reads are counted as micro's operations are: the dump labelled with a store
+/// table and strategy lands on that row, beside the native run's time.
 #[test]
-fn counts_are_micro_only_and_their_flags_need_the_measure() {
+fn store_rows_are_counted_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = FAKE_CALLGRIND.replace("data/deserialize\\ttyped/serde_json", "redb/order\\ttyped/serde_json");
+    let valgrind = script(dir.path(), "valgrind", &fake);
+    let out = dir.path().join("results.json");
+    jsoncost()
+        .args([
+            "store",
+            "--quick",
+            "--debug-mode",
+            "--store-filter",
+            "typed/serde_json",
+            "--measure",
+            "counts",
+            "--store",
+        ])
+        .arg(format!("redb:{}", dir.path().join("s.redb").display()))
+        .arg("--out")
+        .arg(&out)
+        .env("JSONCOST_VALGRIND", &valgrind)
+        .env("JSONCOST_COUNTING_BINARY", &valgrind)
+        .assert()
+        .success();
+    let results: jsoncost_engine::Results = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let table = results.experiments.iter().find(|e| e.table == "redb/order").unwrap();
+    let row = table.rows.iter().find(|r| r.method == "typed/serde_json").unwrap();
+    assert_eq!(row.counts.as_ref().map(|c| (c.ops, c.instructions)), Some((100, 512.0)));
+    assert!(row.mean_ns.is_some_and(|t| t > 0.0));
+}
+
+#[test]
+fn counts_are_micro_and_store_only_and_their_flags_need_the_measure() {
     jsoncost()
         .args(["stream", "--quick", "--measure", "counts"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "--measure counts counts micro tables only; stream is measured by time",
+            "--measure counts counts micro and store tables only; stream is measured by time",
         ));
     jsoncost()
         .args(["micro", "--count-ops", "10"])

@@ -589,3 +589,176 @@ fn durations_and_rates_that_cannot_be_used_are_usage_errors_not_panics() {
         .code(2)
         .stderr(predicate::str::contains("--http-filter \"nope\" matches no strategy"));
 }
+
+/// `cmd` under an open-file limit of `n` (soft and hard, as `ulimit -n n`).
+fn with_open_files(cmd: &mut std::process::Command, n: libc::rlim_t) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: setrlimit only, between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            let limit = libc::rlimit { rlim_cur: n, rlim_max: n };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+/// Under `ulimit -n 64`, `http` says before loading anything that its connections need more
+/// open files than the limit, naming it (exit 3), instead of failing a table as a lost server.
+#[test]
+fn http_under_a_low_open_file_limit_says_so_naming_the_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("jsoncost"));
+    cmd.args(["http", "--quick", "--debug-mode", "--http-store"])
+        .arg(format!("redb:{}", dir.path().join("s.redb").display()))
+        .env("NO_COLOR", "1");
+    with_open_files(&mut cmd, 64);
+    let run = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(3), "{stderr}");
+    let last = stderr.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("error: http: 3 modes × 100 connections, both ends in this process: about "),
+        "{stderr}"
+    );
+    assert!(
+        last.contains(" open files at once, over this process's limit of 64 (ulimit -n); raise the limit or lower -c"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("store is gone"), "{stderr}");
+}
+
+/// Under `ulimit -n 64`, `serve` caps its connections to what the limit leaves and says so
+/// naming the limit, then serves; under `ulimit -n 12` it cannot start and says why (exit 3).
+#[test]
+fn serve_under_a_low_open_file_limit_caps_its_connections_naming_the_limit() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let store = format!("redb:{}", dir.path().join("s.redb").display());
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("jsoncost"));
+    cmd.args(["serve", "--addr", "127.0.0.1:0", "--store", &store])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    with_open_files(&mut cmd, 64);
+    let mut child = common::Killed(cmd.spawn().unwrap());
+    let mut lines = BufReader::new(child.0.stderr.take().unwrap()).lines();
+    let first = lines.next().map(|l| l.unwrap()).unwrap_or_default();
+    let (head, tail) = first.split_once(" connections at once").unwrap_or_else(|| panic!("{first:?}"));
+    let cap: u64 = head
+        .strip_prefix("serve: the open-file limit is 64 (ulimit -n): serving at most ")
+        .unwrap_or_else(|| panic!("{first:?}"))
+        .parse()
+        .unwrap();
+    assert!((1..64).contains(&cap), "{first:?}");
+    assert_eq!(tail, ", not 10000 (--max-connections)");
+    let second = lines.next().map(|l| l.unwrap()).unwrap_or_default();
+    let url = second.strip_prefix("serving on ").unwrap_or_else(|| panic!("{second:?}"));
+    let port: u16 = url.split(' ').next().unwrap().rsplit(':').next().unwrap().parse().unwrap();
+    std::thread::spawn(move || lines.for_each(drop));
+    // More clients than the cap: those past it wait in the backlog, and a request once they
+    // leave is answered.
+    let held: Vec<_> = (0..cap + 8)
+        .map(|_| std::net::TcpStream::connect(("127.0.0.1", port)).unwrap())
+        .collect();
+    drop(held);
+    assert_eq!(http_get(port, "/health").0, 200);
+    child.signal(libc::SIGTERM);
+    wait_bounded(&mut child.0, Duration::from_secs(20));
+
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("jsoncost"));
+    cmd.args(["serve", "--addr", "127.0.0.1:0", "--store", &store]).stdin(Stdio::null());
+    with_open_files(&mut cmd, 12);
+    let run = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(3), "{stderr}");
+    let last = stderr.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("error: serve: the open-file limit is 12 (ulimit -n): too few to serve one connection (about "),
+        "{stderr}"
+    );
+    assert!(last.ends_with(" open files needed); raise it"), "{stderr}");
+}
+
+/// Under a 1 GiB address-space limit (`prlimit --as`), the http experiment completes: the
+/// system allocator keeps no more arenas than the limit has room for (each reserves 64 MiB;
+/// 16 of them on 2 cores took the whole GiB with ~50 MB resident), and says so.
+#[test]
+fn http_completes_under_a_1_gib_address_space_limit() {
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("jsoncost"));
+    cmd.args(["http", "--quick", "--debug-mode", "--http-store"])
+        .arg(format!("redb:{}", dir.path().join("s.redb").display()))
+        .arg("--out")
+        .arg(&out)
+        .env("NO_COLOR", "1")
+        .env_remove("JSONCOST_ALLOCATOR");
+    const LIMIT: libc::rlim_t = 1 << 30;
+    // SAFETY: setrlimit only, between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: LIMIT,
+                rlim_max: LIMIT,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let run = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains(
+            "note: address space limited to 1.0 GiB (ulimit -v): the system allocator keeps at most 4 arenas (64 MiB of address space each)\n"
+        ),
+        "{stderr}"
+    );
+    let results = load_json(&out);
+    assert_eq!(results.get("interrupted"), None);
+    assert_eq!(results["experiments"].as_array().unwrap().len(), 6);
+}
+
+/// `--list-sizes`: the list route at each count of items per response, a table each carrying
+/// the sweep's params (the response's bytes among them), so the report states the crossovers
+/// and draws the sweep as it does micro's.
+#[test]
+fn list_sizes_sweep_the_items_per_response() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    jsoncost()
+        .args(["http", "--quick", "--debug-mode", "--study-load", "false", "--post-requests", "0"])
+        .args(["--list-sizes", "1,48,400", "--http-store"])
+        .arg(format!("redb:{}", dir.path().join("s.redb").display()))
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let results: jsoncost_engine::Results = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let names: Vec<&str> = results.experiments.iter().map(|e| e.table.as_str()).collect();
+    assert_eq!(names, ["item/n100-c4", "list-1/n100-c4", "list-48/n100-c4", "list-400/n100-c4"]);
+    let mut bytes = Vec::new();
+    for (exp, items) in results.experiments[1..].iter().zip([1u64, 48, 400]) {
+        assert_eq!(exp.params["sweep"], "list n100-c4", "{:?}", exp.params);
+        assert_eq!(exp.params["operation"], "GET");
+        assert_eq!(exp.params["items"], items);
+        bytes.push(exp.params["payload_bytes"].as_u64().unwrap());
+    }
+    assert!(bytes.windows(2).all(|w| w[0] < w[1]), "{bytes:?}");
+    let sweeps = jsoncost_report::sweep::sweeps(&results, &jsoncost_report::advisor::JUDGE);
+    assert_eq!(sweeps.len(), 1);
+    assert!(
+        sweeps[0].title().starts_with("list n100-c4, GET: 3 sizes, "),
+        "{}",
+        sweeps[0].title()
+    );
+    let md = jsoncost_report::render(&results, jsoncost_report::Format::Markdown, false);
+    assert!(md.contains("## Sizes: http: list n100-c4, GET: 3 sizes, "), "{md}");
+}

@@ -12,6 +12,7 @@ use std::ffi::CString;
 use std::os::fd::FromRawFd;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::FileTypeExt;
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -326,7 +327,34 @@ fn a_file_size_limit_is_an_error_and_leaves_no_temporary_file() {
 /// them, marked interrupted, and the process still dies by SIGABRT.
 #[test]
 fn an_abort_keeps_the_finished_tables() {
-    use std::os::unix::process::ExitStatusExt;
+    let (status, text, out) = stopped_after_micro(|child| child.signal(libc::SIGABRT), &[]);
+    assert_eq!(status.signal(), Some(libc::SIGABRT), "{text}");
+    assert_kept(&text, "jsoncost aborted (out of memory?)", &out);
+}
+
+/// A segmentation fault keeps the finished tables as an abort does, and still ends the
+/// process by SIGSEGV (sent here by another process: the handler is the one a fault runs).
+#[test]
+fn a_segmentation_fault_keeps_the_finished_tables() {
+    let (status, text, out) = stopped_after_micro(|child| child.signal(libc::SIGSEGV), &[]);
+    assert_eq!(status.signal(), Some(libc::SIGSEGV), "{text}");
+    assert_kept(&text, "jsoncost crashed (SIGSEGV)", &out);
+}
+
+/// A panic on the main thread keeps the finished tables (the panic hook writes them) and ends
+/// the process with Rust's panic status, 101, its message first.
+#[test]
+fn a_panic_keeps_the_finished_tables() {
+    let (status, text, out) = stopped_after_micro(|_| {}, &[("JSONCOST_TEST_PANIC_AFTER", "data/serialize")]);
+    assert_eq!(status.code(), Some(101), "{text}");
+    assert!(text.contains("panicked at"), "{text}");
+    assert!(text.contains("jsoncost's own test: a panic after data/serialize"), "{text}");
+    assert_kept(&text, "jsoncost panicked", &out);
+}
+
+/// `run` of micro's data tables and a long stream experiment, with `stop` applied once micro's
+/// last table is kept: its exit status, stderr and `--out` directory.
+fn stopped_after_micro(stop: impl FnOnce(&Killed), env: &[(&str, &str)]) -> (std::process::ExitStatus, String, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     // As in `two_ctrl_c_in_a_row_keep_the_finished_tables`: micro's tables finish in about a
@@ -334,6 +362,7 @@ fn an_abort_keeps_the_finished_tables() {
     let mut child = Killed(
         jsoncost()
             .current_dir(dir.path())
+            .envs(env.iter().copied())
             .args(["run", "--only", "micro,stream", "--shape", "data", "--filter", "typed/serde_json"])
             .args(["--readings", "300000", "--out"])
             .arg(&out)
@@ -345,19 +374,19 @@ fn an_abort_keeps_the_finished_tables() {
     let _stdout = Lines::of(child.0.stdout.take().unwrap());
     let mut stderr = Lines::of(child.0.stderr.take().unwrap());
     stderr.wait_for("micro: data/serialize measured", Duration::from_secs(120));
-    child.signal(libc::SIGABRT);
+    stop(&child);
     let status = wait_bounded(&mut child.0, Duration::from_secs(30));
     stderr.drain();
-    let text = stderr.text();
-    assert_eq!(status.signal(), Some(libc::SIGABRT), "{text}");
+    (status, stderr.text(), dir)
+}
+
+/// `text` says `cause` wrote results.json in `dir`'s `out`, which holds micro's two data tables,
+/// marked interrupted, and nothing else is left there.
+fn assert_kept(text: &str, cause: &str, dir: &tempfile::TempDir) {
+    let out = dir.path().join("out");
     let results_json = out.join("results.json");
-    assert!(
-        text.contains(&format!(
-            "jsoncost aborted (out of memory?): the finished tables were written to {}",
-            results_json.display()
-        )),
-        "{text}"
-    );
+    let note = format!("{cause}: the finished tables were written to {}", results_json.display());
+    assert!(text.lines().any(|line| line == note), "{text}");
     let results = common::load_json(&results_json);
     assert_eq!(results["interrupted"], true);
     let tables = results["experiments"].as_array().unwrap();
@@ -368,4 +397,30 @@ fn an_abort_keeps_the_finished_tables() {
     );
     let left: Vec<_> = std::fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(left, [std::ffi::OsString::from("results.json")]);
+}
+
+/// Out of descriptors wherever it shows ("Too many open files", here reading the results file
+/// under `ulimit -n 5`), the error is followed by the limit it ran into.
+#[test]
+fn too_many_open_files_names_the_limit() {
+    use std::os::unix::process::CommandExt;
+    let mut c = jsoncost();
+    c.args(["report", FIXTURE]).stdout(Stdio::null());
+    // SAFETY: setrlimit only, between fork and exec.
+    unsafe {
+        c.pre_exec(|| {
+            let limit = libc::rlimit { rlim_cur: 5, rlim_max: 5 };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        })
+    };
+    let (_, stderr) = run(c);
+    assert!(
+        stderr.ends_with(&format!(
+            "error: cannot read results file {FIXTURE}: Too many open files (os error 24)\nnote: this process may have 5 files open at once (ulimit -n); raise the limit\n"
+        )),
+        "{stderr}"
+    );
 }

@@ -380,3 +380,55 @@ fn run_includes_the_safety_matrix_in_its_report() {
     assert!(md.contains("| deep-array-100000 | rejected"), "{md}");
     assert!(md.contains("| deep-array-100000 | CRASHED: SIGABRT"), "{md}");
 }
+
+/// Under an address-space limit below the children's (`prlimit --as=1G`, children's default
+/// 2048 MiB), each case runs within the limit there is, said once and kept in the table's
+/// params, instead of every child refusing to start (exit 3).
+#[test]
+fn cases_run_within_a_lower_address_space_limit_of_the_process() {
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    let out_file = dir.path().join("results.json");
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("jsoncost"));
+    cmd.args([
+        "safety",
+        "--safety-library",
+        "serde_json",
+        "--safety-filter",
+        "dom/*",
+        "--safety-case",
+        "nan",
+        "--out",
+    ])
+    .arg(&out_file)
+    .env("NO_COLOR", "1");
+    const LIMIT: libc::rlim_t = 1 << 30;
+    // SAFETY: setrlimit only, between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: LIMIT,
+                rlim_max: LIMIT,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains(
+            "safety: this process's address space is limited to 1024 MiB (ulimit -v): each case runs within that, not 2048 MiB\n"
+        ),
+        "{stderr}"
+    );
+    let results: Results = serde_json::from_slice(&std::fs::read(&out_file).unwrap()).unwrap();
+    assert_eq!(results.experiments[0].params["memory_limit_mib"], 1024);
+    assert_eq!(
+        outcome(cell(&results, "serde_json", SafetyPath::Dom, "nan")),
+        SafetyOutcome::Rejected
+    );
+}

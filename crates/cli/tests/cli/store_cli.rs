@@ -811,6 +811,46 @@ fn a_document_over_the_size_limit_is_refused_naming_its_key_and_size() {
     assert!(stderr.contains("is 24.0 MiB, over the 8 MiB limit per document"), "{stderr}");
 }
 
+/// A Redis value over the per-document limit is refused from its length (STRLEN), before any
+/// GET: Redis's command statistics show no GET at all, and the refusal names the key, its size
+/// and the flag (exit 2).
+#[test]
+fn a_redis_value_over_the_size_limit_is_refused_before_it_is_fetched() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some((_server, url)) = own_redis("a_redis_value_over_the_size_limit_is_refused_before_it_is_fetched", dir.path()) else {
+        return;
+    };
+    let port = url.rsplit(':').next().unwrap().to_string();
+    let cli = |args: &[&str]| {
+        let out = std::process::Command::new("redis-cli")
+            .args(["-p", &port])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    // 32 MiB (the last byte set, the rest zeros): twice the default 16 MiB limit.
+    cli(&["SETRANGE", "d:big", &((32 << 20) - 1).to_string(), "x"]);
+    cli(&["CONFIG", "RESETSTAT"]);
+    let run = jsoncost()
+        .args(["store", "--quick", "--keys", "d:*", "--store", &url])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.ends_with(
+            "error: store redis/d:*: document \"d:big\" of keys d:* is 32.0 MiB, over the 16 MiB limit per document \
+             (raise it with --max-doc-mib)\n"
+        ),
+        "{stderr}"
+    );
+    let stats = cli(&["INFO", "commandstats"]);
+    assert!(stats.contains("cmdstat_strlen:"), "{stats}");
+    assert!(!stats.contains("cmdstat_get:"), "{stats}");
+}
+
 /// Creates `orders(id INTEGER PRIMARY KEY, body TEXT)` with 60 documents: a user's database.
 fn own_sqlite(db: &std::path::Path) {
     let c = rusqlite::Connection::open(db).unwrap();

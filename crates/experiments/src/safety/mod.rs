@@ -93,6 +93,7 @@ impl SafetyOptions {
 /// Runs the safety experiment: one table per library into `runner`'s sink. `--filter` globs
 /// match `path/library` (`dom/sonic-rs`).
 pub fn run(options: &SafetyOptions, runner: &mut Runner<'_>) -> Result<(), Error> {
+    let options = &within_the_process_limit(options, runner);
     options.check_limits()?;
     let suite = match &options.suite {
         Some(dir) => {
@@ -188,6 +189,25 @@ pub fn run(options: &SafetyOptions, runner: &mut Runner<'_>) -> Result<(), Error
         ));
     }
     Ok(())
+}
+
+/// `options` with the children's address space no larger than this process's hard limit
+/// (`ulimit -v`): a child can lower its limit, not raise it, so a larger one would refuse
+/// every case. Said once; the table's params carry the limit the cases ran under.
+fn within_the_process_limit(options: &SafetyOptions, runner: &mut Runner<'_>) -> SafetyOptions {
+    let mut options = options.clone();
+    if let Ok((_, hard)) = rlimit::getrlimit(rlimit::Resource::AS)
+        && hard != rlimit::INFINITY
+        && options.memory_mib.saturating_mul(1 << 20) > hard
+    {
+        runner.sink().note(&format!(
+            "safety: this process's address space is limited to {} MiB (ulimit -v): each case runs within that, not {} MiB",
+            hard >> 20,
+            options.memory_mib
+        ));
+        options.memory_mib = hard >> 20;
+    }
+    options
 }
 
 fn params(options: &SafetyOptions, suite_files: Option<usize>) -> Map<String, serde_json::Value> {

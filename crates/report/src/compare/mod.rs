@@ -38,7 +38,7 @@ mod drift;
 mod pairs;
 mod render;
 
-pub(crate) use render::count_cells;
+pub(crate) use render::{count_cells, signed_change};
 pub mod spread;
 
 pub use drift::Drift;

@@ -165,14 +165,15 @@ fn cells(r: &RowChange, threshold: f64) -> Vec<String> {
     ]
 }
 
+/// A count's relative change as its columns show it: `+2.00%`.
+pub(crate) fn signed_change(change: f64) -> String {
+    format!("{}{:.2}%", if change > 0.0 { "+" } else { "" }, change * 100.0)
+}
+
 /// Base and new instructions per operation and their change, or absent marks.
 pub(crate) fn count_cells(instructions: Option<super::CountChange>) -> [String; 3] {
     match instructions {
-        Some(c) => [
-            units::fixed(c.base, 1),
-            units::fixed(c.new, 1),
-            format!("{}{:.2}%", if c.change > 0.0 { "+" } else { "" }, c.change * 100.0),
-        ],
+        Some(c) => [units::fixed(c.base, 1), units::fixed(c.new, 1), signed_change(c.change)],
         None => [units::ABSENT.to_string(), units::ABSENT.to_string(), units::ABSENT.to_string()],
     }
 }

@@ -205,8 +205,8 @@ fn missing_unknown_mismatched_and_failed_rows_are_listed_and_lost_ok_rows_regres
     );
     assert!(md.contains("- micro kept added: only in new (unknown to base)\n"), "{md}");
     let csv = Format::Csv.exporter().comparison(&c);
-    assert!(csv.contains("\nmicro,kept,breaks,,,,,,,failed_in_new,,,,,,true\n"), "{csv}");
-    assert!(csv.contains("\nmicro,old-table,,,,,,,,missing_from_new,,,,,,true\n"), "{csv}");
+    assert!(csv.contains("\nmicro,kept,breaks,,,,,,,failed_in_new,,,,,,true,,,,\n"), "{csv}");
+    assert!(csv.contains("\nmicro,old-table,,,,,,,,missing_from_new,,,,,,true,,,,\n"), "{csv}");
 }
 
 #[test]
@@ -285,7 +285,7 @@ fn json_and_csv_carry_the_verdicts() {
     let mut lines = csv.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "experiment,table,method,base_mean_ns,new_mean_ns,time_change,table_shift,own_change,resolution,verdict,base_allocated_bytes,new_allocated_bytes,base_allocs,new_allocs,allocation_grew,regression"
+        "experiment,table,method,base_mean_ns,new_mean_ns,time_change,table_shift,own_change,resolution,verdict,base_allocated_bytes,new_allocated_bytes,base_allocs,new_allocs,allocation_grew,regression,base_instructions_per_op,new_instructions_per_op,instructions_change,instructions_grew"
     );
     assert!(
         lines

@@ -121,6 +121,63 @@ fn compare_gates_counted_rows_on_instructions_and_keeps_time_as_advice() {
     assert!(text.contains("| 1,000.0 | 1,020.0 | +2.00% | regression: instructions |"), "{text}");
 }
 
+/// compare's CSV carries each counted row's instructions per operation in both files, their
+/// change and whether it failed the count gate; rows not counted leave them empty.
+#[test]
+fn compare_csv_carries_the_count_columns() {
+    let base = results(table(1000.0, 2000.0, 150.0));
+    let new = results(table(1020.0, 2010.0, 150.0));
+    let csv = Format::Csv.exporter().comparison(&compare(&base, &new, 0.05));
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    let header = reader.headers().unwrap().clone();
+    assert_eq!(
+        header.iter().skip(16).collect::<Vec<_>>(),
+        [
+            "base_instructions_per_op",
+            "new_instructions_per_op",
+            "instructions_change",
+            "instructions_grew"
+        ]
+    );
+    let records: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    let counts = |i: usize| {
+        records[i]
+            .iter()
+            .skip(1)
+            .skip(1)
+            .take(1)
+            .chain(records[i].iter().skip(16))
+            .collect::<Vec<_>>()
+    };
+    let typed_change = (1020.0f64 / 1000.0 - 1.0).to_string();
+    assert_eq!(counts(0), ["typed/serde_json", "1000", "1020", typed_change.as_str(), "true"]);
+    let dom_change = (2010.0f64 / 2000.0 - 1.0).to_string();
+    assert_eq!(counts(1), ["dom/serde_json", "2000", "2010", dom_change.as_str(), "false"]);
+    assert_eq!(counts(2), ["typed/sonic-rs", "", "", "", ""]);
+    assert_eq!(&records[0][15], "true");
+}
+
+/// compare's JUnit gives a counted row's instructions per operation in its system-out, and in
+/// its failure's text when the count gate failed it.
+#[test]
+fn compare_junit_carries_the_counts_of_counted_rows() {
+    let base = results(table(1000.0, 2000.0, 150.0));
+    let new = results(table(1020.0, 2010.0, 150.0));
+    let xml = Format::Junit.exporter().comparison(&compare(&base, &new, 0.05));
+    assert!(
+        xml.contains(
+            "<testcase classname=\"compare.micro data/deserialize\" name=\"typed/serde_json\">\n      <failure message=\"regression: instructions\">within noise; instructions/op 1,000.0 → 1,020.0 (+2.00%, gate at 1.0%)</failure>\n      <system-out>within noise; instructions/op 1,000.0 → 1,020.0 (+2.00%, gate at 1.0%)</system-out>"
+        ),
+        "{xml}"
+    );
+    assert!(
+        xml.contains("<system-out>within noise; instructions/op 2,000.0 → 2,010.0 (+0.50%, gate at 1.0%)</system-out>"),
+        "{xml}"
+    );
+    let sonic = xml.split("name=\"typed/sonic-rs\"").nth(1).unwrap();
+    assert!(!sonic[..sonic.find("</testcase>").unwrap()].contains("instructions"), "{xml}");
+}
+
 #[test]
 fn bmf_has_one_benchmark_per_measured_row_and_a_measure_per_figure() {
     let bmf = render(&results(table(1200.0, 2500.0, 150.0)), Format::Bmf, false);

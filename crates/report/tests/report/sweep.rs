@@ -114,6 +114,45 @@ fn markdown_holds_the_size_by_row_grid() {
     assert!(line.starts_with("| 4 KB | 4,148 | 5.000 µs | 3.500 µs (0.70×, "), "{line}");
 }
 
+/// A results file's names reach the markdown only escaped: no raw HTML (`<script>`) outside a
+/// fenced block, no pipe that splits a table cell, in the sweep's grid and sentences as in the
+/// tables and failures (a failure message is fenced, so its `<script>` stays literal text).
+#[test]
+fn hostile_names_reach_the_markdown_escaped() {
+    const SCRIPT: &str = "<script>alert(1)</script>";
+    let mut results = swept();
+    for exp in &mut results.experiments {
+        exp.table = format!("{}{SCRIPT}", exp.table);
+        exp.params.insert("sweep".into(), serde_json::json!(format!("order{SCRIPT}")));
+        let sonic = exp.rows.iter_mut().find(|r| r.method == "typed/sonic-rs").unwrap();
+        sonic.method = format!("typed/sonic-rs{SCRIPT}|x");
+    }
+    let mut failed = Row::new(format!("typed/simd-json{SCRIPT}"));
+    failed.status = jsoncost_engine::Status::Failed;
+    failed.error_message = Some(format!("bad\n```\n{SCRIPT}\n~~~\n</pre>{SCRIPT}"));
+    results.experiments[0].rows.push(failed);
+    let md = jsoncost_report::render(&results, Format::Markdown, false);
+    assert!(
+        md.contains("## Sizes: micro: order&lt;script&gt;alert(1)&lt;/script&gt;, deserialize: 3 sizes"),
+        "{md}"
+    );
+    assert!(md.contains("| typed/sonic-rs&lt;script&gt;alert(1)&lt;/script&gt;\\|x |"), "{md}");
+    assert!(
+        md.contains("\n````text\nbad\n```\n<script>alert(1)</script>\n~~~\n</pre><script>alert(1)</script>\n````\n"),
+        "{md}"
+    );
+    let mut fence: Option<String> = None;
+    for line in md.lines() {
+        match &fence {
+            Some(f) if line == f => fence = None,
+            Some(_) => {}
+            None if line.starts_with("```") => fence = Some(line.trim_end_matches("text").to_string()),
+            None => assert!(!line.contains('<') && !line.contains('>'), "raw HTML outside a fence: {line}"),
+        }
+    }
+    assert_eq!(fence, None, "a fence left open");
+}
+
 #[test]
 fn the_chart_has_one_line_per_row_and_a_point_per_size() {
     let html = jsoncost_report::render(&swept(), Format::Html, false);
