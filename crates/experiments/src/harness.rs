@@ -150,7 +150,7 @@ impl Args {
         use lexopt::prelude::*;
         let usage = |e: lexopt::Error| {
             Error::usage(format!(
-                "{e}\nusage: cargo bench --bench NAME -- [OPTIONS] [FILTER]; --help lists the options"
+                "{e}\nusage: cargo bench --bench NAME -- [OPTIONS] [FILTER...]; --help lists the options"
             ))
         };
         let mut parser = lexopt::Parser::from_args(args);

@@ -137,7 +137,7 @@ fn the_readme_s_lines_build_and_run_in_a_fresh_crate() {
 
     let out = cargo(&["--", "--help"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).contains("usage: cargo bench --bench NAME -- [OPTIONS] [FILTER]"));
+    assert!(text(&out.stdout).contains("usage: cargo bench --bench NAME -- [OPTIONS] [FILTER...]"));
 
     // A quick measurement of one strategy, written where asked.
     let results = root.path().join("results.json");

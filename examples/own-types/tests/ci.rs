@@ -98,13 +98,14 @@ fn a_library_that_cannot_read_the_data_fails_test_mode_until_declared() {
         (e.exit_code(), e.to_string()),
         (
             2,
-            "4 of 21 strategies failed the correctness gate (first: webhook/deserialize typed/simd-json); see above".to_string()
+            "5 of 28 strategies failed the correctness gate (first: webhook/deserialize typed/simd-json); see above".to_string()
         )
     );
-    // Declared: those four fail as expected, the rest pass, exit 0.
+    // Declared: those five fail as expected, the rest pass, exit 0.
     let results = Study::with_args(Vec::<String>::new())
         .typed::<Webhook>("webhook", WEBHOOK)
         .expect_failure("webhook/deserialize::*/simd-json", "rejects 30-digit integers")
+        .expect_failure("webhook/deserialize::typed/jiter", "rejects u64::MAX")
         .measure()
         .unwrap();
     let failed: Vec<&str> = results
@@ -117,6 +118,7 @@ fn a_library_that_cannot_read_the_data_fails_test_mode_until_declared() {
         [
             "typed/simd-json",
             "typed-reuse/simd-json",
+            "typed/jiter",
             "dom/simd-json",
             "dom-borrowed/simd-json"
         ]
@@ -126,6 +128,7 @@ fn a_library_that_cannot_read_the_data_fails_test_mode_until_declared() {
     let e = Study::with_args(Vec::<String>::new())
         .typed::<Webhook>("webhook", WEBHOOK)
         .expect_failure("webhook/deserialize::*/simd-json", "rejects 30-digit integers")
+        .expect_failure("webhook/deserialize::typed/jiter", "rejects u64::MAX")
         .expect_failure("webhook/serialize::*/simd-json", "used to write u64::MAX as a float")
         .measure()
         .unwrap_err();
@@ -235,7 +238,7 @@ fn a_team_s_own_decode_path_is_a_row_gated_and_measured() {
         .unwrap_err();
     assert_eq!(
         e.to_string(),
-        "--filter \"checked-end/serde_json\" matches no strategy in any table; the strategies are:\n  shipment/deserialize and shipment/serialize: dom-borrowed/simd-json, dom-then-typed/serde_json, dom-then-typed/sonic-rs, dom/serde_json, dom/simd-json, dom/sonic-rs, lossy/serde_json, raw/serde_json, reader/serde_json, typed-reuse/simd-json, typed-writer/serde_json, typed-writer/simd-json, typed-writer/sonic-rs, typed/serde_json, typed/simd-json, typed/sonic-rs"
+        "--filter \"checked-end/serde_json\" matches no strategy in any table; the strategies are:\n  shipment/deserialize and shipment/serialize: dom-borrowed-reuse/jiter, dom-borrowed/jiter, dom-borrowed/serde_json_borrow, dom-borrowed/simd-json, dom-reuse/jiter, dom-then-typed/serde_json, dom-then-typed/sonic-rs, dom/jiter, dom/serde_json, dom/simd-json, dom/sonic-rs, lossy/serde_json, raw/serde_json, reader/serde_json, typed-reuse/simd-json, typed-writer/serde_json, typed-writer/simd-json, typed-writer/sonic-rs, typed/jiter, typed/serde_json, typed/simd-json, typed/sonic-rs"
     );
     let e = Study::with_args(["lossy/serde_json"])
         .typed::<Shipment>("shipment", sample())

@@ -447,7 +447,7 @@ fn interrupt_run_writes_what_was_measured(signal: libc::c_int) {
     );
     let first = &results.experiments[0];
     assert_eq!(first.table, "data/deserialize");
-    assert_eq!(first.rows.len(), 7, "the first table was complete when Ctrl-C came");
+    assert_eq!(first.rows.len(), 8, "the first table was complete when Ctrl-C came");
     for e in &results.experiments {
         assert!(
             !e.rows.is_empty() && e.rows.iter().all(|r| r.is_ok() && r.mean_ns.is_some()),
