@@ -165,8 +165,8 @@ struct ReadStrategy {
     cursor: usize,
     op: ReadOp,
     bytes: Option<u64>,
-    /// Why the depth guard refused one of the documents the timed reads visit (libraries
-    /// without a recursion limit only): the row fails with it, untimed.
+    /// Why the depth guard refused one of the documents the timed reads visit (sonic-rs's rows
+    /// only, held to serde_json's limit): the row fails with it, untimed.
     refused: Option<String>,
 }
 
@@ -286,7 +286,7 @@ fn out<T: serde::Serialize>(check: bool, v: &T) -> Result<Option<Canonical>, Str
 }
 
 /// The first document among those the timed reads visit that the depth guard refuses for a
-/// library without a recursion limit, as the row's message; None when all pass. Run once,
+/// guarded library (sonic-rs, held to serde_json's 128 levels), as the row's message; None when all pass. Run once,
 /// untimed, so the timed sonic-rs parse is measured as a user's would be. Per-document read
 /// errors are left to the strategies, which report them.
 fn guard_visited(store: &mut dyn Store, source: &Source, ids: &IdSequence, library: Library) -> Result<Option<String>, StoreError> {
@@ -930,7 +930,7 @@ fn measure_collection(shared: &Shared, options: &StoreOptions, plan: &Plan, runn
     let too_deep = if runner.filter().matches("typed/sonic-rs") || runner.filter().matches("lazy/sonic-rs") {
         runner
             .sink()
-            .status("store: checking the nesting depth of the documents read (sonic-rs has no recursion limit)");
+            .status("store: checking the nesting depth of the documents read (sonic-rs is held to serde_json's 128 levels)");
         guard_visited(
             shared.borrow_mut().as_mut(),
             &Source::Loaded(collection.into()),
