@@ -348,7 +348,8 @@ fn read_strategy(
 }
 
 /// The strategies, baseline (`default`) first. `too_deep`: [`guard_visited`]'s verdict for
-/// sonic-rs, which fails `typed/sonic-rs` and `lazy/sonic-rs` (skipping a value recurses too).
+/// sonic-rs, which fails `typed/sonic-rs` and `lazy/sonic-rs` (both held to serde_json's 128
+/// levels, though neither would overflow on its own).
 /// `sample`: a document of the collection, which decides `lazy/sonic-rs`'s pointer steps.
 fn strategies(
     store: &Shared,
