@@ -306,13 +306,15 @@ fn guard_visited(store: &mut dyn Store, source: &Source, ids: &IdSequence, libra
 
 /// The strategies' names, in [`strategies`]' order: a filter is checked against them before
 /// the store is opened and loaded.
-/// `new-client` and `projection/server` only where the store has them.
-const METHODS: [&str; 10] = [
+/// `new-client` and `projection/server` only where the store has them, `typed/facet-json` only
+/// with the feature `more-libraries`.
+const METHODS: [&str; 11] = [
     "default",
     "default-dom",
     "typed/serde_json",
     "typed/sonic-rs",
     "typed/simd-json",
+    "typed/facet-json",
     "borrowed/serde_json",
     "lazy/sonic-rs",
     "projection/server",
@@ -415,6 +417,21 @@ fn strategies(
             }),
         ),
     ];
+    // Into the order's plain copy, which derives facet's trait (a model of its own: Effort::Model,
+    // as micro's facet-json row). facet-json skips a deep unknown field without overflowing
+    // its stack, so it is not depth-guarded.
+    #[cfg(feature = "more-libraries")]
+    v.insert(
+        5,
+        make(
+            (StrategyId::new("typed", "facet-json"), Contract::TypedValue, Effort::Model),
+            typed_op(|b, check| {
+                let order =
+                    jsoncost_codecs::derived::facet_json::from_slice::<jsoncost_shapes::derived::Order>(b).map_err(|e| e.to_string())?;
+                out(check, &order)
+            }),
+        ),
+    );
     if projects {
         // The server extracts the handler's fields (SQL JSON operators); only they come back.
         v.push(make(
@@ -1111,6 +1128,7 @@ mod tests {
         let embedded: Vec<&str> = METHODS
             .into_iter()
             .filter(|m| !["new-client", "projection/server"].contains(m))
+            .filter(|m| cfg!(feature = "more-libraries") || *m != "typed/facet-json")
             .collect();
         assert_eq!(names, embedded);
     }
@@ -1124,19 +1142,20 @@ mod tests {
         let shared: Shared = Rc::new(RefCell::new(store));
         let list = strategies(&shared, "order", &IdSequence::new(10, 1), (0, &serde_json::Value::Null), None);
         let declared: Vec<(&str, Contract)> = list.iter().map(|s| (s.name(), s.contract())).collect();
-        assert_eq!(
-            declared,
-            [
-                ("default", TypedValue),
-                ("default-dom", Dom),
-                ("typed/serde_json", TypedValue),
-                ("typed/sonic-rs", TypedValue),
-                ("typed/simd-json", TypedValue),
-                ("borrowed/serde_json", BorrowedValue),
-                ("lazy/sonic-rs", Projection),
-                (FLOOR, Discarded),
-            ]
-        );
+        let mut expected = vec![
+            ("default", TypedValue),
+            ("default-dom", Dom),
+            ("typed/serde_json", TypedValue),
+            ("typed/sonic-rs", TypedValue),
+            ("typed/simd-json", TypedValue),
+            ("borrowed/serde_json", BorrowedValue),
+            ("lazy/sonic-rs", Projection),
+            (FLOOR, Discarded),
+        ];
+        if cfg!(feature = "more-libraries") {
+            expected.insert(5, ("typed/facet-json", TypedValue));
+        }
+        assert_eq!(declared, expected);
     }
 }
 
