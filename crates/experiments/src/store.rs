@@ -169,8 +169,8 @@ struct ReadStrategy {
     cursor: usize,
     op: ReadOp,
     bytes: Option<u64>,
-    /// Why the depth guard refused one of the documents the timed reads visit (libraries
-    /// without a recursion limit only): the row fails with it, untimed.
+    /// Why the depth guard refused one of the documents the timed reads visit (sonic-rs's rows
+    /// only, held to serde_json's limit): the row fails with it, untimed.
     refused: Option<String>,
 }
 
@@ -290,7 +290,7 @@ fn out<T: serde::Serialize>(check: bool, v: &T) -> Result<Option<Canonical>, Str
 }
 
 /// The first document among those the timed reads visit that the depth guard refuses for a
-/// library without a recursion limit, as the row's message; None when all pass. Run once,
+/// guarded library (sonic-rs, held to serde_json's 128 levels), as the row's message; None when all pass. Run once,
 /// untimed, so the timed sonic-rs parse is measured as a user's would be. Per-document read
 /// errors are left to the strategies, which report them.
 fn guard_visited(store: &mut dyn Store, source: &Source, ids: &IdSequence, library: Library) -> Result<Option<String>, StoreError> {
@@ -310,13 +310,15 @@ fn guard_visited(store: &mut dyn Store, source: &Source, ids: &IdSequence, libra
 
 /// The strategies' names, in [`strategies`]' order: a filter is checked against them before
 /// the store is opened and loaded.
-/// `new-client` and `projection/server` only where the store has them.
-const METHODS: [&str; 10] = [
+/// `new-client` and `projection/server` only where the store has them, `typed/facet-json` only
+/// with the feature `more-libraries`.
+const METHODS: [&str; 11] = [
     "default",
     "default-dom",
     "typed/serde_json",
     "typed/sonic-rs",
     "typed/simd-json",
+    "typed/facet-json",
     "borrowed/serde_json",
     "lazy/sonic-rs",
     "projection/server",
@@ -352,7 +354,8 @@ fn read_strategy(
 }
 
 /// The strategies, baseline (`default`) first. `too_deep`: [`guard_visited`]'s verdict for
-/// sonic-rs, which fails `typed/sonic-rs` and `lazy/sonic-rs` (skipping a value recurses too).
+/// sonic-rs, which fails `typed/sonic-rs` and `lazy/sonic-rs` (both held to serde_json's 128
+/// levels, though neither would overflow on its own).
 /// `sample`: a document of the collection, which decides `lazy/sonic-rs`'s pointer steps.
 fn strategies(
     store: &Shared,
@@ -418,6 +421,21 @@ fn strategies(
             }),
         ),
     ];
+    // Into the order's plain copy, which derives facet's trait (a model of its own: Effort::Model,
+    // as micro's facet-json row). facet-json skips a deep unknown field without overflowing
+    // its stack, so it is not depth-guarded.
+    #[cfg(feature = "more-libraries")]
+    v.insert(
+        5,
+        make(
+            (StrategyId::new("typed", "facet-json"), Contract::TypedValue, Effort::Model),
+            typed_op(|b, check| {
+                let order =
+                    jsoncost_codecs::derived::facet_json::from_slice::<jsoncost_shapes::derived::Order>(b).map_err(|e| e.to_string())?;
+                out(check, &order)
+            }),
+        ),
+    );
     if projects {
         // The server extracts the handler's fields (SQL JSON operators); only they come back.
         v.push(make(
@@ -945,7 +963,7 @@ fn measure_collection(shared: &Shared, options: &StoreOptions, plan: &Plan, runn
     let too_deep = if runner.filter().matches("typed/sonic-rs") || runner.filter().matches("lazy/sonic-rs") {
         runner
             .sink()
-            .status("store: checking the nesting depth of the documents read (sonic-rs has no recursion limit)");
+            .status("store: checking the nesting depth of the documents read (sonic-rs is held to serde_json's 128 levels)");
         guard_visited(
             shared.borrow_mut().as_mut(),
             &Source::Loaded(collection.into()),
@@ -1126,6 +1144,7 @@ mod tests {
         let embedded: Vec<&str> = METHODS
             .into_iter()
             .filter(|m| !["new-client", "projection/server"].contains(m))
+            .filter(|m| cfg!(feature = "more-libraries") || *m != "typed/facet-json")
             .collect();
         assert_eq!(names, embedded);
     }
@@ -1139,19 +1158,20 @@ mod tests {
         let shared: Shared = Rc::new(RefCell::new(store));
         let list = strategies(&shared, "order", &IdSequence::new(10, 1), (0, &serde_json::Value::Null), None);
         let declared: Vec<(&str, Contract)> = list.iter().map(|s| (s.name(), s.contract())).collect();
-        assert_eq!(
-            declared,
-            [
-                ("default", TypedValue),
-                ("default-dom", Dom),
-                ("typed/serde_json", TypedValue),
-                ("typed/sonic-rs", TypedValue),
-                ("typed/simd-json", TypedValue),
-                ("borrowed/serde_json", BorrowedValue),
-                ("lazy/sonic-rs", Projection),
-                (FLOOR, Discarded),
-            ]
-        );
+        let mut expected = vec![
+            ("default", TypedValue),
+            ("default-dom", Dom),
+            ("typed/serde_json", TypedValue),
+            ("typed/sonic-rs", TypedValue),
+            ("typed/simd-json", TypedValue),
+            ("borrowed/serde_json", BorrowedValue),
+            ("lazy/sonic-rs", Projection),
+            (FLOOR, Discarded),
+        ];
+        if cfg!(feature = "more-libraries") {
+            expected.insert(5, ("typed/facet-json", TypedValue));
+        }
+        assert_eq!(declared, expected);
     }
 }
 

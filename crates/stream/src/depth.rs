@@ -1,10 +1,13 @@
-//! The nesting-depth guard: jsoncost's one defence against libraries without a recursion
-//! limit. sonic-rs recurses once per nested array or object and has no limit, so a
-//! 100,000-deep value overflows the thread's stack and aborts the process; serde_json stops at
-//! 128 and simd-json at 1024. Every path that hands outside bytes to such a library checks them
-//! here first (the stream's fields, the store experiment's documents, the server's stored items,
-//! the stream experiment's buffered parse), and the framer applies the same limit to the
-//! elements it frames, in the bracket count it already keeps.
+//! The nesting-depth guard: holds sonic-rs to serde_json's limit of 128 levels. It is no
+//! longer a defence of the stack: sonic-rs 0.5.12 stops its DOM and serde parses at 255 levels
+//! (refusing 255, accepting 254), skips a deep unknown field and reads lazily without recursing,
+//! so no nesting overflows it; serde_json stops at 128 and simd-json at 1024 (refusing 1025).
+//! What the guard still gives is the same refusal for sonic-rs's rows as before 0.5.12: a
+//! document nested 128 deep is refused at the bracket's byte offset, on every sonic-rs path (the
+//! stream's fields, the store experiment's documents, the server's stored items, the stream
+//! experiment's buffered parse), and the framer applies the same limit to the elements it
+//! frames, in the bracket count it already keeps. `tests/stream/library_limits.rs` pins each
+//! library's own behaviour.
 //!
 //! The scan is the framer's structural scan (`blocks`): 64 bytes at a time, brackets
 //! outside strings counted from bitmasks, so it costs a fraction of a parse.
@@ -16,10 +19,10 @@ use crate::blocks::{self, BLOCK, Carry};
 /// objects nest `MAX_DEPTH` levels deep is refused (serde_json accepts 127 and refuses 128).
 pub const MAX_DEPTH: usize = 128;
 
-/// A value nested [`MAX_DEPTH`] levels deep, refused before a library without a limit saw it.
+/// A value nested [`MAX_DEPTH`] levels deep, refused before a guarded library (sonic-rs) saw it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "{library} has no recursion limit: rejected by jsoncost's depth guard at {limit} \
+    "{library} would accept nesting past serde_json's limit: rejected by jsoncost's depth guard at {limit} \
      (nesting reaches {limit} levels at byte {offset})"
 )]
 pub struct TooDeep {
@@ -32,14 +35,15 @@ pub struct TooDeep {
 }
 
 impl Library {
-    /// False for libraries that recurse without a limit (sonic-rs): jsoncost guards them.
-    pub fn has_recursion_limit(self) -> bool {
-        !matches!(self, Library::SonicRs)
+    /// True for sonic-rs, whose own limits (255 levels on its DOM and serde parses, none on its
+    /// lazy reads) are past serde_json's: jsoncost's guard holds it to [`MAX_DEPTH`].
+    pub fn depth_guarded(self) -> bool {
+        matches!(self, Library::SonicRs)
     }
 
     /// Checks `json` (a whole document or value, starting outside any string) before this
-    /// library parses it: `Err` when it nests [`MAX_DEPTH`] levels deep and the library has no
-    /// limit of its own. Bytes that are not JSON pass; the library reports them.
+    /// library parses it: `Err` when it nests [`MAX_DEPTH`] levels deep and the library is
+    /// [guarded](Library::depth_guarded). Bytes that are not JSON pass; the library reports them.
     pub fn guard_depth(self, json: &[u8]) -> Result<(), TooDeep> {
         let mut guard = DepthGuard::new(self);
         guard.feed(json)?;
@@ -74,7 +78,7 @@ impl DepthGuard {
 
     /// Scans the next bytes of the input.
     pub fn feed(&mut self, mut bytes: &[u8]) -> Result<(), TooDeep> {
-        if self.library.has_recursion_limit() {
+        if !self.library.depth_guarded() {
             return Ok(());
         }
         if !self.pending.is_empty() {
@@ -183,7 +187,7 @@ mod tests {
         assert_eq!(
             e.to_string(),
             format!(
-                "sonic-rs has no recursion limit: rejected by jsoncost's depth guard at 128 \
+                "sonic-rs would accept nesting past serde_json's limit: rejected by jsoncost's depth guard at 128 \
                  (nesting reaches 128 levels at byte {})",
                 prefix + 126
             )

@@ -93,8 +93,10 @@ pub enum ErrorKind {
         max: usize,
     },
     /// A value nested as deep as jsoncost's depth guard refuses ([`crate::depth::MAX_DEPTH`]),
-    /// for a library without a recursion limit of its own; the library never saw it.
-    #[error("{library} has no recursion limit: rejected by jsoncost's depth guard at {limit} (nesting reaches {limit} levels)")]
+    /// for a [guarded](Library::depth_guarded) library (sonic-rs); the library never saw it.
+    #[error(
+        "{library} would accept nesting past serde_json's limit: rejected by jsoncost's depth guard at {limit} (nesting reaches {limit} levels)"
+    )]
     TooDeep {
         /// The library the value was meant for.
         library: Library,

@@ -95,8 +95,8 @@
 //! [`DuplicateKey`](ErrorKind::DuplicateKey) (a key on the pointer's path, or a kept one,
 //! repeated), [`InvalidUtf8`](ErrorKind::InvalidUtf8) (inside a string),
 //! [`TooLarge`](ErrorKind::TooLarge), [`KeptTooLarge`](ErrorKind::KeptTooLarge),
-//! [`TooDeep`](ErrorKind::TooDeep) (nested [`MAX_DEPTH`] deep, for sonic-rs, which has no
-//! recursion limit: see [`depth`]) and [`Io`](ErrorKind::Io). An error ends the stream. Positions inside an element are the
+//! [`TooDeep`](ErrorKind::TooDeep) (nested [`MAX_DEPTH`] deep, for sonic-rs, held to
+//! serde_json's limit: see [`depth`]) and [`Io`](ErrorKind::Io). An error ends the stream. Positions inside an element are the
 //! parser's own, so the same bad byte can be reported a few bytes apart by different libraries
 //! (e.g. serde_json at a bad character, simd-json at the start of the value holding it).
 //!

@@ -17,12 +17,13 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// Every strategy of the store experiment, baseline first.
-const STRATEGIES: [&str; 8] = [
+const STRATEGIES: [&str; 9] = [
     "default",
     "default-dom",
     "typed/serde_json",
     "typed/sonic-rs",
     "typed/simd-json",
+    "typed/facet-json",
     "borrowed/serde_json",
     "lazy/sonic-rs",
     "floor",

@@ -429,7 +429,7 @@ mod at_pointer {
 }
 
 /// The strategies, `buffered/serde_json` (the baseline) first; `too_deep`: the depth guard's
-/// verdict on the file for sonic-rs, which has no recursion limit.
+/// verdict on the file for sonic-rs, held to serde_json's 128 levels.
 fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_deep: Option<String>) -> Vec<ArrayStrategy> {
     let pointer = &config.pointer;
     let mut sonic = buffered(

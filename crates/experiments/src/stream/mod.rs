@@ -425,8 +425,8 @@ pub fn run(options: &StreamOptions, runner: &mut Runner<'_>) -> Result<(), Error
         }
     };
     let file_bytes = readable(&path)?;
-    // sonic-rs has no recursion limit: its buffered parse of the file is guarded once, here,
-    // untimed, so what is timed is the parse a user would write.
+    // sonic-rs is held to serde_json's 128 levels (its own DOM limit is 255): its buffered parse
+    // of the file is guarded once, here, untimed, so what is timed is the parse a user would write.
     let too_deep = if runner.filter().matches("buffered/sonic-rs") {
         guard_file(&path, Library::SonicRs)?
     } else {

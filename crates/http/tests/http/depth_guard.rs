@@ -1,6 +1,6 @@
-//! A cached item 100,000 arrays deep must not take the server down: sonic-rs (no recursion
-//! limit) would overflow a worker's stack and abort the process, so the depth guard answers
-//! 500 with the offset, and every other request is still served. The test body runs in a child
+//! A cached item 100,000 arrays deep must not take the server down: sonic-rs, held to
+//! serde_json's 128 levels by the depth guard, answers 500 with the offset, and every other
+//! request is still served. The test body runs in a child
 //! process (this test binary again), so a regression fails by its signal instead of taking the
 //! runner down.
 
@@ -85,8 +85,8 @@ fn a_deep_cached_item_is_a_500_with_the_offset_and_the_server_survives() {
     assert_eq!(
         body["message"],
         format!(
-            "stored document item 1 does not decode as its shape: sonic-rs has no recursion limit: \
-             rejected by jsoncost's depth guard at 128 (nesting reaches 128 levels at byte {offset})"
+            "stored document item 1 does not decode as its shape: sonic-rs would accept nesting past \
+             serde_json's limit: rejected by jsoncost's depth guard at 128 (nesting reaches 128 levels at byte {offset})"
         )
     );
     // serde_json skips the unknown field without recursing; passthrough never parses.

@@ -130,8 +130,8 @@ pub(crate) struct Framer {
     /// Elements framed by [`Framer::frame_batch`] and not yet parsed, from `span_at` on.
     spans: Vec<(u64, u64)>,
     span_at: usize,
-    /// The element depth the structural scan refuses: [`crate::depth::MAX_DEPTH`] for a library
-    /// without a recursion limit of its own, else never.
+    /// The element depth the structural scan refuses: [`crate::depth::MAX_DEPTH`] for a
+    /// [guarded](crate::Library::depth_guarded) library, else never.
     depth_limit: i64,
 }
 
@@ -162,10 +162,10 @@ impl Framer {
             parser: ElementParser::new(s.library),
             spans: Vec::new(),
             span_at: 0,
-            depth_limit: if s.library.has_recursion_limit() {
-                i64::MAX
-            } else {
+            depth_limit: if s.library.depth_guarded() {
                 crate::depth::MAX_DEPTH as i64
+            } else {
+                i64::MAX
             },
         }
     }

@@ -13,5 +13,6 @@ mod common;
 mod depth_guard;
 mod equivalence;
 mod errors;
+mod library_limits;
 mod memory_bound;
 mod outside_bound;
