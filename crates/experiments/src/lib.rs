@@ -87,10 +87,11 @@
 //! `shapes` (the built-in shapes' tables: data, order, order-large, item, items48,
 //! order-model), `more-libraries` (jiter, serde_json_borrow, simd-json-derive, nanoserde,
 //! miniserde, facet-json), `stream` (`Study::stream`), `redb`, `sqlite`, `redis`, `postgres` (`Study::store`
-//! with that store's client), `http`, `safety`, `full` (everything the `jsoncost` binary builds
-//! but the allocators), `cli` (every experiment's command-line flags with clap,
-//! `ExperimentCommand`; implies `full`) and `allocators` (mimalloc and jemalloc, C libraries
-//! compiled with the bench).
+//! with that store's client), `http`, `safety` (the dependencies of experiments only the binary
+//! runs), `full` (everything the `jsoncost` binary builds but the allocators), `cli` (the
+//! workshop below and every experiment's command-line flags with clap, `ExperimentCommand`;
+//! implies `full`) and `allocators` (mimalloc and jemalloc, C libraries compiled with the
+//! bench).
 //!
 //! Layering: cli → experiments (`jsoncost`) → http → report/codecs/stream/stores → engine/shapes.
 //! The library every front end goes through: the CLI and a user's bench harness alike; it depends
@@ -104,8 +105,9 @@
 //! (the one loop every table goes through, with `Runner`, `Table`, `Stop`), the `Sink` progress
 //! and results flow through, `output` (tables, results.json, report.html, baselines), `sizes`,
 //! `input`, `summary`, `counts`, `types`, and `flags` with `ExperimentCommand` (each
-//! experiment's command-line flags, with clap). Without it they are compiled for the harness
-//! but not exported: their names and signatures are not part of the library's API.
+//! experiment's command-line flags, with clap). Without it the harness's part of them is
+//! compiled but not exported (`http`, `safety` and `ab_http` not at all): their names and
+//! signatures are not part of the library's API.
 
 #![deny(missing_docs)]
 
