@@ -6,6 +6,18 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Asked between strategies (and by long loads): true once the run should stop.
+///
+/// ```
+/// use std::sync::Arc;
+/// use std::sync::atomic::{AtomicBool, Ordering};
+///
+/// let stop = Arc::new(AtomicBool::new(false));
+/// let cancel = jsoncost::Cancel::flag(stop.clone());
+/// assert!(!cancel.is_cancelled());
+/// stop.store(true, Ordering::SeqCst); // e.g. from a Ctrl-C handler
+/// assert!(cancel.is_cancelled());
+/// // A study asks it between strategies: `Study::from_args().cancel(cancel)`.
+/// ```
 #[derive(Clone)]
 pub struct Cancel {
     check: Arc<dyn Fn() -> bool + Send + Sync>,

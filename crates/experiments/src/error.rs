@@ -2,6 +2,12 @@
 //! (2 usage or bad input, 3 environment, 130 interrupted).
 
 /// Why an experiment could not run, or stopped.
+///
+/// ```
+/// let e = jsoncost::Error::usage("the sample is not an Order").context("order");
+/// assert_eq!(e.to_string(), "order: the sample is not an Order");
+/// assert_eq!(e.exit_code(), 2);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Error {
     /// Bad input or usage: a filter matching nothing, a sample that is not the type (exit 2).
@@ -53,6 +59,16 @@ impl Error {
 }
 
 /// A filter that matches none of `strategies`.
+///
+/// ```
+/// let none = jsoncost::NoMatch {
+///     flag: "--filter".into(),
+///     pattern: "typed/jiter".into(),
+///     strategies: vec!["typed/serde_json".into()],
+/// };
+/// assert!(none.to_string().starts_with(r#"--filter "typed/jiter" matches no strategy"#));
+/// assert_eq!(jsoncost::Error::NoMatch(none).exit_code(), 2);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NoMatch {
     /// The flag it was given with, e.g. `--filter`.
@@ -76,6 +92,13 @@ impl std::fmt::Display for NoMatch {
 }
 
 /// Results of this crate's fallible calls.
+///
+/// ```
+/// fn flags() -> jsoncost::Result<jsoncost::Args> {
+///     jsoncost::Args::parse(["--quick"].map(Into::into))
+/// }
+/// assert!(flags().unwrap().quick);
+/// ```
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// An error and its sources, as one line ("what: why: why").

@@ -36,13 +36,20 @@ use jsoncost_stores::Existing;
 /// interleaved|sequential`, `--advice-rate [EXPERIMENT=]PER_S`, `--allocators A,B,...`,
 /// `--rounds N`, `--list`, `--help`; `--bench` (which `cargo bench` passes) measures, its
 /// absence is test mode.
+///
+/// ```
+/// let args = jsoncost::Args::parse(["--bench", "--quick", "typed/*"].map(Into::into)).unwrap();
+/// assert!(args.quick);
+/// assert_eq!(args.filters, ["typed/*"]);
+/// // A study with these flags: `jsoncost::Study::with_args(..)`.
+/// ```
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Args {
     /// Fewer, shorter iterations.
     pub quick: bool,
     /// Only the strategies any of these globs matches (`--filter GLOB` or the glob alone,
     /// repeatable): by `style/library`, table name, registration name or test name
-    /// `table::style/library` ([`Filter::select`]).
+    /// `table::style/library`.
     pub filters: Vec<String>,
     /// `--skip GLOB` (repeatable): not the strategies these match, as the filters match.
     pub skip: Vec<String>,
@@ -446,6 +453,13 @@ fn gate_prefix(name: &str, options: &ArrayOptions) -> Option<(tempfile::TempDir,
 
 /// Implemented by no type: the bound of `.stream(..)` when jsoncost is built without its
 /// feature `stream`, so calling it is a compile error that says which feature to enable.
+///
+#[cfg_attr(not(feature = "stream"), doc = "```compile_fail,E0277")]
+#[cfg_attr(feature = "stream", doc = "```no_run")]
+/// # #[derive(serde::Serialize, serde::Deserialize)] struct Push { id: u64 }
+/// // Without the feature `stream`: "`.stream(..)` needs jsoncost's cargo feature `stream`".
+/// jsoncost::Study::from_args().stream::<Push>("pushes", "benches/data/pushes.json", "/pushes").run();
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`.stream(..)` needs jsoncost's cargo feature `stream`",
     label = "jsoncost is built without its feature `stream`",
@@ -455,6 +469,13 @@ pub trait NeedsFeatureStream {}
 
 /// Implemented by no type: the bound of `.store(..)` when jsoncost is built without a store
 /// client, so calling it is a compile error that names the features.
+///
+#[cfg_attr(not(feature = "store"), doc = "```compile_fail,E0277")]
+#[cfg_attr(feature = "store", doc = "```ignore")]
+/// # #[derive(serde::Serialize, serde::Deserialize)] struct Order { id: u64 }
+/// // Without a store client: "`.store(..)` needs one of jsoncost's cargo features `redb`, ...".
+/// jsoncost::Study::from_args().store::<Order>("orders", "sqlite://orders.db", ()).run();
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`.store(..)` needs one of jsoncost's cargo features `redb`, `sqlite`, `redis` or `postgres`",
     label = "jsoncost is built without a store client",
@@ -1606,6 +1627,37 @@ impl<T: Serialize + DeserializeOwned + 'static> TypeStudy<T> {
 /// A group of variants being registered in a [`Study`]: `.variant::<V>(name)` adds one (then
 /// `.on`, `.reading`, `.leaving_out`, `.borrowing` qualify it); then register something else
 /// or run. The first registration error is reported by `run` (exit 2).
+///
+/// ```no_run
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Serialize, Deserialize)]
+/// struct Order {
+///     id: u64,
+///     customer: String,
+/// }
+///
+/// // Another model of the same document: the customer borrowed from the input.
+/// #[derive(Deserialize)]
+/// struct OrderRef<'a> {
+///     id: u64,
+///     customer: &'a str,
+/// }
+///
+/// struct Borrowed;
+/// impl jsoncost::Variant<Order> for Borrowed {
+///     type Decoded<'de> = OrderRef<'de>;
+///     fn to_plain(o: OrderRef<'_>) -> Result<Order, String> {
+///         Ok(Order { id: o.id, customer: o.customer.to_string() })
+///     }
+/// }
+///
+/// jsoncost::Study::from_args()
+///     .variants::<Order>("order", jsoncost::Sample::json(r#"{"id": 7, "customer": "Ada"}"#))
+///     .variant_of::<Borrowed>("borrowed")
+///     .borrowing()
+///     .run();
+/// ```
 pub struct VariantStudy<P> {
     study: Study,
     group: Result<VariantsSubject<P>, Error>,
@@ -1621,37 +1673,43 @@ impl<P: Serialize + DeserializeOwned + 'static> VariantStudy<P> {
         self
     }
 
-    /// See [`VariantsSubject::libraries`].
+    /// The libraries of every variant without its own ([`on`](Self::on)).
     pub fn libraries(self, libraries: &[jsoncost_stream::Library]) -> Self {
         self.then(|g| g.libraries(libraries))
     }
 
-    /// See [`VariantsSubject::variant`].
+    /// Adds `V`, a type decoding the sample that converts `Into<P>`.
     pub fn variant<V: DeserializeOwned + Into<P> + 'static>(self, name: &str) -> Self {
         self.then(|g| g.variant::<V>(name))
     }
 
-    /// See [`VariantsSubject::variant_of`].
+    /// Adds the variant `M` (for one that borrows from the input, or whose conversion can fail).
     pub fn variant_of<M: Variant<P>>(self, name: &str) -> Self {
         self.then(|g| g.variant_of::<M>(name))
     }
 
-    /// See [`VariantsSubject::on`].
+    /// The last variant only with these libraries (a type only one library reads, such as
+    /// serde_json's `RawValue`: absent elsewhere, not failed).
     pub fn on(self, libraries: &[jsoncost_stream::Library]) -> Self {
         self.then(|g| g.on(libraries))
     }
 
-    /// See [`VariantsSubject::reading`].
+    /// The last variant reads `sample`, its own rendering of the same values (a layout the
+    /// others do not read, such as adjacently tagged enums); it is still checked against the
+    /// group's sample as `P` sees it.
     pub fn reading(self, sample: impl Into<Sample>) -> Self {
         self.then(|g| g.reading(sample))
     }
 
-    /// See [`VariantsSubject::leaving_out`].
+    /// The last variant does not keep the values at these JSON pointers (an `IgnoredAny`
+    /// field): the gate compares the rest. Bad input (exit 2) when the sample has no such object
+    /// member.
     pub fn leaving_out<S: AsRef<str>>(self, pointers: &[S]) -> Self {
         self.then(|g| g.leaving_out(pointers))
     }
 
-    /// See [`VariantsSubject::borrowing`].
+    /// The last variant's value borrows from the input (`&str`, `Cow<str>` fields): its rows
+    /// deliver a borrowed value, as `borrowed/*` rows do.
     pub fn borrowing(self) -> Self {
         self.then(|g| Ok(g.borrowing()))
     }

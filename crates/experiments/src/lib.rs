@@ -1,7 +1,7 @@
-//! jsoncost as a library: the experiments, the one [`Runner`] every table goes through (gate,
-//! time, count, stop, cancel), the [`Sink`] progress and results flow through, one [`output`]
-//! for tables, results.json, report.html and baselines, and the [`Study`] a user's
-//! `cargo bench` harness runs with their own serde types.
+//! jsoncost as a library: the [`Study`] a user's `cargo bench` harness runs with their own serde
+//! types, and what it reads back ([`Results`], [`Row`]). The experiments behind it, the runner
+//! every table goes through and the outputs are the `jsoncost` binary's workshop, public with
+//! the feature `cli` only.
 //!
 //! # Measure your own types
 //!
@@ -79,7 +79,7 @@
 //! `cargo bench --bench json -- --allocators system,mimalloc,jemalloc` runs the bench again
 //! under each allocator (one process each, named by `JSONCOST_ALLOCATOR`), each other one in
 //! lockstep with the first, and prints each row's time under it paired with its time under the
-//! first, with a lever per table ([`ab::allocators`]).
+//! first, with a lever per table.
 //!
 //! # Cargo features
 //!
@@ -87,64 +87,115 @@
 //! `shapes` (the built-in shapes' tables: data, order, order-large, item, items48,
 //! order-model), `more-libraries` (jiter, serde_json_borrow, simd-json-derive, nanoserde,
 //! miniserde, facet-json), `stream` (`Study::stream`), `redb`, `sqlite`, `redis`, `postgres` (`Study::store`
-//! with that store's client), `http`, `safety`, `full` (everything the `jsoncost` binary builds
-//! but the allocators), `cli` (every experiment's command-line flags with clap,
-//! `ExperimentCommand`; implies `full`) and `allocators` (mimalloc and jemalloc, C libraries
-//! compiled with the bench).
+//! with that store's client), `http`, `safety` (the dependencies of experiments only the binary
+//! runs), `full` (everything the `jsoncost` binary builds but the allocators), `cli` (the
+//! workshop below and every experiment's command-line flags with clap, `ExperimentCommand`;
+//! implies `full`) and `allocators` (mimalloc and jemalloc, C libraries compiled with the
+//! bench).
 //!
 //! Layering: cli → experiments (`jsoncost`) → http → report/codecs/stream/stores → engine/shapes.
 //! The library every front end goes through: the CLI and a user's bench harness alike; it depends
 //! on every crate below it.
 //!
-//! # Modules
+//! # Feature `cli`: the workshop
 //!
-//! The experiments: [`micro`], [`variants`], `store`, `stream`, `http`, `safety` (features of
-//! the same names), [`ab`] (programs in lockstep: builds and allocators) and `ab_http` (a user's
-//! server, feature `http`). Around them: [`runner`] (the one loop every table goes through),
-//! [`harness`] and [`types`] (the `cargo bench` harness and the types it registers), [`sizes`]
-//! (payload size as a dimension: the sizes of a sweep and the subject of one size), [`input`]
-//! (what is wrong with a document a user hands in), [`summary`] (table summaries as data) and
-//! [`output`] (where results go). With the feature `cli`, each experiment's module also holds
-//! its command-line flags (a `clap::Args` implementing `flags::ExperimentArgs`), and
-//! `ExperimentCommand` lists them for the `jsoncost` binary to flatten into its subcommands.
+//! The modules the `jsoncost` binary builds on are public with the feature `cli` only (it
+//! implies `full`): the experiments (`micro`, `variants`, `store`, `stream`, `http`, `safety`),
+//! `ab` (programs in lockstep: builds and allocators) and `ab_http` (a user's server), `runner`
+//! (the one loop every table goes through, with `Runner`, `Table`, `Stop`), the `Sink` progress
+//! and results flow through, `output` (tables, results.json, report.html, baselines), `sizes`,
+//! `input`, `summary`, `counts`, `types`, and `flags` with `ExperimentCommand` (each
+//! experiment's command-line flags, with clap). Without it the harness's part of them is
+//! compiled but not exported (`http`, `safety` and `ab_http` not at all): their names and
+//! signatures are not part of the library's API.
 
 #![deny(missing_docs)]
 
+// The workshop: the experiments' machinery, the runner, the outputs and the process
+// orchestration. Public with the feature `cli` (the jsoncost binary's); private otherwise, and
+// then only the part a bench's `Study` reaches is used: the rest is the CLI's (public items
+// there, never dead-code checked before either), so dead_code is allowed on the private
+// declarations only.
+#[cfg(feature = "cli")]
 pub mod ab;
-#[cfg(feature = "http")]
+#[cfg(not(feature = "cli"))]
+#[allow(dead_code)]
+mod ab;
+#[cfg(feature = "cli")]
 pub mod ab_http;
 mod cancel;
 mod children;
+#[cfg(feature = "cli")]
 pub mod counts;
+#[cfg(not(feature = "cli"))]
+#[allow(dead_code)]
+mod counts;
 mod error;
+// `Filter`'s constructors from flags are the CLI's.
+#[cfg_attr(not(feature = "cli"), allow(dead_code))]
 mod filter;
 #[cfg(feature = "cli")]
 pub mod flags;
-pub mod harness;
-#[cfg(feature = "http")]
+mod harness;
+// Only the CLI runs the http experiment (the feature `http` builds its dependencies).
+#[cfg(feature = "cli")]
 pub mod http;
+#[cfg(feature = "cli")]
 pub mod input;
+#[cfg(not(feature = "cli"))]
+#[allow(dead_code)]
+mod input;
+#[cfg(feature = "cli")]
 pub mod micro;
+#[cfg(not(feature = "cli"))]
+#[allow(dead_code)]
+mod micro;
+#[cfg(feature = "cli")]
 pub mod output;
+#[cfg(not(feature = "cli"))]
+#[allow(dead_code)]
+mod output;
+#[cfg(feature = "cli")]
 pub mod runner;
-#[cfg(feature = "safety")]
+#[cfg(not(feature = "cli"))]
+#[allow(dead_code)]
+mod runner;
+// Only the CLI runs the safety experiment (the feature `safety` builds its dependencies).
+#[cfg(feature = "cli")]
 pub mod safety;
 mod sink;
+#[cfg(feature = "cli")]
 pub mod sizes;
-#[cfg(feature = "store")]
+#[cfg(not(feature = "cli"))]
+#[allow(dead_code)]
+mod sizes;
+#[cfg(feature = "cli")]
 pub mod store;
-#[cfg(feature = "stream")]
+#[cfg(all(feature = "store", not(feature = "cli")))]
+#[allow(dead_code)]
+mod store;
+#[cfg(feature = "cli")]
 pub mod stream;
+#[cfg(all(feature = "stream", not(feature = "cli")))]
+#[allow(dead_code, unused_imports)] // and its re-exports for the CLI
+mod stream;
+#[cfg(feature = "cli")]
 pub mod summary;
+#[cfg(not(feature = "cli"))]
+#[allow(dead_code)]
+mod summary;
 #[cfg(feature = "stream")]
 mod test_prefix;
+#[cfg(feature = "cli")]
 pub mod types;
+#[cfg(not(feature = "cli"))]
+#[allow(dead_code)]
+mod types;
+#[cfg(feature = "cli")]
 pub mod variants;
-
-pub use cancel::Cancel;
-pub use error::{Error, NoMatch, Result};
-pub use filter::Filter;
-pub use harness::{Args, NeedsFeatureStream, NeedsStoreFeature, Study, TypeStudy, VariantStudy};
+#[cfg(not(feature = "cli"))]
+#[allow(dead_code)]
+mod variants;
 
 // `store` is the part the store clients share: alone it builds no client, so every store URL
 // would fail at run time.
@@ -155,23 +206,133 @@ pub use harness::{Args, NeedsFeatureStream, NeedsStoreFeature, Study, TypeStudy,
 compile_error!(
     "jsoncost's feature `store` is internal: enable the feature of your store's client instead: `redb`, `sqlite`, `redis` or `postgres`"
 );
-pub use runner::{AllFailed, Mode, Ran, Runner, Stop, Table};
-pub use sink::{Event, Recorder, Sink};
-pub use types::{ExpectedFailure, LibraryName, Sample, Subject, TypedSubject};
-pub use variants::{Variant, VariantsSubject};
 
-pub use jsoncost_codecs::{BorrowedForm, BoxedStrategy, Canonical, Contract, Direction, Effort, RunFailure, Strategy, TypeOptions};
-pub use jsoncost_engine::alloc::{Allocator, CountingAllocator, SelectedAllocator};
+// What a bench calls: the root page.
+pub use cancel::Cancel;
+pub use error::{Error, NoMatch, Result};
+pub use harness::{Args, NeedsFeatureStream, NeedsStoreFeature, Study, TypeStudy, VariantStudy};
+pub use jsoncost_codecs::BorrowedForm;
+/// A row's `effort`: what adopting its strategy takes, least first.
+///
+/// ```
+/// use jsoncost::Effort;
+///
+/// assert!(Effort::Swap < Effort::Model && Effort::Model < Effort::Code);
+/// ```
+pub use jsoncost_codecs::Effort;
+/// The kind of a table in [`Results`]: which experiment measured it.
+///
+/// ```
+/// assert_eq!(jsoncost::ExperimentKind::Micro.as_str(), "micro");
+/// ```
+pub use jsoncost_engine::ExperimentKind;
+/// What [`Study::measure`] returns: every table measured, with its rows.
+///
+/// ```no_run
+/// # #[derive(serde::Serialize, serde::Deserialize)] struct Order { id: u64 }
+/// let results: jsoncost::Results = jsoncost::Study::from_args()
+///     .typed::<Order>("order", jsoncost::Sample::json(r#"{"id": 7}"#))
+///     .measure()
+///     .expect("measured");
+/// for table in &results.experiments {
+///     println!("{} ({}): {} rows", table.table, table.experiment.as_str(), table.rows.len());
+/// }
+/// ```
+pub use jsoncost_engine::Results;
+/// One strategy's figures in a table of [`Results`].
+///
+/// ```no_run
+/// # #[derive(serde::Serialize, serde::Deserialize)] struct Order { id: u64 }
+/// # let results = jsoncost::Study::from_args().typed::<Order>("order", jsoncost::Sample::json("{}")).measure().unwrap();
+/// let row: &jsoncost::Row = results.experiments[0].rows.iter().find(|r| r.method == "typed/serde_json").unwrap();
+/// assert!(row.is_ok(), "{:?}", row.error_message);
+/// println!("{:?} ns, {:?} bytes allocated", row.mean_ns, row.allocated_bytes);
+/// ```
+pub use jsoncost_engine::Row;
+/// The allocator a row was measured under (`--allocators system,mimalloc`).
+///
+/// ```
+/// use jsoncost::Allocator;
+///
+/// assert_eq!(Allocator::System.as_str(), "system");
+/// assert!(Allocator::built().contains(&Allocator::System));
+/// ```
+pub use jsoncost_engine::alloc::Allocator;
+/// Installed as the bench's global allocator, it counts allocations, so Allocated and
+/// Allocs/op are measured.
+///
+/// ```
+/// // In the bench, with `#[global_allocator]` on it:
+/// static ALLOC: jsoncost::CountingAllocator = jsoncost::CountingAllocator::system();
+/// ```
+pub use jsoncost_engine::alloc::CountingAllocator;
+/// With the feature `allocators`: the allocator a process runs on, chosen by
+/// `JSONCOST_ALLOCATOR`, so `--allocators system,mimalloc,jemalloc` compares them.
+///
+/// ```
+/// // In the bench, with `#[global_allocator]` on it:
+/// static ALLOC: jsoncost::CountingAllocator<jsoncost::SelectedAllocator> = jsoncost::CountingAllocator::selected();
+/// ```
+pub use jsoncost_engine::alloc::SelectedAllocator;
+/// `--format NAME`: how the results are printed or written.
+///
+/// ```
+/// let format: jsoncost::Format = "json".parse().unwrap();
+/// assert_eq!(format.name(), "json");
+/// ```
+pub use jsoncost_report::Format;
+/// Where the user's own documents are in their store, for [`Study::store`].
+///
+/// ```no_run
+/// # #[derive(serde::Serialize, serde::Deserialize)] struct Order { id: u64 }
+/// let orders = jsoncost::Existing::Rows { table: "orders".into(), key: "id".into(), column: "body".into() };
+/// jsoncost::Study::from_args().store::<Order>("orders", "sqlite:orders.db", orders).run();
+/// ```
+#[cfg(feature = "store")]
+pub use jsoncost_stores::Existing;
+/// A JSON library, as `.libraries(..)` and `.on(..)` take it.
+///
+/// ```
+/// use jsoncost::Library;
+///
+/// assert_eq!(Library::ALL.map(Library::as_str), ["serde_json", "sonic-rs", "simd-json"]);
+/// ```
+pub use jsoncost_stream::Library;
+pub use types::{LibraryName, Sample};
+pub use variants::Variant;
+
+// The workshop's names at the root: public for the CLI; otherwise the same list, private, for
+// the modules that import them from here (which of them are used depends on the features).
+#[cfg(feature = "cli")]
+pub use filter::Filter;
+#[cfg(feature = "cli")]
+pub use jsoncost_codecs::{BoxedStrategy, Canonical, Contract, Direction, RunFailure, Strategy, TypeOptions};
+#[cfg(feature = "cli")]
+pub use jsoncost_engine::{Config, Experiment};
+#[cfg(feature = "cli")]
+pub use runner::{AllFailed, Mode, Ran, Runner, Stop, Table};
+#[cfg(feature = "cli")]
+pub use sink::{Event, Recorder, Sink};
+#[cfg(feature = "cli")]
+pub use types::{ExpectedFailure, Subject, TypedSubject};
+#[cfg(feature = "cli")]
+pub use variants::VariantsSubject;
+#[cfg(not(feature = "cli"))]
+#[allow(unused_imports)]
+use {
+    filter::Filter,
+    jsoncost_codecs::{BoxedStrategy, Canonical, Contract, Direction, RunFailure, Strategy, TypeOptions},
+    jsoncost_engine::{Config, Experiment},
+    runner::{AllFailed, Mode, Ran, Runner, Stop, Table},
+    sink::{Event, Recorder, Sink},
+    types::{ExpectedFailure, Subject, TypedSubject},
+    variants::VariantsSubject,
+};
 
 // The unit tests count allocations exactly (as a bench does, with its own allocator installed).
 #[cfg(test)]
 #[global_allocator]
 static COUNTING: CountingAllocator = CountingAllocator::system();
-pub use jsoncost_engine::{Config, Experiment, ExperimentKind, Results, Row};
-pub use jsoncost_report::Format;
-#[cfg(feature = "store")]
-pub use jsoncost_stores::Existing;
-pub use jsoncost_stream::Library;
 
 /// Every experiment's command (feature `cli`): its name, its flags (each experiment's own
 /// [`flags::ExperimentArgs`], defined beside it) and the flags every experiment shares, which

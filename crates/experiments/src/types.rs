@@ -17,6 +17,15 @@ use std::rc::Rc;
 use crate::{Error, Runner, Table};
 
 /// A sample document: JSON text, or a file read when the study starts.
+///
+/// ```
+/// use jsoncost::Sample;
+///
+/// let inline = Sample::json(r#"{"id": 7, "customer": "Ada"}"#);
+/// assert!(matches!(inline, Sample::Bytes(ref b) if b.starts_with(b"{")));
+/// let on_disk = Sample::file("benches/data/order.json"); // read when the study starts
+/// assert!(matches!(on_disk, Sample::File(_)));
+/// ```
 #[derive(Debug, Clone)]
 pub enum Sample {
     /// The JSON text itself.
@@ -141,6 +150,14 @@ pub trait Subject {
 
 /// A library as `.libraries(..)` takes it: a [`jsoncost_stream::Library`] or its name as rows
 /// carry it (`"jiter"`, `"simd-json-derive"`).
+///
+/// ```
+/// use jsoncost::{Library, LibraryName};
+///
+/// assert_eq!(Library::SonicRs.library_name(), "sonic-rs");
+/// assert_eq!("simd-json-derive".library_name(), "simd-json-derive");
+/// // Either kind in `.libraries(..)`: `.libraries(&[Library::SerdeJson, Library::SonicRs])`.
+/// ```
 pub trait LibraryName {
     /// The name after the `/` of a row's `style/library`.
     fn library_name(&self) -> &str;

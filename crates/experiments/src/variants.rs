@@ -27,7 +27,26 @@ use crate::types::{Sample, Subject};
 
 /// A model variant of the plain type `P`: what it decodes (`Decoded`, which may borrow from the
 /// input) and how that becomes a `P` for the gate (untimed). A type that is `DeserializeOwned +
-/// Into<P>` needs no impl: register it with [`VariantsSubject::variant`] ([`Owned`]).
+/// Into<P>` needs no impl: register it with [`VariantStudy::variant`](crate::VariantStudy::variant).
+///
+/// ```
+/// #[derive(serde::Deserialize)]
+/// struct Order {
+///     id: u64,
+/// }
+///
+/// // A model through a map of values: a conversion that can fail.
+/// struct TextId;
+/// impl jsoncost::Variant<Order> for TextId {
+///     type Decoded<'de> = serde_json::Map<String, serde_json::Value>;
+///     fn to_plain(m: Self::Decoded<'_>) -> Result<Order, String> {
+///         let id = m.get("id").and_then(|v| v.as_u64()).ok_or("no numeric id")?;
+///         Ok(Order { id })
+///     }
+/// }
+/// // Registered with `.variants::<Order>(..).variant_of::<TextId>("map")`.
+/// assert_eq!(<TextId as jsoncost::Variant<Order>>::to_plain(serde_json::from_str(r#"{"id": 7}"#).unwrap()).unwrap().id, 7);
+/// ```
 pub trait Variant<P>: 'static {
     /// What the variant decodes the document into.
     type Decoded<'de>: Deserialize<'de>;
