@@ -239,7 +239,10 @@ fn byte_offset(input: &[u8], line: usize, column: usize) -> usize {
 /// DOM with serde_json's parser, so the same holds for it.
 fn explained(name: &str, mut fidelity: Fidelity) -> Fidelity {
     let library = name.rsplit('/').next().unwrap_or(name);
-    if fidelity.floats_inexact > 0 && matches!(library, "serde_json" | "serde_json_borrow") {
+    if fidelity.floats_inexact > 0
+        && matches!(library, "serde_json" | "serde_json_borrow")
+        && !crate::build::has_serde_json_feature("float_roundtrip")
+    {
         fidelity.cause = Some("serde_json without float_roundtrip".to_string());
     }
     fidelity

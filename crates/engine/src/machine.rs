@@ -100,6 +100,8 @@ pub fn current() -> Machine {
         target_features_complete: Some(missing.is_empty()),
         missing_target_features: missing,
         allocator: crate::alloc::allocator(),
+        // The libraries' build is known only where they are linked (`jsoncost_codecs::build`).
+        build: None,
     }
 }
 

@@ -22,6 +22,7 @@ pub mod advisor;
 pub mod allocators;
 pub mod answer;
 mod bmf;
+pub mod build_difference;
 mod columns;
 pub mod compare;
 mod csv;
