@@ -124,6 +124,7 @@ pub mod harness;
 #[cfg(feature = "http")]
 pub mod http;
 pub mod input;
+pub mod levers;
 pub mod micro;
 pub mod output;
 pub mod runner;

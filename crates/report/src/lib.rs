@@ -36,6 +36,7 @@ pub mod html;
 mod json;
 mod junit;
 mod kinds;
+pub mod levers;
 mod markdown;
 mod notes;
 mod row_figures;
