@@ -113,10 +113,10 @@ fn packages(text: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut lines = text.lines();
     while let Some(line) = lines.next() {
-        if let Some(name) = quoted(line, "name ") {
-            if let Some(version) = lines.next().and_then(|l| quoted(l, "version ")) {
-                out.push((name, version));
-            }
+        if let Some(name) = quoted(line, "name ")
+            && let Some(version) = lines.next().and_then(|l| quoted(l, "version "))
+        {
+            out.push((name, version));
         }
     }
     out

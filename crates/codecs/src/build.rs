@@ -24,11 +24,14 @@ pub fn serde_json_features() -> Vec<String> {
     let preserve_order = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(r#"{"b":1,"a":2}"#)
         .is_ok_and(|m| m.keys().next().is_some_and(|k| k == "b"));
     // arbitrary_precision: a number beyond f64 is kept as its text, not refused.
-    let arbitrary_precision = serde_json::from_str::<serde_json::Value>("1.0e400").is_ok_and(|v| v.to_string() == "1.0e400");
+    let arbitrary_precision = serde_json::from_str::<serde_json::Value>("1.0e400")
+        .and_then(|v| serde_json::to_string(&v))
+        .is_ok_and(|text| text == "1.0e400");
     [float_roundtrip, preserve_order, arbitrary_precision]
         .into_iter()
         .zip(SERDE_JSON_FEATURES)
-        .filter_map(|(on, name)| on.then(|| name.to_string()))
+        .filter(|(on, _)| *on)
+        .map(|(_, name)| name.to_string())
         .collect()
 }
 
