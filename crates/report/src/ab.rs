@@ -302,9 +302,25 @@ fn mean(xs: &[f64]) -> f64 {
     xs.iter().sum::<f64>() / xs.len() as f64
 }
 
+/// Whether one run's intervals are widened by the rows' spread ([`judge`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowSpread {
+    /// Widened: most rows are expected not to change (two builds of one program, `ab`).
+    Widen,
+    /// Not widened: a change may move most rows by different amounts (another allocator, a
+    /// build lever), so their spread is not noise; one run's intervals then hold no
+    /// process-to-process variation (`--runs` 3 or more measures it).
+    Keep,
+}
+
 /// Decides every row of the runs' base files (rows only the new program has are listed as
 /// not compared). `threshold` is a fraction (0.05 for 5%).
 pub fn ab(runs: &[Run], threshold: f64) -> AbComparison {
+    ab_with(runs, threshold, RowSpread::Widen)
+}
+
+/// [`ab`], saying whether one run's intervals are widened by the rows' spread.
+pub fn ab_with(runs: &[Run], threshold: f64, spread: RowSpread) -> AbComparison {
     let is_busy = |r: &Run| r.other_cpu.is_some_and(|o| o.busy());
     // Judge time on the clean runs; when every run was busy, on none (allocation on all).
     let clean: Vec<bool> = runs.iter().map(|r| !is_busy(r)).collect();
@@ -461,7 +477,7 @@ pub fn ab(runs: &[Run], threshold: f64) -> AbComparison {
             });
         }
     }
-    judge(&mut out, pending, judged_runs == 1);
+    judge(&mut out, pending, judged_runs == 1 && spread == RowSpread::Widen);
     // Tables only the new program measured.
     for exp in &first.new.experiments {
         if !first

@@ -111,7 +111,9 @@ pub fn run(args: &LeversArgs) -> anyhow::Result<()> {
         };
         let new = Program::new(&lever.to_string(), vec![path.display().to_string()]);
         let runs = jsoncost::ab::run(&settings, [&base, &new], &interrupt::interrupted).map_err(library)?;
-        let comparison = ab::ab(&runs, args.threshold).allowing_missing(true).on_cpu(settings.cpu);
+        let comparison = ab::ab_with(&runs, args.threshold, ab::RowSpread::Keep)
+            .allowing_missing(true)
+            .on_cpu(settings.cpu);
         print_stdout(&format!("Lever {lever}\n\n{}", args.format.exporter().ab(&comparison)))?;
         if comparison.busy().is_none() {
             measured += 1;
