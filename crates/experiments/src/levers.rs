@@ -166,15 +166,26 @@ impl Lever {
     }
 }
 
-/// The program the levers build: a binary of a package of a cargo workspace.
+/// What the levers build of a package.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Target {
+    /// A binary (`cargo build --release --bin NAME`): the jsoncost CLI.
+    Bin(String),
+    /// A bench target (`cargo bench --no-run --bench NAME`): a `cargo bench` harness of a
+    /// user's own types, built in the bench profile (which inherits release); its executable
+    /// is the one cargo names in its JSON messages.
+    Bench(String),
+}
+
+/// The program the levers build: a target of a package of a cargo workspace.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Project {
     /// The workspace's root (its Cargo.toml and Cargo.lock).
     pub workspace: PathBuf,
     /// The package built (`-p`).
     pub package: String,
-    /// Its binary (`--bin`).
-    pub bin: String,
+    /// What of it.
+    pub target: Target,
     /// The cargo to run (`$CARGO`, else `cargo`).
     pub cargo: OsString,
 }
@@ -201,8 +212,9 @@ pub struct BuildPlan {
     pub copy_to: Option<PathBuf>,
     /// The cargo commands, in order.
     pub steps: Vec<CargoStep>,
-    /// The program built.
-    pub binary: PathBuf,
+    /// The program built, where its path is known before the build (a binary); a bench's is
+    /// read from cargo's messages.
+    pub binary: Option<PathBuf>,
 }
 
 /// The directory every lever's build lives under.
@@ -210,17 +222,48 @@ pub fn levers_dir(workspace: &Path) -> PathBuf {
     workspace.join("target").join("levers")
 }
 
-/// The plan of the default build (`None`) or of `lever`'s.
-pub fn plan(project: &Project, lever: Option<&Lever>) -> BuildPlan {
+/// The plan of the default build (`None`) or of `lever`'s; a lever the target cannot take
+/// (`panic=abort` for a bench: cargo ignores `panic` in the bench profile) is a usage error.
+pub fn plan(project: &Project, lever: Option<&Lever>) -> Result<BuildPlan, Error> {
     let slug = lever.map_or("default".to_string(), Lever::slug);
     let root = levers_dir(&project.workspace).join(&slug);
     let target = root.join("target");
     let copy_to = matches!(lever, Some(Lever::Version { .. })).then(|| root.join("workspace"));
     let dir = copy_to.clone().unwrap_or_else(|| project.workspace.clone());
-    let mut args: Vec<String> = ["build", "--release", "-p", &project.package, "--bin", &project.bin, "--target-dir"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let (mut args, profile, binary): (Vec<String>, &str, Option<PathBuf>) = match &project.target {
+        Target::Bin(bin) => (
+            ["build", "--release", "-p", &project.package, "--bin", bin]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            "RELEASE",
+            Some(target.join("release").join(bin)),
+        ),
+        Target::Bench(bench) => {
+            if lever == Some(&Lever::PanicAbort) {
+                return Err(Error::usage(
+                    "panic=abort cannot be a lever of a bench: cargo ignores `panic` in the bench profile",
+                ));
+            }
+            (
+                [
+                    "bench",
+                    "--no-run",
+                    "-p",
+                    &project.package,
+                    "--bench",
+                    bench,
+                    "--message-format=json-render-diagnostics",
+                ]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+                "BENCH",
+                None,
+            )
+        }
+    };
+    args.push("--target-dir".to_string());
     args.push(target.display().to_string());
     let mut env = Vec::new();
     let mut steps = Vec::new();
@@ -231,8 +274,8 @@ pub fn plan(project: &Project, lever: Option<&Lever>) -> BuildPlan {
         // Flags separated by 0x1f, as cargo reads this variable.
         Some(Lever::Cpu(level)) => env.push(pair("CARGO_ENCODED_RUSTFLAGS", &format!("-Ctarget-cpu={level}"))),
         Some(Lever::Lto) => {
-            env.push(pair("CARGO_PROFILE_RELEASE_LTO", "fat"));
-            env.push(pair("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "1"));
+            env.push(pair(&format!("CARGO_PROFILE_{profile}_LTO"), "fat"));
+            env.push(pair(&format!("CARGO_PROFILE_{profile}_CODEGEN_UNITS"), "1"));
         }
         Some(Lever::PanicAbort) => env.push(pair("CARGO_PROFILE_RELEASE_PANIC", "abort")),
         Some(Lever::Version { krate, version }) => steps.push(CargoStep {
@@ -245,13 +288,25 @@ pub fn plan(project: &Project, lever: Option<&Lever>) -> BuildPlan {
         }),
     }
     steps.push(CargoStep { dir, args, env });
-    BuildPlan {
+    Ok(BuildPlan {
         name: lever.map_or("default".to_string(), Lever::to_string),
-        binary: target.join("release").join(&project.bin),
+        binary,
         root,
         copy_to,
         steps,
-    }
+    })
+}
+
+/// The executable of bench `name` in cargo's JSON messages (`--message-format=json`): the
+/// last `compiler-artifact` of a bench target of that name.
+pub fn bench_executable(messages: &str, name: &str) -> Option<PathBuf> {
+    messages
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == name)
+        .filter(|m| m["target"]["kind"].as_array().is_some_and(|k| k.iter().any(|k| k == "bench")))
+        .filter_map(|m| m["executable"].as_str().map(PathBuf::from))
+        .next_back()
 }
 
 /// A build's outcome.
@@ -282,6 +337,7 @@ pub fn build(project: &Project, plan: &BuildPlan, progress: &mut dyn Write) -> R
         sync_copy(&project.workspace, copy)
             .map_err(|e| Error::environment(format!("cannot copy the workspace to {}: {e}", copy.display())))?;
     }
+    let mut messages = String::new();
     for step in &plan.steps {
         let _ = writeln!(progress, "levers: {}: cargo {}", plan.name, step.args.join(" "));
         let mut child = Command::new(&project.cargo)
@@ -289,10 +345,19 @@ pub fn build(project: &Project, plan: &BuildPlan, progress: &mut dyn Write) -> R
             .args(&step.args)
             .envs(step.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .map_err(|e| Error::environment(format!("cannot run {}: {e}", project.cargo.to_string_lossy())))?;
+        // Cargo's JSON messages (a bench's executable) on stdout, read beside stderr so neither
+        // pipe fills while the other is read.
+        let out = child.stdout.take().map(|mut o| {
+            std::thread::spawn(move || {
+                let mut text = String::new();
+                let _ = std::io::Read::read_to_string(&mut o, &mut text);
+                text
+            })
+        });
         let mut lines = Vec::new();
         if let Some(err) = child.stderr.take() {
             for line in BufReader::new(err).lines().map_while(Result::ok) {
@@ -300,12 +365,21 @@ pub fn build(project: &Project, plan: &BuildPlan, progress: &mut dyn Write) -> R
                 lines.push(line);
             }
         }
+        messages = out.and_then(|t| t.join().ok()).unwrap_or_default();
         let status = child.wait().map_err(|e| Error::environment(format!("cargo: {e}")))?;
         if !status.success() {
             return Ok(Built::Failed(failure_message(&lines)));
         }
     }
-    Ok(Built::Program(plan.binary.clone()))
+    let binary = match (&plan.binary, &project.target) {
+        (Some(path), _) => Some(path.clone()),
+        (None, Target::Bench(name)) => bench_executable(&messages, name),
+        (None, Target::Bin(_)) => None,
+    };
+    Ok(match binary {
+        Some(path) => Built::Program(path),
+        None => Built::Failed("cargo built the bench but named no executable for it".to_string()),
+    })
 }
 
 /// Brings `to` up to date with the workspace at `from`, leaving out `target` and `.git`: a file
@@ -345,7 +419,7 @@ mod tests {
         Project {
             workspace: PathBuf::from("/ws"),
             package: "jsoncost-cli".into(),
-            bin: "jsoncost".into(),
+            target: Target::Bin("jsoncost".into()),
             cargo: "cargo".into(),
         }
     }
@@ -390,10 +464,13 @@ mod tests {
     #[test]
     fn each_lever_is_one_cargo_command_line_in_a_target_directory_of_its_own() {
         let p = project();
-        let default = plan(&p, None);
+        let default = plan(&p, None).unwrap();
         assert_eq!(default.name, "default");
         assert_eq!(default.root, PathBuf::from("/ws/target/levers/default"));
-        assert_eq!(default.binary, PathBuf::from("/ws/target/levers/default/target/release/jsoncost"));
+        assert_eq!(
+            default.binary,
+            Some(PathBuf::from("/ws/target/levers/default/target/release/jsoncost"))
+        );
         assert_eq!(
             default.steps,
             [CargoStep {
@@ -402,7 +479,7 @@ mod tests {
                 env: vec![],
             }]
         );
-        let feature = plan(&p, Some(&"serde_json/float_roundtrip".parse().unwrap()));
+        let feature = plan(&p, Some(&"serde_json/float_roundtrip".parse().unwrap())).unwrap();
         assert_eq!(feature.root, PathBuf::from("/ws/target/levers/serde_json-float_roundtrip"));
         assert_eq!(
             feature.steps[0].args,
@@ -411,7 +488,7 @@ mod tests {
                  --features serde_json/float_roundtrip"
             )
         );
-        let env = |lever: &str| plan(&p, Some(&lever.parse().unwrap())).steps[0].env.clone();
+        let env = |lever: &str| plan(&p, Some(&lever.parse().unwrap())).unwrap().steps[0].env.clone();
         let pair = |k: &str, v: &str| (k.to_string(), v.to_string());
         assert_eq!(env("cpu=x86-64-v2"), [pair("CARGO_ENCODED_RUSTFLAGS", "-Ctarget-cpu=x86-64-v2")]);
         assert_eq!(
@@ -423,11 +500,11 @@ mod tests {
         );
         assert_eq!(env("panic=abort"), [pair("CARGO_PROFILE_RELEASE_PANIC", "abort")]);
         assert_eq!(
-            plan(&p, Some(&"cpu=x86-64-v2".parse().unwrap())).root,
+            plan(&p, Some(&"cpu=x86-64-v2".parse().unwrap())).unwrap().root,
             PathBuf::from("/ws/target/levers/cpu-x86-64-v2")
         );
         // A version: a copy of the workspace whose lock is moved, then the build there.
-        let version = plan(&p, Some(&"sonic-rs@0.5.12".parse().unwrap()));
+        let version = plan(&p, Some(&"sonic-rs@0.5.12".parse().unwrap())).unwrap();
         let copy = PathBuf::from("/ws/target/levers/sonic-rs-0.5.12/workspace");
         assert_eq!(version.copy_to.as_ref(), Some(&copy));
         assert_eq!(version.steps.len(), 2);
@@ -436,8 +513,47 @@ mod tests {
         assert_eq!(version.steps[1].dir, copy);
         assert_eq!(
             version.binary,
-            PathBuf::from("/ws/target/levers/sonic-rs-0.5.12/target/release/jsoncost")
+            Some(PathBuf::from("/ws/target/levers/sonic-rs-0.5.12/target/release/jsoncost"))
         );
+    }
+
+    #[test]
+    fn a_bench_is_built_in_the_bench_profile_and_found_in_cargos_messages() {
+        let p = Project {
+            target: Target::Bench("json".into()),
+            package: "my-crate".into(),
+            ..project()
+        };
+        let lto = plan(&p, Some(&Lever::Lto)).unwrap();
+        assert_eq!(lto.binary, None);
+        assert_eq!(
+            lto.steps[0].args,
+            words(
+                "bench --no-run -p my-crate --bench json --message-format=json-render-diagnostics --target-dir \
+                 /ws/target/levers/lto/target"
+            )
+        );
+        let pair = |k: &str, v: &str| (k.to_string(), v.to_string());
+        assert_eq!(
+            lto.steps[0].env,
+            [
+                pair("CARGO_PROFILE_BENCH_LTO", "fat"),
+                pair("CARGO_PROFILE_BENCH_CODEGEN_UNITS", "1")
+            ]
+        );
+        assert_eq!(
+            plan(&p, Some(&Lever::PanicAbort)).unwrap_err().to_string(),
+            "panic=abort cannot be a lever of a bench: cargo ignores `panic` in the bench profile"
+        );
+        let messages = concat!(
+            r#"{"reason":"compiler-artifact","target":{"name":"json","kind":["lib"]},"executable":null}"#,
+            "\n",
+            r#"{"reason":"compiler-artifact","target":{"name":"json","kind":["bench"]},"executable":"/t/release/deps/json-1a2b"}"#,
+            "\n",
+            r#"{"reason":"build-finished","success":true}"#,
+        );
+        assert_eq!(bench_executable(messages, "json"), Some(PathBuf::from("/t/release/deps/json-1a2b")));
+        assert_eq!(bench_executable(messages, "other"), None);
     }
 
     #[test]
@@ -502,10 +618,10 @@ mod tests {
         let p = Project {
             workspace,
             package: "jsoncost-cli".into(),
-            bin: "jsoncost".into(),
+            target: Target::Bin("jsoncost".into()),
             cargo: std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()),
         };
-        let mut plan = plan(&p, Some(&"serde_json/no_such_feature".parse().unwrap()));
+        let mut plan = plan(&p, Some(&"serde_json/no_such_feature".parse().unwrap())).unwrap();
         // Not the workspace's target: nothing is built anyway.
         plan.steps[0].args.retain(|a| !a.contains("target/levers"));
         let at = plan.steps[0].args.iter().position(|a| a == "--target-dir").unwrap();

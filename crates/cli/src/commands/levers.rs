@@ -12,7 +12,7 @@ use std::path::Path;
 
 use anyhow::anyhow;
 use jsoncost::ab::{CpuChoice, Program, Settings};
-use jsoncost::levers::{self, Built, Lever, Project};
+use jsoncost::levers::{self, Built, Lever, Project, Target};
 use jsoncost_report::{Format, ab};
 
 use super::compare::parse_threshold;
@@ -65,7 +65,7 @@ fn project() -> anyhow::Result<Project> {
     Ok(Project {
         workspace: workspace.canonicalize()?,
         package: "jsoncost-cli".into(),
-        bin: "jsoncost".into(),
+        target: Target::Bin("jsoncost".into()),
         cargo: std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()),
     })
 }
@@ -75,7 +75,7 @@ pub fn run(args: &LeversArgs) -> anyhow::Result<()> {
     let project = project()?;
     let mut stderr = std::io::stderr();
     let build = |lever: Option<&Lever>, stderr: &mut std::io::Stderr| {
-        let plan = levers::plan(&project, lever);
+        let plan = levers::plan(&project, lever).map_err(library)?;
         eprintln!("levers: building {} in {} (reused when up to date)", plan.name, plan.root.display());
         levers::build(&project, &plan, stderr).map_err(library)
     };
