@@ -297,6 +297,25 @@ pub fn plan(project: &Project, lever: Option<&Lever>) -> Result<BuildPlan, Error
     })
 }
 
+/// The variable that pads each build's environment (see [`programs`]).
+pub const PAD_ENV: &str = "JSONCOST_LEVER_PAD";
+
+/// The default build and a lever's as the two programs of a lockstep run, named `default` and
+/// by the lever. Their paths differ in length (`target/levers/default/...` and
+/// `target/levers/serde_json-float_roundtrip/...`), and a program's arguments and environment
+/// sit on its stack, so each gets [`PAD_ENV`] padded to make path and padding one length: the
+/// two stacks then start at one alignment, as `ab` keeps the sides' file names of one length.
+pub fn programs(default: &Path, lever: &Lever, built: &Path) -> [crate::ab::Program; 2] {
+    let (a, b) = (default.display().to_string(), built.display().to_string());
+    let longest = a.len().max(b.len());
+    let make = |name: &str, path: String| {
+        let mut p = crate::ab::Program::new(name, vec![path.clone()]);
+        p.env.push((PAD_ENV.to_string(), "x".repeat(longest - path.len())));
+        p
+    };
+    [make("default", a), make(&lever.to_string(), b)]
+}
+
 /// The executable of bench `name` in cargo's JSON messages (`--message-format=json`): the
 /// last `compiler-artifact` of a bench target of that name.
 pub fn bench_executable(messages: &str, name: &str) -> Option<PathBuf> {
@@ -554,6 +573,20 @@ mod tests {
         );
         assert_eq!(bench_executable(messages, "json"), Some(PathBuf::from("/t/release/deps/json-1a2b")));
         assert_eq!(bench_executable(messages, "other"), None);
+    }
+
+    #[test]
+    fn both_programs_have_paths_and_padding_of_one_length() {
+        let [a, b] = programs(
+            Path::new("/ws/target/levers/default/target/release/jsoncost"),
+            &Lever::Lto,
+            Path::new("/ws/target/levers/lto/target/release/jsoncost"),
+        );
+        assert_eq!((a.name.as_str(), b.name.as_str()), ("default", "lto"));
+        let size = |p: &crate::ab::Program| p.words[0].len() + p.env[0].1.len();
+        assert_eq!((size(&a), size(&b)), (49, 49));
+        assert_eq!(a.env, [(PAD_ENV.to_string(), String::new())]);
+        assert_eq!(b.env, [(PAD_ENV.to_string(), "xxxx".to_string())]);
     }
 
     #[test]

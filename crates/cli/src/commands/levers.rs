@@ -11,7 +11,7 @@
 use std::path::Path;
 
 use anyhow::anyhow;
-use jsoncost::ab::{CpuChoice, Program, Settings};
+use jsoncost::ab::{CpuChoice, Settings};
 use jsoncost::levers::{self, Built, Lever, Project, Target};
 use jsoncost_report::{Format, ab};
 
@@ -91,7 +91,6 @@ pub fn run(args: &LeversArgs) -> anyhow::Result<()> {
             Built::Failed(message) => verdicts.push(format!("{lever}: failed to build, not measured:\n{message}")),
         }
     }
-    let base = Program::new("default", vec![default.display().to_string()]);
     let cpu_name = jsoncost_engine::machine::current().cpu;
     let mut measured = 0;
     let built_count = built.len();
@@ -109,7 +108,7 @@ pub fn run(args: &LeversArgs) -> anyhow::Result<()> {
             max_other_cpu: args.max_other_cpu,
             label: format!("levers {lever}"),
         };
-        let new = Program::new(&lever.to_string(), vec![path.display().to_string()]);
+        let [base, new] = levers::programs(&default, lever, &path);
         let runs = jsoncost::ab::run(&settings, [&base, &new], &interrupt::interrupted).map_err(library)?;
         let comparison = ab::ab_with(&runs, args.threshold, ab::RowSpread::Keep)
             .allowing_missing(true)
