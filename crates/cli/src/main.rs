@@ -61,6 +61,10 @@ enum Command {
     /// The allocator as a lever: an experiment under the system allocator, mimalloc and
     /// jemalloc, one process each, in lockstep; each row's time paired with the system's.
     Alloc(commands::alloc::AllocArgs),
+    /// Build choices as levers: this source tree built once as it is and once per lever (a
+    /// crate's feature, a CPU level, LTO, panic=abort, a dependency's version), each paired
+    /// with the default build in lockstep; one verdict per lever.
+    Levers(commands::levers::LeversArgs),
     /// Re-render a saved results.json (tables, markdown, HTML).
     Report(commands::report::ReportArgs),
     /// Serve the reference JSON API until Ctrl-C.
@@ -73,6 +77,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Compare(args) => commands::compare::run(&args),
         Command::Ab(args) => commands::ab::run(&args),
         Command::Alloc(args) => commands::alloc::run(&args),
+        Command::Levers(args) => commands::levers::run(&args),
         Command::Report(args) => commands::report::run(&args),
         Command::Experiment(command) => one_experiment(&command),
         Command::Serve(args) => commands::serve::run(&args),

@@ -238,7 +238,10 @@ fn byte_offset(input: &[u8], line: usize, column: usize) -> usize {
 /// serde_json row), so its float parsing is not correctly rounded; serde_json_borrow builds its
 /// DOM with serde_json's parser, so the same holds for it.
 fn explained(strategy: &StrategyId, mut fidelity: Fidelity) -> Fidelity {
-    if fidelity.floats_inexact > 0 && matches!(strategy.library(), Some("serde_json" | "serde_json_borrow")) {
+    if fidelity.floats_inexact > 0
+        && matches!(strategy.library(), Some("serde_json" | "serde_json_borrow"))
+        && !crate::build::has_serde_json_feature("float_roundtrip")
+    {
         fidelity.cause = Some("serde_json without float_roundtrip".to_string());
     }
     fidelity

@@ -22,6 +22,7 @@
 
 #![deny(missing_docs)]
 
+pub mod build;
 pub mod canonical;
 #[cfg(feature = "more-libraries")]
 pub mod derived;

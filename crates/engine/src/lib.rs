@@ -40,9 +40,9 @@ pub use http_ab::{HttpAbFigure, HttpAbSide, HttpAbSlice, HttpAbTable, LATENCY_QU
 pub use http_figures::{HttpErrors, HttpFigures, HttpLoss, HttpStop, LossKind};
 pub use kind::{Blame, KindTraits, Rate, RowMeasure};
 pub use model::{
-    AllocatorComparison, AllocatorRow, Contract, DifferenceKind, Effort, Experiment, ExperimentKind, FLOOR, Fidelity, Machine,
-    NumberDifference, OtherCpu, Rates, Results, Row, RunQueueWait, SCHEMA_VERSION, Schedule, Status, StrategyId, parse_experiment_rate,
-    parse_rate,
+    AllocatorComparison, AllocatorRow, Build, Contract, DifferenceKind, Effort, Experiment, ExperimentKind, FLOOR, Fidelity,
+    LibraryVersion, Machine, NumberDifference, OtherCpu, Rates, Results, Row, RunQueueWait, SCHEMA_VERSION, Schedule, Status, StrategyId,
+    parse_experiment_rate, parse_rate,
 };
 pub use paired::Interval;
 pub use stages::{

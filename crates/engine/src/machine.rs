@@ -100,6 +100,8 @@ pub fn current() -> Machine {
         target_features_complete: Some(missing.is_empty()),
         missing_target_features: missing,
         allocator: crate::alloc::allocator(),
+        // The libraries' build is known only where they are linked (`jsoncost_codecs::build`).
+        build: None,
     }
 }
 
@@ -147,6 +149,24 @@ mod tests {
         );
         // aarch64: NEON is in the target.
         assert_eq!(missing_target_features(&list(&["neon"]), &list(&["neon"])), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_file_without_the_build_loads_and_one_with_it_keeps_it() {
+        let old = r#"{"cpu":"c","cores":2,"os":"linux","rustc":"1.95.0","target_features":["sse2"]}"#;
+        let m: Machine = serde_json::from_str(old).unwrap();
+        assert_eq!(m.build, None);
+        assert!(!serde_json::to_string(&m).unwrap().contains("build"));
+        let with = r#"{"cpu":"c","cores":2,"os":"linux","rustc":"1.95.0","target_features":["sse2"],
+            "build":{"libraries":[{"name":"serde_json","version":"1.0.154"}],"serde_json_features":["float_roundtrip"],
+            "opt_level":"3","debug_assertions":false,"panic":"unwind","target_cpu":"native"}}"#;
+        let m: Machine = serde_json::from_str(with).unwrap();
+        let b = m.build.clone().unwrap();
+        assert_eq!(
+            (b.libraries[0].version.as_str(), b.serde_json_features.as_slice(), b.lto),
+            ("1.0.154", &["float_roundtrip".to_string()][..], None)
+        );
+        assert_eq!(serde_json::from_str::<Machine>(&serde_json::to_string(&m).unwrap()).unwrap(), m);
     }
 
     #[test]

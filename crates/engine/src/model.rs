@@ -218,6 +218,50 @@ pub struct Machine {
     /// and in files written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allocator: Option<crate::alloc::Allocator>,
+    /// How the JSON libraries were built: their versions, serde_json's features that change
+    /// results, the profile. Absent in files written before it was recorded, and from programs
+    /// that do not link the libraries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<Build>,
+}
+
+/// The build of the JSON libraries that measured (filled in by `jsoncost_codecs::build`, which
+/// links them; the engine links none).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Build {
+    /// The JSON libraries compiled in and their versions, in a fixed order; a version is
+    /// `unknown` where the build found no Cargo.lock naming it.
+    #[serde(default)]
+    pub libraries: Vec<LibraryVersion>,
+    /// serde_json's features that change what it reads or how fast (`float_roundtrip`,
+    /// `preserve_order`, `arbitrary_precision`), as the compiled serde_json behaves.
+    #[serde(default)]
+    pub serde_json_features: Vec<String>,
+    /// The optimisation level (`0`–`3`, `s`, `z`); absent when the build did not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opt_level: Option<String>,
+    /// Debug assertions were compiled in.
+    #[serde(default)]
+    pub debug_assertions: bool,
+    /// LTO, when the build set it through `CARGO_PROFILE_<PROFILE>_LTO` (a manifest's `lto` is
+    /// not visible to a build script: absent then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lto: Option<String>,
+    /// The panic strategy: `unwind` or `abort`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub panic: Option<String>,
+    /// `-C target-cpu=…` from the build's rustflags, when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_cpu: Option<String>,
+}
+
+/// A library's name and version, as in Cargo.lock.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LibraryVersion {
+    /// The crate's name (`serde_json`, `sonic-rs`, ...).
+    pub name: String,
+    /// Its version, or `unknown`.
+    pub version: String,
 }
 
 impl Machine {

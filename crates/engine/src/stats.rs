@@ -4,7 +4,7 @@
 //! default of R and NumPy). Error is half of the 99.9% confidence interval of the mean with
 //! Student's t, as BenchmarkDotNet reports it.
 
-use statrs::distribution::{ContinuousCDF, StudentsT};
+use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
 /// Confidence level of the Error column.
 pub const CONFIDENCE: f64 = 0.999;
@@ -73,6 +73,14 @@ impl SampleStats {
 pub fn t_quantile_two_sided(confidence: f64, df: f64) -> f64 {
     let t = StudentsT::new(0.0, 1.0, df).expect("degrees of freedom are positive");
     t.inverse_cdf(1.0 - (1.0 - confidence) / 2.0)
+}
+
+/// The z value whose two-sided interval holds `confidence` of the standard normal, e.g. 2.576
+/// for 99%.
+pub fn normal_quantile_two_sided(confidence: f64) -> f64 {
+    Normal::new(0.0, 1.0)
+        .expect("standard normal")
+        .inverse_cdf(1.0 - (1.0 - confidence) / 2.0)
 }
 
 /// Type-7 percentile of already sorted values, `p` in [0, 1].
@@ -151,6 +159,7 @@ mod tests {
         assert!(close(t_quantile_two_sided(0.999, 14.0), 4.140, 5e-4));
         // And the familiar 95% value at 10 df.
         assert!(close(t_quantile_two_sided(0.95, 10.0), 2.228, 5e-4));
+        assert!(close(normal_quantile_two_sided(0.99), 2.576, 5e-4));
     }
 
     #[test]

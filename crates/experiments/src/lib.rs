@@ -145,6 +145,9 @@ pub mod input;
 #[cfg(not(feature = "cli"))]
 #[allow(dead_code)]
 mod input;
+// Build levers: only the CLI builds and pairs them.
+#[cfg(feature = "cli")]
+pub mod levers;
 #[cfg(feature = "cli")]
 pub mod micro;
 #[cfg(not(feature = "cli"))]

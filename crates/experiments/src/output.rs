@@ -30,7 +30,10 @@ pub fn new_results(quick: bool) -> Results {
     Results {
         schema_version: SCHEMA_VERSION,
         jsoncost_version: env!("CARGO_PKG_VERSION").to_string(),
-        machine: machine::current(),
+        machine: jsoncost_engine::Machine {
+            build: Some(jsoncost_codecs::build::current()),
+            ..machine::current()
+        },
         started_at: machine::now_rfc3339(),
         quick,
         rates: Default::default(),

@@ -169,6 +169,22 @@ pub struct AbComparison {
     pub not_compared: Vec<NotCompared>,
     /// Rows ok in base that failed or are missing in new in some round are accepted.
     pub allow_missing: bool,
+    /// Runs whose time was set aside because other programs used the pair's CPU past the
+    /// limit; the other runs are judged. When every run is set aside no time is judged.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub set_aside: Vec<OtherCpu>,
+    /// The confidence of each row's interval: [`PAIRED_CONFIDENCE`] for all the rows together
+    /// (Šidák: `0.99^(1/rows)` each), so a comparison of many rows of one build calls none
+    /// changed at that confidence, not one in a hundred.
+    pub row_confidence: f64,
+    /// With one run, the spread of the rows' ratios across the comparison (a robust standard
+    /// deviation of their logs), taken as the process-to-process variation one run's rounds
+    /// cannot show and added to each row's interval; `None` with several runs or few rows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process_spread: Option<f64>,
+    /// How the two programs differ in build ([`crate::build_difference::note`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build_difference: Option<String>,
 }
 
 /// What an A/B paired: its summary says how the pairs were made.
@@ -242,6 +258,20 @@ pub fn other_cpu_note(other: &OtherCpu) -> String {
     )
 }
 
+/// A confidence as a percentage with the digits that tell it from its neighbours: 99%,
+/// 99.91%, 99.9915%.
+fn confidence(c: f64) -> String {
+    let miss = (1.0 - c).max(1e-12);
+    let digits = (-miss.log10()).ceil().max(2.0) as usize - 1;
+    let text = format!("{:.*}", digits.saturating_sub(1), c * 100.0);
+    let text = if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    };
+    format!("{text}%")
+}
+
 /// The verdict of a paired ratio at `threshold` (a fraction).
 pub fn verdict(ratio: &Interval, threshold: f64) -> AbVerdict {
     let margin = threshold / 2.0;
@@ -272,9 +302,29 @@ fn mean(xs: &[f64]) -> f64 {
     xs.iter().sum::<f64>() / xs.len() as f64
 }
 
+/// Whether one run's intervals are widened by the rows' spread ([`judge`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowSpread {
+    /// Widened: most rows are expected not to change (two builds of one program, `ab`).
+    Widen,
+    /// Not widened: a change may move most rows by different amounts (another allocator, a
+    /// build lever), so their spread is not noise; one run's intervals then hold no
+    /// process-to-process variation (`--runs` 3 or more measures it).
+    Keep,
+}
+
 /// Decides every row of the runs' base files (rows only the new program has are listed as
 /// not compared). `threshold` is a fraction (0.05 for 5%).
 pub fn ab(runs: &[Run], threshold: f64) -> AbComparison {
+    ab_with(runs, threshold, RowSpread::Widen)
+}
+
+/// [`ab`], saying whether one run's intervals are widened by the rows' spread.
+pub fn ab_with(runs: &[Run], threshold: f64, spread: RowSpread) -> AbComparison {
+    let is_busy = |r: &Run| r.other_cpu.is_some_and(|o| o.busy());
+    // Judge time on the clean runs; when every run was busy, on none (allocation on all).
+    let clean: Vec<bool> = runs.iter().map(|r| !is_busy(r)).collect();
+    let judged_runs = clean.iter().filter(|c| **c).count();
     let mut out = AbComparison {
         threshold,
         runs: runs.len(),
@@ -285,8 +335,18 @@ pub fn ab(runs: &[Run], threshold: f64) -> AbComparison {
         rows: Vec::new(),
         not_compared: Vec::new(),
         allow_missing: false,
+        set_aside: if judged_runs > 0 {
+            runs.iter().filter(|r| is_busy(r)).filter_map(|r| r.other_cpu).collect()
+        } else {
+            Vec::new()
+        },
+        row_confidence: PAIRED_CONFIDENCE,
+        process_spread: None,
+        build_difference: None,
     };
     let Some(first) = runs.first() else { return out };
+    out.build_difference = crate::build_difference::note(&first.base.machine, &first.new.machine, "programs", ["base", "new"]);
+    let mut pending: Vec<Pending> = Vec::new();
     let skip = |kind: ExperimentKind, table: &str, method: Option<&str>, reason: Reason, lost: usize| NotCompared {
         experiment: kind,
         table: table.to_string(),
@@ -314,7 +374,7 @@ pub fn ab(runs: &[Run], threshold: f64) -> AbComparison {
             let mut first_reason = None;
             // A round in which the row was ok in base and failed or is missing in new.
             let mut lost = None;
-            for r in runs {
+            for (r, &judged) in runs.iter().zip(&clean) {
                 let pair = (find_row(&r.base, kind, table, method), find_row(&r.new, kind, table, method));
                 let reason = match pair {
                     (Some(_), None) => Some(Reason::OnlyInBase),
@@ -324,13 +384,16 @@ pub fn ab(runs: &[Run], threshold: f64) -> AbComparison {
                     }),
                     (Some(b), Some(n)) => match (b.is_ok(), n.is_ok(), b.mean_ns, n.mean_ns) {
                         (true, true, Some(bm), Some(nm)) if bm > 0.0 && nm > 0.0 => {
-                            let pairs = pairs_of(r, b, n, bm, nm);
-                            let (xs, ys): (Vec<f64>, Vec<f64>) = pairs.iter().copied().unzip();
-                            if pairs.len() >= 2 {
-                                run_ratios.extend(paired::log_ratio(&xs, &ys, PAIRED_CONFIDENCE).map(|i| i.estimate));
+                            // A busy run's time is set aside (while some run was clean); its allocation counts.
+                            if judged || judged_runs == 0 {
+                                let pairs = pairs_of(r, b, n, bm, nm);
+                                let (xs, ys): (Vec<f64>, Vec<f64>) = pairs.iter().copied().unzip();
+                                if pairs.len() >= 2 {
+                                    run_ratios.extend(paired::log_ratio(&xs, &ys, PAIRED_CONFIDENCE).map(|i| i.estimate));
+                                }
+                                base_ns.extend(xs);
+                                new_ns.extend(ys);
                             }
-                            base_ns.extend(xs);
-                            new_ns.extend(ys);
                             base_alloc.extend(b.allocated_bytes);
                             new_alloc.extend(n.allocated_bytes);
                             None
@@ -366,15 +429,20 @@ pub fn ab(runs: &[Run], threshold: f64) -> AbComparison {
             // build large DOMs, the same binary on both sides, pinned and without address
             // randomisation; physical page placement is the likely cause and nothing a program
             // controls). One run's rounds cannot show that variation.
-            let between_runs = run_ratios.len() >= 2 && run_ratios.len() == runs.len();
+            let timed_runs = if judged_runs > 0 { judged_runs } else { runs.len() };
+            let between_runs = run_ratios.len() >= 2 && run_ratios.len() == timed_runs;
             let ones = vec![1.0; if between_runs { run_ratios.len() } else { 0 }];
-            let (pair_base, pair_new): (&[f64], &[f64]) = if between_runs { (&ones, &run_ratios) } else { (&base_ns, &new_ns) };
-            let Some(ratio) = paired::log_ratio(pair_base, pair_new, PAIRED_CONFIDENCE) else {
+            let (pair_base, pair_new) = if between_runs {
+                (ones, run_ratios)
+            } else {
+                (base_ns.clone(), new_ns.clone())
+            };
+            if paired::log_ratio(&pair_base, &pair_new, PAIRED_CONFIDENCE).is_none() {
                 let reason = first_reason.unwrap_or(Reason::TooFewPairs { pairs: base_ns.len() });
                 out.not_compared.push(skip(kind, table, Some(method), reason, 0));
                 continue;
-            };
-            let logs = paired::log_ratios(pair_base, pair_new).unwrap_or_default();
+            }
+            let logs = paired::log_ratios(&pair_base, &pair_new).unwrap_or_default();
             let (base_allocated_bytes, new_allocated_bytes) = (
                 (!base_alloc.is_empty()).then(|| mean(&base_alloc)),
                 (!new_alloc.is_empty()).then(|| mean(&new_alloc)),
@@ -385,26 +453,31 @@ pub fn ab(runs: &[Run], threshold: f64) -> AbComparison {
                 find_row(&first.new, kind, table, method).and_then(|r| r.counts.as_ref()),
                 crate::compare::DEFAULT_COUNT_THRESHOLD,
             );
-            out.rows.push(AbRow {
-                experiment: kind,
-                table: table.to_string(),
-                method: method.to_string(),
-                base_mean_ns: mean(&base_ns),
-                new_mean_ns: mean(&new_ns),
-                verdict: if out.busy().is_some() {
-                    AbVerdict::Busy
-                } else {
-                    verdict(&ratio, threshold)
+            pending.push(Pending {
+                pairs: (pair_base, pair_new),
+                row: AbRow {
+                    experiment: kind,
+                    table: table.to_string(),
+                    method: method.to_string(),
+                    base_mean_ns: mean(&base_ns),
+                    new_mean_ns: mean(&new_ns),
+                    verdict: AbVerdict::NoChange,
+                    ratio: Interval {
+                        estimate: 1.0,
+                        low: 1.0,
+                        high: 1.0,
+                        n: 0,
+                    },
+                    signed_rank_p: paired::signed_rank(&logs).map(|s| s.p),
+                    base_allocated_bytes,
+                    new_allocated_bytes,
+                    allocation_grew,
+                    instructions,
                 },
-                ratio,
-                signed_rank_p: paired::signed_rank(&logs).map(|s| s.p),
-                base_allocated_bytes,
-                new_allocated_bytes,
-                allocation_grew,
-                instructions,
             });
         }
     }
+    judge(&mut out, pending, judged_runs == 1 && spread == RowSpread::Widen);
     // Tables only the new program measured.
     for exp in &first.new.experiments {
         if !first
@@ -417,6 +490,57 @@ pub fn ab(runs: &[Run], threshold: f64) -> AbComparison {
         }
     }
     out
+}
+
+/// A row paired and not yet judged: the family's size sets every row's confidence.
+struct Pending {
+    /// The pairs its interval comes from: rounds or means (base, new), or runs' ratios (1, r).
+    pairs: (Vec<f64>, Vec<f64>),
+    row: AbRow,
+}
+
+/// Fewest rows whose spread stands for one run's process-to-process variation.
+pub const PROCESS_SPREAD_MIN_ROWS: usize = 10;
+
+/// Each row's interval at the family's confidence (Šidák over the rows), widened with one run
+/// by the rows' spread, and its verdict. Why: one run's interval comes from its rounds, which
+/// share one pair of processes, and two processes of one binary differ steadily on some rows
+/// (memory placement: measured up to 9% on rows building large DOMs). Over a hundred rows, a
+/// 99% interval each calls about one row changed by chance, and a process-level difference
+/// calls more (the same binary against itself: "1 slower, 8 faster", 7 of them one table).
+/// Most rows of a comparison do not change, so the spread of their log ratios about the
+/// median (1.4826 × MAD) estimates that variation; it is added in quadrature at the family's
+/// quantile. Several runs measure it directly (each row's runs' ratios).
+fn judge(out: &mut AbComparison, pending: Vec<Pending>, one_run: bool) {
+    let m = pending.len().max(1);
+    out.row_confidence = PAIRED_CONFIDENCE.powf(1.0 / m as f64);
+    let intervals: Vec<Interval> = pending
+        .iter()
+        .map(|p| paired::log_ratio(&p.pairs.0, &p.pairs.1, out.row_confidence).expect("checked with the same pairs"))
+        .collect();
+    if one_run && intervals.len() >= PROCESS_SPREAD_MIN_ROWS {
+        let mut logs: Vec<f64> = intervals.iter().map(|i| i.estimate.ln()).collect();
+        logs.sort_by(f64::total_cmp);
+        let median = jsoncost_engine::stats::percentile_sorted(&logs, 0.5);
+        let mut deviations: Vec<f64> = logs.iter().map(|l| (l - median).abs()).collect();
+        deviations.sort_by(f64::total_cmp);
+        out.process_spread = Some(1.4826 * jsoncost_engine::stats::percentile_sorted(&deviations, 0.5));
+    }
+    let z = jsoncost_engine::stats::normal_quantile_two_sided(out.row_confidence);
+    let busy = out.busy().is_some();
+    for (p, mut ratio) in pending.into_iter().zip(intervals) {
+        if let Some(spread) = out.process_spread {
+            let centre = ratio.estimate.ln();
+            let half = (ratio.high.ln() - centre).max(centre - ratio.low.ln());
+            let widened = (half.powi(2) + (z * spread).powi(2)).sqrt();
+            ratio.low = (centre - widened).exp();
+            ratio.high = (centre + widened).exp();
+        }
+        let mut row = p.row;
+        row.verdict = if busy { AbVerdict::Busy } else { verdict(&ratio, out.threshold) };
+        row.ratio = ratio;
+        out.rows.push(row);
+    }
 }
 
 const COLUMNS: [(&str, Align); 11] = [
@@ -505,9 +629,28 @@ pub(crate) fn gate(r: &AbRow) -> String {
 }
 
 impl AbComparison {
-    /// The busiest run's other work, when it is past its limit.
+    /// Which runs' time was set aside, and why: "run 3 set aside: other programs used the CPU
+    /// the two ran on for 10.8% of their time, over the 5.0% limit; judged on the 4 clean runs".
+    pub fn set_aside_note(&self) -> String {
+        let runs: Vec<String> = self.set_aside.iter().map(|o| o.run.to_string()).collect();
+        let worst = self.set_aside.iter().map(|o| o.share).fold(0.0, f64::max);
+        let limit = self.set_aside.first().map_or(0.0, |o| o.limit);
+        format!(
+            "run{} {} set aside: other programs used the CPU the two ran on for up to {} of their time, over the {} limit; \
+             time judged on the {} clean run{}",
+            if runs.len() == 1 { "" } else { "s" },
+            runs.join(", "),
+            units::percent(worst),
+            units::percent(limit),
+            self.runs - self.set_aside.len(),
+            if self.runs - self.set_aside.len() == 1 { "" } else { "s" }
+        )
+    }
+
+    /// The busiest run's other work, when it is past its limit and no run was clean (then no
+    /// row's time is judged).
     pub fn busy(&self) -> Option<&OtherCpu> {
-        self.other_cpu.as_ref().filter(|w| w.busy())
+        self.other_cpu.as_ref().filter(|w| w.busy() && self.set_aside.is_empty())
     }
 
     /// One sentence: the gate's outcome, its rule and what was compared.
@@ -530,12 +673,23 @@ impl AbComparison {
                 " (other programs using their CPU for at most {} of their time)",
                 units::percent(other.share)
             ),
+            _ if !self.set_aside.is_empty() => format!(" ({})", self.set_aside_note()),
             _ => String::new(),
         };
+        let spread = self.process_spread.map_or(String::new(), |s| {
+            format!(
+                ", widened by the rows' spread (±{}) for what one run's processes differ",
+                units::percent(s.exp_m1())
+            )
+        });
         let settings = format!(
-            "{pairing}{waited}, threshold {}: a row fails when the 99% interval of new/base lies above 1 + {}",
+            "{pairing}{waited}, threshold {}: a row fails when its interval of new/base lies above 1 + {} \
+             ({} for the {} rows together: {} each{spread})",
             units::percent(self.threshold),
-            units::percent(self.threshold / 2.0)
+            units::percent(self.threshold / 2.0),
+            confidence(PAIRED_CONFIDENCE),
+            self.rows.len(),
+            confidence(self.row_confidence),
         );
         let mut tally = format!(
             "{} compared: {} slower, {} faster, {} small change, {} no change, {} inconclusive; {} not compared",
@@ -622,7 +776,7 @@ impl AbComparison {
                 .collect(),
             summary: self.summary(),
             regression: self.has_regression(),
-            note: None,
+            note: self.build_difference.clone(),
         }
     }
 }
@@ -769,7 +923,13 @@ mod tests {
         });
         let mut more_alloc = busy.clone();
         more_alloc.new.experiments[0].rows[0].allocated_bytes = Some(4096.0);
-        let c = ab(&[lockstep_run(1.0), busy], 0.05);
+        let mut also_busy = busy.clone();
+        also_busy.other_cpu = Some(OtherCpu {
+            run: 2,
+            share: 0.5,
+            limit: 0.05,
+        });
+        let c = ab(&[busy.clone(), also_busy], 0.05);
         assert_eq!(
             c.other_cpu,
             Some(OtherCpu {
@@ -783,7 +943,8 @@ mod tests {
         assert_eq!(
             c.summary().split(". ").next().unwrap(),
             "No allocation regression; time not judged (in lockstep, each row's interval from the ratios of its 2 runs, threshold 5.0%: \
-             a row fails when the 99% interval of new/base lies above 1 + 2.5%): the machine was busy: in run 1 other programs used the \
+             a row fails when its interval of new/base lies above 1 + 2.5% (99% for the 3 rows together: 99.7% each)): the machine \
+             was busy: in run 1 other programs used the \
              CPU the two ran on for 107.0% of the time the two did, over the 5.0% a pairing holds to (another program's work lands on \
              one side of a pair and not on the other, and does not even out); run again when the machine is quiet"
         );
@@ -851,6 +1012,112 @@ mod tests {
         let mut unpaired = lockstep_run(1.05);
         unpaired.lockstep = false;
         assert!(ab(&[unpaired], 0.05).rows.is_empty());
+    }
+
+    #[test]
+    fn a_busy_run_is_set_aside_and_the_clean_runs_are_judged() {
+        let mut runs: Vec<Run> = (0..5).map(|_| lockstep_run(1.05)).collect();
+        for (k, run) in runs.iter_mut().enumerate() {
+            run.other_cpu = Some(OtherCpu {
+                run: k + 1,
+                share: if k == 2 { 0.108 } else { 0.004 },
+                limit: 0.05,
+            });
+        }
+        // The busy run's rounds are made wild: were they judged, row "a" would move.
+        for row in &mut runs[2].new.experiments[0].rows {
+            row.rounds_ns.iter_mut().for_each(|x| *x *= 1.4);
+        }
+        let c = ab(&runs, 0.05);
+        assert!(c.busy().is_none());
+        assert_eq!(c.set_aside.iter().map(|o| o.run).collect::<Vec<_>>(), [3]);
+        let verdicts: Vec<(&str, AbVerdict, usize)> = c.rows.iter().map(|r| (r.method.as_str(), r.verdict, r.ratio.n)).collect();
+        // "a" differs by new's steady wobble (under 0.5%), "seq" pairs by its runs' means.
+        assert_eq!(
+            verdicts,
+            [
+                ("a", AbVerdict::SmallChange, 4),
+                ("b", AbVerdict::Slower, 4),
+                ("seq", AbVerdict::NoChange, 4)
+            ]
+        );
+        assert_eq!(
+            c.summary().split(". ").next().unwrap(),
+            "Regression in 1 of 3 (in lockstep, each row's interval from the ratios of its 5 runs (run 3 set aside: other programs \
+             used the CPU the two ran on for up to 10.8% of their time, over the 5.0% limit; time judged on the 4 clean runs), \
+             threshold 5.0%: a row fails when its interval of new/base lies above 1 + 2.5% (99% for the 3 rows together: 99.7% \
+             each)): micro data/deserialize b (FAIL (time))"
+        );
+    }
+
+    /// One lockstep run of the same binary on both sides: 40 rows, each with a steady offset
+    /// of its own between the two processes (up to ±3%, as memory placement gives) and a small
+    /// round-to-round wobble; `slow` multiplies row 7 of new.
+    fn same_binary(slow: f64) -> Run {
+        let rows: Vec<(String, f64)> = (0..40).map(|i| (format!("r{i:02}"), 100.0 + i as f64)).collect();
+        let names: Vec<(&str, f64)> = rows.iter().map(|(n, ns)| (n.as_str(), *ns)).collect();
+        let side = |new: bool| {
+            let mut r = results(&names);
+            for (i, row) in r.experiments[0].rows.iter_mut().enumerate() {
+                let offset = if new { 1.0 + 0.03 * (i as f64 * 1.7).sin() } else { 1.0 };
+                let own = if new && i == 7 { slow } else { 1.0 };
+                row.rounds_ns = (0..30)
+                    .map(|k| row.mean_ns.unwrap() * offset * own * (1.0 + 0.003 * ((k * 7 + i) % 5) as f64 / 4.0))
+                    .collect();
+                row.mean_ns = Some(mean(&row.rounds_ns));
+            }
+            r
+        };
+        Run {
+            base: side(false),
+            new: side(true),
+            lockstep: true,
+            other_cpu: None,
+        }
+    }
+
+    #[test]
+    fn the_same_binary_in_one_run_is_not_called_changed_and_a_real_change_still_is() {
+        let c = ab(&[same_binary(1.0)], 0.05);
+        let count = |c: &AbComparison, v| c.rows.iter().filter(|r| r.verdict == v).count();
+        assert_eq!(
+            (count(&c, AbVerdict::Slower), count(&c, AbVerdict::Faster)),
+            (0, 0),
+            "{}",
+            c.summary()
+        );
+        assert!(!c.has_regression());
+        // Each row judged alone at 99% from its rounds, the steady offsets read as changes.
+        let run = same_binary(1.0);
+        let alone = run.base.experiments[0]
+            .rows
+            .iter()
+            .zip(&run.new.experiments[0].rows)
+            .filter(|(b, n)| {
+                let i = paired::log_ratio(&b.rounds_ns, &n.rounds_ns, PAIRED_CONFIDENCE).unwrap();
+                matches!(verdict(&i, 0.05), AbVerdict::Slower | AbVerdict::Faster)
+            })
+            .count();
+        assert_eq!(alone, 15);
+        assert_eq!(c.row_confidence, 0.99f64.powf(1.0 / 40.0));
+        let spread = c.process_spread.unwrap();
+        assert!((0.030..0.031).contains(&spread), "{spread}");
+        assert!(
+            c.summary()
+                .contains("(99% for the 40 rows together: 99.97% each, widened by the rows' spread (±3.1%)"),
+            "{}",
+            c.summary()
+        );
+        // A 20% change of one row stands out of that spread.
+        let slow = ab(&[same_binary(1.2)], 0.05);
+        assert_eq!(slow.regressions().map(|r| r.method.as_str()).collect::<Vec<_>>(), ["r07"]);
+    }
+
+    #[test]
+    fn confidences_show_the_digits_that_tell_them_apart() {
+        assert_eq!(confidence(0.99), "99%");
+        assert_eq!(confidence(0.99f64.sqrt()), "99.5%");
+        assert_eq!(confidence(0.99f64.powf(1.0 / 118.0)), "99.991%");
     }
 
     #[test]

@@ -21,7 +21,8 @@ pub const TITLE: &str = "Allocators";
 /// it, with both sides' allocation and peak RSS (means over the runs); a row's time is called
 /// on at `threshold` as `ab` calls it ([`ab::verdict`]).
 pub fn compare(base: Allocator, allocator: Allocator, runs: &[Run], cpu: Option<usize>, threshold: f64) -> AllocatorComparison {
-    let paired = ab::ab(runs, threshold);
+    // Another allocator moves many rows by different amounts: their spread is not noise.
+    let paired = ab::ab_with(runs, threshold, ab::RowSpread::Keep);
     let find = |r: &Results, a: &ab::AbRow| -> Option<Row> {
         r.experiments
             .iter()

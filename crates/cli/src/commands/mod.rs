@@ -6,5 +6,6 @@ pub mod alloc;
 pub mod baselines;
 pub mod compare;
 pub mod counts;
+pub mod levers;
 pub mod report;
 pub mod serve;

@@ -10,6 +10,7 @@ mod hostile_cli;
 mod hostile_props;
 mod http_cli;
 mod io_cli;
+mod levers_cli;
 mod micro_cli;
 mod orphans_cli;
 mod private_dir_cli;

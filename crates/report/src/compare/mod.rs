@@ -199,6 +199,10 @@ pub struct Comparison {
     /// How much runs of the base build differ, when several were given (`--base-run`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub drift: Option<Drift>,
+    /// How the two files differ in build ([`crate::build_difference::note`]), named before
+    /// any shift is put down to drift.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub build_difference: Option<String>,
 }
 
 impl Comparison {
@@ -347,5 +351,6 @@ pub fn compare_with_runs(base: &Results, new: &Results, base_runs: &[&Results], 
         not_compared,
         allow_missing: false,
         drift: Drift::of(&all_runs),
+        build_difference: crate::build_difference::note(&base.machine, &new.machine, "files", ["base", "new"]),
     }
 }

@@ -110,8 +110,10 @@ impl Comparison {
 
     /// The verdicts every format lays out.
     pub(crate) fn verdicts(&self) -> Verdicts<'static> {
-        // Tables that moved as a whole, then what unpaired runs cannot tell apart.
-        let mut note: Vec<String> = self.table_shifts.iter().map(|t| format!("{}.", t.note())).collect();
+        // The build difference, tables that moved as a whole, then what unpaired runs cannot tell apart.
+        // A build difference first: it moves rows for good, whatever the machine did.
+        let mut note: Vec<String> = self.build_difference.iter().cloned().collect();
+        note.extend(self.table_shifts.iter().map(|t| format!("{}.", t.note())));
         note.push(self.unpaired_note());
         Verdicts {
             command: "compare",

@@ -23,6 +23,7 @@ fn sse2_build() -> Machine {
         missing_target_features: vec!["sse4.2".into(), "pclmulqdq".into(), "avx2".into(), "bmi2".into()],
         target_features_complete: Some(false),
         allocator: None,
+        build: None,
     }
 }
 

@@ -1,0 +1,141 @@
+//! `jsoncost levers --lever L [--lever L ...] -- EXPERIMENT ARGS`: build choices as levers. This
+//! source tree's jsoncost is built once as it is (the default build) and once per lever (a
+//! feature of a JSON crate, a CPU level, LTO, `panic = "abort"`, another version of a
+//! dependency), each in `target/levers/<lever>` and reused next time (`jsoncost::levers`);
+//! then the default build and each lever's run the experiment in lockstep (`jsoncost::ab`),
+//! every row paired, and each lever gets one verdict (`jsoncost_report::levers`). A lever that
+//! fails to build is reported with cargo's message and the others go on. Exit codes: 0 the
+//! levers were measured (a lever is not a regression), 2 a bad lever or arguments, 3 the
+//! default build failed, a program failed, or the machine was too busy for any lever's time.
+
+use std::path::Path;
+
+use anyhow::anyhow;
+use jsoncost::ab::{CpuChoice, Settings};
+use jsoncost::levers::{self, Built, Lever, Project, Target};
+use jsoncost_report::{Format, ab};
+
+use super::compare::parse_threshold;
+use crate::failure::{environment, library};
+use crate::interrupt;
+use crate::session::{format_parser, print_stdout};
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct LeversArgs {
+    /// A build change to measure against the default build (repeat for several): crate/feature
+    /// (serde_json/float_roundtrip), cpu=LEVEL (native, x86-64, x86-64-v2, x86-64-v3,
+    /// x86-64-v4), lto (fat, one codegen unit), panic=abort, crate@x.y.z (sonic-rs@0.5.12).
+    #[arg(long = "lever", value_name = "LEVER", required = true, value_parser = clap::value_parser!(Lever))]
+    pub levers: Vec<Lever>,
+    /// Rounds of every interleaved table, in both programs (as `ab`).
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(2..=10_000))]
+    pub rounds: u64,
+    /// Runs of both programs per lever, in lockstep (as `ab`).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub runs: u32,
+    /// The CPU both programs are pinned to, or `none` (as `ab`).
+    #[arg(long, value_name = "N|none", default_value = "auto", value_parser = clap::value_parser!(CpuChoice))]
+    pub cpu: CpuChoice,
+    /// Smallest time change a lever is credited or charged with, e.g. 5% (as `ab`).
+    #[arg(long, default_value = "5%", value_parser = parse_threshold)]
+    pub threshold: f64,
+    /// The longest a program's next step is waited for, in seconds (as `ab`).
+    #[arg(long, value_name = "SECS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
+    pub timeout: u64,
+    /// Other programs' share of the pair's CPU past which a run's time is set aside (as `ab`).
+    #[arg(long, value_name = "SHARE", default_value = "5%", value_parser = jsoncost::flags::time_share)]
+    pub max_other_cpu: f64,
+    /// What stdout carries for each lever's paired table.
+    #[arg(long, default_value = "table", value_parser = format_parser())]
+    pub format: Format,
+    /// The experiment and its flags, given to every build, e.g. `micro --quick --shape data`.
+    #[arg(last = true, value_name = "EXPERIMENT ARGS", required = true)]
+    pub args: Vec<String>,
+}
+
+/// This source tree, as `--measure counts` finds it.
+fn project() -> anyhow::Result<Project> {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    if !workspace.join("Cargo.toml").is_file() || !workspace.join("crates/cli").is_dir() {
+        return Err(environment(anyhow!(
+            "levers builds jsoncost from its source tree, which is not at {}",
+            workspace.display()
+        )));
+    }
+    Ok(Project {
+        workspace: workspace.canonicalize()?,
+        package: "jsoncost-cli".into(),
+        target: Target::Bin("jsoncost".into()),
+        cargo: std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()),
+    })
+}
+
+pub fn run(args: &LeversArgs) -> anyhow::Result<()> {
+    jsoncost::ab::check_args(&args.args, "levers").map_err(library)?;
+    let project = project()?;
+    let mut stderr = std::io::stderr();
+    let build = |lever: Option<&Lever>, stderr: &mut std::io::Stderr| {
+        let plan = levers::plan(&project, lever).map_err(library)?;
+        eprintln!("levers: building {} in {} (reused when up to date)", plan.name, plan.root.display());
+        levers::build(&project, &plan, stderr).map_err(library)
+    };
+    let default = match build(None, &mut stderr)? {
+        Built::Program(path) => path,
+        Built::Failed(message) => return Err(environment(anyhow!("the default build failed:\n{message}"))),
+    };
+    let mut built = Vec::new();
+    let mut verdicts = Vec::new();
+    for lever in &args.levers {
+        match build(Some(lever), &mut stderr)? {
+            Built::Program(path) => built.push((lever, path)),
+            Built::Failed(message) => verdicts.push(format!("{lever}: failed to build, not measured:\n{message}")),
+        }
+    }
+    let cpu_name = jsoncost_engine::machine::current().cpu;
+    let mut measured = 0;
+    let built_count = built.len();
+    for (lever, path) in built {
+        if interrupt::interrupted() {
+            break;
+        }
+        let settings = Settings {
+            rounds: args.rounds,
+            runs: args.runs,
+            cpu: args.cpu.resolve().map_err(library)?,
+            timeout: std::time::Duration::from_secs(args.timeout),
+            keep: None,
+            args: args.args.clone(),
+            max_other_cpu: args.max_other_cpu,
+            label: format!("levers {lever}"),
+        };
+        let [base, new] = levers::programs(&default, lever, &path);
+        let runs = jsoncost::ab::run(&settings, [&base, &new], &interrupt::interrupted).map_err(library)?;
+        let comparison = ab::ab_with(&runs, args.threshold, ab::RowSpread::Keep)
+            .allowing_missing(true)
+            .on_cpu(settings.cpu);
+        print_stdout(&format!("Lever {lever}\n\n{}", args.format.exporter().ab(&comparison)))?;
+        if comparison.busy().is_none() {
+            measured += 1;
+        }
+        verdicts.push(jsoncost_report::levers::verdict(
+            &lever.to_string(),
+            lever.kind(),
+            &lever.ships(&cpu_name),
+            &runs,
+            &comparison,
+        ));
+    }
+    print_stdout(&format!(
+        "Levers against the default build:\n{}\n",
+        verdicts.iter().map(|v| format!("- {v}")).collect::<Vec<_>>().join("\n")
+    ))?;
+    if interrupt::interrupted() {
+        return Err(environment(anyhow!("interrupted")));
+    }
+    if built_count > 0 && measured == 0 {
+        return Err(environment(anyhow!(
+            "no lever's time was judged: the machine was too busy (see each lever's table)"
+        )));
+    }
+    Ok(())
+}

@@ -1,0 +1,242 @@
+//! A build lever's verdict (`jsoncost levers`): the default build and the lever's build paired
+//! in lockstep ([`crate::ab::ab`]), said in the words of the "answer first" ladder — a lever is
+//! a *build* rung: no code changes, the program is built another way — with what it changes
+//! in the output (the gate's fidelity of each row in both builds) and what shipping it costs.
+
+use jsoncost_engine::{Fidelity, Results, Row};
+
+use crate::ab::{AbComparison, AbVerdict, Run};
+use crate::fidelity::describe;
+
+/// How one row's output differs between the default build and the lever's, as the gate saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FidelityChange {
+    /// `experiment table method`.
+    pub row: String,
+    /// In words: "its inexact floats: 5 of 31 numbers 1 ulp off gone".
+    pub change: String,
+}
+
+fn rows(results: &Results) -> impl Iterator<Item = (String, &Row)> {
+    results.experiments.iter().flat_map(|e| {
+        e.rows
+            .iter()
+            .map(move |r| (format!("{} {} {}", e.experiment, e.table, r.method), r))
+    })
+}
+
+fn exact() -> Fidelity {
+    Fidelity::default()
+}
+
+/// What the gate saw differently on each row of the first run: fidelity that changed, a row
+/// that now reads its input or no longer does.
+pub fn fidelity_changes(run: &Run) -> Vec<FidelityChange> {
+    let mut out = Vec::new();
+    for (name, base) in rows(&run.base) {
+        let Some((_, new)) = rows(&run.new).find(|(n, _)| *n == name) else {
+            continue;
+        };
+        let change = match (base.is_ok(), new.is_ok()) {
+            (true, false) => Some(format!("now fails the gate: {}", new.error_message.clone().unwrap_or_default())),
+            (false, true) => Some(format!(
+                "now passes the gate (it failed: {})",
+                base.error_message.clone().unwrap_or_default()
+            )),
+            (false, false) => None,
+            (true, true) => {
+                let (b, n) = (
+                    base.fidelity.clone().unwrap_or_else(exact),
+                    new.fidelity.clone().unwrap_or_else(exact),
+                );
+                // The cause names the default build's configuration: not part of the change.
+                let plain = |f: &Fidelity| describe(&Fidelity { cause: None, ..f.clone() });
+                let (bd, nd) = (plain(&b), plain(&n));
+                (bd != nd).then(|| {
+                    if n.is_exact() {
+                        format!("its {bd} gone")
+                    } else if b.is_exact() {
+                        format!("now {nd}")
+                    } else {
+                        format!("{bd} → {nd}")
+                    }
+                })
+            }
+        };
+        if let Some(change) = change {
+            out.push(FidelityChange { row: name, change });
+        }
+    }
+    out
+}
+
+/// The verdict of `lever` (its text, what kind of change, what shipping it costs) from the
+/// paired comparison of the default build (base) and the lever's build (new).
+pub fn verdict(lever: &str, kind: &str, ships: &str, runs: &[Run], c: &AbComparison) -> String {
+    let count = |v| c.rows.iter().filter(|r| r.verdict == v).count();
+    let (slower, faster) = (count(AbVerdict::Slower), count(AbVerdict::Faster));
+    let pct = |r: f64| format!("{:+.1}%", (r - 1.0) * 100.0);
+    let named = |v: AbVerdict| -> String {
+        let mut rows: Vec<_> = c.rows.iter().filter(|r| r.verdict == v).collect();
+        rows.sort_by(|a, b| (a.ratio.estimate.ln().abs()).total_cmp(&b.ratio.estimate.ln().abs()).reverse());
+        rows.iter()
+            .take(3)
+            .map(|r| {
+                format!(
+                    "{} {} {} {} ({} to {})",
+                    r.experiment,
+                    r.table,
+                    r.method,
+                    pct(r.ratio.estimate),
+                    pct(r.ratio.low),
+                    pct(r.ratio.high)
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    let time = if c.busy().is_some() {
+        "time not judged (the machine was busy)".to_string()
+    } else if slower + faster == 0 {
+        format!(
+            "no row's time changed beyond ±{} ({} rows)",
+            crate::units::percent(c.threshold / 2.0),
+            c.rows.len()
+        )
+    } else {
+        let mut parts = Vec::new();
+        if faster > 0 {
+            parts.push(format!(
+                "saves time on {faster} of {} rows: {}",
+                c.rows.len(),
+                named(AbVerdict::Faster)
+            ));
+        }
+        if slower > 0 {
+            parts.push(format!(
+                "costs time on {slower} of {} rows: {}",
+                c.rows.len(),
+                named(AbVerdict::Slower)
+            ));
+        }
+        parts.join("; ")
+    };
+    let fidelity = runs.first().map(fidelity_changes).unwrap_or_default();
+    let output = if fidelity.is_empty() {
+        "the output is the same as the default build's".to_string()
+    } else {
+        format!(
+            "the output changes: {}",
+            fidelity
+                .iter()
+                .map(|f| format!("{}: {}", f.row, f.change))
+                .collect::<Vec<_>>()
+                .join("; ")
+        )
+    };
+    format!("{lever} (build rung: {kind}, no code change): {time}; {output}. Shipping it: {ships}.")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use jsoncost_engine::{Experiment, ExperimentKind, Interval, Machine};
+
+    fn results(fidelity: Option<Fidelity>, failed: bool) -> Results {
+        let mut e = Experiment::new(ExperimentKind::Micro, "canada/deserialize");
+        let mut r = Row::new("typed/serde_json");
+        r.mean_ns = Some(100.0);
+        r.fidelity = fidelity;
+        e.rows.push(r);
+        e.rows.push(if failed {
+            Row::failed("dom/serde_json", "number out of range at line 1 column 6")
+        } else {
+            let mut r = Row::new("dom/serde_json");
+            r.mean_ns = Some(50.0);
+            r
+        });
+        Results {
+            schema_version: 1,
+            jsoncost_version: "0.1.0".into(),
+            machine: Machine::default(),
+            started_at: "2026-12-05T00:00:00Z".into(),
+            quick: true,
+            interrupted: false,
+            rates: Default::default(),
+            experiments: vec![e],
+            allocators: Vec::new(),
+        }
+    }
+
+    fn inexact() -> Fidelity {
+        Fidelity {
+            numbers: 31,
+            floats_inexact: 5,
+            max_ulps: 1,
+            cause: Some("serde_json without float_roundtrip".into()),
+            ..Fidelity::default()
+        }
+    }
+
+    #[test]
+    fn the_lever_says_what_it_changes_in_the_output_and_what_it_costs() {
+        let run = Run {
+            base: results(Some(inexact()), true),
+            new: results(
+                Some(Fidelity {
+                    numbers: 31,
+                    ..Fidelity::default()
+                }),
+                false,
+            ),
+            lockstep: true,
+            other_cpu: None,
+        };
+        assert_eq!(
+            fidelity_changes(&run),
+            [
+                FidelityChange {
+                    row: "micro canada/deserialize typed/serde_json".into(),
+                    change: "its inexact floats: 5 of 31 numbers 1 ulp off gone".into(),
+                },
+                FidelityChange {
+                    row: "micro canada/deserialize dom/serde_json".into(),
+                    change: "now passes the gate (it failed: number out of range at line 1 column 6)".into(),
+                },
+            ]
+        );
+        let mut c = crate::ab::ab(std::slice::from_ref(&run), 0.05);
+        c.rows = vec![crate::ab::AbRow {
+            experiment: ExperimentKind::Micro,
+            table: "canada/deserialize".into(),
+            method: "typed/serde_json".into(),
+            base_mean_ns: 100.0,
+            new_mean_ns: 118.0,
+            ratio: Interval {
+                estimate: 1.18,
+                low: 1.12,
+                high: 1.25,
+                n: 30,
+            },
+            signed_rank_p: None,
+            verdict: AbVerdict::Slower,
+            base_allocated_bytes: None,
+            new_allocated_bytes: None,
+            allocation_grew: false,
+            instructions: None,
+        }];
+        assert_eq!(
+            verdict(
+                "serde_json/float_roundtrip",
+                "a cargo feature",
+                "nothing beyond the build",
+                &[run],
+                &c
+            ),
+            "serde_json/float_roundtrip (build rung: a cargo feature, no code change): costs time on 1 of 1 rows: micro \
+             canada/deserialize typed/serde_json +18.0% (+12.0% to +25.0%); the output changes: micro canada/deserialize \
+             typed/serde_json: its inexact floats: 5 of 31 numbers 1 ulp off gone; micro canada/deserialize dom/serde_json: \
+             now passes the gate (it failed: number out of range at line 1 column 6). Shipping it: nothing beyond the build."
+        );
+    }
+}
