@@ -12,11 +12,12 @@
 use std::path::PathBuf;
 
 use anyhow::anyhow;
-use jsoncost::ab::{CpuChoice, Program, Settings};
+use jsoncost::ab::{Program, Settings};
 use jsoncost_report::{Format, ab};
 
 use super::ab_http::{AbCommon, HttpAbArgs};
 use super::compare::parse_threshold;
+use super::pairing::Pairing;
 use crate::failure::{environment, library, regression, usage};
 use crate::interrupt;
 use crate::session::{format_parser, print_stdout};
@@ -43,37 +44,12 @@ pub struct AbArgs {
     /// from 150 (of 0.1 s slices) until --precision.
     #[arg(long, value_parser = clap::value_parser!(u64).range(2..=10_000))]
     pub rounds: Option<u64>,
-    /// Runs of both programs, in lockstep; odd runs start with base, even ones with new. A
-    /// table measured one strategy after another (`--schedule sequential`, `http --target`)
-    /// pairs once per run, so it needs 5 or more.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
-    pub runs: u32,
-    /// The CPU both programs are pinned to, or `none` (the OS places them). Default: the last
-    /// CPU ab may run on. Only one of them works at a time, so they lose nothing by sharing it,
-    /// and both sides of a pair then run on one core: on a VM each virtual CPU has its own
-    /// speed of the moment (measured here: the same `micro` run at 240 ns on one and 375 ns on
-    /// the other, ~1.5× apart, for seconds at a time), which would otherwise land on one side
-    /// of the pair only. An http experiment's server and load generator then share that CPU
-    /// too.
-    #[arg(long, value_name = "N|none", default_value = "auto", value_parser = clap::value_parser!(CpuChoice))]
-    pub cpu: CpuChoice,
     /// Smallest time change to detect, e.g. 5% or 0.05: a row fails when it is slower for sure
     /// and by at least half of this.
     #[arg(long, default_value = "5%", value_parser = parse_threshold)]
     pub threshold: f64,
-    /// The longest ab waits for a program's next step, in seconds: to join the lockstep or
-    /// exit (one that never joins, an older build, runs its whole experiment in this time),
-    /// to ask for its next turn, to exit. Then both programs are killed and ab exits 3 naming
-    /// the program. A program seen stopped (SIGSTOP) for 5 s fails at once.
-    #[arg(long, value_name = "SECS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
-    pub timeout: u64,
-    /// Other programs' CPU time on the CPU the two programs share (every CPU, unpinned), as a
-    /// share of the two's own, past which no row's time is judged (exit 3; allocation still
-    /// is): another program's work lands on one side of a pair and not on the other, and does
-    /// not even out. Each program's own threads are its own work. Quiet, the share measured
-    /// 0.0–1.1%; beside a busy loop on the CPU, 85%.
-    #[arg(long, value_name = "SHARE", default_value = "5%", value_parser = jsoncost::flags::time_share, alias = "max-cpu-wait")]
-    pub max_other_cpu: f64,
+    #[command(flatten)]
+    pub pairing: Pairing,
     /// Accept rows that were ok in base and failed or are missing in new (as `compare`).
     #[arg(long)]
     pub allow_missing: bool,
@@ -128,13 +104,10 @@ pub fn run(args: &AbArgs) -> anyhow::Result<()> {
     let new = program("--new", "new", new)?;
     let settings = Settings {
         rounds: args.rounds.unwrap_or(ROUNDS),
-        runs: args.runs,
-        cpu: args.cpu.resolve().map_err(library)?,
-        timeout: std::time::Duration::from_secs(args.timeout),
         keep: args.keep.clone(),
         args: args.args.clone(),
-        max_other_cpu: args.max_other_cpu,
         label: "ab".to_string(),
+        ..args.pairing.settings()?
     };
     let runs = jsoncost::ab::run(&settings, [&base, &new], &interrupt::interrupted).map_err(library)?;
     let comparison = ab::ab(&runs, args.threshold)

@@ -11,11 +11,12 @@
 use std::path::Path;
 
 use anyhow::anyhow;
-use jsoncost::ab::{CpuChoice, Settings};
+use jsoncost::ab::Settings;
 use jsoncost::levers::{self, Built, Lever, Project, Target};
 use jsoncost_report::{Format, ab};
 
 use super::compare::parse_threshold;
+use super::pairing::Pairing;
 use crate::failure::{environment, library};
 use crate::interrupt;
 use crate::session::{format_parser, print_stdout};
@@ -30,21 +31,11 @@ pub struct LeversArgs {
     /// Rounds of every interleaved table, in both programs (as `ab`).
     #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(2..=10_000))]
     pub rounds: u64,
-    /// Runs of both programs per lever, in lockstep (as `ab`).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
-    pub runs: u32,
-    /// The CPU both programs are pinned to, or `none` (as `ab`).
-    #[arg(long, value_name = "N|none", default_value = "auto", value_parser = clap::value_parser!(CpuChoice))]
-    pub cpu: CpuChoice,
     /// Smallest time change a lever is credited or charged with, e.g. 5% (as `ab`).
     #[arg(long, default_value = "5%", value_parser = parse_threshold)]
     pub threshold: f64,
-    /// The longest a program's next step is waited for, in seconds (as `ab`).
-    #[arg(long, value_name = "SECS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
-    pub timeout: u64,
-    /// Other programs' share of the pair's CPU past which a run's time is set aside (as `ab`).
-    #[arg(long, value_name = "SHARE", default_value = "5%", value_parser = jsoncost::flags::time_share)]
-    pub max_other_cpu: f64,
+    #[command(flatten)]
+    pub pairing: Pairing,
     /// What stdout carries for each lever's paired table.
     #[arg(long, default_value = "table", value_parser = format_parser())]
     pub format: Format,
@@ -100,13 +91,9 @@ pub fn run(args: &LeversArgs) -> anyhow::Result<()> {
         }
         let settings = Settings {
             rounds: args.rounds,
-            runs: args.runs,
-            cpu: args.cpu.resolve().map_err(library)?,
-            timeout: std::time::Duration::from_secs(args.timeout),
-            keep: None,
             args: args.args.clone(),
-            max_other_cpu: args.max_other_cpu,
             label: format!("levers {lever}"),
+            ..args.pairing.settings()?
         };
         let [base, new] = levers::programs(&default, lever, &path);
         let runs = jsoncost::ab::run(&settings, [&base, &new], &interrupt::interrupted).map_err(library)?;

@@ -7,5 +7,6 @@ pub mod baselines;
 pub mod compare;
 pub mod counts;
 pub mod levers;
+pub mod pairing;
 pub mod report;
 pub mod serve;
