@@ -16,7 +16,6 @@ use jsoncost_engine::{Results, Status};
 use jsoncost_shapes::{DEFAULT_SEED, ORDER_LINES};
 use jsoncost_stores::{OpenOptions, OrderDocs, ensure_loaded, open};
 use proptest::prelude::*;
-use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -116,19 +115,7 @@ fn jsoncost(args: &[&str], tmp: &Path) -> (i32, Option<String>) {
         .env("TMPDIR", tmp)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped());
-    // SAFETY: setrlimit is async-signal-safe and touches no memory of the parent.
-    unsafe {
-        cmd.pre_exec(|| {
-            let limit = libc::rlimit {
-                rlim_cur: MEMORY_LIMIT,
-                rlim_max: MEMORY_LIMIT,
-            };
-            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    crate::common::limit_address_space(&mut cmd, MEMORY_LIMIT);
     let mut child = cmd.spawn().unwrap();
     // Drained as it comes: an error may quote a long input, and a full pipe would stall the child.
     let mut pipe = child.stderr.take().unwrap();

@@ -688,7 +688,6 @@ fn serve_under_a_low_open_file_limit_caps_its_connections_naming_the_limit() {
 /// 16 of them on 2 cores took the whole GiB with ~50 MB resident), and says so.
 #[test]
 fn http_completes_under_a_1_gib_address_space_limit() {
-    use std::os::unix::process::CommandExt;
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r.json");
     let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("jsoncost"));
@@ -699,19 +698,7 @@ fn http_completes_under_a_1_gib_address_space_limit() {
         .env("NO_COLOR", "1")
         .env_remove("JSONCOST_ALLOCATOR");
     const LIMIT: libc::rlim_t = 1 << 30;
-    // SAFETY: setrlimit only, between fork and exec.
-    unsafe {
-        cmd.pre_exec(|| {
-            let limit = libc::rlimit {
-                rlim_cur: LIMIT,
-                rlim_max: LIMIT,
-            };
-            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    crate::common::limit_address_space(&mut cmd, LIMIT);
     let run = cmd.output().unwrap();
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert_eq!(run.status.code(), Some(0), "{stderr}");

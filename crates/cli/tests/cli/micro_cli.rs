@@ -391,7 +391,6 @@ fn an_out_that_is_the_payload_is_refused_and_the_payload_kept() {
 /// any table, naming both figures (exit 3), instead of an allocation failure minutes in.
 #[test]
 fn a_payload_too_large_for_the_memory_is_refused_up_front() {
-    use std::os::unix::process::CommandExt;
     // 20,000,001 bytes: ten million small numbers, held about 60 times over (1.1 GiB).
     let mut doc = b"[1".to_vec();
     doc.extend(b",1".repeat(9_999_999));
@@ -400,19 +399,7 @@ fn a_payload_too_large_for_the_memory_is_refused_up_front() {
     let path = f.path().display().to_string();
     let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("jsoncost"));
     c.args(["micro", "--quick", "--payload", &path]);
-    // SAFETY: setrlimit only, between fork and exec.
-    unsafe {
-        c.pre_exec(|| {
-            let limit = libc::rlimit {
-                rlim_cur: 768 << 20,
-                rlim_max: 768 << 20,
-            };
-            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        })
-    };
+    crate::common::limit_address_space(&mut c, 768 << 20);
     let out = c.output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{stderr}");

@@ -386,7 +386,6 @@ fn run_includes_the_safety_matrix_in_its_report() {
 /// params, instead of every child refusing to start (exit 3).
 #[test]
 fn cases_run_within_a_lower_address_space_limit_of_the_process() {
-    use std::os::unix::process::CommandExt;
     let dir = tempfile::tempdir().unwrap();
     let out_file = dir.path().join("results.json");
     let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("jsoncost"));
@@ -403,19 +402,7 @@ fn cases_run_within_a_lower_address_space_limit_of_the_process() {
     .arg(&out_file)
     .env("NO_COLOR", "1");
     const LIMIT: libc::rlim_t = 1 << 30;
-    // SAFETY: setrlimit only, between fork and exec.
-    unsafe {
-        cmd.pre_exec(|| {
-            let limit = libc::rlimit {
-                rlim_cur: LIMIT,
-                rlim_max: LIMIT,
-            };
-            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    crate::common::limit_address_space(&mut cmd, LIMIT);
     let out = cmd.output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");

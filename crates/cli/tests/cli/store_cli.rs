@@ -769,7 +769,6 @@ fn a_blob_key_is_bad_data_naming_the_column() {
 /// the flag, under a 1 GiB address-space limit; `--max-doc-mib` raises the limit.
 #[test]
 fn a_document_over_the_size_limit_is_refused_naming_its_key_and_size() {
-    use std::os::unix::process::CommandExt;
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("own.db");
     let c = rusqlite::Connection::open(&db).unwrap();
@@ -784,19 +783,7 @@ fn a_document_over_the_size_limit_is_refused_naming_its_key_and_size() {
         .arg(format!("sqlite:{}", db.display()))
         .env("NO_COLOR", "1");
     const LIMIT: libc::rlim_t = 1 << 30;
-    // SAFETY: setrlimit is async-signal-safe and touches no memory of the parent.
-    unsafe {
-        cmd.pre_exec(|| {
-            let limit = libc::rlimit {
-                rlim_cur: LIMIT,
-                rlim_max: LIMIT,
-            };
-            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    crate::common::limit_address_space(&mut cmd, LIMIT);
     let run = cmd.output().unwrap();
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert_eq!(run.status.code(), Some(2), "{stderr}");

@@ -257,3 +257,22 @@ impl Drop for Stalling {
 /// of the pairing itself judge time whatever else ran;
 /// `other_work_on_the_pairs_cpu_past_the_limit_judges_no_time_and_exits_3` tests the limit.
 pub const JUDGE_ON_A_BUSY_MACHINE: [&str; 2] = ["--max-other-cpu", "100000%"];
+
+/// Runs `cmd`'s process under an address-space limit (RLIMIT_AS) of `bytes`, set between fork
+/// and exec, so a test that could eat memory cannot take the machine with it.
+pub fn limit_address_space(cmd: &mut std::process::Command, bytes: libc::rlim_t) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: setrlimit is async-signal-safe and touches no memory of the parent.
+    unsafe {
+        cmd.pre_exec(move || {
+            let limit = libc::rlimit {
+                rlim_cur: bytes,
+                rlim_max: bytes,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
