@@ -314,6 +314,8 @@ pub struct Study {
     /// The user's own documents read from their store as their type (`store`).
     #[cfg(feature = "store")]
     stores: Vec<(String, StoreOptions, TypedReads)>,
+    /// Rows of any of its tables expected to fail ([`Study::expect_failure`]).
+    expected: Vec<crate::ExpectedFailure>,
     /// The first registration error, reported by `run` (exit 2).
     error: Option<Error>,
     cancel: Cancel,
@@ -516,9 +518,58 @@ impl Study {
             streams: Vec::new(),
             #[cfg(feature = "store")]
             stores: Vec::new(),
+            expected: Vec::new(),
             error: None,
             cancel: Cancel::never(),
         }
+    }
+
+    /// Declares the rows `pattern` matches in any table of the study expected to fail on its
+    /// data, for `reason`: what a `.stream(..)` or `.store(..)` registration's rows need (a
+    /// type's own tables have [`TypeStudy::expect_failure`]). The glob is over
+    /// `table::style/library` (`"pushes::incremental-typed/simd-json"`) or `style/library`.
+    /// Test mode counts their failures as expected and says loudly, exit 2, when one passes;
+    /// a pattern that matches no row of the study is bad input.
+    ///
+    /// ```no_run
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Push { id: u64 }
+    /// jsoncost::Study::from_args()
+    ///     .stream::<Push>("pushes", "benches/data/pushes.json", "")
+    ///     .expect_failure("pushes::*/simd-json", "ids of 30 digits: simd-json reads no integer beyond u64")
+    ///     .run();
+    /// ```
+    pub fn expect_failure(mut self, pattern: &str, reason: &str) -> Study {
+        let what = format!("Study::expect_failure({pattern:?}, ..)");
+        match crate::ExpectedFailure::new(&what, pattern, reason) {
+            Ok(expected) => self.expected.push(expected),
+            Err(e) => {
+                self.error.get_or_insert(e);
+            }
+        }
+        self
+    }
+
+    /// Each of the study's own expected failures matches some row of its tables (listed, not
+    /// run: nothing is read); a listing that fails is said when the tables run.
+    fn check_expected(&self) -> Result<(), Error> {
+        if self.expected.is_empty() {
+            return Ok(());
+        }
+        let (rows, ended) = self.listed_rows(Filter::select(&[], &[], false)?);
+        if ended.is_err() {
+            return Ok(());
+        }
+        for e in &self.expected {
+            if !rows.iter().any(|(table, row)| e.matches(table, row)) {
+                let all: Vec<String> = rows.iter().map(|(t, r)| format!("{t}::{r}")).collect();
+                return Err(Error::usage(format!(
+                    "Study::expect_failure({:?}, ..) matches no strategy; the strategies are: {}",
+                    e.pattern,
+                    all.join(", ")
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// Stops between strategies once `cancel` says so (the library owns no signal handler).
@@ -786,6 +837,7 @@ impl Study {
                 )));
             }
         }
+        self.check_expected()?;
         let filter = Filter::select(&args.filters, &args.skip, args.exact)?;
         if args.ignored {
             // libtest's `--ignored` runs (and lists) only ignored tests; jsoncost ignores no
@@ -816,23 +868,37 @@ impl Study {
     }
 
     /// `--list`'s lines, and its error: whatever could be listed is, and then the first table
-    /// that could not be set up (its store, its file) says why.
+    /// that could not be set up (its file) says why.
     fn listing(&self, args: &Args, filter: Filter) -> (Vec<String>, Result<(), Error>) {
-        let mut sink = Lines::default();
-        let outcome = {
-            let mut runner = Runner::new(Config::quick(), filter, self.cancel.clone(), &mut sink).with_mode(Mode::List);
-            self.run_units(args.quick, &mut runner)
-        };
-        let lines = sink
-            .listed
+        let (rows, ended) = self.listed_rows(filter);
+        let lines = rows
             .iter()
             .map(|(table, method)| match args.terse {
                 true => format!("{table}::{method}: test"),
                 false => format!("{table} {method}"),
             })
             .collect();
-        let ended = outcome.end().and_then(|()| sink.unmeasured.map_or(Ok(()), Err));
         (lines, ended)
+    }
+
+    /// `(table, strategy)` of every row `filter` lets through, as `--list` names them.
+    fn listed_rows(&self, filter: Filter) -> (Vec<(String, String)>, Result<(), Error>) {
+        let mut sink = Lines::default();
+        let outcome = {
+            let mut runner = Runner::new(Config::quick(), filter, self.cancel.clone(), &mut sink).with_mode(Mode::List);
+            // Listing measures nothing: `quick` changes no name.
+            self.run_units(true, &mut runner)
+        };
+        let ended = outcome.end().and_then(|()| sink.unmeasured.map_or(Ok(()), Err));
+        (sink.listed, ended)
+    }
+
+    /// `--list`'s lines for this study as its arguments ask.
+    #[cfg(test)]
+    pub(crate) fn listed(&self) -> (Vec<String>, Result<(), Error>) {
+        let args = self.args.clone().unwrap();
+        let filter = Filter::select(&args.filters, &args.skip, args.exact).unwrap();
+        self.listing(&args, filter)
     }
 
     /// Test mode: each strategy once through the gate, untimed; exit 2 when one fails that
@@ -864,17 +930,24 @@ impl Study {
 
     /// Every registration's expected failures, with the tables they apply to.
     fn expectations(&self) -> Vec<Expectation> {
+        let study = self.expected.iter().map(|f| Expectation {
+            registration: "the study".to_string(),
+            tables: None,
+            failure: f.clone(),
+            passed: Vec::new(),
+        });
         self.subjects
             .iter()
             .flat_map(|s| {
                 let tables: Vec<String> = s.directions().iter().map(|d| s.table(*d)).collect();
                 s.expected_failures().iter().map(move |f| Expectation {
                     registration: s.name().to_string(),
-                    tables: tables.clone(),
+                    tables: Some(tables.clone()),
                     failure: f.clone(),
                     passed: Vec::new(),
                 })
             })
+            .chain(study)
             .collect()
     }
 
@@ -1204,8 +1277,8 @@ struct GateFailure {
 #[derive(Clone)]
 struct Expectation {
     registration: String,
-    /// The tables of its registration.
-    tables: Vec<String>,
+    /// The tables of its registration; `None`: the study's, every table.
+    tables: Option<Vec<String>>,
     failure: crate::ExpectedFailure,
     /// `table strategy` of rows it matched that passed.
     passed: Vec<String>,
@@ -1296,7 +1369,7 @@ impl Sink for GateReport {
         let expected = self
             .expectations
             .iter_mut()
-            .filter(|e| e.tables.iter().any(|t| t == table) && e.failure.matches(table, &row.method));
+            .filter(|e| e.tables.as_ref().is_none_or(|t| t.iter().any(|t| t == table)) && e.failure.matches(table, &row.method));
         let mut reason = None;
         for e in expected {
             if row.is_ok() {
@@ -2014,12 +2087,10 @@ mod tests {
     }
 
     fn listed(args: &[&str]) -> (Vec<String>, Result<(), Error>) {
-        let study = Study::with_args(args.iter().copied())
+        Study::with_args(args.iter().copied())
             .typed::<Point>("point", Sample::json(r#"{"x":1}"#))
-            .into_study();
-        let args = study.args.clone().unwrap();
-        let filter = Filter::select(&args.filters, &args.skip, args.exact).unwrap();
-        study.listing(&args, filter)
+            .into_study()
+            .listed()
     }
 
     /// `point`'s strategies, as this build has them: `more-libraries` (on in a workspace
@@ -2130,6 +2201,48 @@ mod tests {
                 "UNEXPECTED PASS: point expects \"*/simd-json\" to fail (rejects 30-digit integers), but point/deserialize typed/simd-json passed: narrow or remove the .expect_failure",
                 "UNEXPECTED PASS: point expects \"typed/sonic-rs\" to fail (x), but point/deserialize typed/sonic-rs passed: narrow or remove the .expect_failure",
             ]
+        );
+    }
+
+    /// A stream's rows have no registration of a type to declare their failures on: the
+    /// study's own `.expect_failure` covers them, checked against the rows before anything runs.
+    #[cfg(feature = "stream")]
+    #[test]
+    fn a_study_s_expected_failure_covers_a_stream_table() {
+        #[derive(Serialize, serde::Deserialize)]
+        struct Big {
+            id: u64,
+            big: f64,
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("nums.json");
+        let body: Vec<String> = (0..50)
+            .map(|i| format!(r#"{{"id":{i},"big":123456789012345678901234567890}}"#))
+            .collect();
+        std::fs::write(&file, format!("[{}]", body.join(","))).unwrap();
+        let study = || Study::with_args(Vec::<String>::new()).stream::<Big>("nums", &file, "");
+        let err = study().measure().unwrap_err();
+        assert_eq!(err.exit_code(), 2, "{err}");
+        assert!(
+            err.to_string()
+                .contains("failed the correctness gate (first: nums buffered/simd-json)"),
+            "{err}"
+        );
+        study()
+            .expect_failure("nums::*/simd-json", "integers of 30 digits")
+            .measure()
+            .unwrap();
+        let err = study().expect_failure("nums::*/rapidjson", "slow").measure().unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        assert!(
+            err.to_string()
+                .starts_with("Study::expect_failure(\"nums::*/rapidjson\", ..) matches no strategy; the strategies are: nums::"),
+            "{err}"
+        );
+        let err = study().expect_failure("*/simd-json", "").measure().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "Study::expect_failure(\"*/simd-json\", ..): give the reason it fails, as test mode will say it"
         );
     }
 

@@ -576,8 +576,34 @@ fn existing_strategies(
     typed: Option<&TypedReads>,
     too_deep: Option<String>,
 ) -> Vec<BoxedStrategy<'static>> {
-    let make = |id: Read, refused: Option<String>, op: ReadOp| read_strategy(store, source, ids, bytes, id, refused, op);
-    let mut v: Vec<BoxedStrategy<'static>> = typed
+    let v = existing_reads(sample, fields, typed, too_deep)
+        .into_iter()
+        .map(|(id, refused, op)| read_strategy(store, source, ids, bytes, id, refused, op))
+        .collect();
+    match typed {
+        Some(typed) => gated(v, typed.through),
+        None => v,
+    }
+}
+
+/// The rows of [`existing_strategies`] as `--list` names them, without opening the store:
+/// nextest lists every bench before anything runs.
+pub(crate) fn existing_names(fields: &[String], typed: Option<&TypedReads>) -> Vec<StrategyId> {
+    existing_reads(&serde_json::Value::Null, fields, typed, None)
+        .into_iter()
+        .map(|((id, ..), ..)| id)
+        .collect()
+}
+
+/// The reads of [`existing_strategies`], not yet bound to a store, baseline first.
+fn existing_reads(
+    sample: &serde_json::Value,
+    fields: &[String],
+    typed: Option<&TypedReads>,
+    too_deep: Option<String>,
+) -> Vec<(Read, Option<String>, ReadOp)> {
+    let make = |id: Read, refused: Option<String>, op: ReadOp| (id, refused, op);
+    let mut v: Vec<(Read, Option<String>, ReadOp)> = typed
         .map(|TypedReads { reads, .. }| {
             reads
                 .iter()
@@ -649,10 +675,7 @@ fn existing_strategies(
             }
         }),
     ));
-    match typed {
-        Some(typed) => gated(v, typed.through),
-        None => v,
-    }
+    v
 }
 
 /// The store experiment over the user's own documents `at`, with the reads of their type when
@@ -682,6 +705,18 @@ pub(crate) fn run_existing(
     let location = Location::parse(&url).map_err(store_error)?;
     let kind = location.kind(options.pg_column);
     let name = format!("{}/{}", kind.as_str(), table.unwrap_or(at.name()));
+    if runner.mode() == crate::Mode::List {
+        let names: Vec<String> = existing_names(&options.fields, typed)
+            .iter()
+            .map(|id| id.name().to_string())
+            .collect();
+        runner.filter().check_matches_any(names.iter().map(String::as_str))?;
+        let filter = runner.filter().in_tables(std::slice::from_ref(&name));
+        for row in names.iter().filter(|n| filter.matches(n)) {
+            runner.sink().listed(&name, row);
+        }
+        return Ok(());
+    }
     match measure_existing(options, &url, at, (kind, &name), typed, runner) {
         Ok(()) => Ok(()),
         Err(Unmeasured::Returned(e)) => Err(e),
@@ -1274,18 +1309,29 @@ mod typed_tests {
         let tables: Vec<&str> = written.experiments.iter().map(|e| e.table.as_str()).collect();
         assert_eq!(tables, ["sqlite/events"]);
         assert!(written.experiments[0].rows.iter().all(|r| r.status == Status::Ok));
-        // --list has no table to list, and says why.
-        let err = crate::Study::with_args(["--list"])
-            .store::<Event>("absent", &url, rows("absent"))
-            .measure()
-            .unwrap_err();
+    }
+
+    /// `--list` names a store table's rows without opening the store (nextest lists every
+    /// bench before anything runs): a database that is not there is not created or asked.
+    #[test]
+    fn list_names_a_store_table_s_rows_without_opening_the_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite:{}", dir.path().join("absent.db").display());
+        let (lines, ended) = crate::Study::with_args(["--list", "--skip", "dom/*"])
+            .store::<Event>("events", &url, rows("events"))
+            .listed();
+        assert!(ended.is_ok(), "{ended:?}");
         assert_eq!(
-            (err.exit_code(), err.to_string()),
-            (
-                2,
-                format!("store sqlite/absent: {url}: table absent (id, body): no such table: absent")
-            )
+            lines,
+            [
+                "sqlite/events typed/serde_json",
+                "sqlite/events typed/sonic-rs",
+                "sqlite/events typed/simd-json",
+                "sqlite/events raw/serde_json",
+                "sqlite/events floor",
+            ]
         );
+        assert!(!dir.path().join("absent.db").exists());
     }
 
     #[test]

@@ -187,6 +187,22 @@ pub struct ExpectedFailure {
 }
 
 impl ExpectedFailure {
+    /// The rows `pattern` matches expected to fail for `reason`; `what` names the declaration
+    /// in errors (bad input: an empty reason, a pattern that is not a glob).
+    pub(crate) fn new(what: &str, pattern: &str, reason: &str) -> Result<ExpectedFailure, Error> {
+        if reason.trim().is_empty() {
+            return Err(Error::usage(format!("{what}: give the reason it fails, as test mode will say it")));
+        }
+        let matcher = globset::Glob::new(pattern)
+            .map_err(|e| Error::usage(format!("{what}: {e}")))?
+            .compile_matcher();
+        Ok(ExpectedFailure {
+            pattern: pattern.to_string(),
+            reason: reason.to_string(),
+            matcher,
+        })
+    }
+
     /// Whether the row `method` of `table` is one of those expected to fail.
     pub fn matches(&self, table: &str, method: &str) -> bool {
         self.matcher.is_match(method) || self.matcher.is_match(format!("{table}::{method}"))
@@ -374,17 +390,7 @@ impl<T: Serialize + DeserializeOwned> TypedSubject<T> {
     /// `table::style/library` for one table) expected to fail, for `reason`.
     pub fn expect_failure(mut self, pattern: &str, reason: &str) -> Result<Self, Error> {
         let what = format!("{}: .expect_failure({pattern:?}, ..)", self.name);
-        if reason.trim().is_empty() {
-            return Err(Error::usage(format!("{what}: give the reason it fails, as test mode will say it")));
-        }
-        let matcher = globset::Glob::new(pattern)
-            .map_err(|e| Error::usage(format!("{what}: {e}")))?
-            .compile_matcher();
-        let expected = ExpectedFailure {
-            pattern: pattern.to_string(),
-            reason: reason.to_string(),
-            matcher,
-        };
+        let expected = ExpectedFailure::new(&what, pattern, reason)?;
         let tables = [Direction::Deserialize, Direction::Serialize].map(|d| self.table(d));
         let all = self.all_methods();
         if !all.iter().any(|m| tables.iter().any(|t| expected.matches(t, m))) {
