@@ -632,6 +632,17 @@ fn run_table(
     }
 }
 
+/// Each count of `--list-sizes` is one the store can answer: a count above its list's length
+/// is a 400 from the server, which the rows would read as the modes disagreeing.
+fn check_list_sizes(sizes: &[usize], entries: usize, store: &str) -> Result<(), Error> {
+    match sizes.iter().find(|&&n| n > entries) {
+        Some(n) => Err(Error::usage(format!(
+            "--list-sizes {n}: the list in {store} holds {entries} entries; ask for at most {entries}"
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// The GET routes the in-process API is loaded on: (name, route).
 /// The GET routes, each named as its tables' prefix: the item, and the list (one per count of
 /// `--list-sizes`, `list-N`).
@@ -696,6 +707,7 @@ pub fn run(options: &HttpOptions, runner: &mut Runner<'_>) -> Result<(), Error> 
         .status(&format!("http: loading items into {}", jsoncost_stores::redact(&store_url)));
     let source = StoreSource::open(options.store.as_deref(), &OpenOptions::default(), 4, &StoreData::default()).map_err(store_error)?;
     let store_url = jsoncost_http::ItemSource::name(&source); // the default store may be another file
+    check_list_sizes(&options.list_sizes, jsoncost_http::ItemSource::list_len(&source), &store_url)?;
     let config = ServerConfig {
         cache: options.cache.clone(),
         ..ServerConfig::with_source(Arc::new(source))
@@ -1207,6 +1219,19 @@ impl crate::flags::ExperimentArgs for HttpArgs {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_list_size_above_the_store_s_list_is_bad_input_naming_both() {
+        assert!(check_list_sizes(&[1, 48, 200], 200, "redb:/tmp/s.redb").is_ok());
+        let e = check_list_sizes(&[1, 201, 300], 200, "redb:/tmp/s.redb").unwrap_err();
+        assert_eq!(
+            (e.exit_code(), e.to_string()),
+            (
+                2,
+                "--list-sizes 201: the list in redb:/tmp/s.redb holds 200 entries; ask for at most 200".to_string()
+            )
+        );
+    }
 
     fn options(precision: f64) -> HttpOptions {
         HttpOptions {
