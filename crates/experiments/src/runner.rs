@@ -317,8 +317,11 @@ impl<'s> Runner<'s> {
         let gate_only = self.mode == Mode::Gate;
         // Count mode: the sequential loop too, each strategy checked, then counted.
         // Load rows (which measure themselves) are not counted: their work is a server's.
+        // A whole run (stream) is one operation: counted once, after one run uncounted.
         let count_ops = match self.mode {
-            Mode::Count(ops) if !kind.traits().measures_itself => Some(ops),
+            Mode::Count(_) if kind.traits().measures_itself => None,
+            Mode::Count(_) if kind.traits().row == jsoncost_engine::RowMeasure::WholeRun => Some(1),
+            Mode::Count(ops) => Some(ops),
             _ => None,
         };
         let untimed_table = gate_only || matches!(self.mode, Mode::Count(_));

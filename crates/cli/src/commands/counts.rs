@@ -18,7 +18,7 @@ pub enum Measure {
     /// Time and allocations, natively (the default).
     Time,
     /// Also instructions and simulated cache misses per operation under Valgrind's Callgrind,
-    /// each row keeping its time from the native run (micro and store).
+    /// each row keeping its time from the native run (micro, store and stream).
     Counts,
 }
 
@@ -45,17 +45,24 @@ pub fn counted(kind: ExperimentKind, quick: bool, args: &MeasureArgs) -> anyhow:
     if args.measure != Measure::Counts || jsoncost_engine::counts::requested_ops().is_some() {
         return Ok(None);
     }
-    // Micro's operations and the store's reads run in this process between the client
-    // requests; stream's whole runs are mostly the kernel's page faults, http's work a server's.
-    if !matches!(kind, ExperimentKind::Micro | ExperimentKind::Store) {
+    // Micro's operations, the store's reads and stream's whole runs run in this process
+    // between the client requests; http's work is a server's, safety's a verdict.
+    if !matches!(kind, ExperimentKind::Micro | ExperimentKind::Store | ExperimentKind::Stream) {
         return Err(failure::usage(anyhow::anyhow!(
-            "--measure counts counts micro and store tables only; {kind} is measured by time"
+            "--measure counts counts micro, store and stream tables only; {kind} is measured by time"
         )));
     }
     let binary = counting_binary()?;
     let ops = args.count_ops.unwrap_or(if quick { 100 } else { 1000 });
+    let what = match kind {
+        // Stream's row is a whole run: counted once, whatever --count-ops says.
+        ExperimentKind::Stream => {
+            "one whole run per strategy (the kernel's page faults and I/O waits are not the process's instructions)".to_string()
+        }
+        _ => format!("{ops} operations per strategy"),
+    };
     eprintln!(
-        "counting {ops} operations per strategy under Callgrind ({})",
+        "counting {what} under Callgrind ({})",
         if args.no_cache_sim {
             "instructions"
         } else {

@@ -157,14 +157,49 @@ fn store_rows_are_counted_too() {
     assert!(row.mean_ns.is_some_and(|t| t > 0.0));
 }
 
+/// A stream row is counted over one whole run (whatever the conductor's operation count), and
+/// its columns say `/run`.
 #[test]
-fn counts_are_micro_and_store_only_and_their_flags_need_the_measure() {
+fn a_stream_row_is_counted_over_one_whole_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = FAKE_CALLGRIND.replace("data/deserialize\\ttyped/serde_json\\t100", "telemetry\\tbuffered/serde_json\\t1");
+    assert_ne!(fake, FAKE_CALLGRIND);
+    let valgrind = script(dir.path(), "valgrind", &fake);
+    let out = dir.path().join("results.json");
     jsoncost()
-        .args(["stream", "--quick", "--measure", "counts"])
+        .current_dir(dir.path())
+        .args([
+            "stream",
+            "--quick",
+            "--readings",
+            "2000",
+            "--debug-mode",
+            "--measure",
+            "counts",
+            "--out",
+        ])
+        .arg(&out)
+        .env("JSONCOST_VALGRIND", &valgrind)
+        .env("JSONCOST_COUNTING_BINARY", &valgrind)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Instr/run"))
+        .stderr(predicate::str::contains("counting one whole run per strategy"));
+    let results: jsoncost_engine::Results = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let table = results.experiments.iter().find(|e| e.table == "telemetry").unwrap();
+    let row = table.rows.iter().find(|r| r.method == "buffered/serde_json").unwrap();
+    assert_eq!(row.counts.as_ref().map(|c| (c.ops, c.instructions)), Some((1, 51_200.0)));
+    assert!(row.mean_ns.is_some_and(|t| t > 0.0));
+}
+
+#[test]
+fn counts_are_micro_store_and_stream_only_and_their_flags_need_the_measure() {
+    jsoncost()
+        .args(["http", "--quick", "--measure", "counts"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "--measure counts counts micro and store tables only; stream is measured by time",
+            "--measure counts counts micro, store and stream tables only; http is measured by time",
         ));
     jsoncost()
         .args(["micro", "--count-ops", "10"])

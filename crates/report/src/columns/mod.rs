@@ -59,16 +59,25 @@ fn counts_columns<'a>(exp: &Experiment) -> Vec<Spec<'a>> {
     if counted.is_empty() {
         return Vec::new();
     }
+    // A stream row's count is of one whole run, not of an operation.
+    let whole_run = exp.experiment.traits().row == jsoncost_engine::RowMeasure::WholeRun;
+    let per = |op: &'static str, run: &'static str| if whole_run { run } else { op };
     let mut specs = vec![Spec::new(
-        "Instr/op",
+        per("Instr/op", "Instr/run"),
         Cell::Fixed(1, get(|r| r.counts.as_ref().map(|c| c.instructions))),
     )];
     if counted.iter().any(|c| c.l1_misses.is_some()) {
         specs.extend([
-            Spec::new("L1 miss/op", Cell::Fixed(2, get(|r| r.counts.as_ref().and_then(|c| c.l1_misses)))),
-            Spec::new("LL miss/op", Cell::Fixed(2, get(|r| r.counts.as_ref().and_then(|c| c.ll_misses)))),
             Spec::new(
-                "Est. cycles/op",
+                per("L1 miss/op", "L1 miss/run"),
+                Cell::Fixed(2, get(|r| r.counts.as_ref().and_then(|c| c.l1_misses))),
+            ),
+            Spec::new(
+                per("LL miss/op", "LL miss/run"),
+                Cell::Fixed(2, get(|r| r.counts.as_ref().and_then(|c| c.ll_misses))),
+            ),
+            Spec::new(
+                per("Est. cycles/op", "Est. cycles/run"),
                 Cell::Fixed(1, get(|r| r.counts.as_ref().and_then(|c| c.estimated_cycles))),
             ),
         ]);
