@@ -1,6 +1,6 @@
 //! Build levers: one program built once per build change — a cargo feature of a JSON crate,
-//! a CPU level, LTO, `panic = "abort"`, another version of a dependency — each in a target
-//! directory of its own under `target/levers/<lever>` (reused on the next run), then run in
+//! a CPU level, LTO, `panic = "abort"`, another version of a dependency — each kept under
+//! `target/levers/<lever>` (its build reused on the next run; see [`plan`]), then run in
 //! lockstep against the default build with [`crate::ab::run`], every row paired with the
 //! default build's. One process cannot compare them: each is a separate build.
 //!
@@ -215,6 +215,9 @@ pub struct BuildPlan {
     /// The program built, where its path is known before the build (a binary); a bench's is
     /// read from cargo's messages.
     pub binary: Option<PathBuf>,
+    /// Where cargo leaves a binary that [`build`] copies to `binary`: in a target directory
+    /// that builds share, the next build's binary takes the same path.
+    pub built: Option<PathBuf>,
 }
 
 /// The directory every lever's build lives under.
@@ -227,7 +230,16 @@ pub fn levers_dir(workspace: &Path) -> PathBuf {
 pub fn plan(project: &Project, lever: Option<&Lever>) -> Result<BuildPlan, Error> {
     let slug = lever.map_or("default".to_string(), Lever::slug);
     let root = levers_dir(&project.workspace).join(&slug);
-    let target = root.join("target");
+    // The default build and a feature lever share the workspace's own target directory (the
+    // flags and profile are the same): cargo keeps each feature set's artifacts apart by their
+    // hash, so a feature lever rebuilds only the crate and what depends on it, and the default
+    // build is the one `cargo build --release` made. Flags, profiles and copies of the
+    // workspace would rebuild everything in a shared directory each time: each has its own.
+    let shared = matches!(lever, None | Some(Lever::Feature { .. }));
+    let target = match shared {
+        true => project.workspace.join("target"),
+        false => root.join("target"),
+    };
     let copy_to = matches!(lever, Some(Lever::Version { .. })).then(|| root.join("workspace"));
     let dir = copy_to.clone().unwrap_or_else(|| project.workspace.clone());
     let (mut args, profile, binary): (Vec<String>, &str, Option<PathBuf>) = match &project.target {
@@ -288,9 +300,16 @@ pub fn plan(project: &Project, lever: Option<&Lever>) -> Result<BuildPlan, Error
         }),
     }
     steps.push(CargoStep { dir, args, env });
+    // A binary in a shared directory is copied out to the build's own; a bench's executable
+    // is named by its hash, which differs with the features.
+    let (binary, built) = match (binary, shared) {
+        (Some(at), true) => (at.file_name().map(|name| root.join(name)), Some(at)),
+        (binary, _) => (binary, None),
+    };
     Ok(BuildPlan {
         name: lever.map_or("default".to_string(), Lever::to_string),
         binary,
+        built,
         root,
         copy_to,
         steps,
@@ -390,6 +409,9 @@ pub fn build(project: &Project, plan: &BuildPlan, progress: &mut dyn Write) -> R
             return Ok(Built::Failed(failure_message(&lines)));
         }
     }
+    if let (Some(built), Some(keep)) = (&plan.built, &plan.binary) {
+        keep_copy(built, keep).map_err(|e| Error::environment(format!("cannot copy {} to {}: {e}", built.display(), keep.display())))?;
+    }
     let binary = match (&plan.binary, &project.target) {
         (Some(path), _) => Some(path.clone()),
         (None, Target::Bench(name)) => bench_executable(&messages, name),
@@ -399,6 +421,17 @@ pub fn build(project: &Project, plan: &BuildPlan, progress: &mut dyn Write) -> R
         Some(path) => Built::Program(path),
         None => Built::Failed("cargo built the bench but named no executable for it".to_string()),
     })
+}
+
+/// Copies the binary cargo made to `keep` (through a temporary file renamed into place, so a
+/// program still running from `keep` keeps its own file).
+fn keep_copy(built: &Path, keep: &Path) -> std::io::Result<()> {
+    let dir = keep.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let tmp = tempfile::NamedTempFile::new_in(dir)?;
+    std::fs::copy(built, tmp.path())?;
+    tmp.persist(keep).map_err(|e| e.error)?;
+    Ok(())
 }
 
 /// Brings `to` up to date with the workspace at `from`, leaving out `target` and `.git`: a file
@@ -481,20 +514,20 @@ mod tests {
     }
 
     #[test]
-    fn each_lever_is_one_cargo_command_line_in_a_target_directory_of_its_own() {
+    fn each_lever_is_one_cargo_command_line_and_a_feature_lever_shares_the_workspace_s_target() {
         let p = project();
         let default = plan(&p, None).unwrap();
         assert_eq!(default.name, "default");
         assert_eq!(default.root, PathBuf::from("/ws/target/levers/default"));
-        assert_eq!(
-            default.binary,
-            Some(PathBuf::from("/ws/target/levers/default/target/release/jsoncost"))
-        );
+        // The default build and a feature lever share the workspace's target directory, each
+        // binary copied out to its own place.
+        assert_eq!(default.binary, Some(PathBuf::from("/ws/target/levers/default/jsoncost")));
+        assert_eq!(default.built, Some(PathBuf::from("/ws/target/release/jsoncost")));
         assert_eq!(
             default.steps,
             [CargoStep {
                 dir: "/ws".into(),
-                args: words("build --release -p jsoncost-cli --bin jsoncost --target-dir /ws/target/levers/default/target"),
+                args: words("build --release -p jsoncost-cli --bin jsoncost --target-dir /ws/target"),
                 env: vec![],
             }]
         );
@@ -502,9 +535,13 @@ mod tests {
         assert_eq!(feature.root, PathBuf::from("/ws/target/levers/serde_json-float_roundtrip"));
         assert_eq!(
             feature.steps[0].args,
-            words(
-                "build --release -p jsoncost-cli --bin jsoncost --target-dir /ws/target/levers/serde_json-float_roundtrip/target \
-                 --features serde_json/float_roundtrip"
+            words("build --release -p jsoncost-cli --bin jsoncost --target-dir /ws/target --features serde_json/float_roundtrip")
+        );
+        assert_eq!(
+            (feature.binary, feature.built),
+            (
+                Some(PathBuf::from("/ws/target/levers/serde_json-float_roundtrip/jsoncost")),
+                Some(PathBuf::from("/ws/target/release/jsoncost"))
             )
         );
         let env = |lever: &str| plan(&p, Some(&lever.parse().unwrap())).unwrap().steps[0].env.clone();
@@ -531,8 +568,11 @@ mod tests {
         assert_eq!(version.steps[0].args, words("update -p sonic-rs --precise 0.5.12"));
         assert_eq!(version.steps[1].dir, copy);
         assert_eq!(
-            version.binary,
-            Some(PathBuf::from("/ws/target/levers/sonic-rs-0.5.12/target/release/jsoncost"))
+            (version.binary, version.built),
+            (
+                Some(PathBuf::from("/ws/target/levers/sonic-rs-0.5.12/target/release/jsoncost")),
+                None
+            )
         );
     }
 
@@ -642,6 +682,40 @@ mod tests {
         assert_eq!(std::fs::read_to_string(to.join("Cargo.lock")).unwrap(), "lock moved");
     }
 
+    /// A build in the shared target directory is copied out to the lever's own place, where the
+    /// next build's binary (at the same path in the target) cannot overwrite it.
+    #[test]
+    fn a_binary_built_in_the_shared_target_is_kept_in_the_lever_s_directory() {
+        use std::os::unix::fs::PermissionsExt;
+        let ws = tempfile::tempdir().unwrap();
+        // A cargo that writes the binary its `--target-dir` and its features say.
+        let cargo = ws.path().join("fake-cargo");
+        std::fs::write(
+            &cargo,
+            "#!/bin/sh\nwhile [ $# -gt 0 ]; do case \"$1\" in --target-dir) t=$2;; --features) f=$2;; esac; shift; done\n\
+             mkdir -p \"$t/release\" && echo \"built with ${f:-default}\" > \"$t/release/jsoncost\"\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&cargo, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let p = Project {
+            workspace: ws.path().to_path_buf(),
+            cargo: cargo.into(),
+            ..project()
+        };
+        let mut kept = Vec::new();
+        for lever in [None, Some("serde_json/float_roundtrip".parse::<Lever>().unwrap())] {
+            let plan = plan(&p, lever.as_ref()).unwrap();
+            let Built::Program(path) = build(&p, &plan, &mut Vec::new()).unwrap() else {
+                panic!("not built")
+            };
+            kept.push(path);
+        }
+        let read = |p: &Path| std::fs::read_to_string(p).unwrap();
+        assert_eq!(kept[0], ws.path().join("target/levers/default/jsoncost"));
+        assert_eq!(read(&kept[0]), "built with default\n");
+        assert_eq!(read(&kept[1]), "built with serde_json/float_roundtrip\n");
+    }
+
     /// Cargo refuses a feature the crate does not have before it compiles anything: a failed
     /// lever with cargo's message, cheaply.
     #[test]
@@ -656,9 +730,8 @@ mod tests {
         };
         let mut plan = plan(&p, Some(&"serde_json/no_such_feature".parse().unwrap())).unwrap();
         // Not the workspace's target: nothing is built anyway.
-        plan.steps[0].args.retain(|a| !a.contains("target/levers"));
         let at = plan.steps[0].args.iter().position(|a| a == "--target-dir").unwrap();
-        plan.steps[0].args.insert(at + 1, scratch.path().display().to_string());
+        plan.steps[0].args[at + 1] = scratch.path().display().to_string();
         let mut progress = Vec::new();
         let Built::Failed(message) = build(&p, &plan, &mut progress).unwrap() else {
             panic!("built")

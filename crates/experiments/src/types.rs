@@ -217,13 +217,15 @@ struct Selection {
 }
 
 impl Selection {
-    /// Whether `method` (`style/library`) is selected; the baseline always is (it is what the
-    /// other rows are checked with and compared to).
-    fn keeps(&self, index: usize, method: &str) -> bool {
-        let (style, library) = method.split_once('/').unwrap_or((method, ""));
+    /// Whether the strategy `id` is selected; the baseline always is (it is what the other rows
+    /// are checked with and compared to).
+    fn keeps(&self, index: usize, id: &StrategyId) -> bool {
         index == 0
-            || (self.libraries.as_ref().is_none_or(|l| l.iter().any(|x| x == library))
-                && self.styles.as_ref().is_none_or(|s| s.iter().any(|x| x == style)))
+            || (self
+                .libraries
+                .as_ref()
+                .is_none_or(|l| l.iter().any(|x| Some(x.as_str()) == id.library()))
+                && self.styles.as_ref().is_none_or(|s| s.iter().any(|x| x == id.style())))
     }
 }
 
@@ -348,12 +350,14 @@ impl<T: Serialize + DeserializeOwned> TypedSubject<T> {
         all
     }
 
-    /// Checks `names` against the `part` (0: style, 1: library) of every strategy name.
-    fn check_names(&self, what: &str, plural: &str, part: usize, names: &[String]) -> Result<(), Error> {
-        let mut known: Vec<String> = self
-            .all_methods()
-            .iter()
-            .filter_map(|m| m.split_once('/').map(|(s, l)| [s, l][part].to_string()))
+    /// Checks `names` against the `part` (its style or its library) of every strategy of a
+    /// library.
+    fn check_names(&self, what: &str, plural: &str, part: fn(&StrategyId) -> &str, names: &[String]) -> Result<(), Error> {
+        let mut known: Vec<String> = [Direction::Deserialize, Direction::Serialize]
+            .into_iter()
+            .flat_map(|d| self.unselected(d).iter().map(|s| s.id().clone()).collect::<Vec<_>>())
+            .filter(|id| id.library().is_some())
+            .map(|id| part(&id).to_string())
             .collect();
         known.sort();
         known.dedup();
@@ -373,7 +377,7 @@ impl<T: Serialize + DeserializeOwned> TypedSubject<T> {
     /// Runs only these libraries' rows (the baseline `typed/serde_json` always runs).
     pub fn libraries<L: LibraryName>(mut self, libraries: &[L]) -> Result<Self, Error> {
         let names: Vec<String> = libraries.iter().map(|l| l.library_name().to_string()).collect();
-        self.check_names("library", "libraries", 1, &names)?;
+        self.check_names("library", "libraries", |id| id.library().unwrap_or_default(), &names)?;
         self.selection.libraries = Some(names);
         Ok(self)
     }
@@ -381,7 +385,7 @@ impl<T: Serialize + DeserializeOwned> TypedSubject<T> {
     /// Runs only these styles' rows (`typed`, `dom`, `borrowed` ...; the baseline always runs).
     pub fn styles<S: AsRef<str>>(mut self, styles: &[S]) -> Result<Self, Error> {
         let names: Vec<String> = styles.iter().map(|s| s.as_ref().to_string()).collect();
-        self.check_names("style", "styles", 0, &names)?;
+        self.check_names("style", "styles", StrategyId::style, &names)?;
         self.selection.styles = Some(names);
         Ok(self)
     }
@@ -537,7 +541,7 @@ impl<T: Serialize + DeserializeOwned> Subject for TypedSubject<T> {
         self.unselected(direction)
             .into_iter()
             .enumerate()
-            .filter(|(i, s)| self.selection.keeps(*i, s.name()))
+            .filter(|(i, s)| self.selection.keeps(*i, s.id()))
             .map(|(_, s)| s)
             .collect()
     }
