@@ -1,7 +1,7 @@
 //! Strategies for any JSON document (`--payload FILE`): those that need no Rust type.
 
 use crate::libraries::{Library, Registered};
-use crate::toolkit::{OpStrategy, emit, emit_bytes, error_text};
+use crate::toolkit::{OpStrategy, emit, emit_bytes, error_text, refused};
 use crate::{BoxedStrategy, Contract, Effort, StrategyId};
 
 /// Deserialize strategies for an arbitrary document, baseline (`dom/serde_json`) first;
@@ -63,37 +63,43 @@ pub(crate) fn raw_strategy(input: &[u8]) -> BoxedStrategy<'_> {
 
 /// Serialize strategies for an arbitrary document: each library's DOM written back out.
 pub fn serialize_strategies<'a>(input: &[u8]) -> Result<Vec<BoxedStrategy<'a>>, String> {
+    // The baseline's DOM is the payload's: a document serde_json cannot read is refused.
     let serde_dom: serde_json::Value = serde_json::from_slice(input).map_err(error_text)?;
-    let sonic_dom: sonic_rs::Value = sonic_rs::from_slice(input).map_err(error_text)?;
-    let simd_dom = simd_json::owned::to_value(&mut input.to_vec()).map_err(error_text)?;
     let n = Some(serde_json::to_vec(&serde_dom).map_err(error_text)?.len() as u64);
-    let mut v = vec![
-        OpStrategy::boxed(
-            StrategyId::new("dom", "serde_json"),
-            Contract::BytesFromDom,
-            Effort::Model,
-            n,
-            move |s| emit_bytes(s, &serde_json::to_vec(&serde_dom).map_err(error_text)?),
-        ),
-        OpStrategy::boxed(
+    let dom_row = |library: &'static str| (StrategyId::new("dom", library), Contract::BytesFromDom, Effort::Model);
+    let mut v = vec![OpStrategy::boxed(
+        StrategyId::new("dom", "serde_json"),
+        Contract::BytesFromDom,
+        Effort::Model,
+        n,
+        move |s| emit_bytes(s, &serde_json::to_vec(&serde_dom).map_err(error_text)?),
+    )];
+    // Another library that cannot hold the document (simd-json and a 30-digit integer) fails
+    // its own row: its limit, not the payload's.
+    v.push(match sonic_rs::from_slice::<sonic_rs::Value>(input) {
+        Ok(dom) => OpStrategy::boxed(
             StrategyId::new("dom", "sonic-rs"),
             Contract::BytesFromDom,
             Effort::Model,
             n,
-            move |s| emit_bytes(s, &sonic_rs::to_vec(&sonic_dom).map_err(error_text)?),
+            move |s| emit_bytes(s, &sonic_rs::to_vec(&dom).map_err(error_text)?),
         ),
-        OpStrategy::boxed(
+        Err(e) => refused(dom_row("sonic-rs"), e),
+    });
+    v.push(match simd_json::owned::to_value(&mut input.to_vec()) {
+        Ok(dom) => OpStrategy::boxed(
             StrategyId::new("dom", "simd-json"),
             Contract::BytesFromDom,
             Effort::Model,
             n,
             move |s| {
                 use simd_json::prelude::Writable;
-                emit_bytes(s, simd_dom.encode().as_bytes())
+                emit_bytes(s, dom.encode().as_bytes())
             },
         ),
-    ];
-    v.extend(Registered::serialize_dom(input)?);
+        Err(e) => refused(dom_row("simd-json"), e),
+    });
+    v.extend(Registered::serialize_dom(input));
     Ok(v)
 }
 

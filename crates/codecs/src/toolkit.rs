@@ -160,6 +160,16 @@ pub(crate) fn error_text(e: impl std::fmt::Display) -> String {
     e.to_string()
 }
 
+/// The serialize row `(id, contract, effort)` of a library that cannot read the document into
+/// its DOM (its `error`): the row fails the gate with that message and is never timed.
+pub(crate) fn refused<'a>((id, contract, effort): (StrategyId, Contract, Effort), error: impl std::fmt::Display) -> BoxedStrategy<'a> {
+    let message = format!(
+        "{} cannot read the document into its DOM: {error}",
+        id.library().unwrap_or(id.name())
+    );
+    OpStrategy::boxed(id, contract, effort, None, move |_| Err(message.clone()))
+}
+
 /// The lazy projection of `fields` with sonic-rs: one pass that skips what it does not need.
 pub fn sonic_projection(input: &[u8], tree: &sonic_rs::PointerTree, fields: &[String], slot: Slot<'_>) -> Result<(), String> {
     let found = sonic_rs::get_many(input, tree).map_err(error_text)?;

@@ -4,7 +4,8 @@
 //! dependency), each in `target/levers/<lever>` and reused next time (`jsoncost::levers`);
 //! then the default build and each lever's run the experiment in lockstep (`jsoncost::ab`),
 //! every row paired, and each lever gets one verdict (`jsoncost_report::levers`). A lever that
-//! fails to build is reported with cargo's message and the others go on. Exit codes: 0 the
+//! fails to build is reported with cargo's message, one whose program fails with its error,
+//! and the others go on. Exit codes: 0 the
 //! levers were measured (a lever is not a regression), 2 a bad lever or arguments, 3 the
 //! default build failed, a program failed, or the machine was too busy for any lever's time.
 
@@ -83,35 +84,24 @@ pub fn run(args: &LeversArgs) -> anyhow::Result<()> {
         }
     }
     let cpu_name = jsoncost_engine::machine::current().cpu;
-    let mut measured = 0;
     let built_count = built.len();
-    for (lever, path) in built {
-        if interrupt::interrupted() {
-            break;
-        }
+    let outcome = each_lever(built, |(lever, path)| {
         let settings = Settings {
             rounds: args.rounds,
             args: args.args.clone(),
             label: format!("levers {lever}"),
             ..args.pairing.settings()?
         };
-        let [base, new] = levers::programs(&default, lever, &path);
+        let [base, new] = levers::programs(&default, lever, path);
         let runs = jsoncost::ab::run(&settings, [&base, &new], &interrupt::interrupted).map_err(library)?;
         let comparison = ab::ab_with(&runs, args.threshold, ab::RowSpread::Keep)
             .allowing_missing(true)
             .on_cpu(settings.cpu);
         print_stdout(&format!("Lever {lever}\n\n{}", args.format.exporter().ab(&comparison)))?;
-        if comparison.busy().is_none() {
-            measured += 1;
-        }
-        verdicts.push(jsoncost_report::levers::verdict(
-            &lever.to_string(),
-            lever.kind(),
-            &lever.ships(&cpu_name),
-            &runs,
-            &comparison,
-        ));
-    }
+        let verdict = jsoncost_report::levers::verdict(&lever.to_string(), lever.kind(), &lever.ships(&cpu_name), &runs, &comparison);
+        Ok((verdict, comparison.busy().is_none()))
+    });
+    verdicts.extend(outcome.verdicts);
     print_stdout(&format!(
         "Levers against the default build:\n{}\n",
         verdicts.iter().map(|v| format!("- {v}")).collect::<Vec<_>>().join("\n")
@@ -119,10 +109,75 @@ pub fn run(args: &LeversArgs) -> anyhow::Result<()> {
     if interrupt::interrupted() {
         return Err(environment(anyhow!("interrupted")));
     }
-    if built_count > 0 && measured == 0 {
+    if let Some(e) = outcome.first_error {
+        return Err(e);
+    }
+    if built_count > 0 && outcome.judged == 0 {
         return Err(environment(anyhow!(
             "no lever's time was judged: the machine was too busy (see each lever's table)"
         )));
     }
     Ok(())
+}
+
+/// What [`each_lever`] did.
+struct Outcome {
+    /// One per lever measured or failed, in order.
+    verdicts: Vec<String>,
+    /// Levers whose time was judged (the machine quiet enough).
+    judged: usize,
+    /// The first lever's failure, the run's error once every verdict is printed.
+    first_error: Option<anyhow::Error>,
+}
+
+/// Each built lever `(lever, program)` measured in turn by `measure` (its verdict, and whether
+/// its time was judged) until an interruption: a lever whose program fails (it refuses the
+/// arguments, it cannot read the payload in that build) is said among the verdicts and the
+/// others are still measured.
+fn each_lever<L: std::fmt::Display, P>(built: Vec<(L, P)>, mut measure: impl FnMut(&(L, P)) -> anyhow::Result<(String, bool)>) -> Outcome {
+    let mut outcome = Outcome {
+        verdicts: Vec::new(),
+        judged: 0,
+        first_error: None,
+    };
+    for lever in built {
+        if interrupt::interrupted() {
+            break;
+        }
+        match measure(&lever) {
+            Ok((verdict, judged)) => {
+                outcome.verdicts.push(verdict);
+                outcome.judged += usize::from(judged);
+            }
+            Err(e) => {
+                outcome.verdicts.push(format!("{}: not measured: {e:#}", lever.0));
+                outcome.first_error.get_or_insert(e);
+            }
+        }
+    }
+    outcome
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lever_whose_program_fails_is_said_and_the_others_are_still_measured() {
+        let built = vec![("a", 1), ("b", 2), ("c", 3)];
+        let outcome = each_lever(built, |(name, _)| match *name {
+            "b" => Err(anyhow!("program b refused the arguments (exit 2)")),
+            name => Ok((format!("{name}: measured"), name == "a")),
+        });
+        assert_eq!(
+            outcome.verdicts,
+            [
+                "a: measured",
+                "b: not measured: program b refused the arguments (exit 2)",
+                "c: measured"
+            ]
+        );
+        assert_eq!(outcome.judged, 1);
+        assert_eq!(outcome.first_error.unwrap().to_string(), "program b refused the arguments (exit 2)");
+    }
 }

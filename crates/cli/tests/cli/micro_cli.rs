@@ -242,6 +242,43 @@ fn a_number_beyond_f64_is_valid_json_that_serde_json_refuses() {
         .stderr(predicate::str::contains("not valid JSON").not());
 }
 
+/// A number one library cannot hold (simd-json and a 30-digit integer) fails that library's
+/// rows, with its message, and the payload is measured by the others.
+#[test]
+fn a_number_one_library_cannot_hold_fails_only_its_rows() {
+    let f = file_with(br#"{"id": 123456789012345678901234567890, "name": "a"}"#);
+    let out = tempfile::tempdir().unwrap();
+    let results = out.path().join("r.json");
+    jsoncost()
+        .args(["micro", "--quick", "--debug-mode", "--filter", "dom/*", "--payload"])
+        .arg(f.path())
+        .arg("--out")
+        .arg(&results)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "simd-json cannot read the document into its DOM: InvalidNumber at character 27 ('1')",
+        ));
+    let written = crate::common::load_json(&results);
+    let failed: Vec<(String, String)> = written["experiments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|t| {
+            t["rows"].as_array().unwrap().iter().filter(|r| r["status"] != "ok").map(|r| {
+                (
+                    t["table"].as_str().unwrap().to_string(),
+                    r["strategy"]["library"].as_str().unwrap_or("").to_string(),
+                )
+            })
+        })
+        .collect();
+    assert!(
+        !failed.is_empty() && failed.iter().all(|(_, library)| library == "simd-json"),
+        "{failed:?}"
+    );
+}
+
 #[test]
 fn a_byte_order_mark_gets_a_hint() {
     let f = file_with(b"\xEF\xBB\xBF{\"a\": 1}");

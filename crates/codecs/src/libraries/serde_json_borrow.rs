@@ -2,7 +2,7 @@
 //! written back through serde_json's writer.
 
 use super::library::Library;
-use crate::toolkit::{OpStrategy, emit, emit_bytes, error_text};
+use crate::toolkit::{OpStrategy, emit, emit_bytes, error_text, refused};
 use crate::{BoxedStrategy, Contract, Effort, StrategyId};
 
 /// serde_json_borrow's strategies.
@@ -25,17 +25,23 @@ impl Library for SerdeJsonBorrow {
         )]
     }
 
-    /// Writing the tree already held, with the bytes it borrows from (the handler holds both).
-    /// `Err` when serde_json_borrow cannot read the document.
-    fn serialize_dom<'a>(input: &[u8]) -> Result<Vec<BoxedStrategy<'a>>, String> {
-        let dom = serde_json_borrow::OwnedValue::from_slice(input).map_err(error_text)?;
-        let n = Some(serde_json::to_vec(&dom).map_err(error_text)?.len() as u64);
-        Ok(vec![OpStrategy::boxed(
+    /// Writing the tree already held, with the bytes it borrows from (the handler holds both);
+    /// a failing row when serde_json_borrow cannot read the document (its numbers under
+    /// serde_json's `arbitrary_precision`).
+    fn serialize_dom<'a>(input: &[u8]) -> Vec<BoxedStrategy<'a>> {
+        let row = (
             StrategyId::new("dom-borrowed", "serde_json_borrow"),
             Contract::BytesFromDom,
             Effort::Model,
-            n,
-            move |s| emit_bytes(s, &serde_json::to_vec(dom.get_value()).map_err(error_text)?),
-        )])
+        );
+        let dom = match serde_json_borrow::OwnedValue::from_slice(input) {
+            Ok(dom) => dom,
+            Err(e) => return vec![refused(row, e)],
+        };
+        let n = serde_json::to_vec(&dom).ok().map(|b| b.len() as u64);
+        let (id, contract, effort) = row;
+        vec![OpStrategy::boxed(id, contract, effort, n, move |s| {
+            emit_bytes(s, &serde_json::to_vec(dom.get_value()).map_err(error_text)?)
+        })]
     }
 }

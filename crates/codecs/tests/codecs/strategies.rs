@@ -80,6 +80,35 @@ fn document_strategies_agree_on_any_json() {
     all_pass(&reference, document::serialize_strategies(doc).unwrap());
 }
 
+/// A library that cannot hold the document in its DOM (simd-json and a 30-digit integer) fails
+/// its own serialize row, with its message; the payload and the other rows are not refused.
+#[test]
+fn a_dom_one_library_cannot_build_fails_only_its_row() {
+    let doc = br#"{"id": 123456789012345678901234567890, "name": "a"}"#;
+    let reference = Reference::of(&serde_json::from_slice::<serde_json::Value>(doc).unwrap()).unwrap();
+    let mut strategies = document::serialize_strategies(doc).unwrap();
+    let verdicts: Vec<(String, Result<(), String>)> = strategies
+        .iter_mut()
+        .map(|s| {
+            let verdict = match verify(s.as_mut(), &reference) {
+                Verdict::Pass(_) => Ok(()),
+                Verdict::Fail(m) => Err(m),
+            };
+            (s.name().to_string(), verdict)
+        })
+        .collect();
+    let failed: Vec<&(String, Result<(), String>)> = verdicts.iter().filter(|(_, v)| v.is_err()).collect();
+    assert_eq!(failed.len(), 1, "{verdicts:?}");
+    assert_eq!(failed[0].0, "dom/simd-json");
+    assert_eq!(
+        failed[0].1,
+        Err("simd-json cannot read the document into its DOM: InvalidNumber at character 27 ('1')".to_string())
+    );
+    assert_eq!(verdicts[0], ("dom/serde_json".to_string(), Ok(())));
+    // The baseline's own DOM is the payload's: a document it cannot read is refused.
+    assert!(document::serialize_strategies(b"[1, 2").is_err());
+}
+
 #[test]
 fn the_gate_catches_a_wrong_strategy_and_a_failing_one() {
     let value = Generator::new(1).data(7);
