@@ -136,6 +136,15 @@ impl Lever {
         self.to_string().replace(['/', '@', '='], "-")
     }
 
+    /// The crate it changes, whose rows judge it (a feature's or a version's); `None` for a
+    /// change of the whole build (a CPU level, LTO, the panic strategy).
+    pub fn touches(&self) -> Option<&str> {
+        match self {
+            Lever::Feature { krate, .. } | Lever::Version { krate, .. } => Some(krate),
+            Lever::Cpu(_) | Lever::Lto | Lever::PanicAbort => None,
+        }
+    }
+
     /// What kind of change it is, for its verdict.
     pub fn kind(&self) -> &'static str {
         match self {

@@ -5,7 +5,7 @@
 
 use jsoncost_engine::{Fidelity, Results, Row};
 
-use crate::ab::{AbComparison, AbVerdict, Run};
+use crate::ab::{AbComparison, AbRow, AbVerdict, Run};
 use crate::fidelity::describe;
 
 /// How one row's output differs between the default build and the lever's, as the gate saw it.
@@ -70,14 +70,26 @@ pub fn fidelity_changes(run: &Run) -> Vec<FidelityChange> {
     out
 }
 
+/// The library of `row`'s strategy, from the first run's base results (`None`: a row of no
+/// library, such as a store's floor).
+fn library_of<'r>(runs: &'r [Run], row: &AbRow) -> Option<&'r str> {
+    let run = runs.first()?;
+    let table = run
+        .base
+        .experiments
+        .iter()
+        .find(|e| e.experiment == row.experiment && e.table == row.table)?;
+    table.rows.iter().find(|r| r.method == row.method)?.strategy.library()
+}
+
 /// The verdict of `lever` (its text, what kind of change, what shipping it costs) from the
-/// paired comparison of the default build (base) and the lever's build (new).
-pub fn verdict(lever: &str, kind: &str, ships: &str, runs: &[Run], c: &AbComparison) -> String {
-    let count = |v| c.rows.iter().filter(|r| r.verdict == v).count();
-    let (slower, faster) = (count(AbVerdict::Slower), count(AbVerdict::Faster));
+/// paired comparison of the default build (base) and the lever's build (new). `touches`: the
+/// crate the lever changes (a feature's or a version's), whose rows judge it; rows of other
+/// libraries that moved are named apart, as the rebuilt binary's code layout.
+pub fn verdict(lever: &str, kind: &str, ships: &str, touches: Option<&str>, runs: &[Run], c: &AbComparison) -> String {
     let pct = |r: f64| format!("{:+.1}%", (r - 1.0) * 100.0);
-    let named = |v: AbVerdict| -> String {
-        let mut rows: Vec<_> = c.rows.iter().filter(|r| r.verdict == v).collect();
+    let named = |rows: &[&AbRow]| -> String {
+        let mut rows = rows.to_vec();
         rows.sort_by(|a, b| (a.ratio.estimate.ln().abs()).total_cmp(&b.ratio.estimate.ln().abs()).reverse());
         rows.iter()
             .take(3)
@@ -95,28 +107,49 @@ pub fn verdict(lever: &str, kind: &str, ships: &str, runs: &[Run], c: &AbCompari
             .collect::<Vec<_>>()
             .join("; ")
     };
+    let moved = |v: AbVerdict| -> (Vec<&AbRow>, Vec<&AbRow>) {
+        c.rows
+            .iter()
+            .filter(|r| r.verdict == v)
+            .partition(|r| touches.is_none_or(|krate| library_of(runs, r) == Some(krate)))
+    };
+    let ((faster, faster_elsewhere), (slower, slower_elsewhere)) = (moved(AbVerdict::Faster), moved(AbVerdict::Slower));
+    let elsewhere: Vec<&AbRow> = faster_elsewhere.into_iter().chain(slower_elsewhere).collect();
     let time = if c.busy().is_some() {
         "time not judged (the machine was busy)".to_string()
-    } else if slower + faster == 0 {
-        format!(
-            "no row's time changed beyond ±{} ({} rows)",
-            crate::units::percent(c.threshold / 2.0),
-            c.rows.len()
-        )
     } else {
         let mut parts = Vec::new();
-        if faster > 0 {
+        if faster.is_empty() && slower.is_empty() {
             parts.push(format!(
-                "saves time on {faster} of {} rows: {}",
-                c.rows.len(),
-                named(AbVerdict::Faster)
+                "no {}row's time changed beyond ±{} ({} rows)",
+                touches.map(|k| format!("{k} ")).unwrap_or_default(),
+                crate::units::percent(c.threshold / 2.0),
+                c.rows.len()
             ));
         }
-        if slower > 0 {
+        if !faster.is_empty() {
             parts.push(format!(
-                "costs time on {slower} of {} rows: {}",
+                "saves time on {} of {} rows: {}",
+                faster.len(),
                 c.rows.len(),
-                named(AbVerdict::Slower)
+                named(&faster)
+            ));
+        }
+        if !slower.is_empty() {
+            parts.push(format!(
+                "costs time on {} of {} rows: {}",
+                slower.len(),
+                c.rows.len(),
+                named(&slower)
+            ));
+        }
+        if let (Some(krate), false) = (touches, elsewhere.is_empty()) {
+            parts.push(format!(
+                "{} row{} of other libraries than {krate} moved too ({}): the rebuilt binary lays out all its code anew, \
+                 so judge the lever by {krate}'s rows and its output",
+                elsewhere.len(),
+                if elsewhere.len() == 1 { "" } else { "s" },
+                named(&elsewhere)
             ));
         }
         parts.join("; ")
@@ -140,11 +173,11 @@ pub fn verdict(lever: &str, kind: &str, ships: &str, runs: &[Run], c: &AbCompari
 #[cfg(test)]
 mod tests {
     use super::*;
-    use jsoncost_engine::{Experiment, ExperimentKind, Interval, Machine};
+    use jsoncost_engine::{Experiment, ExperimentKind, Interval, Machine, StrategyId};
 
     fn results(fidelity: Option<Fidelity>, failed: bool) -> Results {
         let mut e = Experiment::new(ExperimentKind::Micro, "canada/deserialize");
-        let mut r = Row::new("typed/serde_json");
+        let mut r = Row::new(StrategyId::new("typed", "serde_json"));
         r.mean_ns = Some(100.0);
         r.fidelity = fidelity;
         e.rows.push(r);
@@ -230,13 +263,51 @@ mod tests {
                 "serde_json/float_roundtrip",
                 "a cargo feature",
                 "nothing beyond the build",
-                &[run],
+                Some("serde_json"),
+                std::slice::from_ref(&run),
                 &c
             ),
             "serde_json/float_roundtrip (build rung: a cargo feature, no code change): costs time on 1 of 1 rows: micro \
              canada/deserialize typed/serde_json +18.0% (+12.0% to +25.0%); the output changes: micro canada/deserialize \
              typed/serde_json: its inexact floats: 5 of 31 numbers 1 ulp off gone; micro canada/deserialize dom/serde_json: \
              now passes the gate (it failed: number out of range at line 1 column 6). Shipping it: nothing beyond the build."
+        );
+        // A row of another library that moved is named apart: the feature does not judge it.
+        let mut other = c.rows[0].clone();
+        other.method = "typed/sonic-rs".into();
+        other.ratio = Interval {
+            estimate: 0.86,
+            low: 0.85,
+            high: 0.87,
+            n: 30,
+        };
+        other.verdict = AbVerdict::Faster;
+        c.rows.push(other);
+        let mut with_sonic = run.clone();
+        for side in [&mut with_sonic.base, &mut with_sonic.new] {
+            side.experiments[0].rows.push(Row::new(StrategyId::new("typed", "sonic-rs")));
+        }
+        let said = verdict(
+            "serde_json/preserve_order",
+            "a cargo feature",
+            "-",
+            Some("serde_json"),
+            &[with_sonic.clone()],
+            &c,
+        );
+        assert!(
+            said.contains(
+                "costs time on 1 of 2 rows: micro canada/deserialize typed/serde_json +18.0% (+12.0% to +25.0%); 1 row of \
+                 other libraries than serde_json moved too (micro canada/deserialize typed/sonic-rs -14.0% (-15.0% to -13.0%)): \
+                 the rebuilt binary lays out all its code anew, so judge the lever by serde_json's rows and its output;"
+            ),
+            "{said}"
+        );
+        // A change of the whole build (LTO) is judged by every row.
+        let said = verdict("lto", "link-time optimisation", "-", None, &[with_sonic], &c);
+        assert!(
+            said.contains("saves time on 1 of 2 rows: micro canada/deserialize typed/sonic-rs -14.0%"),
+            "{said}"
         );
     }
 }

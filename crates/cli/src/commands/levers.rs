@@ -98,7 +98,14 @@ pub fn run(args: &LeversArgs) -> anyhow::Result<()> {
             .allowing_missing(true)
             .on_cpu(settings.cpu);
         print_stdout(&format!("Lever {lever}\n\n{}", args.format.exporter().ab(&comparison)))?;
-        let verdict = jsoncost_report::levers::verdict(&lever.to_string(), lever.kind(), &lever.ships(&cpu_name), &runs, &comparison);
+        let verdict = jsoncost_report::levers::verdict(
+            &lever.to_string(),
+            lever.kind(),
+            &lever.ships(&cpu_name),
+            lever.touches(),
+            &runs,
+            &comparison,
+        );
         Ok((verdict, comparison.busy().is_none()))
     });
     verdicts.extend(outcome.verdicts);
