@@ -432,6 +432,19 @@ pub fn build(project: &Project, plan: &BuildPlan, progress: &mut dyn Write) -> R
     })
 }
 
+/// Puts the default build's program back where cargo leaves it in the shared target directory
+/// (`target/release/<bin>`) once feature levers were built there: the last one's binary would
+/// otherwise be what the next `target/release/jsoncost` runs. The default build is fresh, so
+/// cargo only links it back into place.
+pub fn restore_default(project: &Project, progress: &mut dyn Write) -> Result<(), Error> {
+    match build(project, &plan(project, None)?, progress)? {
+        Built::Program(_) => Ok(()),
+        Built::Failed(message) => Err(Error::environment(format!(
+            "putting the default build back after the levers failed:\n{message}"
+        ))),
+    }
+}
+
 /// Copies the binary cargo made to `keep` (through a temporary file renamed into place, so a
 /// program still running from `keep` keeps its own file).
 fn keep_copy(built: &Path, keep: &Path) -> std::io::Result<()> {
@@ -723,6 +736,11 @@ mod tests {
         assert_eq!(kept[0], ws.path().join("target/levers/default/jsoncost"));
         assert_eq!(read(&kept[0]), "built with default\n");
         assert_eq!(read(&kept[1]), "built with serde_json/float_roundtrip\n");
+        // The workspace's own binary is the last lever's until the default build is put back.
+        let own = ws.path().join("target/release/jsoncost");
+        assert_eq!(read(&own), "built with serde_json/float_roundtrip\n");
+        restore_default(&p, &mut Vec::new()).unwrap();
+        assert_eq!(read(&own), "built with default\n");
     }
 
     /// Cargo refuses a feature the crate does not have before it compiles anything: a failed

@@ -83,6 +83,11 @@ pub fn run(args: &LeversArgs) -> anyhow::Result<()> {
             Built::Failed(message) => verdicts.push(format!("{lever}: failed to build, not measured:\n{message}")),
         }
     }
+    // A feature lever is built in the workspace's own target: put the default binary back at
+    // target/release/jsoncost, where the last lever's build left its own.
+    if args.levers.iter().any(|l| matches!(l, Lever::Feature { .. })) {
+        levers::restore_default(&project, &mut stderr).map_err(library)?;
+    }
     let cpu_name = jsoncost_engine::machine::current().cpu;
     let built_count = built.len();
     let outcome = each_lever(built, |(lever, path)| {
