@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 
 use anyhow::anyhow;
-use jsoncost::ab::{AllocatorPlan, CpuChoice, Settings};
+use jsoncost::ab::{AllocatorPlan, Settings};
 use jsoncost_engine::alloc::Allocator;
 use jsoncost_report::Format;
 
@@ -37,26 +37,13 @@ pub struct AllocArgs {
     /// pair (a stream round is a whole run of every strategy: give it fewer).
     #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(2..=10_000))]
     pub rounds: u64,
-    /// Runs of both processes of a pair: with 2 or more, each row's interval comes from the
-    /// runs' own ratios, so it holds process-to-process variation (5 for DOM-heavy rows). A
-    /// table measured one strategy after another (`--schedule sequential`) pairs once per run.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
-    pub runs: u32,
     /// Smallest change of time a row is called on, e.g. 5% or 0.05: a row takes less or more
     /// time only when its whole 99% interval lies beyond half of it (as `jsoncost ab` decides);
     /// a real change within that is shown as small.
     #[arg(long, default_value = "5%", value_parser = crate::commands::compare::parse_threshold)]
     pub threshold: f64,
-    /// The CPU both processes of a pair are pinned to, or `none` (see `jsoncost ab --help`).
-    #[arg(long, value_name = "N|none", default_value = "auto", value_parser = clap::value_parser!(CpuChoice))]
-    pub cpu: CpuChoice,
-    /// The longest a process may take for its next step, in seconds (as `jsoncost ab`).
-    #[arg(long, value_name = "SECS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
-    pub timeout: u64,
-    /// Other programs' CPU time on the processes' CPU, as a share of their own, past which no
-    /// row's time is judged (exit 3; see `jsoncost ab --help`).
-    #[arg(long, value_name = "SHARE", default_value = "5%", value_parser = jsoncost::flags::time_share, alias = "max-cpu-wait")]
-    pub max_other_cpu: f64,
+    #[command(flatten)]
+    pub pairing: super::pairing::Pairing,
     /// What stdout carries.
     #[arg(long, default_value = "table", value_parser = format_parser())]
     pub format: Format,
@@ -86,13 +73,9 @@ impl AllocArgs {
             threshold: self.threshold,
             settings: Settings {
                 rounds: self.rounds,
-                runs: self.runs,
-                cpu: self.cpu.resolve().map_err(library)?,
-                timeout: std::time::Duration::from_secs(self.timeout),
                 keep: self.keep.clone(),
-                args: Vec::new(),
-                max_other_cpu: self.max_other_cpu,
                 label: "alloc".to_string(),
+                ..self.pairing.settings()?
             },
         })
     }
@@ -108,7 +91,7 @@ pub fn run(args: &AllocArgs) -> anyhow::Result<()> {
     } else {
         args.args.clone()
     };
-    let mut ran = jsoncost::ab::allocators(&plan, &experiment, args.runs, &interrupt::interrupted);
+    let mut ran = jsoncost::ab::allocators(&plan, &experiment, args.pairing.runs, &interrupt::interrupted);
     if let Some(results) = &mut ran.results {
         let _writing = interrupt::finishing();
         results.interrupted = ran.error == Some(jsoncost::Error::Interrupted);
