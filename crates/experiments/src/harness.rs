@@ -531,7 +531,8 @@ impl Study {
     /// Test mode counts their failures as expected and says loudly, exit 2, when one passes;
     /// a pattern that matches no row of the study is bad input.
     ///
-    /// ```no_run
+    #[cfg_attr(feature = "stream", doc = "```no_run")]
+    #[cfg_attr(not(feature = "stream"), doc = "```ignore")]
     /// # #[derive(serde::Serialize, serde::Deserialize)] struct Push { id: u64 }
     /// jsoncost::Study::from_args()
     ///     .stream::<Push>("pushes", "benches/data/pushes.json", "")
