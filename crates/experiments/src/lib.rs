@@ -116,20 +116,20 @@
 // then only the part a bench's `Study` reaches is used: the rest is the CLI's (public items
 // there, never dead-code checked before either), so dead_code is allowed on the private
 // declarations only.
-macro_rules! workshop {
-    ($($module:ident),* $(,)?) => {$(
-        #[cfg(feature = "cli")]
-        pub mod $module;
-        #[cfg(not(feature = "cli"))]
-        #[allow(dead_code)]
-        mod $module;
-    )*};
-}
-workshop!(ab, counts, input, micro, output, runner, sizes, summary, types, variants);
+#[cfg(feature = "cli")]
+pub mod ab;
+#[cfg(not(feature = "cli"))]
+#[allow(dead_code)]
+mod ab;
 #[cfg(feature = "cli")]
 pub mod ab_http;
 mod cancel;
 mod children;
+#[cfg(feature = "cli")]
+pub mod counts;
+#[cfg(not(feature = "cli"))]
+#[allow(dead_code)]
+mod counts;
 mod error;
 // `Filter`'s constructors from flags are the CLI's.
 #[cfg_attr(not(feature = "cli"), allow(dead_code))]
@@ -140,13 +140,38 @@ mod harness;
 // Only the CLI runs the http experiment (the feature `http` builds its dependencies).
 #[cfg(feature = "cli")]
 pub mod http;
+#[cfg(feature = "cli")]
+pub mod input;
+#[cfg(not(feature = "cli"))]
+#[allow(dead_code)]
+mod input;
 // Build levers: only the CLI builds and pairs them.
 #[cfg(feature = "cli")]
 pub mod levers;
+#[cfg(feature = "cli")]
+pub mod micro;
+#[cfg(not(feature = "cli"))]
+#[allow(dead_code)]
+mod micro;
+#[cfg(feature = "cli")]
+pub mod output;
+#[cfg(not(feature = "cli"))]
+#[allow(dead_code)]
+mod output;
+#[cfg(feature = "cli")]
+pub mod runner;
+#[cfg(not(feature = "cli"))]
+#[allow(dead_code)]
+mod runner;
 // Only the CLI runs the safety experiment (the feature `safety` builds its dependencies).
 #[cfg(feature = "cli")]
 pub mod safety;
 mod sink;
+#[cfg(feature = "cli")]
+pub mod sizes;
+#[cfg(not(feature = "cli"))]
+#[allow(dead_code)]
+mod sizes;
 #[cfg(feature = "cli")]
 pub mod store;
 #[cfg(all(feature = "store", not(feature = "cli")))]
@@ -157,8 +182,23 @@ pub mod stream;
 #[cfg(all(feature = "stream", not(feature = "cli")))]
 #[allow(dead_code, unused_imports)] // and its re-exports for the CLI
 mod stream;
+#[cfg(feature = "cli")]
+pub mod summary;
+#[cfg(not(feature = "cli"))]
+#[allow(dead_code)]
+mod summary;
 #[cfg(feature = "stream")]
 mod test_prefix;
+#[cfg(feature = "cli")]
+pub mod types;
+#[cfg(not(feature = "cli"))]
+#[allow(dead_code)]
+mod types;
+#[cfg(feature = "cli")]
+pub mod variants;
+#[cfg(not(feature = "cli"))]
+#[allow(dead_code)]
+mod variants;
 
 // `store` is the part the store clients share: alone it builds no client, so every store URL
 // would fail at run time.
