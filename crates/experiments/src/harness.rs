@@ -141,7 +141,8 @@ options:
   --rounds N                rounds of every interleaved table under each allocator (default 30)
   --measure counts          also count instructions, L1/LL misses and estimated cycles per
                             operation: this bench again under valgrind --tool=callgrind (build
-                            it without AVX-512, e.g. RUSTFLAGS=-Ctarget-cpu=x86-64-v3)
+                            it without AVX-512 and with one codegen unit, e.g.
+                            RUSTFLAGS=-Ctarget-cpu=x86-64-v3 CARGO_PROFILE_BENCH_CODEGEN_UNITS=1)
   --count-ops N             operations counted per strategy (default 1000; 100 with --quick)
   --list                    print 'table strategy' for every strategy and exit
   --ignored                 only ignored strategies, as libtest: jsoncost ignores none, so none
@@ -968,6 +969,7 @@ impl Study {
             settings: Settings {
                 rounds: args.rounds.unwrap_or(30),
                 runs: 1,
+                first_run: 1,
                 cpu: CpuChoice::Auto.resolve()?,
                 timeout: std::time::Duration::from_secs(600),
                 keep: None,

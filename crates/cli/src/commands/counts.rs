@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 use anyhow::Context;
 use jsoncost::counts::{CountRun, Counted};
 use jsoncost_engine::ExperimentKind;
-use jsoncost_engine::counts::{COUNTING_TARGET_CPU, COUNTING_TARGET_FEATURES};
+use jsoncost_engine::counts::{COUNTING_CODEGEN_UNITS, COUNTING_TARGET_CPU, COUNTING_TARGET_FEATURES};
 
 use crate::failure;
 
@@ -91,6 +91,7 @@ pub fn counted(kind: ExperimentKind, quick: bool, args: &MeasureArgs) -> anyhow:
 /// built for [`COUNTING_TARGET_CPU`] in `target/counting` (cargo reuses it when nothing
 /// changed). `CARGO_ENCODED_RUSTFLAGS` outranks `.cargo/config.toml`'s `target-cpu=native`,
 /// whose AVX-512 Valgrind cannot decode; its own target directory keeps the native build's.
+/// One codegen unit per crate ([`COUNTING_CODEGEN_UNITS`]).
 fn counting_binary() -> anyhow::Result<PathBuf> {
     if let Some(path) = std::env::var_os("JSONCOST_COUNTING_BINARY") {
         let path = PathBuf::from(path);
@@ -122,6 +123,7 @@ fn counting_binary() -> anyhow::Result<PathBuf> {
         .current_dir(&workspace)
         .args(["build", "--release", "-p", "jsoncost-cli", "--bin", "jsoncost", "--target-dir"])
         .arg(&target)
+        .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", COUNTING_CODEGEN_UNITS)
         // Flags separated by 0x1f, as cargo reads this variable.
         .env(
             "CARGO_ENCODED_RUSTFLAGS",
