@@ -364,6 +364,7 @@ fn allocator_table(args: &RunArgs, selected: &[ExperimentName]) -> (Vec<Allocato
             settings: Settings {
                 rounds,
                 runs,
+                first_run: 1,
                 cpu,
                 timeout: Duration::from_secs(600),
                 keep: None,

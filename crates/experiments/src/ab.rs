@@ -193,6 +193,9 @@ pub struct Settings {
     /// Runs of both programs; odd runs start with the first program, even ones with the
     /// second. A table measured one strategy after another pairs once per run.
     pub runs: u32,
+    /// The number of the first run (1; `ab`'s confirming pair goes on from the last run's):
+    /// it names the run's directory (`run-002`) and says which program leads.
+    pub first_run: u32,
     /// The CPU both are pinned to ([`CpuChoice::resolve`]).
     pub cpu: Option<usize>,
     /// The longest the conductor waits for a program's next step.
@@ -266,14 +269,15 @@ pub fn run(settings: &Settings, programs: [&Program; 2], interrupted: &dyn Fn() 
     };
     create_dir(&dirs.files)?;
     let mut runs = Vec::new();
-    for k in 1..=settings.runs {
+    let last = settings.first_run + settings.runs - 1;
+    for k in settings.first_run..=last {
         if interrupted() {
             return Err(Error::Interrupted);
         }
         let on = settings.cpu.map(|c| format!(" on CPU {c}")).unwrap_or_default();
         eprintln!(
-            "{}: run {k}/{}: {} and {} in lockstep{on}, {} rounds per interleaved table",
-            settings.label, settings.runs, programs[0].name, programs[1].name, settings.rounds
+            "{}: run {k}/{last}: {} and {} in lockstep{on}, {} rounds per interleaved table",
+            settings.label, programs[0].name, programs[1].name, settings.rounds
         );
         runs.push(run_both(settings, programs, &dirs, k, interrupted)?);
     }

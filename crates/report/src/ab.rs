@@ -79,6 +79,10 @@ pub enum AbVerdict {
     Inconclusive,
     /// Not judged: other programs' work took the CPU from the two (see [`OtherCpu`]).
     Busy,
+    /// Slower or faster in the first pair of processes, but not in a second pair measured to
+    /// confirm it ([`AbComparison::confirm`]): what one pair of processes differs by, not the
+    /// build.
+    Unconfirmed,
 }
 
 impl AbVerdict {
@@ -91,6 +95,7 @@ impl AbVerdict {
             AbVerdict::NoChange => "no_change",
             AbVerdict::Inconclusive => "inconclusive",
             AbVerdict::Busy => "busy",
+            AbVerdict::Unconfirmed => "unconfirmed",
         }
     }
 }
@@ -104,6 +109,7 @@ impl fmt::Display for AbVerdict {
             AbVerdict::NoChange => "no change",
             AbVerdict::Inconclusive => "inconclusive",
             AbVerdict::Busy => "busy: not judged",
+            AbVerdict::Unconfirmed => "not confirmed",
         })
     }
 }
@@ -138,6 +144,10 @@ pub struct AbRow {
     /// [`crate::compare::DEFAULT_COUNT_THRESHOLD`] fails the gate.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub instructions: Option<crate::compare::CountChange>,
+    /// The ratio a second pair of processes measured, for a row the first called slower or
+    /// faster ([`AbComparison::confirm`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirmation: Option<Interval>,
 }
 
 impl AbRow {
@@ -185,7 +195,16 @@ pub struct AbComparison {
     /// How the two programs differ in build ([`crate::build_difference::note`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub build_difference: Option<String>,
+    /// Runs of a second pair of processes that measured the rows the first called slower or
+    /// faster ([`AbComparison::confirm`]); `None` when none was needed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirmation_runs: Option<usize>,
 }
+
+/// Runs from which each row's interval holds the variation between processes (the runs' own
+/// ratios); with fewer, a row called slower or faster is measured again by a second pair of
+/// processes before it counts ([`AbComparison::needs_confirmation`]).
+pub const RUNS_WITHOUT_CONFIRMATION: usize = 3;
 
 /// What an A/B paired: its summary says how the pairs were made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -233,6 +252,93 @@ impl AbComparison {
     /// The rows that are regressions ([`AbRow::regression`]).
     pub fn regressions(&self) -> impl Iterator<Item = &AbRow> {
         self.rows.iter().filter(|r| r.regression())
+    }
+
+    /// Rows whose time the first pair of processes called slower or faster.
+    fn flagged(&self) -> impl Iterator<Item = &AbRow> {
+        self.rows
+            .iter()
+            .filter(|r| matches!(r.verdict, AbVerdict::Slower | AbVerdict::Faster))
+    }
+
+    /// Whether a second pair of processes should measure again before the flagged rows count:
+    /// two programs (not servers) over fewer than [`RUNS_WITHOUT_CONFIRMATION`] runs, some row
+    /// called slower or faster. Why: two processes of one binary differ steadily on a row or
+    /// two (memory placement; the same binary against itself flagged `manifest-256KB/serialize
+    /// dom/serde_json` at 1.40–1.55 in three of ten tries), which one run's rounds cannot tell
+    /// from the build; a fresh pair draws that difference anew, a build's change repeats.
+    pub fn needs_confirmation(&self) -> bool {
+        self.subject == AbSubject::Programs
+            && self.runs < RUNS_WITHOUT_CONFIRMATION
+            && self.confirmation_runs.is_none()
+            && self.flagged().next().is_some()
+    }
+
+    /// Keeps a flagged row's verdict only when `second` (another pair of processes, the same
+    /// programs and arguments) calls it the same way; otherwise it is [`AbVerdict::Unconfirmed`]
+    /// (or [`AbVerdict::Busy`] when the second pair's time could not be judged). Allocation and
+    /// instruction counts are exact and need no second opinion; unflagged rows keep theirs.
+    pub fn confirm(mut self, second: &AbComparison) -> Self {
+        let second_busy = second.busy().is_some();
+        for row in self
+            .rows
+            .iter_mut()
+            .filter(|r| matches!(r.verdict, AbVerdict::Slower | AbVerdict::Faster))
+        {
+            let again = second
+                .rows
+                .iter()
+                .find(|s| s.experiment == row.experiment && s.table == row.table && s.method == row.method);
+            row.confirmation = again.map(|s| s.ratio);
+            if second_busy {
+                row.verdict = AbVerdict::Busy;
+            } else if again.is_none_or(|s| s.verdict != row.verdict) {
+                row.verdict = AbVerdict::Unconfirmed;
+            }
+        }
+        if second_busy {
+            self.other_cpu = second.other_cpu;
+            self.set_aside.clear();
+        }
+        self.confirmation_runs = Some(second.runs);
+        self
+    }
+
+    /// What the second pair of processes found: "2 rows called slower or faster were measured
+    /// again by a second pair of processes (1 run): 1 confirmed".
+    fn confirmation_note(&self) -> Option<String> {
+        let runs = self.confirmation_runs?;
+        let again: Vec<&AbRow> = self.rows.iter().filter(|r| r.confirmation.is_some()).collect();
+        let unconfirmed: Vec<String> = self
+            .rows
+            .iter()
+            .filter(|r| r.verdict == AbVerdict::Unconfirmed)
+            .map(|r| {
+                format!(
+                    "{} {} {} ({:.3}, then {})",
+                    r.experiment,
+                    r.table,
+                    r.method,
+                    r.ratio.estimate,
+                    r.confirmation.map_or("not measured".to_string(), |c| format!("{:.3}", c.estimate))
+                )
+            })
+            .collect();
+        let rows = again.len().max(unconfirmed.len());
+        Some(format!(
+            "{rows} row{} called slower or faster measured again by a second pair of processes ({runs} run{}): {} confirmed{}",
+            if rows == 1 { "" } else { "s" },
+            if runs == 1 { "" } else { "s" },
+            rows - unconfirmed.len(),
+            if unconfirmed.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    ", not confirmed (what one pair of processes differs by): {}",
+                    unconfirmed.join("; ")
+                )
+            }
+        ))
     }
 }
 
@@ -343,6 +449,7 @@ pub fn ab_with(runs: &[Run], threshold: f64, spread: RowSpread) -> AbComparison 
         row_confidence: PAIRED_CONFIDENCE,
         process_spread: None,
         build_difference: None,
+        confirmation_runs: None,
     };
     let Some(first) = runs.first() else { return out };
     out.build_difference = crate::build_difference::note(&first.base.machine, &first.new.machine, "programs", ["base", "new"]);
@@ -473,6 +580,7 @@ pub fn ab_with(runs: &[Run], threshold: f64, spread: RowSpread) -> AbComparison 
                     new_allocated_bytes,
                     allocation_grew,
                     instructions,
+                    confirmation: None,
                 },
             });
         }
@@ -710,6 +818,9 @@ impl AbComparison {
         if !unclear.is_empty() {
             tally = format!("{tally}; inconclusive (give more --rounds): {}", unclear.join("; "));
         }
+        if let Some(note) = self.confirmation_note() {
+            tally = format!("{tally}; {note}");
+        }
         let mut regressions: Vec<String> = self
             .regressions()
             .map(|r| format!("{} {} {} ({})", r.experiment, r.table, r.method, gate(r)))
@@ -911,6 +1022,52 @@ mod tests {
                 limit: 0.05,
             }),
         }
+    }
+
+    #[test]
+    fn a_row_flagged_by_one_pair_of_processes_counts_only_when_a_second_pair_agrees() {
+        let first = ab(&[lockstep_run(1.3)], 0.05);
+        assert_eq!(first.regressions().map(|r| r.method.as_str()).collect::<Vec<_>>(), ["b"]);
+        assert!(first.needs_confirmation());
+        // Several runs hold the variation between processes: no second pair.
+        assert!(!ab(&[lockstep_run(1.3), lockstep_run(1.3), lockstep_run(1.3)], 0.05).needs_confirmation());
+        assert!(!ab(&[lockstep_run(1.0)], 0.05).needs_confirmation());
+
+        // The second pair does not see it: what the first pair differed by, not the build.
+        let c = first.clone().confirm(&ab(&[lockstep_run(1.0)], 0.05));
+        assert!(!c.has_regression(), "{}", c.summary());
+        assert!(!c.needs_confirmation());
+        let b = c.rows.iter().find(|r| r.method == "b").unwrap();
+        assert_eq!(b.verdict, AbVerdict::Unconfirmed);
+        assert!((b.confirmation.unwrap().estimate - 1.0).abs() < 0.01, "{:?}", b.confirmation);
+        assert_eq!(c.confirmation_runs, Some(1));
+        assert!(
+            c.summary().ends_with(
+                "; 1 row called slower or faster measured again by a second pair of processes (1 run): \
+                 0 confirmed, not confirmed (what one pair of processes differs by): micro data/deserialize b (1.300, then 1.000)."
+            ),
+            "{}",
+            c.summary()
+        );
+        assert!(crate::Format::Table.exporter().ab(&c).contains("not confirmed"));
+        assert!(crate::Format::Json.exporter().ab(&c).contains("\"verdict\": \"unconfirmed\""));
+
+        // It repeats: a change of the build.
+        let c = first.clone().confirm(&ab(&[lockstep_run(1.3)], 0.05));
+        assert_eq!(c.regressions().map(|r| r.method.as_str()).collect::<Vec<_>>(), ["b"]);
+        assert!(c.summary().contains("(1 run): 1 confirmed."), "{}", c.summary());
+
+        // The second pair's time could not be judged: neither confirmed nor cleared.
+        let mut busy = lockstep_run(1.3);
+        busy.other_cpu = Some(OtherCpu {
+            run: 2,
+            share: 0.4,
+            limit: 0.05,
+        });
+        let c = first.confirm(&ab(&[busy], 0.05));
+        assert_eq!(c.rows.iter().find(|r| r.method == "b").unwrap().verdict, AbVerdict::Busy);
+        assert!(c.busy().is_some_and(|b| b.run == 2));
+        assert!(!c.has_regression());
     }
 
     #[test]

@@ -151,7 +151,7 @@ pub(crate) fn change(c: &AllocatorComparison, r: &AllocatorRow) -> Change {
             high: i.high - 1.0,
         },
         AbVerdict::SmallChange => Change::Small { change: i.estimate - 1.0 },
-        AbVerdict::Inconclusive => Change::Inconclusive { change: i.estimate - 1.0 },
+        AbVerdict::Inconclusive | AbVerdict::Unconfirmed => Change::Inconclusive { change: i.estimate - 1.0 },
         AbVerdict::NoChange | AbVerdict::Busy => Change::None,
     }
 }

@@ -257,6 +257,7 @@ mod tests {
             new_allocated_bytes: None,
             allocation_grew: false,
             instructions: None,
+            confirmation: None,
         }];
         assert_eq!(
             verdict(

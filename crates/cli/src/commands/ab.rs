@@ -53,6 +53,12 @@ pub struct AbArgs {
     /// Accept rows that were ok in base and failed or are missing in new (as `compare`).
     #[arg(long)]
     pub allow_missing: bool,
+    /// Call a row slower or faster on the first pair of processes alone. By default, with
+    /// fewer than 3 --runs, a second pair of processes measures again (as many runs) and a row
+    /// counts only when both call it the same way: two processes of one build can differ
+    /// steadily on a row, which one run's rounds cannot tell from the build.
+    #[arg(long)]
+    pub no_confirm: bool,
     /// What stdout carries (markdown suits PR comments).
     #[arg(long, default_value = "table", value_parser = format_parser())]
     pub format: Format,
@@ -110,14 +116,43 @@ pub fn run(args: &AbArgs) -> anyhow::Result<()> {
         ..args.pairing.settings()?
     };
     let runs = jsoncost::ab::run(&settings, [&base, &new], &interrupt::interrupted).map_err(library)?;
-    let comparison = ab::ab(&runs, args.threshold)
+    let mut comparison = ab::ab(&runs, args.threshold)
         .allowing_missing(args.allow_missing)
         .on_cpu(settings.cpu);
+    if !args.no_confirm && comparison.needs_confirmation() {
+        comparison = confirmed(comparison, &settings, [&base, &new], args.threshold)?;
+    }
     print_stdout(&args.format.exporter().ab(&comparison))?;
     verdict(
         &comparison,
         "no row was timed in both programs: nothing to compare (see \"Not compared\")",
     )
+}
+
+/// `comparison` with its flagged rows measured again by a second pair of processes: as many
+/// runs again, numbered after the last, so that after one run the new program leads (what
+/// depends on which process goes first falls the other way).
+fn confirmed(
+    comparison: ab::AbComparison,
+    settings: &Settings,
+    programs: [&Program; 2],
+    threshold: f64,
+) -> anyhow::Result<ab::AbComparison> {
+    let flagged = comparison
+        .rows
+        .iter()
+        .filter(|r| matches!(r.verdict, ab::AbVerdict::Slower | ab::AbVerdict::Faster))
+        .count();
+    eprintln!(
+        "ab: {flagged} row{} called slower or faster; measuring again with a second pair of processes to confirm",
+        if flagged == 1 { "" } else { "s" }
+    );
+    let settings = Settings {
+        first_run: settings.first_run + settings.runs,
+        ..settings.clone()
+    };
+    let runs = jsoncost::ab::run(&settings, programs, &interrupt::interrupted).map_err(library)?;
+    Ok(comparison.confirm(&ab::ab(&runs, threshold)))
 }
 
 /// The exit of an A/B once its comparison is printed: bad input when nothing was compared

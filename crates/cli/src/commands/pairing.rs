@@ -42,6 +42,7 @@ impl Pairing {
         Ok(Settings {
             rounds: 0,
             runs: self.runs,
+            first_run: 1,
             cpu: self.cpu.resolve().map_err(library)?,
             timeout: std::time::Duration::from_secs(self.timeout),
             keep: None,

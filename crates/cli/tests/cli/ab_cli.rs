@@ -129,6 +129,57 @@ fn a_five_percent_slower_row_is_flagged_alone_with_exit_1_and_markdown_for_a_pr(
     assert!(!stderr.contains("Regression in"), "{stderr}");
 }
 
+/// `ab --runs 2` of `base` against `new` (the fake programs above): both flag typed/sonic-rs
+/// 30% slower in runs 1 and 2; `new` in the confirming runs 3 and 4 costs `confirming` times
+/// base's there.
+fn ab_confirming(confirming: f64) -> assert_cmd::assert::Assert {
+    let dir = tempfile::tempdir().unwrap();
+    let base = program(dir.path(), "base", 1.0, false, None);
+    let new = program(dir.path(), "new", 1.3, true, None);
+    for run in [3, 4] {
+        let d = DRIFT[run - 1];
+        let r = results(&[("typed/serde_json", 150.0 * d), ("typed/sonic-rs", 112.0 * d * confirming)]);
+        std::fs::write(dir.path().join(format!("new/run-{run}.json")), serde_json::to_vec(&r).unwrap()).unwrap();
+    }
+    let assert = jsoncost()
+        .args(["ab", "--runs", "2", "--threshold", "5%"])
+        .args(JUDGE_ON_A_BUSY_MACHINE)
+        .arg("--base")
+        .arg(&base)
+        .arg("--new")
+        .arg(&new)
+        .args(["--", "micro", "--quick"])
+        .assert();
+    // Both programs ran four times: two runs, then two confirming runs.
+    assert_eq!(std::fs::read_to_string(dir.path().join("new/count")).unwrap().trim(), "4");
+    assert_eq!(std::fs::read_to_string(dir.path().join("base/count")).unwrap().trim(), "4");
+    assert
+}
+
+#[test]
+fn a_row_flagged_by_one_pair_of_processes_is_measured_again_and_counts_only_when_it_repeats() {
+    let out = ab_confirming(1.0).code(0);
+    let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(
+        stderr.contains("ab: 1 row called slower or faster; measuring again with a second pair of processes to confirm"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("ab: run 3/4: base and new"), "{stderr}");
+    assert!(stdout.contains("No regression"), "{stdout}");
+    assert!(
+        stdout.contains(
+            "1 row called slower or faster measured again by a second pair of processes (2 runs): 0 confirmed, not confirmed \
+             (what one pair of processes differs by): micro data/deserialize typed/sonic-rs (1.30"
+        ),
+        "{stdout}"
+    );
+    let out = ab_confirming(1.3).code(1);
+    let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(stdout.contains("Regression in 1 of 2"), "{stdout}");
+    assert!(stdout.contains("(2 runs): 1 confirmed."), "{stdout}");
+}
+
 #[test]
 fn the_same_rows_through_unpaired_compare_cannot_tell_the_drift_from_a_change() {
     // Round 2 against round 3 of the same build: a 22% "change" that is only the machine.
