@@ -14,6 +14,7 @@ mod run;
 mod seeds;
 mod session;
 mod sink;
+mod source_tree;
 
 use clap::{Parser, Subcommand};
 use jsoncost::ExperimentCommand;

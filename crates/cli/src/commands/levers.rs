@@ -9,8 +9,6 @@
 //! levers were measured (a lever is not a regression), 2 a bad lever or arguments, 3 the
 //! default build failed, a program failed, or the machine was too busy for any lever's time.
 
-use std::path::Path;
-
 use anyhow::anyhow;
 use jsoncost::ab::Settings;
 use jsoncost::levers::{self, Built, Lever, Project, Target};
@@ -47,7 +45,7 @@ pub struct LeversArgs {
 
 /// This source tree, as `--measure counts` finds it.
 fn project() -> anyhow::Result<Project> {
-    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let workspace = crate::source_tree::workspace();
     if !workspace.join("Cargo.toml").is_file() || !workspace.join("crates/cli").is_dir() {
         return Err(environment(anyhow!(
             "levers builds jsoncost from its source tree, which is not at {}",
