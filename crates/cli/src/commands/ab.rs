@@ -55,8 +55,9 @@ pub struct AbArgs {
     pub allow_missing: bool,
     /// Call a row slower or faster on the first pair of processes alone. By default, with
     /// fewer than 3 --runs, a second pair of processes measures again (as many runs) and a row
-    /// counts only when both call it the same way: two processes of one build can differ
-    /// steadily on a row, which one run's rounds cannot tell from the build.
+    /// counts only when the second sees the change too (beyond half the threshold, the same
+    /// way): two processes of one build can differ steadily on a row, which one run's rounds
+    /// cannot tell from the build.
     #[arg(long)]
     pub no_confirm: bool,
     /// What stdout carries (markdown suits PR comments).
