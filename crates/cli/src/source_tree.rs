@@ -3,9 +3,9 @@
 //!
 //! The path is held in a fixed-size static rather than as a string literal. A literal's
 //! length moves every read-only constant after it, and with them the alignment of what
-//! serializers copy from there (field names): a counting build made from a clone in another
-//! directory counted up to 2.6% more or fewer instructions on rows the path never touches.
-//! With the path padded to one size (and the counting build's panic locations remapped,
+//! serializers copy from there (field names), so a counting build made from a clone in another
+//! directory would count other instructions on rows the path never touches. With the path
+//! padded to one size (and the counting build's panic locations remapped,
 //! [`crate::commands::counts`]), two clones lay out their binaries alike.
 
 use std::path::{Path, PathBuf};

@@ -32,10 +32,8 @@ pub const COUNTING_TARGET_FEATURES: &str = "+pclmulqdq";
 
 /// Codegen units per crate of a counting build: one. With several, a change to one function
 /// moves others between units and changes what is inlined where, so rows the change never
-/// touched count differently (measured: 31 instructions added to one strategy moved two other
-/// rows by 6.9% and 9.1% with the release profile's 4); with one, the same change of 2% moves
-/// its own rows alone. Costs build time: 8 min 48 s from scratch on 2 cores, 2 min 30 s after
-/// a change to the workspace.
+/// touched count differently; with one, a change moves its own rows alone. It costs build
+/// time (the jsoncost crate compiles on one core; figures in docs/measurements.md).
 pub const COUNTING_CODEGEN_UNITS: &str = "1";
 
 /// What one row's operations cost under Callgrind, per operation (never a time).

@@ -142,7 +142,8 @@ options:
   --measure counts          also count instructions, L1/LL misses and estimated cycles per
                             operation: this bench again under valgrind --tool=callgrind (build
                             it without AVX-512 and with one codegen unit, e.g.
-                            RUSTFLAGS=-Ctarget-cpu=x86-64-v3 CARGO_PROFILE_BENCH_CODEGEN_UNITS=1)
+                            RUSTFLAGS=-Ctarget-cpu=x86-64-v3 CARGO_PROFILE_BENCH_CODEGEN_UNITS=1;
+                            docs/guide/counts.md: counts that hold across clones)
   --count-ops N             operations counted per strategy (default 1000; 100 with --quick)
   --list                    print 'table strategy' for every strategy and exit
   --ignored                 only ignored strategies, as libtest: jsoncost ignores none, so none

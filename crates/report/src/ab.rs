@@ -86,6 +86,11 @@ pub enum AbVerdict {
 }
 
 impl AbVerdict {
+    /// Slower or faster: the verdicts a second pair of processes must confirm.
+    pub fn is_change(self) -> bool {
+        matches!(self, AbVerdict::Slower | AbVerdict::Faster)
+    }
+
     /// The name the JSON and CSV outputs use (its serde name).
     pub fn key(self) -> &'static str {
         match self {
@@ -265,19 +270,16 @@ impl AbComparison {
         self.rows.iter().filter(|r| r.regression())
     }
 
-    /// Rows whose time the first pair of processes called slower or faster.
-    fn flagged(&self) -> impl Iterator<Item = &AbRow> {
-        self.rows
-            .iter()
-            .filter(|r| matches!(r.verdict, AbVerdict::Slower | AbVerdict::Faster))
+    /// Rows whose time was called slower or faster.
+    pub fn flagged(&self) -> impl Iterator<Item = &AbRow> {
+        self.rows.iter().filter(|r| r.verdict.is_change())
     }
 
     /// Whether a second pair of processes should measure again before the flagged rows count:
     /// two programs (not servers) over fewer than [`RUNS_WITHOUT_CONFIRMATION`] runs, some row
-    /// called slower or faster. Why: two processes of one binary differ steadily on a row or
-    /// two (memory placement; the same binary against itself flagged `manifest-256KB/serialize
-    /// dom/serde_json` at 1.40–1.55 in three of ten tries), which one run's rounds cannot tell
-    /// from the build; a fresh pair draws that difference anew, a build's change repeats.
+    /// called slower or faster. Why: two processes of one binary can differ steadily on a row
+    /// or two (memory placement), which one run's rounds cannot tell from the build; a fresh
+    /// pair draws that difference anew, a build's change repeats (docs/measurements.md).
     pub fn needs_confirmation(&self) -> bool {
         self.subject == AbSubject::Programs
             && self.runs < RUNS_WITHOUT_CONFIRMATION
@@ -289,18 +291,12 @@ impl AbComparison {
     /// programs and arguments) sees the change too: its ratio's estimate beyond half the
     /// threshold on the same side. Otherwise the row is [`AbVerdict::Unconfirmed`] (or
     /// [`AbVerdict::Busy`] when the second pair's time could not be judged). The first pair's
-    /// interval decided; the second need not be decisive on its own: asking that of it lost a
-    /// real 3.5% change in 2 of 10 tries (second estimates 1.033 and 1.036 with intervals
-    /// reaching below 1.025), while the same binary against itself never gave a slower row's
-    /// second estimate beyond the margin in 26 flags. Allocation and instruction counts are
-    /// exact and need no second opinion; unflagged rows keep theirs.
+    /// interval decided; the second need not be decisive on its own, which would lose real
+    /// changes near the margin. Allocation and instruction counts are exact and need no second
+    /// opinion; unflagged rows keep theirs.
     pub fn confirm(mut self, second: &AbComparison) -> Self {
         let second_busy = second.busy().is_some();
-        for row in self
-            .rows
-            .iter_mut()
-            .filter(|r| matches!(r.verdict, AbVerdict::Slower | AbVerdict::Faster))
-        {
+        for row in self.rows.iter_mut().filter(|r| r.verdict.is_change()) {
             let again = second
                 .rows
                 .iter()
@@ -324,7 +320,17 @@ impl AbComparison {
     /// again by a second pair of processes (1 run): 1 confirmed".
     fn confirmation_note(&self) -> Option<String> {
         let runs = self.confirmation_runs?;
-        let again: Vec<&AbRow> = self.rows.iter().filter(|r| r.confirmation.is_some()).collect();
+        // The rows the first pair flagged: measured again, or unconfirmed for want of a pairing.
+        let rows = self
+            .rows
+            .iter()
+            .filter(|r| r.confirmation.is_some() || r.verdict == AbVerdict::Unconfirmed)
+            .count();
+        let confirmed = self
+            .rows
+            .iter()
+            .filter(|r| r.confirmation.is_some() && r.verdict.is_change())
+            .count();
         let unconfirmed: Vec<String> = self
             .rows
             .iter()
@@ -340,12 +346,11 @@ impl AbComparison {
                 )
             })
             .collect();
-        let rows = again.len().max(unconfirmed.len());
         Some(format!(
             "{rows} row{} called slower or faster measured again by a second pair of processes ({runs} run{}): {} confirmed{}",
             if rows == 1 { "" } else { "s" },
             if runs == 1 { "" } else { "s" },
-            rows - unconfirmed.len(),
+            confirmed,
             if unconfirmed.is_empty() {
                 String::new()
             } else {

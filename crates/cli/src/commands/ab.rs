@@ -121,7 +121,7 @@ pub fn run(args: &AbArgs) -> anyhow::Result<()> {
         .allowing_missing(args.allow_missing)
         .on_cpu(settings.cpu);
     if !args.no_confirm && comparison.needs_confirmation() {
-        comparison = confirmed(comparison, &settings, [&base, &new], args.threshold)?;
+        comparison = confirmed(comparison, &settings, [&base, &new])?;
     }
     print_stdout(&args.format.exporter().ab(&comparison))?;
     verdict(
@@ -133,17 +133,8 @@ pub fn run(args: &AbArgs) -> anyhow::Result<()> {
 /// `comparison` with its flagged rows measured again by a second pair of processes: as many
 /// runs again, numbered after the last, so that after one run the new program leads (what
 /// depends on which process goes first falls the other way).
-fn confirmed(
-    comparison: ab::AbComparison,
-    settings: &Settings,
-    programs: [&Program; 2],
-    threshold: f64,
-) -> anyhow::Result<ab::AbComparison> {
-    let flagged = comparison
-        .rows
-        .iter()
-        .filter(|r| matches!(r.verdict, ab::AbVerdict::Slower | ab::AbVerdict::Faster))
-        .count();
+fn confirmed(comparison: ab::AbComparison, settings: &Settings, programs: [&Program; 2]) -> anyhow::Result<ab::AbComparison> {
+    let flagged = comparison.flagged().count();
     eprintln!(
         "ab: {flagged} row{} called slower or faster; measuring again with a second pair of processes to confirm",
         if flagged == 1 { "" } else { "s" }
@@ -153,7 +144,8 @@ fn confirmed(
         ..settings.clone()
     };
     let runs = jsoncost::ab::run(&settings, programs, &interrupt::interrupted).map_err(library)?;
-    Ok(comparison.confirm(&ab::ab(&runs, threshold)))
+    let second = ab::ab(&runs, comparison.threshold);
+    Ok(comparison.confirm(&second))
 }
 
 /// The exit of an A/B once its comparison is printed: bad input when nothing was compared

@@ -90,8 +90,8 @@ pub fn counted(kind: ExperimentKind, quick: bool, args: &MeasureArgs) -> anyhow:
 /// The counting build's compiler flags: the CPU level Valgrind decodes, and the source tree
 /// and cargo's home remapped to fixed names. Panic locations embed their file's path; paths
 /// of other lengths in two clones would move the binary's read-only constants, and with them
-/// the alignment of what serializers copy from there, so the same source counted differently
-/// (up to 2.6% on a row) from one directory to the next.
+/// the alignment of what serializers copy from there, so the same source would count
+/// differently from one directory to the next.
 fn counting_rustflags(workspace: &Path) -> Vec<String> {
     let mut flags = vec![
         format!("-Ctarget-cpu={COUNTING_TARGET_CPU}"),
@@ -146,8 +146,8 @@ fn counting_binary() -> anyhow::Result<PathBuf> {
         .arg(&target)
         .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", COUNTING_CODEGEN_UNITS)
         // mimalloc's C source holds __DATE__ and __TIME__: the build's time among the read-only
-        // strings moved the constants after it, and two builds of one source counted up to
-        // 3.4% apart on a row. C compilers take them from SOURCE_DATE_EPOCH when set.
+        // strings would move the constants after it, and the counts with them. C compilers
+        // take both from SOURCE_DATE_EPOCH when set.
         .env("SOURCE_DATE_EPOCH", "0")
         // Flags separated by 0x1f, as cargo reads this variable.
         .env("CARGO_ENCODED_RUSTFLAGS", counting_rustflags(&workspace).join("\x1f"))
