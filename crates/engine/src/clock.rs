@@ -74,8 +74,7 @@ impl LessRunQueueWait {
 impl<C: Clock> LessRunQueueWait<C> {
     /// `wall` less the wait `read_wait` reports (tests give both); `None` when it reports none.
     pub fn over(wall: C, read_wait: Box<dyn Fn() -> Option<Duration>>) -> Option<Self> {
-        let first_wait = read_wait()?;
-        let first_wall = wall.now();
+        let (first_wall, first_wait) = snapshot(&wall, &*read_wait)?;
         Some(LessRunQueueWait {
             wall,
             read_wait,
@@ -95,11 +94,35 @@ impl<C: Clock> LessRunQueueWait<C> {
     }
 }
 
+/// How many times [`snapshot`] tries for a wall reading with no switch around it.
+const SNAPSHOT_TRIES: usize = 4;
+
+/// The wall clock and the wait read as of one instant: the wait is read on both sides of the
+/// wall reading, and the reading is taken again when the two differ (the thread waited for a
+/// CPU in between, and the wall reading may or may not include that wait). Should every try
+/// see a switch (four switches within microseconds), the wait from before the wall reading is
+/// used, off by at most the last switch's wait. `None` when the wait cannot be read.
+fn snapshot<C: Clock>(wall: &C, read_wait: &dyn Fn() -> Option<Duration>) -> Option<(Duration, Duration)> {
+    let mut reading = None;
+    for _ in 0..SNAPSHOT_TRIES {
+        let before = read_wait()?;
+        let at = wall.now();
+        let after = read_wait()?;
+        if before == after {
+            return Some((at, after));
+        }
+        reading = Some((at, before));
+    }
+    reading
+}
+
 impl<C: Clock> Clock for LessRunQueueWait<C> {
     fn now(&self) -> Duration {
-        let wall = self.wall.now();
-        // A failed read keeps the last wait, so the clock still moves with the wall clock.
-        let wait = (self.read_wait)().unwrap_or(self.last.get().1);
+        let (wall, wait) = match snapshot(&self.wall, &*self.read_wait) {
+            Some(reading) => reading,
+            // A failed read keeps the last wait, so the clock still moves with the wall clock.
+            None => (self.wall.now(), self.last.get().1),
+        };
         self.last.set((wall, wait));
         wall.saturating_sub(wait.saturating_sub(self.first_wait))
     }
@@ -172,6 +195,63 @@ mod tests {
         answers.set(None);
         wall.set(ms(150));
         assert_eq!(clock.now(), ms(140));
+    }
+
+    /// A machine where every reading takes a microsecond of running and the thread is taken
+    /// off its CPU for `preempted` right after reading number `after` (wall and wait readings
+    /// counted together): both clocks move on by the wait, as the kernel's do.
+    #[derive(Default)]
+    struct Machine {
+        wall: Duration,
+        wait: Duration,
+        readings: u32,
+        preemption: Option<(u32, Duration)>,
+    }
+
+    impl Machine {
+        fn read(&mut self, wall: bool) -> Duration {
+            self.wall += Duration::from_micros(1);
+            let value = if wall { self.wall } else { self.wait };
+            self.readings += 1;
+            if let Some((after, preempted)) = self.preemption
+                && after == self.readings
+            {
+                self.wall += preempted;
+                self.wait += preempted;
+            }
+            value
+        }
+    }
+
+    struct MachineWall(Rc<std::cell::RefCell<Machine>>);
+
+    impl Clock for MachineWall {
+        fn now(&self) -> Duration {
+            self.0.borrow_mut().read(true)
+        }
+    }
+
+    #[test]
+    fn a_preemption_between_the_wall_and_the_wait_readings_is_not_taken_off_the_run() {
+        // Whichever reading of the end of a 1 ms run the thread is preempted after, the run
+        // still took its millisecond (and the microseconds of the readings), never less: a
+        // wait counted that the wall reading did not see would make short runs zero or
+        // negative, and their paired ratios undefined.
+        for after in 0..12 {
+            let machine = Rc::new(std::cell::RefCell::new(Machine::default()));
+            let m = machine.clone();
+            let clock = LessRunQueueWait::over(MachineWall(machine.clone()), Box::new(move || Some(m.borrow_mut().read(false)))).unwrap();
+            let start = clock.now();
+            let mut world = machine.borrow_mut();
+            world.wall += ms(1);
+            world.preemption = Some((world.readings + after, ms(5)));
+            drop(world);
+            let took = clock.now().checked_sub(start).expect("the clock went backwards");
+            assert!(
+                (ms(1)..ms(1) + Duration::from_micros(20)).contains(&took),
+                "preempted after reading {after} of the end: {took:?}"
+            );
+        }
     }
 
     #[cfg(target_os = "linux")]
