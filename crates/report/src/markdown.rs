@@ -262,6 +262,20 @@ mod tests {
     }
 
     #[test]
+    fn a_failure_message_renders_as_text_in_a_markdown_viewer() {
+        // A message comes from a library or a results file: whatever it holds, a viewer that
+        // renders the report (CommonMark, as GitHub does) shows it as text, never as HTML.
+        let hostile = "<script>alert(1)</script> ``` </pre><img src=x onerror=alert(2)>\n~~~\n<script>alert(3)</script>\n".repeat(3);
+        let mut exp = Experiment::new(jsoncost_engine::ExperimentKind::Micro, "t/op <script>alert(4)</script>");
+        exp.rows.push(jsoncost_engine::Row::failed("typed/serde_json", hostile));
+        let markdown = render_experiment(&exp, Some("<script>alert(5)</script>"));
+        let mut html = String::new();
+        pulldown_cmark::html::push_html(&mut html, pulldown_cmark::Parser::new(&markdown));
+        assert!(!html.contains("<script") && !html.contains("<img"), "{html}");
+        assert!(html.contains("&lt;script&gt;alert(3)&lt;/script&gt;"), "{html}");
+    }
+
+    #[test]
     fn code_blocks_outgrow_backticks_inside() {
         assert_eq!(code_block("x"), "```text\nx\n```\n");
         assert_eq!(code_block("a ```` b"), "`````text\na ```` b\n`````\n");
