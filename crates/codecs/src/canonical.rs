@@ -7,6 +7,8 @@ use serde::Serialize;
 use serde_json::{Number, Value};
 
 use crate::exact;
+use crate::member_order::MemberOrder;
+use crate::pointer::push_token;
 
 /// A strategy's outcome, comparable across libraries.
 #[derive(Debug, Clone, PartialEq)]
@@ -15,6 +17,9 @@ pub enum Canonical {
     Full(Value),
     /// Selected fields: (JSON pointer, value).
     Projection(Vec<(String, Value)>),
+    /// The whole document as a writer wrote it: its value, and its members' order as the
+    /// text has them (which the gate compares with the input's, [`MemberOrder`]).
+    Written(Value, MemberOrder),
 }
 
 impl Canonical {
@@ -27,11 +32,22 @@ impl Canonical {
     }
 
     /// The canonical form of serialized output: re-parsed with the exact reference parser, so
-    /// the check of a writer does not inherit a reader's rounding.
+    /// the check of a writer does not inherit a reader's rounding, with its members' order
+    /// where serde_json can walk the text.
     pub fn of_json_bytes(bytes: &[u8]) -> Result<Canonical, String> {
-        exact::parse(bytes)
-            .map(Canonical::Full)
-            .map_err(|e| format!("the output is not valid JSON: {e}"))
+        let value = exact::parse(bytes).map_err(|e| format!("the output is not valid JSON: {e}"))?;
+        Ok(match MemberOrder::of_json(bytes) {
+            Some(order) => Canonical::Written(value, order),
+            None => Canonical::Full(value),
+        })
+    }
+
+    /// The members' order of a written output.
+    pub fn member_order(&self) -> Option<&MemberOrder> {
+        match self {
+            Canonical::Written(_, order) => Some(order),
+            Canonical::Full(_) | Canonical::Projection(_) => None,
+        }
     }
 
     /// Compares `self` (a strategy's outcome) with the exact `reference` and tallies how its
@@ -40,7 +56,7 @@ impl Canonical {
     pub fn compare_with(&self, reference: &Value) -> Result<Fidelity, String> {
         let mut fidelity = Fidelity::default();
         match self {
-            Canonical::Full(got) => compare(reference, got, &mut String::new(), &mut fidelity)?,
+            Canonical::Full(got) | Canonical::Written(got, _) => compare(reference, got, &mut String::new(), &mut fidelity)?,
             Canonical::Projection(fields) => {
                 for (pointer, got) in fields {
                     let Some(expected) = reference.pointer(pointer) else {
@@ -65,6 +81,13 @@ impl Canonical {
                 }
                 Canonical::Full(v)
             }
+            Canonical::Written(mut v, mut order) => {
+                for p in pointers {
+                    remove_pointer(&mut v, p);
+                }
+                order.leaving_out(pointers);
+                Canonical::Written(v, order)
+            }
             Canonical::Projection(fields) => Canonical::Projection(fields.into_iter().filter(|(p, _)| !pointers.contains(p)).collect()),
         }
     }
@@ -76,7 +99,7 @@ pub fn remove_pointer(v: &mut Value, pointer: &str) -> bool {
     let Some((parent, last)) = pointer.rsplit_once('/') else {
         return false;
     };
-    let key = last.replace("~1", "/").replace("~0", "~");
+    let key = crate::pointer::unescape(last);
     match v.pointer_mut(parent) {
         Some(Value::Object(m)) => m.remove(&key).is_some(),
         _ => false,
@@ -170,11 +193,6 @@ fn difference(path: &str, e: &Value, g: &Value) -> String {
     format!("at {}: expected {}, got {}", or_root(path), short(e), short(g))
 }
 
-fn push_token(path: &mut String, key: &str) {
-    path.push('/');
-    path.push_str(&key.replace('~', "~0").replace('/', "~1"));
-}
-
 /// How one number of the output relates to the reference's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum NumberFidelity {
@@ -236,7 +254,7 @@ mod tests {
             zero_sign_lost: zero,
             integers_changed: ints,
             cause: None,
-            first: Vec::new(),
+            ..Fidelity::default()
         }
     }
 
@@ -350,8 +368,8 @@ mod tests {
 
     #[test]
     fn serialized_output_is_reparsed_exactly() {
-        let Canonical::Full(v) = Canonical::of_json_bytes(b"[43.474709000000132]").unwrap() else {
-            panic!()
+        let Canonical::Written(v, _) = Canonical::of_json_bytes(b"[43.474709000000132]").unwrap() else {
+            panic!("a written output keeps its members' order")
         };
         assert_eq!(v[0].as_f64(), Some(43.47470900000013));
     }

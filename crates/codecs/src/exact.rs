@@ -133,7 +133,7 @@ fn tokens(pointer: &str) -> Result<Vec<String>, String> {
     let Some(rest) = pointer.strip_prefix('/') else {
         return Err(format!("invalid JSON pointer {pointer:?}: it must be empty or start with '/'"));
     };
-    Ok(rest.split('/').map(|t| t.replace("~1", "/").replace("~0", "~")).collect())
+    Ok(rest.split('/').map(crate::pointer::unescape).collect())
 }
 
 /// A byte source: one byte of lookahead and the offset of that byte.
@@ -387,7 +387,7 @@ impl<S: Source> Parser<S> {
     fn pointer(&self, n: usize) -> String {
         let p: String = self.path[..n.min(self.path.len())]
             .iter()
-            .map(|t| format!("/{}", t.replace('~', "~0").replace('/', "~1")))
+            .map(|t| format!("/{}", crate::pointer::escape(t)))
             .collect();
         format!("{p:?}")
     }

@@ -14,6 +14,7 @@ use serde_json::Value;
 use crate::Canonical;
 use crate::canonical::compare;
 use crate::exact::{self, Outside, Stop};
+use crate::member_order::MemberOrder;
 
 /// What the gate decided for one strategy.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,20 +29,29 @@ pub enum Verdict {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Reference {
     value: Value,
+    /// Its members' order as its text has them (a written value's: its serialization's), for
+    /// writers' outputs; `None` where serde_json cannot walk the text.
+    members: Option<MemberOrder>,
 }
 
 impl Reference {
     /// The exact parse of a table's source text (a deserialize table's input, a stored document).
     pub fn from_json(bytes: &[u8]) -> Result<Reference, exact::ParseError> {
-        exact::parse(bytes).map(|value| Reference { value })
+        exact::parse(bytes).map(|value| Reference {
+            value,
+            members: MemberOrder::of_json(bytes),
+        })
     }
 
     /// The value a serialize table writes, converted without any text in between.
     pub fn of<T: Serialize + ?Sized>(value: &T) -> Result<Reference, String> {
-        match Canonical::of(value)? {
-            Canonical::Full(value) => Ok(Reference { value }),
-            Canonical::Projection(_) => unreachable!("Canonical::of gives a full value"),
-        }
+        // The order a serializer writes the value in (a struct's fields as declared), read
+        // from its text: the `Value` below may hold its keys sorted.
+        let members = serde_json::to_vec(value).ok().and_then(|text| MemberOrder::of_json(&text));
+        let Canonical::Full(value) = Canonical::of(value)? else {
+            unreachable!("Canonical::of gives a full value")
+        };
+        Ok(Reference { value, members })
     }
 
     /// The reference's value, as `serde_json::Value` holds it.
@@ -57,6 +67,9 @@ impl Reference {
                 return Err(format!("at {p}: the reference has no such field to leave out"));
             }
         }
+        if let Some(members) = &mut self.members {
+            members.leaving_out(pointers);
+        }
         Ok(self)
     }
 
@@ -65,7 +78,11 @@ impl Reference {
     /// decoding into `T` is compared with what `T` can hold. The exact numbers are kept: the
     /// value goes into `T` without text in between.
     pub fn through<T: Serialize + DeserializeOwned>(&self) -> Result<Reference, String> {
-        through::<T>(self.value.clone(), "").map(|value| Reference { value })
+        // The members' order stays the text's: what `T` leaves out is not compared.
+        through::<T>(self.value.clone(), "").map(|value| Reference {
+            value,
+            members: self.members.clone(),
+        })
     }
 }
 
@@ -73,7 +90,14 @@ impl Reference {
 /// check's own failure, e.g. whether it was fatal).
 pub fn judge(strategy: &StrategyId, out: &Canonical, reference: &Reference) -> Verdict {
     match out.compare_with(&reference.value) {
-        Ok(fidelity) => Verdict::Pass(explained(strategy, fidelity)),
+        Ok(mut fidelity) => {
+            if let (Some(got), Some(expected)) = (out.member_order(), &reference.members) {
+                let compared = got.compare(expected);
+                fidelity.objects = compared.objects;
+                fidelity.objects_reordered = compared.reordered;
+            }
+            Verdict::Pass(explained(strategy, fidelity))
+        }
         Err(diff) => Verdict::Fail(format!("output differs from the exact reference {diff}")),
     }
 }
@@ -107,12 +131,7 @@ where
     let mut path = String::from(pointer);
     let members: Option<Vec<String>> = match outside {
         None => Some(Vec::new()),
-        Some(_) => fields_of::<D>().map(|fields| {
-            fields
-                .iter()
-                .map(|f| format!("/{}", f.replace('~', "~0").replace('/', "~1")))
-                .collect()
-        }),
+        Some(_) => fields_of::<D>().map(|fields| fields.iter().map(|f| format!("/{}", crate::pointer::escape(f))).collect()),
     };
     let kept = members.as_deref().map_or(Outside::All, Outside::Members);
     let walked = exact::parse_streamed(source, pointer, kept, |i, reference| {

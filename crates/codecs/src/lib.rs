@@ -9,7 +9,8 @@
 //! typed-reuse, borrowed when the type has a zero-copy form, dom, dom-then-typed, reader, raw,
 //! lazy when fields are given; serialize typed, typed-writer, dom; [`TypeOptions`]),
 //! [`shape_model`] (a type's zero-copy form, [`BorrowedForm`]), [`document`] (any JSON
-//! document, no Rust type), [`canonical`] (the common form outputs are compared in), [`exact`]
+//! document, no Rust type), [`canonical`] (the common form outputs are compared in), [`member_order`] (each
+//! object's keys as a text orders them), [`exact`]
 //! (the reference parser), [`gate`], [`libraries`] (the libraries beside the three every build
 //! has, one module each, registered in one list: with the feature `more-libraries`, jiter and
 //! serde_json_borrow); with that feature also `derived` (simd-json-derive, nanoserde,
@@ -32,6 +33,8 @@ pub mod gate;
 #[cfg(feature = "more-libraries")]
 pub mod jiter_decode;
 pub mod libraries;
+pub mod member_order;
+mod pointer;
 pub mod shape_model;
 pub mod toolkit;
 pub mod typed;

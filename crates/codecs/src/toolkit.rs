@@ -207,7 +207,7 @@ pub fn pointer_tree(sample: &serde_json::Value, fields: &[String]) -> Result<son
         let mut nodes = Vec::new();
         let mut parent_end = 0;
         for raw in field.split('/').skip(1) {
-            let token = raw.replace("~1", "/").replace("~0", "~");
+            let token = crate::pointer::unescape(raw);
             let index = match at {
                 Some(Value::Object(_)) => None,
                 _ => crate::exact::array_index(&token).and_then(|i| usize::try_from(i).ok()),

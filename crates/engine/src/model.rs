@@ -729,6 +729,14 @@ pub struct Fidelity {
     pub zero_sign_lost: u64,
     /// Integers read as floats, or floats as integers, with the same value as an `f64`.
     pub integers_changed: u64,
+    /// Objects whose members' order was compared with the input's: a written output's (the
+    /// serialized text), 0 when none was (a decoded value has no text to read it from).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub objects: u64,
+    /// Of those, objects whose members come in another order than the input's (JSON leaves
+    /// the order free: a value difference neither counts nor fails).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub objects_reordered: u64,
     /// Why, when the harness knows (e.g. "serde_json without float_roundtrip").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cause: Option<String>,
@@ -736,6 +744,10 @@ pub struct Fidelity {
     /// they were met; absent when exact (and in files written before they were named).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub first: Vec<NumberDifference>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// One number of the output that is not the reference's exactly.
@@ -798,6 +810,8 @@ impl Fidelity {
         self.max_ulps = self.max_ulps.max(other.max_ulps);
         self.zero_sign_lost += other.zero_sign_lost;
         self.integers_changed += other.integers_changed;
+        self.objects += other.objects;
+        self.objects_reordered += other.objects_reordered;
         for d in &other.first {
             self.name(d.clone());
         }

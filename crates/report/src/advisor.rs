@@ -615,10 +615,11 @@ fn saving_half_width(base: &Row, row: &Row) -> Option<f64> {
 }
 
 /// " Fidelity: X exact; Y inexact floats: ...", when either output is not exact against the
-/// reference (nothing when both are, or when neither was checked).
+/// reference or writes members in another order (nothing when both are faithful, or when
+/// neither was checked).
 fn fidelity_text(base: &Row, best: &Row) -> String {
     let (b, c) = (base.fidelity.as_ref(), best.fidelity.as_ref());
-    if b.is_none_or(|f| f.is_exact()) && c.is_none_or(|f| f.is_exact()) {
+    if b.is_none_or(fidelity::is_faithful) && c.is_none_or(fidelity::is_faithful) {
         return String::new();
     }
     let one = |r: &Row| match &r.fidelity {

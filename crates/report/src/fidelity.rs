@@ -19,9 +19,34 @@ pub fn describe_with_numbers(f: &Fidelity) -> String {
 }
 
 fn phrases(f: &Fidelity, numbers: bool) -> String {
-    if f.is_exact() {
-        return "exact".to_string();
+    match (f.is_exact(), member_order(f)) {
+        (true, None) => "exact".to_string(),
+        (true, Some(order)) => format!("exact values; {order}"),
+        (false, None) => number_phrases(f, numbers),
+        (false, Some(order)) => format!("{}; {order}", number_phrases(f, numbers)),
     }
+}
+
+/// Whether the output holds the reference's values exactly and, where its text was read, its
+/// members in the input's order.
+pub fn is_faithful(f: &Fidelity) -> bool {
+    f.is_exact() && f.objects_reordered == 0
+}
+
+/// "members in another order than the input's: 2 of 3 objects", when a written output's
+/// objects were compared and some differ.
+pub fn member_order(f: &Fidelity) -> Option<String> {
+    (f.objects_reordered > 0).then(|| {
+        format!(
+            "members in another order than the input's: {} of {} objects",
+            units::count(f.objects_reordered as f64),
+            units::count(f.objects as f64)
+        )
+    })
+}
+
+/// The numbers' phrases of a [`Fidelity`] that is not exact.
+pub fn number_phrases(f: &Fidelity, numbers: bool) -> String {
     let of = |n: u64| format!("{} of {} numbers", units::count(n as f64), units::count(f.numbers as f64));
     let first = |kind: DifferenceKind| -> String {
         let named: Vec<String> = f
@@ -73,13 +98,13 @@ pub(crate) fn cell(row: &Row) -> String {
     row.fidelity.as_ref().map(describe).unwrap_or_default()
 }
 
-/// The notes under a table: one per row whose output is not exact; the baseline's says that
+/// The notes under a table: one per row whose output is not exact or reorders members; the baseline's says that
 /// it keeps its role.
 pub(crate) fn notes(exp: &Experiment) -> Vec<String> {
     exp.rows
         .iter()
         .filter_map(|row| {
-            let f = row.fidelity.as_ref().filter(|f| !f.is_exact())?;
+            let f = row.fidelity.as_ref().filter(|f| !is_faithful(f))?;
             let role = if row.baseline {
                 " (the baseline: Ratio and Alloc Ratio stay relative to it)"
             } else {
@@ -114,6 +139,30 @@ mod tests {
             describe(&f),
             "sign of zero lost: 1 of 3,000 numbers (-0 read as 0); integers changed: 2 of 3,000 numbers (read as floats or floats as integers)"
         );
+    }
+
+    #[test]
+    fn members_in_another_order_are_said_beside_the_numbers() {
+        let mut f = Fidelity {
+            numbers: 12,
+            objects: 3,
+            objects_reordered: 2,
+            ..Fidelity::default()
+        };
+        assert_eq!(
+            describe(&f),
+            "exact values; members in another order than the input's: 2 of 3 objects"
+        );
+        assert!(!is_faithful(&f));
+        f.floats_inexact = 1;
+        assert_eq!(
+            describe(&f),
+            "inexact floats: 1 of 12 numbers 1 ulp off; members in another order than the input's: 2 of 3 objects"
+        );
+        f.floats_inexact = 0;
+        f.objects_reordered = 0;
+        assert_eq!(describe(&f), "exact");
+        assert!(is_faithful(&f));
     }
 
     #[test]

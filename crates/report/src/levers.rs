@@ -6,7 +6,7 @@
 use jsoncost_engine::{Fidelity, Results, Row};
 
 use crate::ab::{AbComparison, AbRow, AbVerdict, Run};
-use crate::fidelity::describe;
+use crate::fidelity::{member_order, number_phrases};
 
 /// How one row's output differs between the default build and the lever's, as the gate saw it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,17 +50,12 @@ pub fn fidelity_changes(run: &Run) -> Vec<FidelityChange> {
                     new.fidelity.clone().unwrap_or_else(exact),
                 );
                 // The cause names the default build's configuration: not part of the change.
-                let plain = |f: &Fidelity| describe(&Fidelity { cause: None, ..f.clone() });
-                let (bd, nd) = (plain(&b), plain(&n));
-                (bd != nd).then(|| {
-                    if n.is_exact() {
-                        format!("its {bd} gone")
-                    } else if b.is_exact() {
-                        format!("now {nd}")
-                    } else {
-                        format!("{bd} → {nd}")
-                    }
-                })
+                let numbers = |f: &Fidelity| (!f.is_exact()).then(|| number_phrases(&Fidelity { cause: None, ..f.clone() }, false));
+                let changes: Vec<String> = [change_of(numbers(&b), numbers(&n)), change_of(member_order(&b), member_order(&n))]
+                    .into_iter()
+                    .flatten()
+                    .collect();
+                (!changes.is_empty()).then(|| changes.join("; "))
             }
         };
         if let Some(change) = change {
@@ -68,6 +63,17 @@ pub fn fidelity_changes(run: &Run) -> Vec<FidelityChange> {
         }
     }
     out
+}
+
+/// One aspect of the gate's view (the numbers, the members' order) from the default build's
+/// difference `base` to the lever's `new` (`None`: faithful in that aspect), in words.
+fn change_of(base: Option<String>, new: Option<String>) -> Option<String> {
+    match (base, new) {
+        (Some(b), None) => Some(format!("its {b} gone")),
+        (None, Some(n)) => Some(format!("now {n}")),
+        (Some(b), Some(n)) if b != n => Some(format!("{b} → {n}")),
+        _ => None,
+    }
 }
 
 /// The library of `row`'s strategy, from the first run's base results (`None`: a row of no
@@ -209,6 +215,46 @@ mod tests {
             cause: Some("serde_json without float_roundtrip".into()),
             ..Fidelity::default()
         }
+    }
+
+    #[test]
+    fn a_lever_that_keeps_the_input_s_member_order_says_so_apart_from_the_numbers() {
+        // preserve_order: serde_json's DOM writes the members as the input has them, and the
+        // 1-ulp floats (another feature's) stay as they were.
+        let written = |reordered| Fidelity {
+            objects: 3,
+            objects_reordered: reordered,
+            ..inexact()
+        };
+        let run = Run {
+            base: results(Some(written(2)), false),
+            new: results(Some(written(0)), false),
+            lockstep: true,
+            other_cpu: None,
+        };
+        assert_eq!(
+            fidelity_changes(&run),
+            [FidelityChange {
+                row: "micro canada/deserialize typed/serde_json".into(),
+                change: "its members in another order than the input's: 2 of 3 objects gone".into(),
+            }]
+        );
+        let back = Run {
+            base: run.new.clone(),
+            new: results(
+                Some(Fidelity {
+                    floats_inexact: 0,
+                    max_ulps: 0,
+                    ..written(2)
+                }),
+                false,
+            ),
+            ..run
+        };
+        assert_eq!(
+            fidelity_changes(&back)[0].change,
+            "its inexact floats: 5 of 31 numbers 1 ulp off gone; now members in another order than the input's: 2 of 3 objects"
+        );
     }
 
     #[test]

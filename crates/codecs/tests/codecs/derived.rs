@@ -142,13 +142,20 @@ fn each_derive_library_round_trips_a_user_type_through_the_gate() {
     ser.extend(derived::miniserde_serialize(&value));
     ser.extend(derived::facet_json_serialize(&value));
     let got = verdicts(&reference, ser);
+    // Each derive writes the fields as declared, as serde does: the 3 objects in order.
+    let in_order = Verdict::Pass(Fidelity {
+        numbers: 6,
+        objects: 3,
+        ..Fidelity::default()
+    });
     let want: BTreeMap<String, Verdict> = [
-        ("typed/simd-json-derive", exact(6)),
-        ("typed-writer/simd-json-derive", exact(6)),
-        ("typed/nanoserde", exact(6)),
-        ("typed/miniserde", exact(6)),
-        ("typed/facet-json", exact(6)),
+        "typed/simd-json-derive",
+        "typed-writer/simd-json-derive",
+        "typed/nanoserde",
+        "typed/miniserde",
+        "typed/facet-json",
     ]
+    .map(|name| (name, in_order.clone()))
     .into_iter()
     .map(|(k, v)| (k.to_string(), v))
     .collect();
