@@ -34,7 +34,7 @@ use jsoncost_stores::Existing;
 /// The harness's flags, as the CLI's: `--quick`, `--filter GLOB` (or the glob alone),
 /// `--format FORMAT` (a [`Format`] name), `--out FILE`, `--save-baseline NAME`, `--schedule
 /// interleaved|sequential`, `--advice-rate [EXPERIMENT=]PER_S`, `--allocators A,B,...`,
-/// `--rounds N`, `--list`, `--help`; `--bench` (which `cargo bench` passes) measures, its
+/// `--lever LEVER`, `--rounds N`, `--list`, `--help`; `--bench` (which `cargo bench` passes) measures, its
 /// absence is test mode.
 ///
 /// ```
@@ -81,13 +81,34 @@ pub struct Args {
     /// `--allocators system,mimalloc`: measure under each allocator, the first the base, each
     /// in its own process of this bench, in lockstep (empty: this process, as it is).
     pub allocators: Vec<Allocator>,
-    /// `--rounds N`: rounds of every interleaved table under each allocator (with `--allocators`).
+    /// `--lever L` (repeatable): build this bench once more per build change (a feature of a
+    /// JSON crate, a CPU level, LTO, another version of a dependency) and run each build in
+    /// lockstep with the default build ([`crate::levers`]).
+    pub levers: Vec<crate::levers::Lever>,
+    /// `--rounds N`: rounds of every interleaved table of each paired run (with `--allocators`
+    /// or `--lever`).
     pub rounds: Option<u64>,
     /// `--measure counts`: also count instructions and simulated cache misses per operation,
     /// this bench run again under Callgrind.
     pub counts: bool,
     /// `--count-ops N`: operations counted per strategy (default 1000; 100 with `--quick`).
     pub count_ops: Option<u64>,
+}
+
+/// How `--allocators` and `--lever` run this bench's processes in lockstep: `--rounds`, one
+/// run, a CPU chosen for the pair, the measuring flags.
+fn paired_settings(args: &Args) -> Result<Settings, Error> {
+    Ok(Settings {
+        rounds: args.rounds.unwrap_or(30),
+        runs: 1,
+        first_run: 1,
+        cpu: CpuChoice::Auto.resolve()?,
+        timeout: std::time::Duration::from_secs(600),
+        keep: None,
+        args: args.measuring_args(),
+        max_other_cpu: jsoncost_engine::OtherCpu::DEFAULT_LIMIT,
+        label: "jsoncost".to_string(),
+    })
 }
 
 /// What `--help` prints.
@@ -138,7 +159,13 @@ options:
                             (system, mimalloc, jemalloc; the first the base), each other in
                             lockstep with the first, each row's time paired with it; needs
                             jsoncost's feature `allocators` and the selected counting allocator
-  --rounds N                rounds of every interleaved table under each allocator (default 30)
+  --lever LEVER             a build change (repeatable): this bench built again with it by
+                            cargo (its own target directory, reused) and run in lockstep with
+                            the default build, each row paired: crate/feature
+                            (serde_json/float_roundtrip), cpu=LEVEL (native, x86-64-v2 ...),
+                            lto, crate@x.y.z; each lever gets a verdict
+  --rounds N                rounds of every interleaved table of each paired run, under
+                            --allocators or --lever (default 30)
   --measure counts          also count instructions, L1/LL misses and estimated cycles per
                             operation: this bench again under valgrind --tool=callgrind (build
                             it without AVX-512 and with one codegen unit, e.g.
@@ -222,6 +249,10 @@ impl Args {
                         .collect::<Result<_, _>>()
                         .map_err(|e| Error::usage(format!("--allocators: {e}")))?;
                 }
+                Long("lever") => {
+                    let v = parser.value().map_err(usage)?.string().map_err(usage)?;
+                    a.levers.push(v.parse().map_err(|e| Error::usage(format!("--lever: {e}")))?);
+                }
                 Long("rounds") => {
                     let v = parser.value().map_err(usage)?.string().map_err(usage)?;
                     match v.parse::<u64>() {
@@ -256,8 +287,21 @@ impl Args {
         if a.counts && !a.allocators.is_empty() {
             return Err(Error::usage("--measure counts and --allocators: give one of them"));
         }
-        if a.rounds.is_some() && a.allocators.is_empty() {
-            return Err(Error::usage("--rounds is the allocator runs' round count: give --allocators too"));
+        if a.rounds.is_some() && a.allocators.is_empty() && a.levers.is_empty() {
+            return Err(Error::usage(
+                "--rounds is the paired runs' round count: give --allocators or --lever too",
+            ));
+        }
+        if !a.levers.is_empty() {
+            let other = [(a.counts, "--measure counts"), (!a.allocators.is_empty(), "--allocators")];
+            if let Some((_, flag)) = other.iter().find(|(given, _)| *given) {
+                return Err(Error::usage(format!("--lever and {flag}: give one of them")));
+            }
+            if !a.bench && !a.help {
+                return Err(Error::usage(
+                    "--lever measures: run it with cargo bench (cargo bench --bench NAME -- --lever LEVER)",
+                ));
+            }
         }
         Ok(a)
     }
@@ -856,6 +900,7 @@ impl Study {
             Mode::List => self.list(&args, filter),
             Mode::Gate => self.test(&args, filter),
             Mode::Measure if !args.allocators.is_empty() => self.bench_allocators(&args),
+            Mode::Measure if !args.levers.is_empty() => self.bench_levers(&args),
             // The Runner itself counts when Callgrind runs it for a conductor.
             Mode::Measure | Mode::Count(_) => self.bench(&args, filter),
         }
@@ -954,6 +999,41 @@ impl Study {
             .collect()
     }
 
+    /// `--bench --lever L ...`: this bench built again per lever by cargo and each build run
+    /// in lockstep with the default build (`levers::measure`, as `jsoncost levers` runs the
+    /// jsoncost binary); prints each lever's paired table and the levers' verdicts. Nothing
+    /// is written: each lever's runs are its own results.
+    fn bench_levers(&self, args: &Args) -> Result<Results, Error> {
+        let project = crate::levers::this_bench()?;
+        let format = args.format.unwrap_or(Format::Table);
+        let cancel = self.cancel.clone();
+        let measured = crate::levers::measure(
+            &project,
+            &args.levers,
+            &paired_settings(args)?,
+            jsoncost_report::ab::DEFAULT_THRESHOLD,
+            &move || cancel.is_cancelled(),
+            &mut std::io::stderr(),
+            &mut |lever, comparison| print_stdout(&format!("Lever {lever}\n\n{}", format.exporter().ab(comparison))).map(|_| ()),
+        )?;
+        print_stdout(&format!(
+            "Levers against the default build:\n{}\n",
+            measured.verdicts.iter().map(|v| format!("- {v}")).collect::<Vec<_>>().join("\n")
+        ))?;
+        if self.cancel.is_cancelled() {
+            return Err(Error::Interrupted);
+        }
+        if let Some(e) = measured.first_error {
+            return Err(e);
+        }
+        if measured.built > 0 && measured.judged == 0 {
+            return Err(Error::environment(
+                "no lever's time was judged: the machine was too busy (see each lever's table)",
+            ));
+        }
+        Ok(new_results(args.quick))
+    }
+
     /// `--bench --allocators A,B,...`: this bench again under each allocator, each other in
     /// lockstep with the first (`ab::allocators`, as `jsoncost alloc` runs the jsoncost binary);
     /// prints the allocator tables and levers, writes results.json (the first allocator's tables
@@ -968,15 +1048,8 @@ impl Study {
             others: others.to_vec(),
             threshold: jsoncost_report::ab::DEFAULT_THRESHOLD,
             settings: Settings {
-                rounds: args.rounds.unwrap_or(30),
-                runs: 1,
-                first_run: 1,
-                cpu: CpuChoice::Auto.resolve()?,
-                timeout: std::time::Duration::from_secs(600),
-                keep: None,
                 args: Vec::new(),
-                max_other_cpu: jsoncost_engine::OtherCpu::DEFAULT_LIMIT,
-                label: "jsoncost".to_string(),
+                ..paired_settings(args)?
             },
         };
         let cancel = self.cancel.clone();
@@ -2308,11 +2381,62 @@ mod tests {
         );
         assert_eq!(
             parse(&["--rounds", "5"]).unwrap_err().to_string(),
-            "--rounds is the allocator runs' round count: give --allocators too"
+            "--rounds is the paired runs' round count: give --allocators or --lever too"
         );
         assert_eq!(
             parse(&["--allocators", "system,system", "--rounds", "1"]).unwrap_err().to_string(),
             "--rounds: \"1\" is not a whole number from 2 to 10000"
+        );
+    }
+
+    #[test]
+    fn levers_parse_each_build_gets_the_measuring_flags_and_test_mode_refuses_them() {
+        let a = parse(&[
+            "--bench",
+            "--quick",
+            "--lever",
+            "serde_json/float_roundtrip",
+            "--lever",
+            "cpu=native",
+            "--rounds",
+            "10",
+        ])
+        .unwrap();
+        assert_eq!(
+            a.levers,
+            [
+                crate::levers::Lever::Feature {
+                    krate: "serde_json".into(),
+                    feature: "float_roundtrip".into()
+                },
+                crate::levers::Lever::Cpu("native".into())
+            ]
+        );
+        assert_eq!(a.rounds, Some(10));
+        assert_eq!(a.measuring_args(), ["--bench", "--quick"]);
+        assert_eq!(
+            parse(&["--bench", "--lever", "fast"]).unwrap_err().to_string(),
+            format!("--lever: \"fast\" is not a lever: give {}", crate::levers::FORMS)
+        );
+        assert_eq!(
+            parse(&["--bench", "--lever", "lto", "--allocators", "system,mimalloc"])
+                .unwrap_err()
+                .to_string(),
+            "--lever and --allocators: give one of them"
+        );
+        assert_eq!(
+            parse(&["--bench", "--lever", "lto", "--measure", "counts"])
+                .unwrap_err()
+                .to_string(),
+            "--lever and --measure counts: give one of them"
+        );
+        let test_mode = parse(&["--lever", "lto"]).unwrap_err();
+        assert_eq!(
+            (test_mode.exit_code(), test_mode.to_string()),
+            (
+                2,
+                "--lever measures: run it with cargo bench (cargo bench --bench NAME -- --lever LEVER)".to_string()
+            )
         );
     }
 

@@ -26,7 +26,10 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use jsoncost_report::ab::{AbComparison, RowSpread, ab_with};
+
 use crate::Error;
+use crate::ab::Settings;
 
 /// One build change.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -197,6 +200,86 @@ pub struct Project {
     pub target: Target,
     /// The cargo to run (`$CARGO`, else `cargo`).
     pub cargo: OsString,
+}
+
+/// The `cargo bench` target this process is, as cargo ran it: its package and crate
+/// (`CARGO_PKG_NAME`, `CARGO_MANIFEST_PATH`, which cargo sets for the benches it runs), the
+/// workspace it is in (`cargo locate-project --workspace`) and the bench target whose
+/// executable this is (`cargo metadata`: a target `my-bench` is built as `my_bench-<hash>`).
+pub fn this_bench() -> Result<Project, Error> {
+    let not_cargo = || {
+        Error::usage(
+            "--lever builds this bench again with cargo, which did not start it: run it as cargo bench --bench NAME -- --lever LEVER",
+        )
+    };
+    let manifest = std::env::var_os("CARGO_MANIFEST_PATH").map(PathBuf::from).ok_or_else(not_cargo)?;
+    let package = std::env::var("CARGO_PKG_NAME").map_err(|_| not_cargo())?;
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let exe = std::env::current_exe().map_err(|e| Error::environment(format!("cannot find this bench's executable: {e}")))?;
+    let stem = exe.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_string();
+    let ask = |args: &[&str]| -> Result<String, Error> {
+        let out = Command::new(&cargo)
+            .args(args)
+            .arg("--manifest-path")
+            .arg(&manifest)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| Error::environment(format!("cannot run {}: {e}", cargo.to_string_lossy())))?;
+        if !out.status.success() {
+            return Err(Error::environment(format!(
+                "cargo {} failed: {}",
+                args.join(" "),
+                String::from_utf8_lossy(&out.stderr).trim()
+            )));
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let root = ask(&["locate-project", "--workspace", "--message-format", "plain"])?;
+    let workspace = Path::new(root.trim())
+        .parent()
+        .ok_or_else(|| Error::environment(format!("cargo named no workspace directory: {root:?}")))?
+        .to_path_buf();
+    let metadata = ask(&["metadata", "--no-deps", "--format-version", "1"])?;
+    let bench = bench_target(&metadata, &manifest, &stem)?;
+    Ok(Project {
+        workspace,
+        package,
+        target: Target::Bench(bench),
+        cargo,
+    })
+}
+
+/// The bench target of the package at `manifest` whose executable's file stem is `stem`
+/// (`my_bench-0123456789abcdef`), from `cargo metadata`'s JSON.
+fn bench_target(metadata: &str, manifest: &Path, stem: &str) -> Result<String, Error> {
+    let built_as = match stem.rsplit_once('-') {
+        Some((name, hash)) if hash.len() == 16 && hash.chars().all(|c| c.is_ascii_hexdigit()) => name,
+        _ => stem,
+    };
+    let metadata: serde_json::Value = serde_json::from_str(metadata).map_err(|e| Error::environment(format!("cargo metadata: {e}")))?;
+    let package = metadata["packages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|p| p["manifest_path"].as_str().map(Path::new) == Some(manifest))
+        .ok_or_else(|| Error::environment(format!("cargo metadata lists no package at {}", manifest.display())))?;
+    let benches: Vec<&str> = package["targets"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|t| t["kind"].as_array().is_some_and(|k| k.iter().any(|k| k == "bench")))
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    benches
+        .iter()
+        .find(|name| name.replace('-', "_") == built_as)
+        .map(|name| name.to_string())
+        .ok_or_else(|| {
+            Error::usage(format!(
+                "this executable ({stem}) is none of the package's benches ({}): --lever rebuilds a bench target, run it with cargo bench --bench NAME",
+                benches.join(", ")
+            ))
+        })
 }
 
 /// One cargo command.
@@ -487,6 +570,59 @@ pub fn sync_copy(from: &Path, to: &Path) -> std::io::Result<()> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn this_bench_is_the_bench_target_its_executable_was_built_for() {
+        let metadata = r#"{"packages": [
+            {"name": "other", "manifest_path": "/ws/other/Cargo.toml", "targets": [{"name": "json", "kind": ["bench"]}]},
+            {"name": "webhooks", "manifest_path": "/ws/webhooks/Cargo.toml", "targets": [
+                {"name": "webhooks", "kind": ["lib"]},
+                {"name": "json-costs", "kind": ["bench"]},
+                {"name": "json", "kind": ["test"]}
+            ]}
+        ]}"#;
+        let manifest = Path::new("/ws/webhooks/Cargo.toml");
+        assert_eq!(
+            bench_target(metadata, manifest, "json_costs-0123456789abcdef"),
+            Ok("json-costs".to_string())
+        );
+        assert_eq!(
+            bench_target(metadata, manifest, "json-0123456789abcdef"),
+            Err(Error::usage(
+                "this executable (json-0123456789abcdef) is none of the package's benches (json-costs): --lever rebuilds a bench target, run it with cargo bench --bench NAME"
+            ))
+        );
+        assert_eq!(
+            bench_target(metadata, Path::new("/elsewhere/Cargo.toml"), "json_costs-0123456789abcdef"),
+            Err(Error::environment("cargo metadata lists no package at /elsewhere/Cargo.toml"))
+        );
+    }
+
+    #[test]
+    fn a_lever_whose_program_fails_is_said_and_the_others_are_still_measured() {
+        let mut measured = Measured {
+            verdicts: Vec::new(),
+            built: 3,
+            judged: 0,
+            first_error: None,
+        };
+        let built = vec![("a", 1), ("b", 2), ("c", 3)];
+        each_lever(&mut measured, built, &|| false, |name, _| match *name {
+            "b" => Err(Error::usage("program b refused the arguments (exit 2)")),
+            name => Ok((format!("{name}: measured"), name == "a")),
+        });
+        assert_eq!(
+            measured.verdicts,
+            [
+                "a: measured",
+                "b: not measured: program b refused the arguments (exit 2)",
+                "c: measured"
+            ]
+        );
+        assert_eq!(measured.judged, 1);
+        assert_eq!(measured.first_error, Some(Error::usage("program b refused the arguments (exit 2)")));
+    }
+
     use super::*;
 
     fn project() -> Project {
@@ -769,5 +905,121 @@ mod tests {
                 .unwrap()
                 .starts_with("levers: serde_json/no_such_feature: cargo build --release")
         );
+    }
+}
+
+/// What [`measure`] did.
+#[derive(Debug)]
+pub struct Measured {
+    /// One per lever measured, failed to build or whose program failed, in order.
+    pub verdicts: Vec<String>,
+    /// Levers that built.
+    pub built: usize,
+    /// Levers whose time was judged (the machine quiet enough).
+    pub judged: usize,
+    /// The first lever's program failure, the run's error once every verdict is said.
+    pub first_error: Option<Error>,
+}
+
+/// The whole lever study of `project`, as `jsoncost levers` and a harness's `--lever` run it:
+/// the default build and each lever's built (cargo's output on `progress`; one that fails to
+/// build is a verdict, not an error), then each built lever run in lockstep with the default
+/// build under `settings` and judged at `threshold`; `show` gets each lever's paired table as
+/// it is measured. An error is the default build's failure or this process's own; a lever
+/// whose program fails is said among the verdicts and the others are still measured.
+pub fn measure(
+    project: &Project,
+    levers: &[Lever],
+    settings: &Settings,
+    threshold: f64,
+    interrupted: &dyn Fn() -> bool,
+    progress: &mut dyn Write,
+    show: &mut dyn FnMut(&Lever, &AbComparison) -> Result<(), Error>,
+) -> Result<Measured, Error> {
+    let mut build_one = |lever: Option<&Lever>| -> Result<Built, Error> {
+        let plan = plan(project, lever)?;
+        let _ = writeln!(
+            progress,
+            "levers: building {} in {} (reused when up to date)",
+            plan.name,
+            plan.root.display()
+        );
+        build(project, &plan, progress)
+    };
+    let default = match build_one(None)? {
+        Built::Program(path) => path,
+        Built::Failed(message) => return Err(Error::environment(format!("the default build failed:\n{message}"))),
+    };
+    let mut measured = Measured {
+        verdicts: Vec::new(),
+        built: 0,
+        judged: 0,
+        first_error: None,
+    };
+    let mut built = Vec::new();
+    for lever in levers {
+        match build_one(Some(lever))? {
+            Built::Program(path) => built.push((lever, path)),
+            Built::Failed(message) => measured
+                .verdicts
+                .push(format!("{lever}: failed to build, not measured:\n{message}")),
+        }
+    }
+    // A feature lever of a binary is built in the workspace's own target: put the default
+    // binary back where the last lever's build left its own (a bench's executables are named
+    // by their features' hash, and stay apart).
+    if matches!(project.target, Target::Bin(_)) && levers.iter().any(|l| matches!(l, Lever::Feature { .. })) {
+        restore_default(project, progress)?;
+    }
+    measured.built = built.len();
+    let cpu_name = jsoncost_engine::machine::current().cpu;
+    each_lever(&mut measured, built, interrupted, |lever, path| {
+        let settings = Settings {
+            label: format!("levers {lever}"),
+            ..settings.clone()
+        };
+        let [base, new] = programs(&default, lever, path);
+        let runs = crate::ab::run(&settings, [&base, &new], interrupted)?;
+        let comparison = ab_with(&runs, threshold, RowSpread::Keep)
+            .allowing_missing(true)
+            .on_cpu(settings.cpu);
+        show(lever, &comparison)?;
+        let verdict = jsoncost_report::levers::verdict(
+            &lever.to_string(),
+            lever.kind(),
+            &lever.ships(&cpu_name),
+            lever.touches(),
+            &runs,
+            &comparison,
+        );
+        Ok((verdict, comparison.busy().is_none()))
+    });
+    Ok(measured)
+}
+
+/// Each built lever `(lever, program)` measured in turn by `measure` (its verdict, and whether
+/// its time was judged) until an interruption, into `measured`: a lever whose program fails
+/// (it refuses the arguments, it cannot read the payload in that build) is said among the
+/// verdicts and the others are still measured.
+fn each_lever<L: fmt::Display, P>(
+    measured: &mut Measured,
+    built: Vec<(L, P)>,
+    interrupted: &dyn Fn() -> bool,
+    mut measure: impl FnMut(&L, &P) -> Result<(String, bool), Error>,
+) {
+    for (lever, program) in built {
+        if interrupted() {
+            break;
+        }
+        match measure(&lever, &program) {
+            Ok((verdict, judged)) => {
+                measured.verdicts.push(verdict);
+                measured.judged += usize::from(judged);
+            }
+            Err(e) => {
+                measured.verdicts.push(format!("{lever}: not measured: {e}"));
+                measured.first_error.get_or_insert(e);
+            }
+        }
     }
 }

@@ -145,9 +145,12 @@ pub mod input;
 #[cfg(not(feature = "cli"))]
 #[allow(dead_code)]
 mod input;
-// Build levers: only the CLI builds and pairs them.
+// Build levers: the CLI's `levers` and a bench's `--lever`.
 #[cfg(feature = "cli")]
 pub mod levers;
+#[cfg(not(feature = "cli"))]
+#[allow(dead_code)]
+mod levers;
 #[cfg(feature = "cli")]
 pub mod micro;
 #[cfg(not(feature = "cli"))]
@@ -301,6 +304,14 @@ pub use jsoncost_stores::Existing;
 /// assert_eq!(Library::ALL.map(Library::as_str), ["serde_json", "sonic-rs", "simd-json"]);
 /// ```
 pub use jsoncost_stream::Library;
+/// A build change `--lever` measures ([`Args::levers`]): a feature of a JSON crate, a CPU
+/// level, LTO, another version of a dependency.
+///
+/// ```
+/// let lever: jsoncost::Lever = "serde_json/float_roundtrip".parse().unwrap();
+/// assert_eq!(lever.touches(), Some("serde_json"));
+/// ```
+pub use levers::Lever;
 pub use types::{LibraryName, Sample};
 pub use variants::Variant;
 

@@ -11,8 +11,8 @@
 
 use anyhow::anyhow;
 use jsoncost::ab::Settings;
-use jsoncost::levers::{self, Built, Lever, Project, Target};
-use jsoncost_report::{Format, ab};
+use jsoncost::levers::{self, Lever, Project, Target};
+use jsoncost_report::Format;
 
 use super::compare::parse_threshold;
 use super::pairing::Pairing;
@@ -63,131 +63,38 @@ fn project() -> anyhow::Result<Project> {
 pub fn run(args: &LeversArgs) -> anyhow::Result<()> {
     jsoncost::ab::check_args(&args.args, "levers").map_err(library)?;
     let project = project()?;
-    let mut stderr = std::io::stderr();
-    let build = |lever: Option<&Lever>, stderr: &mut std::io::Stderr| {
-        let plan = levers::plan(&project, lever).map_err(library)?;
-        eprintln!("levers: building {} in {} (reused when up to date)", plan.name, plan.root.display());
-        levers::build(&project, &plan, stderr).map_err(library)
+    let settings = Settings {
+        rounds: args.rounds,
+        args: args.args.clone(),
+        ..args.pairing.settings()?
     };
-    let default = match build(None, &mut stderr)? {
-        Built::Program(path) => path,
-        Built::Failed(message) => return Err(environment(anyhow!("the default build failed:\n{message}"))),
-    };
-    let mut built = Vec::new();
-    let mut verdicts = Vec::new();
-    for lever in &args.levers {
-        match build(Some(lever), &mut stderr)? {
-            Built::Program(path) => built.push((lever, path)),
-            Built::Failed(message) => verdicts.push(format!("{lever}: failed to build, not measured:\n{message}")),
-        }
-    }
-    // A feature lever is built in the workspace's own target: put the default binary back at
-    // target/release/jsoncost, where the last lever's build left its own.
-    if args.levers.iter().any(|l| matches!(l, Lever::Feature { .. })) {
-        levers::restore_default(&project, &mut stderr).map_err(library)?;
-    }
-    let cpu_name = jsoncost_engine::machine::current().cpu;
-    let built_count = built.len();
-    let outcome = each_lever(built, |(lever, path)| {
-        let settings = Settings {
-            rounds: args.rounds,
-            args: args.args.clone(),
-            label: format!("levers {lever}"),
-            ..args.pairing.settings()?
-        };
-        let [base, new] = levers::programs(&default, lever, path);
-        let runs = jsoncost::ab::run(&settings, [&base, &new], &interrupt::interrupted).map_err(library)?;
-        let comparison = ab::ab_with(&runs, args.threshold, ab::RowSpread::Keep)
-            .allowing_missing(true)
-            .on_cpu(settings.cpu);
-        print_stdout(&format!("Lever {lever}\n\n{}", args.format.exporter().ab(&comparison)))?;
-        let verdict = jsoncost_report::levers::verdict(
-            &lever.to_string(),
-            lever.kind(),
-            &lever.ships(&cpu_name),
-            lever.touches(),
-            &runs,
-            &comparison,
-        );
-        Ok((verdict, comparison.busy().is_none()))
-    });
-    verdicts.extend(outcome.verdicts);
+    let measured = levers::measure(
+        &project,
+        &args.levers,
+        &settings,
+        args.threshold,
+        &interrupt::interrupted,
+        &mut std::io::stderr(),
+        &mut |lever, comparison| {
+            print_stdout(&format!("Lever {lever}\n\n{}", args.format.exporter().ab(comparison)))
+                .map_err(|e| jsoncost::Error::environment(format!("{e:#}")))
+        },
+    )
+    .map_err(library)?;
     print_stdout(&format!(
         "Levers against the default build:\n{}\n",
-        verdicts.iter().map(|v| format!("- {v}")).collect::<Vec<_>>().join("\n")
+        measured.verdicts.iter().map(|v| format!("- {v}")).collect::<Vec<_>>().join("\n")
     ))?;
     if interrupt::interrupted() {
         return Err(environment(anyhow!("interrupted")));
     }
-    if let Some(e) = outcome.first_error {
-        return Err(e);
+    if let Some(e) = measured.first_error {
+        return Err(library(e));
     }
-    if built_count > 0 && outcome.judged == 0 {
+    if measured.built > 0 && measured.judged == 0 {
         return Err(environment(anyhow!(
             "no lever's time was judged: the machine was too busy (see each lever's table)"
         )));
     }
     Ok(())
-}
-
-/// What [`each_lever`] did.
-struct Outcome {
-    /// One per lever measured or failed, in order.
-    verdicts: Vec<String>,
-    /// Levers whose time was judged (the machine quiet enough).
-    judged: usize,
-    /// The first lever's failure, the run's error once every verdict is printed.
-    first_error: Option<anyhow::Error>,
-}
-
-/// Each built lever `(lever, program)` measured in turn by `measure` (its verdict, and whether
-/// its time was judged) until an interruption: a lever whose program fails (it refuses the
-/// arguments, it cannot read the payload in that build) is said among the verdicts and the
-/// others are still measured.
-fn each_lever<L: std::fmt::Display, P>(built: Vec<(L, P)>, mut measure: impl FnMut(&(L, P)) -> anyhow::Result<(String, bool)>) -> Outcome {
-    let mut outcome = Outcome {
-        verdicts: Vec::new(),
-        judged: 0,
-        first_error: None,
-    };
-    for lever in built {
-        if interrupt::interrupted() {
-            break;
-        }
-        match measure(&lever) {
-            Ok((verdict, judged)) => {
-                outcome.verdicts.push(verdict);
-                outcome.judged += usize::from(judged);
-            }
-            Err(e) => {
-                outcome.verdicts.push(format!("{}: not measured: {e:#}", lever.0));
-                outcome.first_error.get_or_insert(e);
-            }
-        }
-    }
-    outcome
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_lever_whose_program_fails_is_said_and_the_others_are_still_measured() {
-        let built = vec![("a", 1), ("b", 2), ("c", 3)];
-        let outcome = each_lever(built, |(name, _)| match *name {
-            "b" => Err(anyhow!("program b refused the arguments (exit 2)")),
-            name => Ok((format!("{name}: measured"), name == "a")),
-        });
-        assert_eq!(
-            outcome.verdicts,
-            [
-                "a: measured",
-                "b: not measured: program b refused the arguments (exit 2)",
-                "c: measured"
-            ]
-        );
-        assert_eq!(outcome.judged, 1);
-        assert_eq!(outcome.first_error.unwrap().to_string(), "program b refused the arguments (exit 2)");
-    }
 }
