@@ -20,6 +20,7 @@ use std::time::Duration;
 use jsoncost_engine::alloc::{self, Allocator};
 use jsoncost_engine::{Results, lockstep, private_dir};
 pub use jsoncost_report::ab::Run;
+use jsoncost_report::ab::{AbComparison, RowSpread, ab_with};
 use jsoncost_report::files;
 
 use crate::Error;
@@ -246,6 +247,36 @@ pub fn check_args(args: &[String], label: &str) -> Result<(), Error> {
         ))),
         None => Ok(()),
     }
+}
+
+/// `comparison` (of `programs` under `settings`, judged with `spread`) with its flagged rows
+/// measured again by a second pair of processes, when it needs one
+/// ([`AbComparison::needs_confirmation`]): as many runs again, numbered after the last, so
+/// that after one run the new program leads (what depends on which process goes first falls
+/// the other way). Unchanged when it needs none.
+pub fn confirmed(
+    comparison: AbComparison,
+    settings: &Settings,
+    programs: [&Program; 2],
+    spread: RowSpread,
+    interrupted: &dyn Fn() -> bool,
+) -> Result<AbComparison, Error> {
+    if !comparison.needs_confirmation() {
+        return Ok(comparison);
+    }
+    let flagged = comparison.flagged().count();
+    eprintln!(
+        "{}: {flagged} row{} called slower or faster; measuring again with a second pair of processes to confirm",
+        settings.label,
+        if flagged == 1 { "" } else { "s" }
+    );
+    let settings = Settings {
+        first_run: settings.first_run + settings.runs,
+        ..settings.clone()
+    };
+    let runs = run(&settings, programs, interrupted)?;
+    let second = ab_with(&runs, comparison.threshold, spread);
+    Ok(comparison.confirm(&second))
 }
 
 /// Runs `programs` (base, new) `settings.runs` times in lockstep and returns each run's pair of

@@ -980,9 +980,10 @@ pub fn measure(
         };
         let [base, new] = programs(&default, lever, path);
         let runs = crate::ab::run(&settings, [&base, &new], interrupted)?;
-        let comparison = ab_with(&runs, threshold, RowSpread::Keep)
+        let first = ab_with(&runs, threshold, RowSpread::Keep)
             .allowing_missing(true)
             .on_cpu(settings.cpu);
+        let comparison = crate::ab::confirmed(first, &settings, [&base, &new], RowSpread::Keep, interrupted)?;
         show(lever, &comparison)?;
         let verdict = jsoncost_report::levers::verdict(
             &lever.to_string(),

@@ -120,32 +120,15 @@ pub fn run(args: &AbArgs) -> anyhow::Result<()> {
     let mut comparison = ab::ab(&runs, args.threshold)
         .allowing_missing(args.allow_missing)
         .on_cpu(settings.cpu);
-    if !args.no_confirm && comparison.needs_confirmation() {
-        comparison = confirmed(comparison, &settings, [&base, &new])?;
+    if !args.no_confirm {
+        comparison = jsoncost::ab::confirmed(comparison, &settings, [&base, &new], ab::RowSpread::Widen, &interrupt::interrupted)
+            .map_err(library)?;
     }
     print_stdout(&args.format.exporter().ab(&comparison))?;
     verdict(
         &comparison,
         "no row was timed in both programs: nothing to compare (see \"Not compared\")",
     )
-}
-
-/// `comparison` with its flagged rows measured again by a second pair of processes: as many
-/// runs again, numbered after the last, so that after one run the new program leads (what
-/// depends on which process goes first falls the other way).
-fn confirmed(comparison: ab::AbComparison, settings: &Settings, programs: [&Program; 2]) -> anyhow::Result<ab::AbComparison> {
-    let flagged = comparison.flagged().count();
-    eprintln!(
-        "ab: {flagged} row{} called slower or faster; measuring again with a second pair of processes to confirm",
-        if flagged == 1 { "" } else { "s" }
-    );
-    let settings = Settings {
-        first_run: settings.first_run + settings.runs,
-        ..settings.clone()
-    };
-    let runs = jsoncost::ab::run(&settings, programs, &interrupt::interrupted).map_err(library)?;
-    let second = ab::ab(&runs, comparison.threshold);
-    Ok(comparison.confirm(&second))
 }
 
 /// The exit of an A/B once its comparison is printed: bad input when nothing was compared
