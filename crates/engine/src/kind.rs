@@ -22,9 +22,9 @@ pub enum ExperimentKind {
     /// Hostile inputs run in child processes (`crate::safety`): findings, not timings.
     Safety,
     /// `jsoncost ab --http`: one request on two servers (rows `base`, `new`, with the http
-    /// figures), its own record in [`crate::Experiment::http_ab`].
+    /// figures), its own record in [`crate::Experiment::ab_http`].
     #[serde(rename = "http-ab")]
-    HttpAb,
+    AbHttp,
 }
 
 /// What one row of a kind's table measures.
@@ -96,7 +96,7 @@ impl ExperimentKind {
         ExperimentKind::Stream,
         ExperimentKind::Http,
         ExperimentKind::Safety,
-        ExperimentKind::HttpAb,
+        ExperimentKind::AbHttp,
     ];
 
     /// What this kind's tables are.
@@ -107,7 +107,7 @@ impl ExperimentKind {
             ExperimentKind::Stream => &STREAM,
             ExperimentKind::Http => &HTTP,
             ExperimentKind::Safety => &SAFETY,
-            ExperimentKind::HttpAb => &HTTP_AB,
+            ExperimentKind::AbHttp => &AB_HTTP,
         }
     }
 
@@ -178,7 +178,7 @@ const SAFETY: KindTraits = KindTraits {
     ..TIMED
 };
 
-const HTTP_AB: KindTraits = KindTraits {
+const AB_HTTP: KindTraits = KindTraits {
     name: "http-ab",
     row: RowMeasure::Request,
     advised: false,

@@ -12,15 +12,15 @@
 //! [`stats`] and [`paired`] (sample and paired statistics), [`alloc`] (the counting allocator and
 //! the allocator choice), [`rss`] (peak RSS windows), [`clock`] (where time is read: the wall clock, or for whole runs the wall clock less the measuring thread's run-queue wait), [`cpu_time`] (a live process's CPU time from its CPU clock; a zombie's, waited-for children's and the CPUs' busy time from `/proc`), [`counts`] (instructions and simulated cache misses under Callgrind), [`lockstep`] (turns with another program
 //! under `jsoncost ab`), [`machine`] (the machine and build facts), [`private_dir`] (the per-user private directory under the temporary directory, where jsoncost's own files and scratch live), [`kind`] (the experiment kinds
-//! and what each one's tables are), and the result model: [`model`], [`http_figures`], [`http_ab`] (an `ab --http` table's own record), [`summary`], [`safety`].
+//! and what each one's tables are), and the result model: [`model`], [`http_figures`], [`ab_http`] (an `ab --http` table's own record), [`summary`], [`safety`].
 
 #![deny(missing_docs)]
 
+pub mod ab_http;
 pub mod alloc;
 pub mod clock;
 pub mod counts;
 pub mod cpu_time;
-pub mod http_ab;
 pub mod http_figures;
 pub mod kind;
 pub mod lockstep;
@@ -34,9 +34,9 @@ pub mod stages;
 pub mod stats;
 pub mod summary;
 
+pub use ab_http::{AbHttpFigure, AbHttpSide, AbHttpSlice, AbHttpTable, LATENCY_QUANTILES, LatencyPoint, Placement};
 pub use clock::{Clock, LessRunQueueWait, SystemClock};
 pub use counts::Counts;
-pub use http_ab::{HttpAbFigure, HttpAbSide, HttpAbSlice, HttpAbTable, LATENCY_QUANTILES, LatencyPoint, Placement};
 pub use http_figures::{HttpErrors, HttpFigures, HttpLoss, HttpStop, LossKind};
 pub use kind::{Blame, KindTraits, Rate, RowMeasure};
 pub use model::{

@@ -295,9 +295,10 @@ pub struct Experiment {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<crate::summary::Summary>,
     /// An http A/B table's own record (servers, placement, latency distributions, slices);
-    /// present exactly on `ExperimentKind::HttpAb` tables.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub http_ab: Option<crate::http_ab::HttpAbTable>,
+    /// present exactly on `ExperimentKind::AbHttp` tables. Its key in results files is
+    /// `http_ab`, as it was first written.
+    #[serde(default, rename = "http_ab", skip_serializing_if = "Option::is_none")]
+    pub ab_http: Option<crate::ab_http::AbHttpTable>,
     /// Present when the rows' times are wall time less the measuring thread's run-queue wait
     /// (whole runs, [`crate::clock::LessRunQueueWait`]): how long the rounds took and how much
     /// of it that was. Absent, the times are wall time.
@@ -987,7 +988,7 @@ impl Experiment {
             rows: Vec::new(),
             schedule: Schedule::Sequential,
             summary: None,
-            http_ab: None,
+            ab_http: None,
             run_queue_wait: None,
         }
     }

@@ -1,10 +1,10 @@
 //! The verdicts of an http A/B (`jsoncost ab --http`), from its tables' own record
-//! ([`jsoncost_engine::HttpAbTable`]): per request, the three figures of each server's slices
-//! ([`HttpAbFigure`]) become rows whose rounds pair slice by slice, and [`crate::ab::ab`] decides
+//! ([`jsoncost_engine::AbHttpTable`]): per request, the three figures of each server's slices
+//! ([`AbHttpFigure`]) become rows whose rounds pair slice by slice, and [`crate::ab::ab`] decides
 //! them as it decides two builds' rows. `ab --http` and `jsoncost report` both go through here,
 //! so a saved file is judged exactly as the run was.
 
-use jsoncost_engine::{Experiment, ExperimentKind, HttpAbFigure, HttpAbSide, Results, Row, Schedule};
+use jsoncost_engine::{AbHttpFigure, AbHttpSide, Experiment, ExperimentKind, Results, Row, Schedule};
 
 use crate::ab::{self, AbComparison, Run};
 
@@ -29,7 +29,7 @@ pub fn run<'a>(experiments: impl IntoIterator<Item = &'a Experiment>) -> Option<
     };
     let (mut base, mut new) = (empty(&template), empty(&template));
     for exp in experiments {
-        let Some(t) = exp.http_ab.as_ref().filter(|_| exp.experiment == ExperimentKind::HttpAb) else {
+        let Some(t) = exp.ab_http.as_ref().filter(|_| exp.experiment == ExperimentKind::AbHttp) else {
             continue;
         };
         for (side, out) in [(&t.base, &mut base), (&t.new, &mut new)] {
@@ -45,11 +45,11 @@ pub fn run<'a>(experiments: impl IntoIterator<Item = &'a Experiment>) -> Option<
 }
 
 /// One side's rows: each figure its slices all hold, over the paired rounds.
-fn figures(exp: &Experiment, side: &HttpAbSide, rounds: usize) -> Experiment {
-    let mut out = Experiment::new(ExperimentKind::HttpAb, exp.table.clone());
+fn figures(exp: &Experiment, side: &AbHttpSide, rounds: usize) -> Experiment {
+    let mut out = Experiment::new(ExperimentKind::AbHttp, exp.table.clone());
     out.params = exp.params.clone();
     out.schedule = Schedule::Interleaved;
-    for figure in HttpAbFigure::ALL {
+    for figure in AbHttpFigure::ALL {
         let Some(values) = side.rounds(figure, rounds).filter(|v| !v.is_empty() && v.len() == rounds) else {
             continue;
         };
@@ -64,7 +64,7 @@ fn figures(exp: &Experiment, side: &HttpAbSide, rounds: usize) -> Experiment {
 /// The verdicts of the http A/B tables among `experiments`, at the threshold they were
 /// recorded with (the first table's: one run records one); `None` when there is none.
 pub fn comparison<'a>(experiments: impl IntoIterator<Item = &'a Experiment> + Clone) -> Option<AbComparison> {
-    let first = experiments.clone().into_iter().find_map(|e| e.http_ab.as_ref())?;
+    let first = experiments.clone().into_iter().find_map(|e| e.ab_http.as_ref())?;
     let (threshold, rounds) = (first.threshold, first.rounds);
     let run = run(experiments)?;
     Some(ab::ab(std::slice::from_ref(&run), threshold).of_servers(rounds))

@@ -87,7 +87,7 @@ impl Exporter for Csv {
     /// The verdict table alone, as `ab --format csv` prints it: one header, one table. The
     /// per-server rows have other columns; they are in the results file (`--out`, and
     /// `jsoncost report FILE --format csv`).
-    fn http_ab(&self, _results: &Results, comparison: &AbComparison, _color: bool) -> String {
+    fn ab_http(&self, _results: &Results, comparison: &AbComparison, _color: bool) -> String {
         ab_rows(comparison)
     }
 }

@@ -59,7 +59,7 @@ pub trait Exporter: Sync {
     /// What `ab --http` prints: its results (a table per request) and the verdicts decided
     /// from them (`comparison`). A reader's format prints one after the other; a document's
     /// format (JSON, CSV, HTML, JUnit) prints exactly one document, so stdout parses.
-    fn http_ab(&self, results: &Results, comparison: &AbComparison, color: bool) -> String {
+    fn ab_http(&self, results: &Results, comparison: &AbComparison, color: bool) -> String {
         format!("{}\n{}", self.results(results, color), self.ab(comparison))
     }
 }

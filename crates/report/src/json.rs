@@ -51,14 +51,14 @@ impl Exporter for Json {
 
     /// One object: `results` (the results file, as `--out` writes it) and `comparison` (what
     /// `ab --format json` prints).
-    fn http_ab(&self, results: &Results, comparison: &AbComparison, _color: bool) -> String {
-        pretty(&HttpAbDocument { results, comparison })
+    fn ab_http(&self, results: &Results, comparison: &AbComparison, _color: bool) -> String {
+        pretty(&AbHttpDocument { results, comparison })
     }
 }
 
 /// `ab --http`'s one JSON document.
 #[derive(Serialize)]
-struct HttpAbDocument<'a> {
+struct AbHttpDocument<'a> {
     results: &'a Results,
     comparison: &'a AbComparison,
 }

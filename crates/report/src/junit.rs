@@ -94,7 +94,7 @@ impl Exporter for Junit {
     }
 
     /// One `<testsuites>`: the results' suites, then the verdicts' (`ab`'s suite).
-    fn http_ab(&self, results: &Results, c: &AbComparison, _color: bool) -> String {
+    fn ab_http(&self, results: &Results, c: &AbComparison, _color: bool) -> String {
         let mut suites = results_suites(results);
         suites.push(ab_suite(c));
         document(&suites)

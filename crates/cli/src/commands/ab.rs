@@ -15,7 +15,7 @@ use anyhow::anyhow;
 use jsoncost::ab::{Program, Settings};
 use jsoncost_report::{Format, ab};
 
-use super::ab_http::{AbCommon, HttpAbArgs};
+use super::ab_http::{AbCommon, AbHttpArgs};
 use super::compare::parse_threshold;
 use super::pairing::Pairing;
 use crate::failure::{environment, library, regression, usage};
@@ -37,7 +37,7 @@ pub struct AbArgs {
     #[arg(long)]
     pub http: bool,
     #[command(flatten)]
-    pub web: HttpAbArgs,
+    pub web: AbHttpArgs,
     /// Rounds of every interleaved table, in both programs (each round: one timed iteration
     /// of every strategy, base's and new's in turn; a stream round is a whole run of each, an
     /// http round a slice of load per mode); each round is one pair. Default 30; with --http,

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::anyhow;
-use jsoncost::ab_http::{HttpAbSettings, Request, ServerSpec, read_requests};
+use jsoncost::ab_http::{AbHttpSettings, Request, ServerSpec, read_requests};
 use jsoncost_http::loadgen::{Rounds, SliceLength};
 use jsoncost_report::{Format, ab};
 
@@ -18,7 +18,7 @@ use crate::interrupt;
 use crate::session::print_stdout;
 use jsoncost::flags::{Seconds, positive_rate, share};
 
-/// The flags of `ab` that `--http` reads too (`AbArgs` embeds [`HttpAbArgs`], so this module
+/// The flags of `ab` that `--http` reads too (`AbArgs` embeds [`AbHttpArgs`], so this module
 /// takes them as values rather than reading `AbArgs`).
 #[derive(Debug, Clone)]
 pub struct AbCommon {
@@ -34,7 +34,7 @@ pub struct AbCommon {
 }
 
 #[derive(Debug, Clone, clap::Args)]
-pub struct HttpAbArgs {
+pub struct AbHttpArgs {
     /// With --http: the base server's command line, `{port}` where its port goes (no shell
     /// runs it), e.g. `'./old-server --listen 127.0.0.1:{port}'`.
     #[arg(long, value_name = "CMD", conflicts_with = "base_url")]
@@ -134,7 +134,7 @@ fn side(name: &str, cmd: &Option<String>, url: &Option<String>, pid: Option<u32>
 
 /// Runs the http A/B and prints it; the comparison decides the exit (`ab`'s `verdict`). A
 /// server lost mid-load is an error here, after the results are written and printed.
-pub fn run(args: &HttpAbArgs, common: &AbCommon) -> anyhow::Result<ab::AbComparison> {
+pub fn run(args: &AbHttpArgs, common: &AbCommon) -> anyhow::Result<ab::AbComparison> {
     let base = side("base", &args.base_cmd, &args.base_url, args.base_pid)?;
     let new = side("new", &args.new_cmd, &args.new_url, args.new_pid)?;
     let requests = match &args.requests {
@@ -145,7 +145,7 @@ pub fn run(args: &HttpAbArgs, common: &AbCommon) -> anyhow::Result<ab::AbCompari
         Some(r) if r.method.as_str() == "GET" => r.path.clone(),
         _ => "/".to_string(),
     });
-    let settings = HttpAbSettings {
+    let settings = AbHttpSettings {
         base,
         new,
         requests,
@@ -186,7 +186,7 @@ pub fn run(args: &HttpAbArgs, common: &AbCommon) -> anyhow::Result<ab::AbCompari
         .unwrap_or_else(|| ab::ab(&[], common.threshold))
         .allowing_missing(common.allow_missing);
     // One document in a document's format (JSON, CSV, HTML, JUnit), so stdout parses.
-    print_stdout(&common.format.exporter().http_ab(&measured.results, &comparison, false))?;
+    print_stdout(&common.format.exporter().ab_http(&measured.results, &comparison, false))?;
     if let Some(failure) = measured.failure {
         return Err(library(failure));
     }

@@ -48,7 +48,7 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<()> {
     // verdicts decided again from its slices at its recorded threshold.
     let exporter = args.format.exporter();
     let text = match jsoncost_report::ab_http::comparison(&results.experiments) {
-        Some(comparison) => exporter.http_ab(&results, &comparison, use_color()),
+        Some(comparison) => exporter.ab_http(&results, &comparison, use_color()),
         None => exporter.results(&results, use_color()),
     };
     print_stdout(&text)?;

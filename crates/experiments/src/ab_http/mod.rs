@@ -9,8 +9,8 @@
 //! request for `report::ab`'s verdicts: time per request (the inverse of req/s), p99 latency
 //! and server CPU per request.
 //!
-//! The tables are their own kind (`ExperimentKind::HttpAb`): the rows `base` and `new` with the
-//! http figures, and the record [`jsoncost_engine::HttpAbTable`] (where each server ran, its
+//! The tables are their own kind (`ExperimentKind::AbHttp`): the rows `base` and `new` with the
+//! http figures, and the record [`jsoncost_engine::AbHttpTable`] (where each server ran, its
 //! latency distribution, every slice), from which `jsoncost_report::ab_http` takes the paired
 //! figures. Where the machine allows, the load generator and the servers started here run on
 //! CPUs apart ([`pin`]).
@@ -33,7 +33,7 @@ use jsoncost_codecs::{Canonical, exact};
 use jsoncost_engine::paired::{self, PAIRED_CONFIDENCE};
 use jsoncost_engine::private_dir;
 use jsoncost_engine::{
-    Experiment, ExperimentKind, HttpAbSide, HttpAbSlice, HttpAbTable, LATENCY_QUANTILES, LatencyPoint, Placement, Results, Schedule,
+    AbHttpSide, AbHttpSlice, AbHttpTable, Experiment, ExperimentKind, LATENCY_QUANTILES, LatencyPoint, Placement, Results, Schedule,
 };
 use jsoncost_http::ServerCost;
 use jsoncost_http::loadgen::{self, LossRule, Rounds, Slice, SliceLength, SliceProbe, SliceRun, SliceSpec, SliceTarget, StopReason};
@@ -166,7 +166,7 @@ pub fn parse_requests(text: &str, file: &Path) -> Result<Vec<Request>, Error> {
 
 /// What to compare and how.
 #[derive(Debug, Clone)]
-pub struct HttpAbSettings {
+pub struct AbHttpSettings {
     /// The base build's server.
     pub base: ServerSpec,
     /// The new build's server.
@@ -204,10 +204,10 @@ pub struct HttpAbSettings {
 
 /// A measured A/B: the tables and the pairs `report::ab` decides from.
 #[derive(Debug)]
-pub struct HttpAb {
-    /// One http A/B table per request (`ExperimentKind::HttpAb`), rows `base` and `new`
+pub struct AbHttp {
+    /// One http A/B table per request (`ExperimentKind::AbHttp`), rows `base` and `new`
     /// (Ratio: new/base time per request, paired round by round) and its record
-    /// ([`HttpAbTable`]); `jsoncost_report::ab_http::comparison` decides them.
+    /// ([`AbHttpTable`]); `jsoncost_report::ab_http::comparison` decides them.
     pub results: Results,
     /// The load stopped early (a server lost, Ctrl-C): exit 3 (or 130) once everything is
     /// written.
@@ -475,7 +475,7 @@ fn verify(servers: &[Server; 2], requests: &[Request], timeout: Duration, rt: &t
 /// that differ). A load stopped early still returns what was measured, with its `failure`.
 /// `note` hears, as it happens, what the reader is told: where the servers run and are pinned,
 /// what was verified, when the load will have ended.
-pub fn run(settings: &HttpAbSettings, interrupted: &(dyn Fn() -> bool + Sync), note: &mut dyn FnMut(String)) -> Result<HttpAb, Error> {
+pub fn run(settings: &AbHttpSettings, interrupted: &(dyn Fn() -> bool + Sync), note: &mut dyn FnMut(String)) -> Result<AbHttp, Error> {
     if settings.requests.is_empty() {
         return Err(Error::usage("no request to send"));
     }
@@ -609,7 +609,7 @@ pub fn run(settings: &HttpAbSettings, interrupted: &(dyn Fn() -> bool + Sync), n
     let mut results = tables(settings, &servers, &run);
     // What was measured before a Ctrl-C is written, marked as such.
     results.interrupted = matches!(failure, Some(Error::Interrupted));
-    Ok(HttpAb { results, failure })
+    Ok(AbHttp { results, failure })
 }
 
 /// The servers' `/proc` figures around each slice, and the rounds' precision rule of an A/B:
@@ -657,7 +657,7 @@ impl SliceProbe for AbProbe {
 }
 
 /// The tables of a measured run: per request, the two servers' rows and its record.
-fn tables(settings: &HttpAbSettings, servers: &[Server; 2], run: &SliceRun<Option<ServerCost>>) -> Results {
+fn tables(settings: &AbHttpSettings, servers: &[Server; 2], run: &SliceRun<Option<ServerCost>>) -> Results {
     let mut results = crate::output::new_results(false);
     for (i, request) in settings.requests.iter().enumerate() {
         // The request's two targets alone, so the rows' paired ratios are new to base.
@@ -670,7 +670,7 @@ fn tables(settings: &HttpAbSettings, servers: &[Server; 2], run: &SliceRun<Optio
             }),
             ..run.clone()
         };
-        let mut exp = Experiment::new(ExperimentKind::HttpAb, request.label());
+        let mut exp = Experiment::new(ExperimentKind::AbHttp, request.label());
         exp.params = params(settings);
         exp.rows = sliced_rows(&pair);
         if exp.rows.iter().any(|r| !r.rounds_ns.is_empty()) {
@@ -685,7 +685,7 @@ fn tables(settings: &HttpAbSettings, servers: &[Server; 2], run: &SliceRun<Optio
             } else {
                 target.paired(pair.rounds)
             };
-            HttpAbSide {
+            AbHttpSide {
                 server: servers[s].described.clone(),
                 pid: servers[s].pid,
                 placement: servers[s].placement.clone(),
@@ -693,7 +693,7 @@ fn tables(settings: &HttpAbSettings, servers: &[Server; 2], run: &SliceRun<Optio
                 slices: target.slices.iter().map(slice).collect(),
             }
         };
-        exp.http_ab = Some(HttpAbTable {
+        exp.ab_http = Some(AbHttpTable {
             request: request.label(),
             threshold: settings.threshold,
             rounds: pair.rounds,
@@ -727,9 +727,9 @@ fn latency(slices: &[Slice<Option<ServerCost>>]) -> Vec<LatencyPoint> {
 }
 
 /// One slice's own figures.
-fn slice(s: &Slice<Option<ServerCost>>) -> HttpAbSlice {
+fn slice(s: &Slice<Option<ServerCost>>) -> AbHttpSlice {
     let cost = s.server.as_ref();
-    HttpAbSlice {
+    AbHttpSlice {
         round: s.round as u64,
         requests: s.report.requests,
         ok: s.report.ok,
@@ -742,7 +742,7 @@ fn slice(s: &Slice<Option<ServerCost>>) -> HttpAbSlice {
 }
 
 /// What every table of the A/B was measured with.
-fn params(settings: &HttpAbSettings) -> Map<String, serde_json::Value> {
+fn params(settings: &AbHttpSettings) -> Map<String, serde_json::Value> {
     let describe = |s: &ServerSpec| match s {
         ServerSpec::Command(words) => words.join(" "),
         ServerSpec::Running { url, .. } => url.clone(),

@@ -1,13 +1,13 @@
 //! The HTML report: one self-contained file (inline CSS, inline SVG charts, no script, no
 //! network), readable on a laptop and a phone. Tables scroll sideways on narrow screens.
 
+pub(crate) mod ab_http;
 mod allocators;
 mod answer;
 pub(crate) mod charts;
 mod curves;
 mod escape;
 mod experiment;
-pub(crate) mod http_ab;
 pub(crate) mod safety;
 mod sweep;
 mod verdicts;
@@ -78,7 +78,7 @@ impl Exporter for Html {
     }
 
     /// The report alone: each http A/B table's section ends with its verdicts.
-    fn http_ab(&self, results: &Results, _comparison: &AbComparison, _color: bool) -> String {
+    fn ab_http(&self, results: &Results, _comparison: &AbComparison, _color: bool) -> String {
         render(results)
     }
 }

@@ -2,8 +2,8 @@
 //! layout), its HTML charts and the words of its advice. [`view`] is the one place a kind is
 //! looked up; [`View::of`] builds any table's view through it.
 
+mod ab_http;
 mod http;
-mod http_ab;
 mod kind_view;
 mod micro;
 mod safety;
@@ -24,7 +24,7 @@ pub(crate) fn view(kind: ExperimentKind) -> &'static dyn KindView {
         ExperimentKind::Stream => &stream::Stream,
         ExperimentKind::Http => &http::Http,
         ExperimentKind::Safety => &safety::Safety,
-        ExperimentKind::HttpAb => &http_ab::HttpAb,
+        ExperimentKind::AbHttp => &ab_http::AbHttp,
     }
 }
 

@@ -1,5 +1,6 @@
 //! The integration tests of report, one binary (one link, one build of what they share).
 
+mod ab_http;
 mod advisor;
 mod chromium;
 mod common;
@@ -8,7 +9,6 @@ mod counts;
 mod destinations;
 mod files;
 mod html;
-mod http_ab;
 mod junit;
 mod ladder;
 mod render;

@@ -1,16 +1,16 @@
-//! An http A/B table (`ExperimentKind::HttpAb`): its record reads back equal, every renderer
+//! An http A/B table (`ExperimentKind::AbHttp`): its record reads back equal, every renderer
 //! and `compare` take it, the advisor leaves it to its verdicts, and the HTML shows both
 //! servers' latency distributions and slices on shared axes with the verdict table.
 
 use jsoncost_engine::{
-    Experiment, ExperimentKind, HttpAbSide, HttpAbSlice, HttpAbTable, HttpFigures, LatencyPoint, Machine, Placement, Results, Row, Schedule,
+    AbHttpSide, AbHttpSlice, AbHttpTable, Experiment, ExperimentKind, HttpFigures, LatencyPoint, Machine, Placement, Results, Row, Schedule,
 };
 use jsoncost_report::{Format, ab_http, advisor, compare, render};
 
 /// Four rounds; new takes 20% longer per request, the same p99, and no CPU figure (a server
 /// reached by URL without its PID).
-fn side(server: &str, ns: [f64; 4], p99: [f64; 4], cpu: bool, placement: Placement) -> HttpAbSide {
-    HttpAbSide {
+fn side(server: &str, ns: [f64; 4], p99: [f64; 4], cpu: bool, placement: Placement) -> AbHttpSide {
+    AbHttpSide {
         server: server.into(),
         pid: cpu.then_some(4242),
         placement,
@@ -33,7 +33,7 @@ fn side(server: &str, ns: [f64; 4], p99: [f64; 4], cpu: bool, placement: Placeme
             },
         ],
         slices: (0..4)
-            .map(|i| HttpAbSlice {
+            .map(|i| AbHttpSlice {
                 round: i as u64,
                 requests: 500,
                 ok: 500,
@@ -66,10 +66,10 @@ fn results() -> Results {
     let new_ns = base_ns.map(|v| v * 1.2);
     let base_p99 = [200_000.0, 210_000.0, 190_000.0, 205_000.0];
     let new_p99 = [202_000.0, 207_000.0, 191_000.0, 204_000.0];
-    let mut exp = Experiment::new(ExperimentKind::HttpAb, "GET /items/1");
+    let mut exp = Experiment::new(ExperimentKind::AbHttp, "GET /items/1");
     exp.schedule = Schedule::Interleaved;
     exp.rows = vec![row("base", base_ns), row("new", new_ns)];
-    exp.http_ab = Some(HttpAbTable {
+    exp.ab_http = Some(AbHttpTable {
         request: "GET /items/1".into(),
         threshold: 0.05,
         rounds: 4,
@@ -207,7 +207,7 @@ fn tables_compare_and_the_advisor_take_the_kind() {
     other.experiments[0].rows[1].mean_ns = Some(100_000.0);
     let c = compare::compare(&r, &other, 0.05);
     assert_eq!(c.rows.len(), 2, "{c:?}");
-    assert!(c.rows.iter().all(|row| row.experiment == ExperimentKind::HttpAb));
+    assert!(c.rows.iter().all(|row| row.experiment == ExperimentKind::AbHttp));
 }
 
 /// The roots of `xml` (elements at depth 0) and its XML declarations; quick-xml reads it all, so
@@ -238,7 +238,7 @@ fn xml_roots(xml: &str) -> (Vec<String>, usize) {
 fn ab_http_prints_one_document_in_each_document_format() {
     let r = results();
     let c = ab_http::comparison(&r.experiments).unwrap();
-    let print = |format: Format| format.exporter().http_ab(&r, &c, false);
+    let print = |format: Format| format.exporter().ab_http(&r, &c, false);
 
     // JSON: one object, the results file and the comparison `ab --format json` prints.
     let json = print(Format::Json);

@@ -1,20 +1,20 @@
-//! An http A/B table's own record (`ExperimentKind::HttpAb`, [`crate::Experiment::http_ab`]):
+//! An http A/B table's own record (`ExperimentKind::AbHttp`, [`crate::Experiment::ab_http`]):
 //! what `jsoncost ab --http` measured of one request on two servers beyond the rows `base` and
 //! `new` (whose [`crate::HttpFigures`] hold req/s, the latency percentiles, errors by kind, CPU
 //! per request; [`crate::Row::rss`] the RSS growth; the rows' paired ratios new/base). Here: per
 //! server where it ran and was pinned, its latency distribution over the paired slices (the
 //! HTML's side-by-side curves, on one axis) and every slice's own figures, from which the three
-//! paired verdict figures ([`HttpAbFigure`]) are taken round by round, so `jsoncost report`
+//! paired verdict figures ([`AbHttpFigure`]) are taken round by round, so `jsoncost report`
 //! decides them again from the file exactly as `ab --http` did.
 
 use serde::{Deserialize, Serialize};
 
-/// The quantiles of each server's latency distribution recorded in [`HttpAbSide::latency`].
+/// The quantiles of each server's latency distribution recorded in [`AbHttpSide::latency`].
 pub const LATENCY_QUANTILES: [f64; 10] = [0.0, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 0.999, 0.9999, 1.0];
 
 /// One request A/B'd on two servers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct HttpAbTable {
+pub struct AbHttpTable {
     /// `GET /items/1`.
     pub request: String,
     /// The threshold (a fraction: 0.05 for 5%) the verdicts were decided with.
@@ -22,14 +22,14 @@ pub struct HttpAbTable {
     /// Rounds both servers completed: the first `rounds` slices of each pair up.
     pub rounds: usize,
     /// The base server.
-    pub base: HttpAbSide,
+    pub base: AbHttpSide,
     /// The new server.
-    pub new: HttpAbSide,
+    pub new: AbHttpSide,
 }
 
 /// One server of the A/B, for one request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct HttpAbSide {
+pub struct AbHttpSide {
     /// Its command line (started by jsoncost) or URL (started by the user).
     pub server: String,
     /// Its process, when known (started here, or `--base-pid`/`--new-pid`).
@@ -42,7 +42,7 @@ pub struct HttpAbSide {
     pub latency: Vec<LatencyPoint>,
     /// Every slice it ran, in round order: one per complete round, then possibly one of the
     /// round under way when the load stopped.
-    pub slices: Vec<HttpAbSlice>,
+    pub slices: Vec<AbHttpSlice>,
 }
 
 /// Where a server ran relative to the load generator.
@@ -74,7 +74,7 @@ pub struct LatencyPoint {
 
 /// One slice of load on one server.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct HttpAbSlice {
+pub struct AbHttpSlice {
     /// The round it belongs to (from 0).
     pub round: u64,
     /// Requests finished, successfully or not.
@@ -101,7 +101,7 @@ pub struct HttpAbSlice {
 /// The figures `ab --http` pairs slice by slice and decides new/base.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum HttpAbFigure {
+pub enum AbHttpFigure {
     /// Wall time per successful request: the inverse of req/s.
     TimePerRequest,
     /// The 99th percentile latency of a slice.
@@ -110,36 +110,36 @@ pub enum HttpAbFigure {
     ServerCpuPerRequest,
 }
 
-impl HttpAbFigure {
+impl AbHttpFigure {
     /// Every figure, in the verdict table's order.
-    pub const ALL: [HttpAbFigure; 3] = [
-        HttpAbFigure::TimePerRequest,
-        HttpAbFigure::P99Latency,
-        HttpAbFigure::ServerCpuPerRequest,
+    pub const ALL: [AbHttpFigure; 3] = [
+        AbHttpFigure::TimePerRequest,
+        AbHttpFigure::P99Latency,
+        AbHttpFigure::ServerCpuPerRequest,
     ];
 
     /// The row name of the verdict table.
     pub fn label(self) -> &'static str {
         match self {
-            HttpAbFigure::TimePerRequest => "time per request",
-            HttpAbFigure::P99Latency => "p99 latency",
-            HttpAbFigure::ServerCpuPerRequest => "server CPU per request",
+            AbHttpFigure::TimePerRequest => "time per request",
+            AbHttpFigure::P99Latency => "p99 latency",
+            AbHttpFigure::ServerCpuPerRequest => "server CPU per request",
         }
     }
 
     /// The figure of one slice.
-    pub fn of(self, slice: &HttpAbSlice) -> Option<f64> {
+    pub fn of(self, slice: &AbHttpSlice) -> Option<f64> {
         match self {
-            HttpAbFigure::TimePerRequest => slice.ns_per_request,
-            HttpAbFigure::P99Latency => slice.p99_ns,
-            HttpAbFigure::ServerCpuPerRequest => slice.cpu_ns_per_request,
+            AbHttpFigure::TimePerRequest => slice.ns_per_request,
+            AbHttpFigure::P99Latency => slice.p99_ns,
+            AbHttpFigure::ServerCpuPerRequest => slice.cpu_ns_per_request,
         }
     }
 }
 
-impl HttpAbSide {
+impl AbHttpSide {
     /// The figure of each of the first `rounds` slices; `None` when one lacks it.
-    pub fn rounds(&self, figure: HttpAbFigure, rounds: usize) -> Option<Vec<f64>> {
+    pub fn rounds(&self, figure: AbHttpFigure, rounds: usize) -> Option<Vec<f64>> {
         self.slices.iter().take(rounds).map(|s| figure.of(s)).collect()
     }
 }
@@ -148,8 +148,8 @@ impl HttpAbSide {
 mod tests {
     use super::*;
 
-    fn table() -> HttpAbTable {
-        let slice = |round, ns| HttpAbSlice {
+    fn table() -> AbHttpTable {
+        let slice = |round, ns| AbHttpSlice {
             round,
             requests: 100,
             ok: 100,
@@ -159,11 +159,11 @@ mod tests {
             cpu_ns_per_request: Some(ns / 2.0),
             rss_growth_bytes: Some(4096),
         };
-        HttpAbTable {
+        AbHttpTable {
             request: "GET /items/1".into(),
             threshold: 0.05,
             rounds: 1,
-            base: HttpAbSide {
+            base: AbHttpSide {
                 server: "srv --port {port}".into(),
                 pid: Some(42),
                 placement: Placement::Pinned {
@@ -176,7 +176,7 @@ mod tests {
                 }],
                 slices: vec![slice(0, 10_000.0), slice(1, 11_000.0)],
             },
-            new: HttpAbSide {
+            new: AbHttpSide {
                 server: "http://127.0.0.1:8081".into(),
                 pid: None,
                 placement: Placement::NotPinned {
@@ -207,8 +207,8 @@ mod tests {
         );
         assert_eq!(v["base"]["latency"], serde_json::json!([{"quantile": 0.5, "ns": 80000.0}]));
         assert!(v["new"].get("pid").is_none());
-        let back: HttpAbTable = serde_json::from_value(v).unwrap();
+        let back: AbHttpTable = serde_json::from_value(v).unwrap();
         assert_eq!(back, t);
-        assert_eq!(t.base.rounds(HttpAbFigure::ServerCpuPerRequest, 2), Some(vec![5000.0, 5500.0]));
+        assert_eq!(t.base.rounds(AbHttpFigure::ServerCpuPerRequest, 2), Some(vec![5000.0, 5500.0]));
     }
 }

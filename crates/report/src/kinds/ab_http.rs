@@ -1,5 +1,5 @@
 //! http-ab (`jsoncost ab --http`): the http columns and charts of its rows `base` and `new`,
-//! then the two servers' placement, curves and verdicts ([`crate::html::http_ab`]).
+//! then the two servers' placement, curves and verdicts ([`crate::html::ab_http`]).
 
 use jsoncost_engine::{Experiment, Row};
 
@@ -9,9 +9,9 @@ use crate::html::charts::Chart;
 use crate::view::View;
 
 /// `jsoncost ab --http`'s tables.
-pub(super) struct HttpAb;
+pub(super) struct AbHttp;
 
-impl KindView for HttpAb {
+impl KindView for AbHttp {
     fn table(&self, exp: &Experiment) -> View {
         columns::table_view(exp, http::columns(exp))
     }
@@ -25,6 +25,6 @@ impl KindView for HttpAb {
     }
 
     fn html_after_charts(&self, exp: &Experiment) -> String {
-        crate::html::http_ab::section(exp)
+        crate::html::ab_http::section(exp)
     }
 }

@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use jsoncost_engine::{Experiment, HttpAbSide, HttpAbTable, Placement};
+use jsoncost_engine::{AbHttpSide, AbHttpTable, Experiment, Placement};
 
 use super::curves::{LineChart, Point, Series};
 use super::esc;
@@ -33,12 +33,12 @@ fn quantile_name(q: f64) -> String {
     }
 }
 
-fn sides(t: &HttpAbTable) -> [(&'static str, &HttpAbSide); 2] {
+fn sides(t: &AbHttpTable) -> [(&'static str, &AbHttpSide); 2] {
     [("base", &t.base), ("new", &t.new)]
 }
 
 /// One line per server, named and classed by its side, with the points `points` draws from it.
-fn both_series(t: &HttpAbTable, points: impl Fn(&'static str, &HttpAbSide) -> Vec<Point>) -> Vec<Series> {
+fn both_series(t: &AbHttpTable, points: impl Fn(&'static str, &AbHttpSide) -> Vec<Point>) -> Vec<Series> {
     sides(t)
         .into_iter()
         .map(|(name, side)| Series {
@@ -49,7 +49,7 @@ fn both_series(t: &HttpAbTable, points: impl Fn(&'static str, &HttpAbSide) -> Ve
         .collect()
 }
 
-fn latency_chart(t: &HttpAbTable) -> LineChart {
+fn latency_chart(t: &AbHttpTable) -> LineChart {
     let all = sides(t).into_iter().flat_map(|(_, s)| s.latency.iter().map(|p| p.ns));
     let col = TimeColumn::fit(all);
     LineChart {
@@ -70,7 +70,7 @@ fn latency_chart(t: &HttpAbTable) -> LineChart {
     }
 }
 
-fn slices_chart(t: &HttpAbTable) -> LineChart {
+fn slices_chart(t: &AbHttpTable) -> LineChart {
     let all = sides(t)
         .into_iter()
         .flat_map(|(_, s)| s.slices.iter().filter_map(|x| x.ns_per_request));
@@ -99,7 +99,7 @@ fn slices_chart(t: &HttpAbTable) -> LineChart {
 }
 
 /// `base: ./old-server --listen … (PID 4242), pinned to CPU 1 (load generator: CPU 0)`.
-fn placement_line(name: &str, side: &HttpAbSide) -> String {
+fn placement_line(name: &str, side: &AbHttpSide) -> String {
     let pid = side.pid.map(|p| format!(" (PID {p})")).unwrap_or_default();
     let cpus = |c: &[usize]| {
         let list = c.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(",");
@@ -120,7 +120,7 @@ fn placement_line(name: &str, side: &HttpAbSide) -> String {
 
 /// The http A/B part of `exp`'s section; empty on any other table.
 pub(crate) fn section(exp: &Experiment) -> String {
-    let Some(t) = &exp.http_ab else { return String::new() };
+    let Some(t) = &exp.ab_http else { return String::new() };
     let mut out = String::from("<ul class=\"notes servers\">\n");
     for (name, side) in sides(t) {
         let _ = writeln!(out, "<li>{}</li>", esc(&placement_line(name, side)));
