@@ -31,14 +31,26 @@ pub const OPERATION_PARAM: &str = "operation";
 /// The param holding the size asked for, in bytes (generated documents only).
 pub const SIZE_TARGET_PARAM: &str = "size_target";
 
+/// The smallest difference a size's verdict counts, either way: half of `ab`'s threshold, as
+/// `ab` calls a row slower or faster only when its interval lies beyond it. Why: a difference
+/// of a few percent is below what a team acts on and what one process to the next reproduces
+/// on a shared machine (`ab` of one build against itself moves rows by 2–3%), so a verdict on
+/// whether an interval barely excludes 1 flickers from run to run and a crossover with it.
+pub const MARGIN: f64 = crate::ab::DEFAULT_THRESHOLD / 2.0;
+
+/// [`MARGIN`] in words: "2.5%".
+fn margin() -> String {
+    format!("{:.1}%", MARGIN * 100.0)
+}
+
 /// How a row compares with the baseline at one size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
-    /// Its interval of time over the baseline's lies below 1.
+    /// Its interval of time over the baseline's lies below 1 − [`MARGIN`].
     Faster,
-    /// Its interval lies above 1.
+    /// Its interval lies above 1 + [`MARGIN`].
     Slower,
-    /// Its interval holds 1: no measurable difference.
+    /// Neither: no difference beyond the margin shown.
     Same,
     /// Not compared at this size: the row failed, or was not measured.
     NotCompared,
@@ -49,7 +61,16 @@ impl Verdict {
         match self {
             Verdict::Faster => format!("faster than {base}"),
             Verdict::Slower => format!("slower than {base}"),
-            Verdict::Same => "no measurable difference".to_string(),
+            Verdict::Same | Verdict::NotCompared => self.word(),
+        }
+    }
+
+    /// The verdict alone: "faster", "slower", "no difference beyond 2.5% shown", "not compared".
+    pub(crate) fn word(self) -> String {
+        match self {
+            Verdict::Faster => "faster".to_string(),
+            Verdict::Slower => "slower".to_string(),
+            Verdict::Same => format!("no difference beyond {} shown", margin()),
             Verdict::NotCompared => "not compared".to_string(),
         }
     }
@@ -243,12 +264,14 @@ fn verdict(exp: &Experiment, base: &str, method: &str, judge: &Judge) -> (Verdic
         return (Verdict::NotCompared, false);
     };
     let kind = exp.experiment;
+    // Unpaired (a sequential table): the means' intervals apart, and their ratio beyond the margin.
+    let of_means = r.mean_ns.zip(b.mean_ns).map(|(r, b)| r / b);
     match (judge.ratio_between)(b, r) {
-        Some(i) if i.high < 1.0 => (Verdict::Faster, true),
-        Some(i) if i.low > 1.0 => (Verdict::Slower, true),
+        Some(i) if i.high < 1.0 - MARGIN => (Verdict::Faster, true),
+        Some(i) if i.low > 1.0 + MARGIN => (Verdict::Slower, true),
         Some(_) => (Verdict::Same, true),
-        None if (judge.saves)(kind, b, r, None) => (Verdict::Faster, false),
-        None if (judge.saves)(kind, r, b, None) => (Verdict::Slower, false),
+        None if (judge.saves)(kind, b, r, None) && of_means.is_some_and(|x| x < 1.0 - MARGIN) => (Verdict::Faster, false),
+        None if (judge.saves)(kind, r, b, None) && of_means.is_some_and(|x| x > 1.0 + MARGIN) => (Verdict::Slower, false),
         None => (Verdict::Same, false),
     }
 }
@@ -263,12 +286,13 @@ fn range(labels: &[&str]) -> String {
 }
 
 /// The verdicts at each size as one sentence: "typed/sonic-rs is faster than typed/serde_json
-/// from about 4 KB up (99% intervals at each size); at 1 KB and below no measurable difference".
+/// from about 4 KB up (by more than 2.5%, 99% intervals at each size); at 1 KB and below no
+/// difference beyond 2.5% shown".
 pub fn sentence(method: &str, base: &str, labels: &[&str], verdicts: &[Verdict], paired: bool) -> String {
     let how = if paired {
-        "99% intervals at each size"
+        format!("by more than {}, 99% intervals at each size", margin())
     } else {
-        "each size's confidence intervals"
+        format!("by more than {}, each size's confidence intervals", margin())
     };
     // Runs of one verdict, smallest sizes first: (verdict, first index, last index).
     let mut runs: Vec<(Verdict, usize, usize)> = Vec::new();
@@ -283,11 +307,14 @@ pub fn sentence(method: &str, base: &str, labels: &[&str], verdicts: &[Verdict],
     match runs.as_slice() {
         [] => format!("{method}: no sizes"),
         [(v, ..)] if decided(*v) => format!("{method} is {} at every size measured, {all} ({how})", v.phrase(base)),
-        [(Verdict::Same, ..)] => format!("{method}: no measurable difference from {base} at any size measured, {all} ({how})"),
+        [(Verdict::Same, ..)] => format!(
+            "{method}: no difference from {base} beyond {} shown at any size measured, {all} (99% intervals at each size)",
+            margin()
+        ),
         [(..)] => format!("{method}: not compared with {base} at any size (it failed or was not measured)"),
         [(lo, _, lo_end), (hi, hi_start, _)] if decided(*hi) && *lo != Verdict::NotCompared => {
             let below = match lo {
-                Verdict::Same => "no measurable difference".to_string(),
+                Verdict::Same => lo.word(),
                 v => format!("it is {}", v.phrase(base)),
             };
             format!(
@@ -298,23 +325,16 @@ pub fn sentence(method: &str, base: &str, labels: &[&str], verdicts: &[Verdict],
             )
         }
         [(lo, _, lo_end), (Verdict::Same, hi_start, _)] if decided(*lo) => format!(
-            "{method} is {} up to about {} ({how}); from {} up no measurable difference",
+            "{method} is {} up to about {} ({how}); from {} up {}",
             lo.phrase(base),
             labels[*lo_end],
-            labels[*hi_start]
+            labels[*hi_start],
+            Verdict::Same.word()
         ),
         _ => {
             let parts: Vec<String> = runs
                 .iter()
-                .map(|(v, first, last)| {
-                    let what = match v {
-                        Verdict::Faster => "faster",
-                        Verdict::Slower => "slower",
-                        Verdict::Same => "no measurable difference",
-                        Verdict::NotCompared => "not compared",
-                    };
-                    format!("{what} {}", range(&labels[*first..=*last]))
-                })
+                .map(|(v, first, last)| format!("{} {}", v.word(), range(&labels[*first..=*last])))
                 .collect();
             format!("{method} against {base} ({how}): {}", parts.join("; "))
         }
@@ -405,15 +425,15 @@ mod tests {
     fn a_threshold_reads_from_about_a_size_up() {
         assert_eq!(
             say(&[Same, Same, Faster, Faster, Faster]),
-            "typed/sonic-rs is faster than typed/serde_json from about 16 KB up (99% intervals at each size); at 4 KB and below no measurable difference"
+            "typed/sonic-rs is faster than typed/serde_json from about 16 KB up (by more than 2.5%, 99% intervals at each size); at 4 KB and below no difference beyond 2.5% shown"
         );
         assert_eq!(
             say(&[Slower, Faster, Faster]),
-            "typed/sonic-rs is faster than typed/serde_json from about 4 KB up (99% intervals at each size); at 1 KB and below it is slower than typed/serde_json"
+            "typed/sonic-rs is faster than typed/serde_json from about 4 KB up (by more than 2.5%, 99% intervals at each size); at 1 KB and below it is slower than typed/serde_json"
         );
         assert_eq!(
             say(&[Faster, Faster, Same]),
-            "typed/sonic-rs is faster than typed/serde_json up to about 4 KB (99% intervals at each size); from 16 KB up no measurable difference"
+            "typed/sonic-rs is faster than typed/serde_json up to about 4 KB (by more than 2.5%, 99% intervals at each size); from 16 KB up no difference beyond 2.5% shown"
         );
     }
 
@@ -421,19 +441,19 @@ mod tests {
     fn one_verdict_everywhere_and_anything_else_by_ranges() {
         assert_eq!(
             say(&[Faster, Faster, Faster, Faster, Faster]),
-            "typed/sonic-rs is faster than typed/serde_json at every size measured, from 1 KB to 1 MB (99% intervals at each size)"
+            "typed/sonic-rs is faster than typed/serde_json at every size measured, from 1 KB to 1 MB (by more than 2.5%, 99% intervals at each size)"
         );
         assert_eq!(
             say(&[Same, Same]),
-            "typed/sonic-rs: no measurable difference from typed/serde_json at any size measured, from 1 KB to 4 KB (99% intervals at each size)"
+            "typed/sonic-rs: no difference from typed/serde_json beyond 2.5% shown at any size measured, from 1 KB to 4 KB (99% intervals at each size)"
         );
         assert_eq!(
             say(&[Faster, Same, Faster, Slower]),
-            "typed/sonic-rs against typed/serde_json (99% intervals at each size): faster at 1 KB; no measurable difference at 4 KB; faster at 16 KB; slower at 64 KB"
+            "typed/sonic-rs against typed/serde_json (by more than 2.5%, 99% intervals at each size): faster at 1 KB; no difference beyond 2.5% shown at 4 KB; faster at 16 KB; slower at 64 KB"
         );
         assert_eq!(
             sentence("a", "b", &LABELS[..2], &[Same, Faster], false),
-            "a is faster than b from about 4 KB up (each size's confidence intervals); at 1 KB and below no measurable difference"
+            "a is faster than b from about 4 KB up (by more than 2.5%, each size's confidence intervals); at 1 KB and below no difference beyond 2.5% shown"
         );
     }
 

@@ -7,7 +7,7 @@ use std::fmt::Write;
 
 use super::{esc, slug};
 use crate::advisor::JUDGE;
-use crate::sweep::{self, Sweep, Verdict};
+use crate::sweep::{self, Sweep};
 use crate::units;
 use jsoncost_engine::{ExperimentKind, Results};
 
@@ -189,9 +189,9 @@ pub(super) fn chart(s: &Sweep<'_>) -> String {
             let what = format!(
                 "{}: {} at {}, {} at {}",
                 c.method,
-                phrase(c.verdicts[i]),
+                c.verdicts[i].word(),
                 s.points[i].label,
-                phrase(c.verdicts[i + 1]),
+                c.verdicts[i + 1].word(),
                 s.points[i + 1].label
             );
             let _ = writeln!(
@@ -248,15 +248,6 @@ pub(super) fn chart(s: &Sweep<'_>) -> String {
     }
     out.push_str("</svg>\n</figure>\n");
     out
-}
-
-fn phrase(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Faster => "faster",
-        Verdict::Slower => "slower",
-        Verdict::Same => "no measurable difference",
-        Verdict::NotCompared => "not compared",
-    }
 }
 
 fn log(v: f64) -> f64 {
