@@ -361,15 +361,18 @@ fn ladder(kind: Kind, base: &Row, same: &[&Row]) -> Vec<Step> {
 
 /// What a size sweep reuses of the advisor: which rows matter and how two compare.
 pub const JUDGE: crate::sweep::Judge = crate::sweep::Judge {
-    rung_bests,
+    rung_contenders,
     ratio_between,
     saves,
 };
 
-/// The rows a size sweep follows in `exp`: its baseline and, for each rung of effort, the
-/// fastest correct row that can replace it (the candidates of its ladder); without efforts
-/// (older files), the fastest such row. `None` when the baseline failed.
-pub(crate) fn rung_bests(exp: &Experiment) -> Option<(&Row, Vec<&Row>)> {
+/// The rows a size sweep follows in `exp`: its baseline and, for each rung of effort, the rows
+/// that can replace it and are not slower than the rung's fastest by more than the sweep's
+/// margin ([`crate::sweep::MARGIN`]); without efforts (older files), the fastest such rows.
+/// Why not the rung's best alone: two rows that close trade places from one run to the next,
+/// and a sweep following only the fastest follows one row in one run and the other in the next,
+/// so its crossover sentences come and go. `None` when the baseline failed.
+pub(crate) fn rung_contenders(exp: &Experiment) -> Option<(&Row, Vec<&Row>)> {
     let base = exp.baseline()?;
     if !base.is_ok() || base.mean_ns.is_none() {
         return None;
@@ -384,16 +387,32 @@ pub(crate) fn rung_bests(exp: &Experiment) -> Option<(&Row, Vec<&Row>)> {
         .collect();
     same.sort_by(|a, b| mean(a).total_cmp(&mean(b)));
     if same.iter().all(|r| r.effort.is_none()) {
-        return Some((base, same.into_iter().take(1).collect()));
+        return Some((base, close_to_fastest(kind, same)));
     }
-    let bests = Effort::ALL
+    let contenders = Effort::ALL
         .into_iter()
-        .filter_map(|rung| {
-            let at = || same.iter().copied().filter(move |r| r.effort == Some(rung));
-            Some(least_allocating_alike(kind, at().next()?, at()))
-        })
+        .flat_map(|rung| close_to_fastest(kind, same.iter().copied().filter(|r| r.effort == Some(rung)).collect()))
         .collect();
-    Some((base, bests))
+    Some((base, contenders))
+}
+
+/// Of `rows`, fastest first, those not slower than the first by more than a sweep's margin.
+fn close_to_fastest(kind: Kind, rows: Vec<&Row>) -> Vec<&Row> {
+    let Some(&fastest) = rows.first() else {
+        return Vec::new();
+    };
+    rows.into_iter().filter(|r| !slower_beyond_margin(kind, fastest, r)).collect()
+}
+
+/// `row` slower than `fastest` by more than a sweep's margin: its paired interval over
+/// `fastest`'s above 1 + margin, or without one the two means' intervals apart and their ratio
+/// beyond it (as a sweep judges a size).
+fn slower_beyond_margin(kind: Kind, fastest: &Row, row: &Row) -> bool {
+    let beyond = 1.0 + crate::sweep::MARGIN;
+    match ratio_between(fastest, row) {
+        Some(i) => i.low > beyond,
+        None => saves(kind, row, fastest, None) && mean(row) / mean(fastest) > beyond,
+    }
 }
 
 /// Among a rung's rows that are not measurably slower than its fastest, the one that allocates

@@ -1,23 +1,26 @@
 //! Payload size as a dimension: the tables of one sweep (same subject and operation at several
 //! sizes, told apart by their params `sweep`, `operation` and `size_target`/`payload_bytes`,
-//! never by their names), the rows that matter in them (the baseline and each rung's best, from
-//! the ladder), and where each of those rows becomes measurably faster or slower than the
-//! baseline. Every verdict is one size's own paired interval (99%, per round), so a crossover is
-//! the sizes between which those verdicts change, never a point where two means cross.
+//! never by their names), the rows that matter in them (the baseline and, per rung of the
+//! ladder, its fastest and the rows within the margin of it), and where each of those rows
+//! becomes measurably faster or slower than the baseline. Every verdict is one size's own paired
+//! interval (99%, per round), so a crossover is the sizes between which those verdicts change,
+//! never a point where two means cross.
 
 use jsoncost_engine::{Experiment, ExperimentKind, Interval, Results, Row};
 
 use crate::advice::{Advice, AdviceKind};
 use crate::units;
 
-/// A table's baseline and each rung's best row that can replace it.
-pub type RungBests = for<'e> fn(&'e Experiment) -> Option<(&'e Row, Vec<&'e Row>)>;
+/// A table's baseline and, per rung, the rows that can replace it within the margin of the
+/// rung's fastest.
+pub type RungContenders = for<'e> fn(&'e Experiment) -> Option<(&'e Row, Vec<&'e Row>)>;
 
 /// The advisor's judgement of rows, as a sweep reuses it (handed in by the advisor, which
 /// owns it and calls this module: [`crate::advisor::JUDGE`]).
 pub struct Judge {
-    /// A table's baseline and each rung's best row that can replace it.
-    pub rung_bests: RungBests,
+    /// A table's baseline and, per rung, the rows that can replace it within the margin of
+    /// the rung's fastest.
+    pub rung_contenders: RungContenders,
     /// A row's time over another's with its 99% interval (paired), where known.
     pub ratio_between: fn(&Row, &Row) -> Option<Interval>,
     /// Whether a row is faster than another beyond the noise.
@@ -126,8 +129,8 @@ pub struct Sweep<'r> {
     pub points: Vec<Point<'r>>,
     /// The baseline (the first table's).
     pub baseline: String,
-    /// The rows followed: each rung's best at any size, in the order first met (cheapest rung
-    /// first), the baseline not among them.
+    /// The rows followed: at any size, each rung's fastest and the rows within the margin of
+    /// it, in the order first met (cheapest rung first), the baseline not among them.
     pub rows: Vec<String>,
     /// One per row of [`Sweep::rows`].
     pub crossings: Vec<Crossing>,
@@ -212,8 +215,8 @@ fn sweep<'r>(experiment: ExperimentKind, name: &str, operation: &str, tables: Ve
     let baseline = points[0].table.baseline()?.method.clone();
     let mut rows: Vec<String> = Vec::new();
     for p in &points {
-        if let Some((_, bests)) = (judge.rung_bests)(p.table) {
-            for r in bests {
+        if let Some((_, contenders)) = (judge.rung_contenders)(p.table) {
+            for r in contenders {
                 if r.method != baseline && !rows.contains(&r.method) {
                     rows.push(r.method.clone());
                 }

@@ -1,5 +1,5 @@
 //! The report's size sweeps: per sweep, time per operation against size on log axes, one line
-//! per row followed (the baseline and each rung's best), the crossovers marked where a row's
+//! per row followed (the baseline and each rung's contenders), the crossovers marked where a row's
 //! verdict against the baseline changes between two sizes; then the size × row grid and the
 //! crossover sentences. Plain SVG, no script.
 

@@ -198,3 +198,25 @@ fn a_difference_within_the_margin_is_not_a_crossover() {
         "typed/sonic-rs is faster than typed/serde_json from about 4 KB up (by more than 2.5%, 99% intervals at each size); at 1 KB and below no difference beyond 2.5% shown"
     );
 }
+
+/// A rung's rows within the margin of its fastest are all followed, at every size: which of two
+/// rows that close is the fastest changes from run to run, and following only the fastest made
+/// one run state a row's crossover and the next run not. A row of the rung slower than its
+/// fastest beyond the margin at every size is not followed.
+#[test]
+fn a_rung_s_rows_within_the_margin_of_its_fastest_are_all_followed() {
+    let with_swaps = |mut exp: Experiment, close: f64, far: f64| {
+        let base_ns = exp.baseline().unwrap().mean_ns.unwrap();
+        exp.rows.push(row("typed/simd-json", Effort::Swap, base_ns * close, 4.0));
+        exp.rows.push(row("typed/jiter", Effort::Swap, base_ns * far, 5.0));
+        exp.finish();
+        exp
+    };
+    let mut results = fixture();
+    results.experiments = vec![
+        with_swaps(size(1024, 1_010, 1_500.0, 0.6, 0.5), 0.61, 0.7),
+        with_swaps(size(4096, 4_148, 5_000.0, 0.6, 0.5), 0.605, 0.75),
+    ];
+    let sweeps = sweep::sweeps(&results, &advisor::JUDGE);
+    assert_eq!(sweeps[0].rows, ["typed/sonic-rs", "typed/simd-json", "borrowed/serde_json"]);
+}
