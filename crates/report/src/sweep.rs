@@ -53,27 +53,39 @@ pub enum Verdict {
     Faster,
     /// Its interval lies above 1 + [`MARGIN`].
     Slower,
-    /// Neither: no difference beyond the margin shown.
+    /// Its interval lies within 1 ± [`MARGIN`]: no difference beyond the margin shown (unpaired:
+    /// neither faster nor slower beyond it).
     Same,
+    /// Its interval reaches across 1 − [`MARGIN`] or 1 + [`MARGIN`]: a difference near the margin,
+    /// which one run calls one way and the next the other. It neither starts nor ends a
+    /// crossover.
+    Undecided,
     /// Not compared at this size: the row failed, or was not measured.
     NotCompared,
 }
 
 impl Verdict {
+    /// A verdict a crossover can start or end at: faster, slower or no difference.
+    fn decides(self) -> bool {
+        matches!(self, Verdict::Faster | Verdict::Slower | Verdict::Same)
+    }
+
     fn phrase(self, base: &str) -> String {
         match self {
             Verdict::Faster => format!("faster than {base}"),
             Verdict::Slower => format!("slower than {base}"),
-            Verdict::Same | Verdict::NotCompared => self.word(),
+            Verdict::Same | Verdict::Undecided | Verdict::NotCompared => self.word(),
         }
     }
 
-    /// The verdict alone: "faster", "slower", "no difference beyond 2.5% shown", "not compared".
+    /// The verdict alone: "faster", "slower", "no difference beyond 2.5% shown", "undecided",
+    /// "not compared".
     pub(crate) fn word(self) -> String {
         match self {
             Verdict::Faster => "faster".to_string(),
             Verdict::Slower => "slower".to_string(),
             Verdict::Same => format!("no difference beyond {} shown", margin()),
+            Verdict::Undecided => "undecided".to_string(),
             Verdict::NotCompared => "not compared".to_string(),
         }
     }
@@ -104,14 +116,15 @@ pub struct Crossing {
 }
 
 impl Crossing {
-    /// Where the verdict changes: the index `i` of each pair of neighbouring sizes `i`, `i + 1`
-    /// with different verdicts (sizes not compared are no change).
-    pub fn changes(&self) -> Vec<usize> {
-        self.verdicts
+    /// Where the verdict changes: the indices `(i, j)` of each two sizes with different
+    /// verdicts that are neighbours once the sizes without one (undecided, not compared) are
+    /// left out.
+    pub fn changes(&self) -> Vec<(usize, usize)> {
+        let decided: Vec<usize> = (0..self.verdicts.len()).filter(|&i| self.verdicts[i].decides()).collect();
+        decided
             .windows(2)
-            .enumerate()
-            .filter(|(_, w)| w[0] != w[1] && !w.contains(&Verdict::NotCompared))
-            .map(|(i, _)| i)
+            .filter(|w| self.verdicts[w[0]] != self.verdicts[w[1]])
+            .map(|w| (w[0], w[1]))
             .collect()
     }
 }
@@ -272,7 +285,8 @@ fn verdict(exp: &Experiment, base: &str, method: &str, judge: &Judge) -> (Verdic
     match (judge.ratio_between)(b, r) {
         Some(i) if i.high < 1.0 - MARGIN => (Verdict::Faster, true),
         Some(i) if i.low > 1.0 + MARGIN => (Verdict::Slower, true),
-        Some(_) => (Verdict::Same, true),
+        Some(i) if i.low >= 1.0 - MARGIN && i.high <= 1.0 + MARGIN => (Verdict::Same, true),
+        Some(_) => (Verdict::Undecided, true),
         None if (judge.saves)(kind, b, r, None) && of_means.is_some_and(|x| x < 1.0 - MARGIN) => (Verdict::Faster, false),
         None if (judge.saves)(kind, r, b, None) && of_means.is_some_and(|x| x > 1.0 + MARGIN) => (Verdict::Slower, false),
         None => (Verdict::Same, false),
@@ -291,7 +305,43 @@ fn range(labels: &[&str]) -> String {
 /// The verdicts at each size as one sentence: "typed/sonic-rs is faster than typed/serde_json
 /// from about 4 KB up (by more than 2.5%, 99% intervals at each size); at 1 KB and below no
 /// difference beyond 2.5% shown".
+/// Sizes where the verdict is undecided are left out of the sentence's runs and named after it:
+/// "…; at 4 KB undecided (its interval reaches across 1 ± 2.5%)".
 pub fn sentence(method: &str, base: &str, labels: &[&str], verdicts: &[Verdict], paired: bool) -> String {
+    let undecided: Vec<&str> = (0..verdicts.len())
+        .filter(|&i| verdicts[i] == Verdict::Undecided)
+        .map(|i| labels[i])
+        .collect();
+    if undecided.is_empty() {
+        return runs_sentence(method, base, labels, verdicts, paired, "measured");
+    }
+    let (labels, verdicts): (Vec<&str>, Vec<Verdict>) = labels
+        .iter()
+        .zip(verdicts)
+        .filter(|(_, v)| **v != Verdict::Undecided)
+        .map(|(l, v)| (*l, *v))
+        .unzip();
+    let sizes = match undecided.as_slice() {
+        [one] => one.to_string(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+        [] => unreachable!(),
+    };
+    if verdicts.is_empty() {
+        return format!(
+            "{method}: undecided against {base} at every size (each interval reaches across 1 ± {})",
+            margin()
+        );
+    }
+    format!(
+        "{}; at {sizes} undecided (its interval reaches across 1 ± {})",
+        runs_sentence(method, base, &labels, &verdicts, paired, "decided"),
+        margin()
+    )
+}
+
+/// [`sentence`] over sizes that each have a verdict other than undecided; `every` says which
+/// sizes "every size" counts ("measured", "decided").
+fn runs_sentence(method: &str, base: &str, labels: &[&str], verdicts: &[Verdict], paired: bool, every: &str) -> String {
     let how = if paired {
         format!("by more than {}, 99% intervals at each size", margin())
     } else {
@@ -309,9 +359,10 @@ pub fn sentence(method: &str, base: &str, labels: &[&str], verdicts: &[Verdict],
     let all = range(labels);
     match runs.as_slice() {
         [] => format!("{method}: no sizes"),
-        [(v, ..)] if decided(*v) => format!("{method} is {} at every size measured, {all} ({how})", v.phrase(base)),
+        [(v, ..)] if decided(*v) && labels.len() == 1 => format!("{method} is {} {all} ({how})", v.phrase(base)),
+        [(v, ..)] if decided(*v) => format!("{method} is {} at every size {every}, {all} ({how})", v.phrase(base)),
         [(Verdict::Same, ..)] => format!(
-            "{method}: no difference from {base} beyond {} shown at any size measured, {all} (99% intervals at each size)",
+            "{method}: no difference from {base} beyond {} shown at any size {every}, {all} (99% intervals at each size)",
             margin()
         ),
         [(..)] => format!("{method}: not compared with {base} at any size (it failed or was not measured)"),
@@ -458,6 +509,38 @@ mod tests {
             sentence("a", "b", &LABELS[..2], &[Same, Faster], false),
             "a is faster than b from about 4 KB up (by more than 2.5%, each size's confidence intervals); at 1 KB and below no difference beyond 2.5% shown"
         );
+    }
+
+    /// A size whose interval reaches across the margin is named apart and decides nothing: the
+    /// same row faster everywhere else reads the same whether the near-margin size comes out
+    /// one way or the other in a run.
+    #[test]
+    fn an_undecided_size_neither_starts_nor_ends_a_crossover() {
+        assert_eq!(
+            say(&[Faster, Undecided, Faster, Faster, Faster]),
+            "typed/sonic-rs is faster than typed/serde_json at every size decided, from 1 KB to 1 MB (by more than 2.5%, 99% intervals at each size); at 4 KB undecided (its interval reaches across 1 ± 2.5%)"
+        );
+        assert_eq!(
+            say(&[Same, Undecided, Faster, Undecided]),
+            "typed/sonic-rs is faster than typed/serde_json from about 16 KB up (by more than 2.5%, 99% intervals at each size); at 1 KB and below no difference beyond 2.5% shown; at 4 KB and 64 KB undecided (its interval reaches across 1 ± 2.5%)"
+        );
+        assert_eq!(
+            say(&[Faster, Undecided]),
+            "typed/sonic-rs is faster than typed/serde_json at 1 KB (by more than 2.5%, 99% intervals at each size); at 4 KB undecided (its interval reaches across 1 ± 2.5%)"
+        );
+        assert_eq!(
+            say(&[Undecided, Undecided]),
+            "typed/sonic-rs: undecided against typed/serde_json at every size (each interval reaches across 1 ± 2.5%)"
+        );
+        let crossing = |verdicts: Vec<Verdict>| Crossing {
+            method: "m".into(),
+            sentence: String::new(),
+            paired: true,
+            verdicts,
+        };
+        assert_eq!(crossing(vec![Faster, Undecided, Faster]).changes(), []);
+        assert_eq!(crossing(vec![Same, Undecided, NotCompared, Faster]).changes(), [(0, 3)]);
+        assert_eq!(crossing(vec![Same, Faster]).changes(), [(0, 1)]);
     }
 
     #[test]

@@ -179,8 +179,8 @@ pub(super) fn chart(s: &Sweep<'_>) -> String {
     for (ci, c) in s.crossings.iter().enumerate() {
         let class = CLASSES[(ci + 1) % CLASSES.len()];
         let line = &series[ci + 1];
-        for i in c.changes() {
-            let (Some(a), Some(b)) = (line[i], line[i + 1]) else {
+        for (i, j) in c.changes() {
+            let (Some(a), Some(b)) = (line[i], line[j]) else {
                 continue;
             };
             let mid_x = (log(a.0) + log(b.0)) / 2.0;
@@ -191,8 +191,8 @@ pub(super) fn chart(s: &Sweep<'_>) -> String {
                 c.method,
                 c.verdicts[i].word(),
                 s.points[i].label,
-                c.verdicts[i + 1].word(),
-                s.points[i + 1].label
+                c.verdicts[j].word(),
+                s.points[j].label
             );
             let _ = writeln!(
                 out,

@@ -76,7 +76,7 @@ fn crossovers_are_stated_from_each_sizes_interval() {
             "borrowed/serde_json is faster than typed/serde_json at every size measured, from 1 KB to 64 KB (by more than 2.5%, 99% intervals at each size)",
         ]
     );
-    assert_eq!(s.crossings[0].changes(), [0]);
+    assert_eq!(s.crossings[0].changes(), [(0, 1)]);
 }
 
 #[test]
