@@ -48,15 +48,15 @@ pub fn parse(bytes: &[u8]) -> Result<Value, ParseError> {
     };
     let mut none = |_: u64, _: Value| -> Result<(), ()> { Ok(()) };
     let v = p.document(&mut none).map_err(|e| match e {
-        Stop::Reference(e) => e,
-        Stop::Element(()) => unreachable!("no elements are streamed"),
+        ParseStop::Reference(e) => e,
+        ParseStop::Element(()) => unreachable!("no elements are streamed"),
     })?;
     Ok(v)
 }
 
 /// What ended a streamed parse: the reference's own error, or the element callback's.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Stop<E> {
+pub enum ParseStop<E> {
     /// The document is not JSON the reference reads.
     Reference(ParseError),
     /// The element callback stopped the parse with its own error.
@@ -91,8 +91,8 @@ pub fn parse_streamed<R: Read, E>(
     pointer: &str,
     outside: Outside<'_>,
     mut on_element: impl FnMut(u64, Value) -> Result<(), E>,
-) -> Result<Value, Stop<E>> {
-    let invalid = |message| Stop::Reference(ParseError { offset: 0, message });
+) -> Result<Value, ParseStop<E>> {
+    let invalid = |message| ParseStop::Reference(ParseError { offset: 0, message });
     let path = tokens(pointer).map_err(invalid)?;
     let kept = match outside {
         Outside::All => None,
@@ -323,18 +323,18 @@ impl NumberText {
 }
 
 impl<S: Source> Parser<S> {
-    fn error<E>(&self, offset: u64, message: impl Into<String>) -> Stop<E> {
-        Stop::Reference(ParseError {
+    fn error<E>(&self, offset: u64, message: impl Into<String>) -> ParseStop<E> {
+        ParseStop::Reference(ParseError {
             offset,
             message: message.into(),
         })
     }
 
-    fn peek<E>(&mut self) -> Result<Option<u8>, Stop<E>> {
-        self.src.peek().map_err(Stop::Reference)
+    fn peek<E>(&mut self) -> Result<Option<u8>, ParseStop<E>> {
+        self.src.peek().map_err(ParseStop::Reference)
     }
 
-    fn skip_ws<E>(&mut self) -> Result<Option<u8>, Stop<E>> {
+    fn skip_ws<E>(&mut self) -> Result<Option<u8>, ParseStop<E>> {
         loop {
             match self.peek()? {
                 Some(b' ' | b'\t' | b'\n' | b'\r') => self.src.bump(),
@@ -343,7 +343,7 @@ impl<S: Source> Parser<S> {
         }
     }
 
-    fn document<E>(&mut self, on_element: &mut dyn FnMut(u64, Value) -> Result<(), E>) -> Result<Value, Stop<E>> {
+    fn document<E>(&mut self, on_element: &mut dyn FnMut(u64, Value) -> Result<(), E>) -> Result<Value, ParseStop<E>> {
         let place = if self.streamed { Place::Path(0) } else { Place::Built };
         let v = self.value(0, place, on_element)?;
         match self.skip_ws()? {
@@ -353,7 +353,12 @@ impl<S: Source> Parser<S> {
     }
 
     /// The value next; `Value::Null` for a skipped one (read, not built).
-    fn value<E>(&mut self, depth: usize, place: Place, on_element: &mut dyn FnMut(u64, Value) -> Result<(), E>) -> Result<Value, Stop<E>> {
+    fn value<E>(
+        &mut self,
+        depth: usize,
+        place: Place,
+        on_element: &mut dyn FnMut(u64, Value) -> Result<(), E>,
+    ) -> Result<Value, ParseStop<E>> {
         let Some(b) = self.skip_ws()? else {
             return Err(self.error(self.src.offset(), "the input ended where a value was expected"));
         };
@@ -416,7 +421,7 @@ impl<S: Source> Parser<S> {
         }
     }
 
-    fn literal<E>(&mut self, word: &[u8], v: Value) -> Result<Value, Stop<E>> {
+    fn literal<E>(&mut self, word: &[u8], v: Value) -> Result<Value, ParseStop<E>> {
         let start = self.src.offset();
         for &w in word {
             if self.peek()? != Some(w) {
@@ -427,7 +432,12 @@ impl<S: Source> Parser<S> {
         Ok(v)
     }
 
-    fn object<E>(&mut self, depth: usize, place: Place, on_element: &mut dyn FnMut(u64, Value) -> Result<(), E>) -> Result<Value, Stop<E>> {
+    fn object<E>(
+        &mut self,
+        depth: usize,
+        place: Place,
+        on_element: &mut dyn FnMut(u64, Value) -> Result<(), E>,
+    ) -> Result<Value, ParseStop<E>> {
         let open = self.src.offset();
         self.src.bump();
         let token = match place {
@@ -509,7 +519,12 @@ impl<S: Source> Parser<S> {
         Ok(Value::Object(map))
     }
 
-    fn array<E>(&mut self, depth: usize, place: Place, on_element: &mut dyn FnMut(u64, Value) -> Result<(), E>) -> Result<Value, Stop<E>> {
+    fn array<E>(
+        &mut self,
+        depth: usize,
+        place: Place,
+        on_element: &mut dyn FnMut(u64, Value) -> Result<(), E>,
+    ) -> Result<Value, ParseStop<E>> {
         let open = self.src.offset();
         self.src.bump();
         // The streamed array itself, an array on its path (with the index to follow), or neither.
@@ -551,7 +566,7 @@ impl<S: Source> Parser<S> {
             };
             let v = self.value(depth, child, on_element)?;
             if streamed {
-                on_element(i, v).map_err(Stop::Element)?;
+                on_element(i, v).map_err(ParseStop::Element)?;
             } else if !matches!(child, Place::Skipped) {
                 items.push(v);
             }
@@ -580,7 +595,7 @@ impl<S: Source> Parser<S> {
     /// A string, the opening quote next; decoded exactly (escapes, surrogate pairs, UTF-8).
     /// Kept when it decodes to at most `keep` bytes; a longer one is validated all the same,
     /// [`STRING_WINDOW`] bytes at a time, and `None`.
-    fn string<E>(&mut self, keep: usize) -> Result<Option<String>, Stop<E>> {
+    fn string<E>(&mut self, keep: usize) -> Result<Option<String>, ParseStop<E>> {
         let open = self.src.offset();
         self.src.bump();
         let mut out: Vec<u8> = Vec::new();
@@ -638,7 +653,7 @@ impl<S: Source> Parser<S> {
     }
 
     /// Invalid UTF-8 in the string that starts at `open`, `dropped` decoded bytes before `e`'s.
-    fn utf8_error<E>(&self, open: u64, e: &std::str::Utf8Error, dropped: usize) -> Stop<E> {
+    fn utf8_error<E>(&self, open: u64, e: &std::str::Utf8Error, dropped: usize) -> ParseStop<E> {
         let at = dropped + e.valid_up_to();
         // Worded as std's `Utf8Error`.
         let what = match e.error_len() {
@@ -649,7 +664,7 @@ impl<S: Source> Parser<S> {
     }
 
     /// After `\u`: four hex digits, and for a high surrogate the `\uXXXX` low one after it.
-    fn unicode_escape<E>(&mut self, at: u64) -> Result<char, Stop<E>> {
+    fn unicode_escape<E>(&mut self, at: u64) -> Result<char, ParseStop<E>> {
         let hi = self.hex4(at)?;
         match hi {
             0xD800..=0xDBFF => {
@@ -673,7 +688,7 @@ impl<S: Source> Parser<S> {
         }
     }
 
-    fn hex4<E>(&mut self, at: u64) -> Result<u32, Stop<E>> {
+    fn hex4<E>(&mut self, at: u64) -> Result<u32, ParseStop<E>> {
         let mut v = 0;
         for _ in 0..4 {
             let d = match self.peek()? {
@@ -690,7 +705,7 @@ impl<S: Source> Parser<S> {
     }
 
     /// The next byte if it is a digit, taken.
-    fn digit<E>(&mut self) -> Result<Option<u8>, Stop<E>> {
+    fn digit<E>(&mut self) -> Result<Option<u8>, ParseStop<E>> {
         match self.peek()? {
             Some(b) if b.is_ascii_digit() => {
                 self.src.bump();
@@ -701,7 +716,7 @@ impl<S: Source> Parser<S> {
     }
 
     /// The next byte if `f` accepts it, taken.
-    fn next_if<E>(&mut self, f: impl Fn(u8) -> bool) -> Result<Option<u8>, Stop<E>> {
+    fn next_if<E>(&mut self, f: impl Fn(u8) -> bool) -> Result<Option<u8>, ParseStop<E>> {
         match self.peek()? {
             Some(b) if f(b) => {
                 self.src.bump();
@@ -712,7 +727,7 @@ impl<S: Source> Parser<S> {
     }
 
     /// A number, its first byte next: the grammar checked, then std's exact conversion.
-    fn number<E>(&mut self) -> Result<Number, Stop<E>> {
+    fn number<E>(&mut self) -> Result<Number, ParseStop<E>> {
         let start = self.src.offset();
         let mut n = NumberText::default();
         let negative = self.next_if(|b| b == b'-')?.is_some();
@@ -901,9 +916,9 @@ mod tests {
             Outside::All,
             |i, _| if i == 1 { Err("stop") } else { Ok(()) },
         );
-        assert_eq!(stopped, Err(Stop::Element("stop")));
+        assert_eq!(stopped, Err(ParseStop::Element("stop")));
         let bad = |doc: &[u8], pointer: &str| match parse_streamed::<_, ()>(doc, pointer, Outside::All, |_, _| Ok(())) {
-            Err(Stop::Reference(e)) => e.to_string(),
+            Err(ParseStop::Reference(e)) => e.to_string(),
             other => panic!("{other:?}"),
         };
         assert_eq!(
@@ -931,8 +946,8 @@ mod tests {
     /// The rest `parse_streamed` returns keeping `outside`, or its error's text.
     fn rest(doc: &str, pointer: &str, outside: Outside<'_>) -> Result<Value, String> {
         parse_streamed::<_, ()>(doc.as_bytes(), pointer, outside, |_, _| Ok(())).map_err(|e| match e {
-            Stop::Reference(e) => e.to_string(),
-            Stop::Element(()) => unreachable!(),
+            ParseStop::Reference(e) => e.to_string(),
+            ParseStop::Element(()) => unreachable!(),
         })
     }
 
@@ -992,7 +1007,7 @@ mod tests {
             offset: head.len() as u64 - 1,
             message: format!("invalid UTF-8 ({std}) in the string that starts"),
         };
-        assert_eq!(streamed(Outside::All), Stop::Reference(expected));
+        assert_eq!(streamed(Outside::All), ParseStop::Reference(expected));
         assert_eq!(streamed(Outside::Members(&[])), streamed(Outside::All));
         // A character cut by the window's edge is whole once its bytes arrive.
         let mut doc = br#"{"Readings": [], "s": ""#.to_vec();

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::Canonical;
 use crate::canonical::compare;
-use crate::exact::{self, Outside, Stop};
+use crate::exact::{self, Outside, ParseStop};
 use crate::member_order::MemberOrder;
 
 /// What the gate decided for one strategy.
@@ -151,8 +151,8 @@ where
     });
     let rest = match walked {
         Ok(rest) => rest,
-        Err(Stop::Element(message)) => return Verdict::Fail(message),
-        Err(Stop::Reference(e)) => return Verdict::Fail(format!("the exact reference cannot read the input: {e}")),
+        Err(ParseStop::Element(message)) => return Verdict::Fail(message),
+        Err(ParseStop::Reference(e)) => return Verdict::Fail(format!("the exact reference cannot read the input: {e}")),
     };
     if let Some(more) = elements.next() {
         return Verdict::Fail(match more {

@@ -27,7 +27,7 @@ use crate::stream::Runs;
 use crate::stream::array::{self, ArrayOptions, TypedElements};
 use crate::types::{Sample, Subject, TypedSubject};
 use crate::variants::{Variant, VariantsSubject};
-use crate::{Cancel, Error, Filter, Mode, NoMatch, Runner, Sink};
+use crate::{Cancel, Error, Filter, NoMatch, RunMode, Runner, Sink};
 #[cfg(feature = "store")]
 use jsoncost_stores::Existing;
 
@@ -329,13 +329,13 @@ impl Args {
     }
 
     /// What the Runner does with each table.
-    fn mode(&self) -> Mode {
+    fn mode(&self) -> RunMode {
         if self.list {
-            Mode::List
+            RunMode::List
         } else if self.bench {
-            Mode::Measure
+            RunMode::Measure
         } else {
-            Mode::Gate
+            RunMode::Gate
         }
     }
 }
@@ -443,7 +443,7 @@ impl Unit<'_> {
             Unit::Types(s) => crate::types::measure_each(&[*s], runner),
             // Listed without reading the file: nextest lists before anything runs.
             #[cfg(feature = "stream")]
-            Unit::Stream((name, options, typed)) if runner.mode() == Mode::List => {
+            Unit::Stream((name, options, typed)) if runner.mode() == RunMode::List => {
                 let names = array::row_names(&options.pointer, Some(typed))?;
                 runner.filter().check_matches_any(names.iter().map(String::as_str))?;
                 let filter = runner.filter().in_tables(std::slice::from_ref(name));
@@ -458,7 +458,7 @@ impl Unit<'_> {
                 // Test mode gates a bounded prefix of a large body (the directory lives as
                 // long as the run).
                 let prefix = match runner.mode() {
-                    Mode::Gate => gate_prefix(name, &options),
+                    RunMode::Gate => gate_prefix(name, &options),
                     _ => None,
                 };
                 if let Some((_, path, note)) = &prefix {
@@ -897,12 +897,12 @@ impl Study {
         // Said in every mode: test mode and --list are where a new bench is first run.
         crate::output::warn_about_the_build(&jsoncost_engine::machine::current());
         match args.mode() {
-            Mode::List => self.list(&args, filter),
-            Mode::Gate => self.test(&args, filter),
-            Mode::Measure if !args.allocators.is_empty() => self.bench_allocators(&args),
-            Mode::Measure if !args.levers.is_empty() => self.bench_levers(&args),
+            RunMode::List => self.list(&args, filter),
+            RunMode::Gate => self.test(&args, filter),
+            RunMode::Measure if !args.allocators.is_empty() => self.bench_allocators(&args),
+            RunMode::Measure if !args.levers.is_empty() => self.bench_levers(&args),
             // The Runner itself counts when Callgrind runs it for a conductor.
-            Mode::Measure | Mode::Count(_) => self.bench(&args, filter),
+            RunMode::Measure | RunMode::Count(_) => self.bench(&args, filter),
         }
     }
 
@@ -933,7 +933,7 @@ impl Study {
     fn listed_rows(&self, filter: Filter) -> (Vec<(String, String)>, Result<(), Error>) {
         let mut sink = Lines::default();
         let outcome = {
-            let mut runner = Runner::new(Config::quick(), filter, self.cancel.clone(), &mut sink).with_mode(Mode::List);
+            let mut runner = Runner::new(Config::quick(), filter, self.cancel.clone(), &mut sink).with_mode(RunMode::List);
             // Listing measures nothing: `quick` changes no name.
             self.run_units(true, &mut runner)
         };
@@ -957,7 +957,7 @@ impl Study {
             ..GateReport::default()
         };
         let outcome = {
-            let mut runner = Runner::new(Config::quick(), filter, self.cancel.clone(), &mut sink).with_mode(Mode::Gate);
+            let mut runner = Runner::new(Config::quick(), filter, self.cancel.clone(), &mut sink).with_mode(RunMode::Gate);
             self.run_units(args.quick, &mut runner)
         };
         let mut results = new_results(args.quick);
@@ -2075,9 +2075,9 @@ mod tests {
                 ..Args::default()
             }
         );
-        assert_eq!(parse(&[]).unwrap().mode(), Mode::Gate);
-        assert_eq!(parse(&["--bench"]).unwrap().mode(), Mode::Measure);
-        assert_eq!(parse(&["--bench", "--list"]).unwrap().mode(), Mode::List);
+        assert_eq!(parse(&[]).unwrap().mode(), RunMode::Gate);
+        assert_eq!(parse(&["--bench"]).unwrap().mode(), RunMode::Measure);
+        assert_eq!(parse(&["--bench", "--list"]).unwrap().mode(), RunMode::List);
     }
 
     #[test]

@@ -25,7 +25,7 @@ use jsoncost_http::cost::CostProbe;
 use jsoncost_http::loadgen::{self, LoadError, LoadReport, LoadSpec, LossRule, Model, Rounds, SliceLength, SliceSpec, SliceTarget};
 use jsoncost_http::server::{self, RunningServer, ServerConfig, TelemetryParse};
 use jsoncost_http::verify::{Route, VerifyError, agreement_bound, modes_agree_blocking};
-use jsoncost_http::{Mode, StoreData, StoreSource, row::failed_row, row::http_row, row::sliced_rows, row::total_report};
+use jsoncost_http::{ServeMode, StoreData, StoreSource, row::failed_row, row::http_row, row::sliced_rows, row::total_report};
 use jsoncost_shapes::{DEFAULT_SEED, write_telemetry};
 use jsoncost_stores::OpenOptions;
 use serde_json::{Map, json};
@@ -34,7 +34,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
-use crate::{Cancel, Error, Runner, Stop, Table};
+use crate::{Cancel, Error, Runner, Table, TableStop};
 
 /// What to load and how.
 #[derive(Debug, Clone)]
@@ -589,19 +589,19 @@ impl Strategy for LoadRun<'_> {
 }
 
 /// What a GET mode hands the client: bytes written from the parsed item, or the stored bytes.
-fn mode_contract(mode: Mode) -> Contract {
+fn mode_contract(mode: ServeMode) -> Contract {
     match mode {
-        Mode::TypedSerdeJson | Mode::TypedSonicRs => Contract::BytesFromTyped,
-        Mode::Passthrough => Contract::Passthrough,
+        ServeMode::TypedSerdeJson | ServeMode::TypedSonicRs => Contract::BytesFromTyped,
+        ServeMode::Passthrough => Contract::Passthrough,
     }
 }
 
 /// What adopting a GET mode takes: another serializer is a swap; serving the stored bytes
 /// unparsed changes what the server keeps and where JSON is handled.
-fn mode_effort(mode: Mode) -> Effort {
+fn mode_effort(mode: ServeMode) -> Effort {
     match mode {
-        Mode::TypedSerdeJson | Mode::TypedSonicRs => Effort::Swap,
-        Mode::Passthrough => Effort::Architecture,
+        ServeMode::TypedSerdeJson | ServeMode::TypedSonicRs => Effort::Swap,
+        ServeMode::Passthrough => Effort::Architecture,
     }
 }
 
@@ -627,7 +627,7 @@ fn run_table(
     }
     match ran {
         Ok(_) => Ok(()),
-        Err(Stop::Fatal(m)) => Err(Error::environment(format!("http run stopped: {name}: {m}"))),
+        Err(TableStop::Fatal(m)) => Err(Error::environment(format!("http run stopped: {name}: {m}"))),
         Err(stop) => Err(stop.into()),
     }
 }
@@ -663,13 +663,13 @@ fn get_load<'s>(
     members: Vec<bool>,
     lockstep: &Lockstep,
 ) -> SlicedLoad<'s> {
-    let targets = Mode::ALL
+    let targets = ServeMode::ALL
         .iter()
         .map(|m| SliceTarget::get(m.as_str(), srv.url(&route.path(*m))))
         .collect();
     SlicedLoad::new(
         options.slice_spec(targets, load, true, lockstep),
-        vec![srv; Mode::ALL.len()],
+        vec![srv; ServeMode::ALL.len()],
         members,
     )
 }
@@ -679,8 +679,12 @@ pub fn run(options: &HttpOptions, runner: &mut Runner<'_>) -> Result<(), Error> 
     if let Some(target) = &options.target {
         return run_target(options, target, runner);
     }
-    runner.filter().check_matches_any(Mode::ALL.iter().map(|m| m.as_str()))?;
-    let modes: Vec<Mode> = Mode::ALL.iter().copied().filter(|m| runner.filter().matches(m.as_str())).collect();
+    runner.filter().check_matches_any(ServeMode::ALL.iter().map(|m| m.as_str()))?;
+    let modes: Vec<ServeMode> = ServeMode::ALL
+        .iter()
+        .copied()
+        .filter(|m| runner.filter().matches(m.as_str()))
+        .collect();
     // Every mode's connections are open at once (slices alternate on warm connections), both
     // ends in this process: said now, naming the limit, rather than as a server lost mid-run.
     let most = options.loads().iter().map(|l| l.connections as u64).max().unwrap_or(1);
@@ -723,7 +727,7 @@ pub fn run(options: &HttpOptions, runner: &mut Runner<'_>) -> Result<(), Error> 
         .sink()
         .planned((loads.len() * 2 * modes.len()) as u64 + if options.post_requests > 0 { 4 } else { 0 });
     // The whole experiment's bound: every table's, as each will state it.
-    let filtered: Vec<bool> = Mode::ALL.iter().map(|m| modes.contains(m)).collect();
+    let filtered: Vec<bool> = ServeMode::ALL.iter().map(|m| modes.contains(m)).collect();
     let routes = routes(options);
     let gets = loads.iter().fold(routes.len() as u32 * agreement_bound(), |sum, load| {
         let sliced = get_load(options, &srv, (routes[0].1, load), filtered.clone(), &runner.config().lockstep);
@@ -780,9 +784,9 @@ pub fn run(options: &HttpOptions, runner: &mut Runner<'_>) -> Result<(), Error> 
                     };
                 }
                 // The modes the filter and the gate let through are loaded together.
-                let members = Mode::ALL.iter().map(|m| modes.contains(m) && agreement.is_ok()).collect();
+                let members = ServeMode::ALL.iter().map(|m| modes.contains(m) && agreement.is_ok()).collect();
                 let sliced = get_load(options, &srv, (route, load), members, &runner.config().lockstep);
-                let runs = Mode::ALL
+                let runs = ServeMode::ALL
                     .iter()
                     .enumerate()
                     .map(|(index, mode)| LoadRun {
@@ -797,7 +801,7 @@ pub fn run(options: &HttpOptions, runner: &mut Runner<'_>) -> Result<(), Error> 
                     })
                     .collect();
                 let bound = sliced.bound();
-                let mut params = params(&route.path(Mode::TypedSerdeJson), load);
+                let mut params = params(&route.path(ServeMode::TypedSerdeJson), load);
                 if let (Route::List(items), false) = (route, options.list_sizes.is_empty()) {
                     params.insert(crate::sizes::SWEEP_PARAM.into(), json!(format!("list {}", load.label)));
                     params.insert(crate::sizes::OPERATION_PARAM.into(), json!("GET"));

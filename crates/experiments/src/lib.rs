@@ -102,7 +102,7 @@
 //! The modules the `jsoncost` binary builds on are public with the feature `cli` only (it
 //! implies `full`): the experiments (`micro`, `variants`, `store`, `stream`, `http`, `safety`),
 //! `ab` (programs in lockstep: builds and allocators) and `ab_http` (a user's server), `runner`
-//! (the one loop every table goes through, with `Runner`, `Table`, `Stop`), the `Sink` progress
+//! (the one loop every table goes through, with `Runner`, `Table`, `TableStop`), the `Sink` progress
 //! and results flow through, `output` (tables, results.json, report.html, baselines), `sizes`,
 //! `input`, `summary`, `counts`, `types`, and `flags` with `ExperimentCommand` (each
 //! experiment's command-line flags, with clap). Without it the harness's part of them is
@@ -324,7 +324,7 @@ pub use jsoncost_codecs::{BoxedStrategy, Canonical, Contract, Direction, RunFail
 #[cfg(feature = "cli")]
 pub use jsoncost_engine::{Config, Experiment};
 #[cfg(feature = "cli")]
-pub use runner::{AllFailed, Mode, Ran, Runner, Stop, Table};
+pub use runner::{AllFailed, Ran, RunMode, Runner, Table, TableStop};
 #[cfg(feature = "cli")]
 pub use sink::{Event, Recorder, Sink};
 #[cfg(feature = "cli")]
@@ -337,7 +337,7 @@ use {
     filter::Filter,
     jsoncost_codecs::{BoxedStrategy, Canonical, Contract, Direction, RunFailure, Strategy, TypeOptions},
     jsoncost_engine::{Config, Experiment},
-    runner::{AllFailed, Mode, Ran, Runner, Stop, Table},
+    runner::{AllFailed, Ran, RunMode, Runner, Table, TableStop},
     sink::{Event, Recorder, Sink},
     types::{ExpectedFailure, Subject, TypedSubject},
     variants::VariantsSubject,

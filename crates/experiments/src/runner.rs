@@ -131,7 +131,7 @@ impl<'a> Table<'a> {
 
 /// Why a table stopped before its last strategy.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Stop {
+pub enum TableStop {
     /// A failure the rest of the run cannot survive (the server went away): `method: message`.
     Fatal(String),
     /// The cancel flag was set; the current strategy was finished first.
@@ -142,12 +142,12 @@ pub enum Stop {
 }
 
 /// Why a table stopped early, as the error its experiment returns.
-impl From<Stop> for Error {
-    fn from(stop: Stop) -> Error {
+impl From<TableStop> for Error {
+    fn from(stop: TableStop) -> Error {
         match stop {
-            Stop::Cancelled => Error::Interrupted,
-            Stop::Fatal(m) => Error::Environment(m),
-            Stop::BadBaseline(m) => Error::Usage(m),
+            TableStop::Cancelled => Error::Interrupted,
+            TableStop::Fatal(m) => Error::Environment(m),
+            TableStop::BadBaseline(m) => Error::Usage(m),
         }
     }
 }
@@ -171,7 +171,7 @@ impl Ran {
 
 /// What the Runner does with each table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Mode {
+pub enum RunMode {
     /// Gate, then time every strategy that passed (the default).
     #[default]
     Measure,
@@ -193,7 +193,7 @@ pub struct Runner<'s> {
     filter: Filter,
     cancel: Cancel,
     sink: &'s mut dyn Sink,
-    mode: Mode,
+    mode: RunMode,
 }
 
 impl<'s> Runner<'s> {
@@ -206,18 +206,18 @@ impl<'s> Runner<'s> {
             sink,
             // Under Callgrind, asked by the conductor: every Runner counts, the CLI's and a
             // bench harness's alike.
-            mode: jsoncost_engine::counts::requested_ops().map_or(Mode::Measure, Mode::Count),
+            mode: jsoncost_engine::counts::requested_ops().map_or(RunMode::Measure, RunMode::Count),
         }
     }
 
     /// The same runner, doing `mode` with each table.
-    pub fn with_mode(mut self, mode: Mode) -> Self {
+    pub fn with_mode(mut self, mode: RunMode) -> Self {
         self.mode = mode;
         self
     }
 
     /// What it does with each table.
-    pub fn mode(&self) -> Mode {
+    pub fn mode(&self) -> RunMode {
         self.mode
     }
 
@@ -269,13 +269,13 @@ impl<'s> Runner<'s> {
 
     /// Gates, times and orders one table, hands it to the sink (also when it stopped early,
     /// with the rows measured so far), and says why it stopped early, if it did.
-    pub fn run(&mut self, table: Table<'_>) -> Result<Ran, Stop> {
+    pub fn run(&mut self, table: Table<'_>) -> Result<Ran, TableStop> {
         // Inside the table, a harness's filter also matches its name.
         let filter = self.filter.in_tables(std::slice::from_ref(&table.name));
         self.with_filter(filter, |runner| runner.run_table(table))
     }
 
-    fn run_table(&mut self, table: Table<'_>) -> Result<Ran, Stop> {
+    fn run_table(&mut self, table: Table<'_>) -> Result<Ran, TableStop> {
         let Table {
             kind,
             name,
@@ -286,7 +286,7 @@ impl<'s> Runner<'s> {
             if_all_failed,
             summarize,
         } = table;
-        if self.mode == Mode::List {
+        if self.mode == RunMode::List {
             for s in strategies.iter().filter(|s| self.filter.matches(s.name())) {
                 self.sink.listed(&name, s.name());
             }
@@ -303,9 +303,9 @@ impl<'s> Runner<'s> {
             None => return Ok(Ran::default()),
             Some(first) => match baseline_verified.map_or_else(|| first.verify(reference.as_ref()), Ok) {
                 Ok(fidelity) => Some(fidelity),
-                Err(f) if f.fatal => return Err(Stop::Fatal(format!("{}: {}", first.name(), f.message))),
+                Err(f) if f.fatal => return Err(TableStop::Fatal(format!("{}: {}", first.name(), f.message))),
                 Err(f) => {
-                    return Err(Stop::BadBaseline(format!(
+                    return Err(TableStop::BadBaseline(format!(
                         "{kind} {name}: the baseline {} fails on this input, so the table is not measured: {}",
                         first.name(),
                         f.message
@@ -314,17 +314,17 @@ impl<'s> Runner<'s> {
             },
         };
         // Gate mode: the sequential loop, each strategy checked and not timed.
-        let gate_only = self.mode == Mode::Gate;
+        let gate_only = self.mode == RunMode::Gate;
         // Count mode: the sequential loop too, each strategy checked, then counted.
         // Load rows (which measure themselves) are not counted: their work is a server's.
         // A whole run (stream) is one operation: counted once, after one run uncounted.
         let count_ops = match self.mode {
-            Mode::Count(_) if kind.traits().measures_itself => None,
-            Mode::Count(_) if kind.traits().row == jsoncost_engine::RowMeasure::WholeRun => Some(1),
-            Mode::Count(ops) => Some(ops),
+            RunMode::Count(_) if kind.traits().measures_itself => None,
+            RunMode::Count(_) if kind.traits().row == jsoncost_engine::RowMeasure::WholeRun => Some(1),
+            RunMode::Count(ops) => Some(ops),
             _ => None,
         };
-        let untimed_table = gate_only || matches!(self.mode, Mode::Count(_));
+        let untimed_table = gate_only || matches!(self.mode, RunMode::Count(_));
         // Load rows measure themselves (an http table's modes together, in slices).
         let interleave = !untimed_table && self.config.schedule == Schedule::Interleaved && !kind.traits().measures_itself;
         if interleave {
@@ -335,7 +335,7 @@ impl<'s> Runner<'s> {
         } else {
             for (i, s) in strategies.iter_mut().enumerate() {
                 if self.cancel.is_cancelled() {
-                    stop = Some(Stop::Cancelled);
+                    stop = Some(TableStop::Cancelled);
                     break;
                 }
                 if !self.filter.matches(s.name()) {
@@ -359,7 +359,7 @@ impl<'s> Runner<'s> {
                     Ok(row) => row,
                     Err(f) => {
                         if f.fatal {
-                            stop = Some(Stop::Fatal(format!("{}: {}", s.name(), f.message)));
+                            stop = Some(TableStop::Fatal(format!("{}: {}", s.name(), f.message)));
                         }
                         only_bad_input &= f.bad_input;
                         failed_row(s.name(), f)
@@ -417,7 +417,7 @@ impl<'s> Runner<'s> {
         mut baseline: Option<Fidelity>,
         reference: Option<&Reference>,
         exp: &mut Experiment,
-    ) -> (Option<Stop>, bool) {
+    ) -> (Option<TableStop>, bool) {
         let mut stop = None;
         let mut only_bad_input = true;
         // (index in the table, fidelity) of the strategies that passed the gate.
@@ -426,7 +426,7 @@ impl<'s> Runner<'s> {
         let mut slots: Vec<(usize, Option<Row>)> = Vec::new();
         for (i, s) in strategies.iter_mut().enumerate() {
             if self.cancel.is_cancelled() {
-                stop = Some(Stop::Cancelled);
+                stop = Some(TableStop::Cancelled);
                 break;
             }
             if !self.filter.matches(s.name()) {
@@ -444,7 +444,7 @@ impl<'s> Runner<'s> {
                 }
                 Err(f) => {
                     only_bad_input &= f.bad_input;
-                    let fatal = f.fatal.then(|| Stop::Fatal(format!("{}: {}", s.name(), f.message)));
+                    let fatal = f.fatal.then(|| TableStop::Fatal(format!("{}: {}", s.name(), f.message)));
                     let row = failed_row(s.name(), f);
                     self.sink.strategy_done(table, &row);
                     slots.push((i, Some(row)));
@@ -475,7 +475,7 @@ impl<'s> Runner<'s> {
             } = lineup;
             let mut stopped = result.stopped.map(|(k, f)| {
                 let name = strategies[members[k]].name().to_string();
-                stop = Some(Stop::Fatal(format!("{name}: {}", f.message)));
+                stop = Some(TableStop::Fatal(format!("{name}: {}", f.message)));
                 (k, f)
             });
             let mut first_failure = first_failure;
@@ -501,7 +501,7 @@ impl<'s> Runner<'s> {
                 measured[members[k]] = Some(row);
             }
             if stop.is_none() && self.cancel.is_cancelled() {
-                stop = Some(Stop::Cancelled);
+                stop = Some(TableStop::Cancelled);
             }
         }
         for (i, slot) in slots {
@@ -515,7 +515,7 @@ impl<'s> Runner<'s> {
                     // Passed the gate, but the cancel flag came before the rounds began: not
                     // measured, so not shown (as a sequential table leaves out what it did
                     // not start).
-                    None if stop == Some(Stop::Cancelled) => continue,
+                    None if stop == Some(TableStop::Cancelled) => continue,
                     // Passed the gate, but a fatal failure in a later gate stopped the table.
                     None => {
                         let row = Row::failed(strategies[i].name(), "not measured: the table stopped at a failure");
@@ -782,11 +782,11 @@ mod tests {
         )
     }
 
-    fn run(strategies: Vec<Mock>, filter: Filter, cancel: Cancel) -> (Result<Ran, Stop>, Recorder) {
+    fn run(strategies: Vec<Mock>, filter: Filter, cancel: Cancel) -> (Result<Ran, TableStop>, Recorder) {
         run_with(config(), strategies, filter, cancel)
     }
 
-    fn run_with(config: Config, strategies: Vec<Mock>, filter: Filter, cancel: Cancel) -> (Result<Ran, Stop>, Recorder) {
+    fn run_with(config: Config, strategies: Vec<Mock>, filter: Filter, cancel: Cancel) -> (Result<Ran, TableStop>, Recorder) {
         let mut rec = Recorder::default();
         let r = Runner::new(config, filter, cancel, &mut rec).run(table(strategies));
         (r, rec)
@@ -825,7 +825,7 @@ mod tests {
         assert!(e.rows.iter().all(|r| r.contract == Some(jsoncost_codecs::Contract::TypedValue)));
     }
 
-    fn run_in(mode: Mode, strategies: Vec<Mock>, filter: Filter) -> (Result<Ran, Stop>, Recorder) {
+    fn run_in(mode: RunMode, strategies: Vec<Mock>, filter: Filter) -> (Result<Ran, TableStop>, Recorder) {
         let mut rec = Recorder::default();
         let r = Runner::new(config(), filter, Cancel::never(), &mut rec)
             .with_mode(mode)
@@ -861,7 +861,7 @@ mod tests {
         let runs = [
             run_with(config(), mocks(), Filter::default(), Cancel::never()),
             run_with(interleaved(), mocks(), Filter::default(), Cancel::never()),
-            run_in(Mode::Gate, mocks(), Filter::default()),
+            run_in(RunMode::Gate, mocks(), Filter::default()),
         ];
         for (_, rec) in runs {
             let e = &rec.tables[0];
@@ -885,7 +885,7 @@ mod tests {
         let (base, base_calls) = Mock::new("base", 1);
         let (wrong, wrong_calls) = Mock::new("wrong", 2);
         let (right, right_calls) = Mock::new("right", 1);
-        let (r, rec) = run_in(Mode::Gate, vec![base, wrong, right], Filter::default());
+        let (r, rec) = run_in(RunMode::Gate, vec![base, wrong, right], Filter::default());
         assert_eq!(r, Ok(Ran { rows: 3, failed: 1 }));
         for calls in [&base_calls, &wrong_calls, &right_calls] {
             assert_eq!((calls.borrow().checks, calls.borrow().runs), (1, 0));
@@ -908,7 +908,7 @@ mod tests {
         let (base, base_calls) = Mock::new("typed/a", 1);
         let (other, _) = Mock::new("dom/a", 1);
         let filter = Filter::new("--filter", Some("typed/*")).unwrap();
-        let (r, rec) = run_in(Mode::List, vec![base, other], filter);
+        let (r, rec) = run_in(RunMode::List, vec![base, other], filter);
         assert_eq!(r, Ok(Ran::default()));
         assert_eq!((base_calls.borrow().checks, base_calls.borrow().runs), (0, 0));
         assert!(rec.tables.is_empty());
@@ -938,7 +938,7 @@ mod tests {
         dying.fail_on_run = Some((2, RunFailure::fatal("lost the connection")));
         let (after, after_calls) = Mock::new("after", 1);
         let (r, rec) = run(vec![base, dying, after], Filter::default(), Cancel::never());
-        assert_eq!(r, Err(Stop::Fatal("dying: lost the connection".into())));
+        assert_eq!(r, Err(TableStop::Fatal("dying: lost the connection".into())));
         let e = &rec.tables[0];
         assert_eq!(e.rows.len(), 2);
         assert_eq!(row(e, "base").status, Status::Ok);
@@ -953,7 +953,7 @@ mod tests {
         gone.output = Err(RunFailure::fatal("server closed the connection"));
         let (after, after_calls) = Mock::new("after", 1);
         let (r, rec) = run(vec![base, gone, after], Filter::default(), Cancel::never());
-        assert_eq!(r, Err(Stop::Fatal("gone: server closed the connection".into())));
+        assert_eq!(r, Err(TableStop::Fatal("gone: server closed the connection".into())));
         assert_eq!(rec.tables[0].rows.len(), 2);
         assert_eq!(after_calls.borrow().checks, 0);
     }
@@ -1012,7 +1012,7 @@ mod tests {
         second.cancel_on_run = Some(flag.clone());
         let (third, third_calls) = Mock::new("third", 1);
         let (r, rec) = run(vec![base, second, third], Filter::default(), Cancel::flag(flag));
-        assert_eq!(r, Err(Stop::Cancelled));
+        assert_eq!(r, Err(TableStop::Cancelled));
         let e = &rec.tables[0];
         // The strategy running when the flag was set finished (its allocation pass too) and
         // kept its row; the next one was not started.
@@ -1073,7 +1073,7 @@ mod tests {
             let (r, rec) = run(vec![base, other], Filter::new("--filter", Some("other")).unwrap(), Cancel::never());
             assert_eq!(
                 r,
-                Err(Stop::BadBaseline(format!(
+                Err(TableStop::BadBaseline(format!(
                     "micro t/op: the baseline base fails on this input, so the table is not measured: {why}"
                 )))
             );
@@ -1083,7 +1083,7 @@ mod tests {
         let (mut base, _) = Mock::new("base", 1);
         base.output = Err(RunFailure::fatal("connection refused"));
         let (r, _) = run(vec![base], Filter::default(), Cancel::never());
-        assert_eq!(r, Err(Stop::Fatal("base: connection refused".into())));
+        assert_eq!(r, Err(TableStop::Fatal("base: connection refused".into())));
     }
 
     #[test]
@@ -1245,7 +1245,7 @@ mod tests {
         // Warmup is its first run, so the fourth is round 3's: two rounds completed before it.
         dying.fail_on_run = Some((4, RunFailure::fatal("lost the connection")));
         let (r, rec) = run_with(interleaved(), vec![base, dying], Filter::default(), Cancel::never());
-        assert_eq!(r, Err(Stop::Fatal("dying: lost the connection".into())));
+        assert_eq!(r, Err(TableStop::Fatal("dying: lost the connection".into())));
         let e = &rec.tables[0];
         assert_eq!(row(e, "dying").error_message.as_deref(), Some("lost the connection"));
         let b = row(e, "base");
@@ -1264,7 +1264,7 @@ mod tests {
         // and a table of nothing measured is not shown; the third is not even checked.
         second.cancel_on_check = Some(flag.clone());
         let (r, rec) = run_with(interleaved(), vec![base, second, third], Filter::default(), Cancel::flag(flag));
-        assert_eq!(r, Err(Stop::Cancelled));
+        assert_eq!(r, Err(TableStop::Cancelled));
         assert!(rec.tables.is_empty());
         assert_eq!((base_calls.borrow().runs, second_calls.borrow().runs), (0, 0));
         assert_eq!(third_calls.borrow().checks, 0);
@@ -1277,7 +1277,7 @@ mod tests {
         let (mut second, second_calls) = Mock::new("second", 1);
         second.cancel_on_run = Some(flag.clone());
         let (r, rec) = run_with(interleaved(), vec![base, second], Filter::default(), Cancel::flag(flag));
-        assert_eq!(r, Err(Stop::Cancelled));
+        assert_eq!(r, Err(TableStop::Cancelled));
         let e = &rec.tables[0];
         assert_eq!(row(e, "second").rounds_ns.len(), 2);
         assert_eq!(row(e, "base").status, Status::Ok);

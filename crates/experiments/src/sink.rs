@@ -24,7 +24,7 @@ pub trait Sink {
     /// A line for the reader (warnings, what was reused).
     fn note(&mut self, _line: &str) {}
     /// A strategy of `table` the filter lets through, named without being run
-    /// ([`crate::runner::Mode::List`]).
+    /// ([`crate::runner::RunMode::List`]).
     fn listed(&mut self, _table: &str, _method: &str) {}
 }
 

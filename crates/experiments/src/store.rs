@@ -20,7 +20,7 @@ use std::hint::black_box;
 use std::rc::Rc;
 
 use crate::sizes::{self, PayloadSize};
-use crate::{Error, Runner, Stop, Table, summary};
+use crate::{Error, Runner, Table, TableStop, summary};
 
 /// The document shape the store holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -705,7 +705,7 @@ pub(crate) fn run_existing(
     let location = Location::parse(&url).map_err(store_error)?;
     let kind = location.kind(options.pg_column);
     let name = format!("{}/{}", kind.as_str(), table.unwrap_or(at.name()));
-    if runner.mode() == crate::Mode::List {
+    if runner.mode() == crate::RunMode::List {
         let names: Vec<String> = existing_names(&options.fields, typed)
             .iter()
             .map(|id| id.name().to_string())
@@ -851,8 +851,8 @@ fn measure_existing(
     debug_assert_eq!(named_kind, kind);
     match runner.run(Table::new(ExperimentKind::Store, table, params, reference, list).summarized_by(summary::of_store)) {
         // The Runner's messages name the table already.
-        Err(Stop::Fatal(message)) => return Err(Unmeasured::Table(Error::environment(format!("stopped: {message}")))),
-        Err(Stop::BadBaseline(message)) => return Err(Unmeasured::Named(Error::Usage(message))),
+        Err(TableStop::Fatal(message)) => return Err(Unmeasured::Table(Error::environment(format!("stopped: {message}")))),
+        Err(TableStop::BadBaseline(message)) => return Err(Unmeasured::Named(Error::Usage(message))),
         Err(stop) => return Err(Error::from(stop).into()),
         Ok(_) => {}
     }
@@ -1025,7 +1025,7 @@ fn measure_collection(shared: &Shared, options: &StoreOptions, plan: &Plan, runn
         params.insert(sizes::SIZE_TARGET_PARAM.into(), json!(size.get()));
     }
     let ran = match runner.run(Table::new(ExperimentKind::Store, table, params, reference, list).summarized_by(summary::of_store)) {
-        Err(Stop::Fatal(message)) => return Err(Error::environment(format!("store run stopped: {message}"))),
+        Err(TableStop::Fatal(message)) => return Err(Error::environment(format!("store run stopped: {message}"))),
         Err(stop) => return Err(stop.into()),
         Ok(ran) => ran,
     };

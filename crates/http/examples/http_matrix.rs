@@ -12,7 +12,7 @@ use jsoncost_http::mode::TELEMETRY_PATH;
 use jsoncost_http::row::http_row;
 use jsoncost_http::server::{self, ServerConfig};
 use jsoncost_http::verify::{Route, modes_agree_blocking};
-use jsoncost_http::{LoadSpec, Mode, loadgen};
+use jsoncost_http::{LoadSpec, ServeMode, loadgen};
 
 #[global_allocator]
 static ALLOC: CountingAllocator = CountingAllocator::system();
@@ -33,7 +33,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut specs = Vec::new();
     for route in [Route::Item(1), Route::List(48)] {
         modes_agree_blocking(&srv.url(""), route)?;
-        for mode in Mode::ALL {
+        for mode in ServeMode::ALL {
             specs.push((format!("{route:?} {mode}"), LoadSpec::closed(srv.url(&route.path(mode)), n, c)));
         }
     }

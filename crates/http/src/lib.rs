@@ -4,9 +4,9 @@
 //!
 //! Typical use from sync code (the `jsoncost http` command):
 //! ```no_run
-//! use jsoncost_http::{loadgen, mode::Mode, row, server};
+//! use jsoncost_http::{loadgen, mode::ServeMode, row, server};
 //! let srv = server::start(server::ServerConfig::default()).unwrap();
-//! let url = srv.url(&Mode::Passthrough.item_path(1));
+//! let url = srv.url(&ServeMode::Passthrough.item_path(1));
 //! let spec = loadgen::LoadSpec::closed(url, 5000, 100);
 //! let (report, cost) = srv.measure(|| loadgen::run(&spec));
 //! let row = row::http_row("passthrough", &report.unwrap(), Some(&cost));
@@ -42,7 +42,7 @@ pub mod verify;
 
 pub use cost::ServerCost;
 pub use loadgen::{LoadError, LoadReport, LoadSpec, Model};
-pub use mode::Mode;
+pub use mode::ServeMode;
 pub use server::{CacheConfig, RunningServer, ServerConfig, ServerError};
 pub use source::{ItemSource, MemorySource, SourceError};
 pub use store_source::{StoreData, StoreSource};

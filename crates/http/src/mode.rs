@@ -5,7 +5,7 @@ use std::str::FromStr;
 
 /// How a GET route turns stored bytes into a response body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Mode {
+pub enum ServeMode {
     /// Deserialize into the shapes type and serialize again with serde_json.
     TypedSerdeJson,
     /// Deserialize into the shapes type and serialize again with sonic-rs.
@@ -14,27 +14,27 @@ pub enum Mode {
     Passthrough,
 }
 
-impl Mode {
+impl ServeMode {
     /// Every mode, baseline (`typed/serde_json`) first.
-    pub const ALL: [Mode; 3] = [Mode::TypedSerdeJson, Mode::TypedSonicRs, Mode::Passthrough];
+    pub const ALL: [ServeMode; 3] = [ServeMode::TypedSerdeJson, ServeMode::TypedSonicRs, ServeMode::Passthrough];
 
     /// The strategy name used in tables and results (`typed/serde_json`, ...), also the path prefix.
     pub fn as_str(self) -> &'static str {
         match self {
-            Mode::TypedSerdeJson => "typed/serde_json",
-            Mode::TypedSonicRs => "typed/sonic-rs",
-            Mode::Passthrough => "passthrough",
+            ServeMode::TypedSerdeJson => "typed/serde_json",
+            ServeMode::TypedSonicRs => "typed/sonic-rs",
+            ServeMode::Passthrough => "passthrough",
         }
     }
 
     /// The mode as a strategy: its style and library (`passthrough` calls none); its name is
-    /// [`Mode::as_str`].
+    /// [`ServeMode::as_str`].
     pub fn id(self) -> jsoncost_engine::StrategyId {
         use jsoncost_engine::StrategyId;
         match self {
-            Mode::TypedSerdeJson => StrategyId::new("typed", "serde_json"),
-            Mode::TypedSonicRs => StrategyId::new("typed", "sonic-rs"),
-            Mode::Passthrough => StrategyId::named("passthrough"),
+            ServeMode::TypedSerdeJson => StrategyId::new("typed", "serde_json"),
+            ServeMode::TypedSonicRs => StrategyId::new("typed", "sonic-rs"),
+            ServeMode::Passthrough => StrategyId::named("passthrough"),
         }
     }
 
@@ -57,21 +57,21 @@ pub const JSON_CONTENT_TYPE: &str = "application/json";
 /// The liveness route.
 pub const HEALTH_PATH: &str = "/health";
 
-impl fmt::Display for Mode {
+impl fmt::Display for ServeMode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
 }
 
-/// A mode name that is none of [`Mode`]'s (holds the name given).
+/// A mode name that is none of [`ServeMode`]'s (holds the name given).
 #[derive(Debug, thiserror::Error)]
 #[error("unknown mode {0:?}; valid modes: typed/serde_json, typed/sonic-rs, passthrough")]
 pub struct UnknownMode(pub String);
 
-impl FromStr for Mode {
+impl FromStr for ServeMode {
     type Err = UnknownMode;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Mode::ALL
+        ServeMode::ALL
             .into_iter()
             .find(|m| m.as_str() == s)
             .ok_or_else(|| UnknownMode(s.to_string()))
@@ -84,7 +84,7 @@ mod tests {
 
     #[test]
     fn a_modes_identity_is_named_as_its_path_prefix() {
-        let named: Vec<(String, Option<String>)> = Mode::ALL
+        let named: Vec<(String, Option<String>)> = ServeMode::ALL
             .iter()
             .map(|m| (m.id().name().to_string(), m.id().library().map(str::to_string)))
             .collect();
@@ -95,6 +95,6 @@ mod tests {
         ]
         .map(|(n, l)| (n.to_string(), l.map(str::to_string)));
         assert_eq!(named, expected);
-        assert!(Mode::ALL.iter().all(|m| m.id().name() == m.as_str()));
+        assert!(ServeMode::ALL.iter().all(|m| m.id().name() == m.as_str()));
     }
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 use bytes::Bytes;
 
 use crate::loadgen::{FetchError, fetch};
-use crate::mode::Mode;
+use crate::mode::ServeMode;
 
 /// A GET route of the reference API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,7 +19,7 @@ pub enum Route {
 
 impl Route {
     /// The route's path under `mode`.
-    pub fn path(self, mode: Mode) -> String {
+    pub fn path(self, mode: ServeMode) -> String {
         match self {
             Route::Item(id) => mode.item_path(id),
             Route::List(count) => mode.list_path(count),
@@ -66,15 +66,15 @@ pub const FETCH_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The most wall time [`modes_agree`] takes: one answer per mode.
 pub fn agreement_bound() -> Duration {
-    FETCH_TIMEOUT * Mode::ALL.len() as u32
+    FETCH_TIMEOUT * ServeMode::ALL.len() as u32
 }
 
 /// The body each mode answers for `route` on the server at `base` (`http://host:port`), after
-/// checking that all decode equal. Returns (mode, body bytes) in [`Mode::ALL`] order.
-pub async fn modes_agree(base: &str, route: Route) -> Result<Vec<(Mode, Bytes)>, VerifyError> {
+/// checking that all decode equal. Returns (mode, body bytes) in [`ServeMode::ALL`] order.
+pub async fn modes_agree(base: &str, route: Route) -> Result<Vec<(ServeMode, Bytes)>, VerifyError> {
     let mut bodies = Vec::new();
     let mut baseline: Option<(String, serde_json::Value)> = None;
-    for mode in Mode::ALL {
+    for mode in ServeMode::ALL {
         let url = format!("{base}{}", route.path(mode));
         let (status, body) = fetch(&url, http::Method::GET, Bytes::new(), None, FETCH_TIMEOUT).await?;
         if status != 200 {
@@ -104,7 +104,7 @@ pub async fn modes_agree(base: &str, route: Route) -> Result<Vec<(Mode, Bytes)>,
 }
 
 /// [`modes_agree`] from sync code (on a small runtime of its own).
-pub fn modes_agree_blocking(base: &str, route: Route) -> Result<Vec<(Mode, Bytes)>, VerifyError> {
+pub fn modes_agree_blocking(base: &str, route: Route) -> Result<Vec<(ServeMode, Bytes)>, VerifyError> {
     let go = || {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()

@@ -7,7 +7,7 @@ use jsoncost_engine::alloc::CountingAllocator;
 use jsoncost_http::row::http_row;
 use jsoncost_http::server::{self, ServerConfig};
 use jsoncost_http::verify::Route;
-use jsoncost_http::{LoadSpec, MemorySource, Mode, ServerCost, loadgen};
+use jsoncost_http::{LoadSpec, MemorySource, ServeMode, ServerCost, loadgen};
 use jsoncost_shapes::DEFAULT_SEED;
 
 #[global_allocator]
@@ -22,7 +22,7 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn measure(srv: &jsoncost_http::RunningServer, route: Route, mode: Mode) -> (jsoncost_http::LoadReport, ServerCost) {
+fn measure(srv: &jsoncost_http::RunningServer, route: Route, mode: ServeMode) -> (jsoncost_http::LoadReport, ServerCost) {
     let spec = LoadSpec::closed(srv.url(&route.path(mode)), REQUESTS, 4);
     // Warm the cache and the connections' first allocations outside the window.
     loadgen::run(&LoadSpec::closed(srv.url(&route.path(mode)), 20, 4)).unwrap();
@@ -41,7 +41,7 @@ fn typed_modes_allocate_more_per_request_than_passthrough() {
         let bodies = jsoncost_http::verify::modes_agree_blocking(&base, route).unwrap();
         let body_len = bodies[2].1.len() as f64;
         let mut per_mode = Vec::new();
-        for mode in Mode::ALL {
+        for mode in ServeMode::ALL {
             let (report, cost) = measure(&srv, route, mode);
             assert_eq!((report.ok, cost.requests), (REQUESTS, REQUESTS), "{mode} {route:?}");
             let bytes = cost.bytes_per_request().expect("the counting allocator is installed");

@@ -48,7 +48,7 @@ fn margin() -> String {
 
 /// How a row compares with the baseline at one size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
+pub enum SizeVerdict {
     /// Its interval of time over the baseline's lies below 1 − [`MARGIN`].
     Faster,
     /// Its interval lies above 1 + [`MARGIN`].
@@ -64,17 +64,17 @@ pub enum Verdict {
     NotCompared,
 }
 
-impl Verdict {
+impl SizeVerdict {
     /// A verdict a crossover can start or end at: faster, slower or no difference.
     fn decides(self) -> bool {
-        matches!(self, Verdict::Faster | Verdict::Slower | Verdict::Same)
+        matches!(self, SizeVerdict::Faster | SizeVerdict::Slower | SizeVerdict::Same)
     }
 
     fn phrase(self, base: &str) -> String {
         match self {
-            Verdict::Faster => format!("faster than {base}"),
-            Verdict::Slower => format!("slower than {base}"),
-            Verdict::Same | Verdict::Undecided | Verdict::NotCompared => self.word(),
+            SizeVerdict::Faster => format!("faster than {base}"),
+            SizeVerdict::Slower => format!("slower than {base}"),
+            SizeVerdict::Same | SizeVerdict::Undecided | SizeVerdict::NotCompared => self.word(),
         }
     }
 
@@ -82,11 +82,11 @@ impl Verdict {
     /// "not compared".
     pub(crate) fn word(self) -> String {
         match self {
-            Verdict::Faster => "faster".to_string(),
-            Verdict::Slower => "slower".to_string(),
-            Verdict::Same => format!("no difference beyond {} shown", margin()),
-            Verdict::Undecided => "undecided".to_string(),
-            Verdict::NotCompared => "not compared".to_string(),
+            SizeVerdict::Faster => "faster".to_string(),
+            SizeVerdict::Slower => "slower".to_string(),
+            SizeVerdict::Same => format!("no difference beyond {} shown", margin()),
+            SizeVerdict::Undecided => "undecided".to_string(),
+            SizeVerdict::NotCompared => "not compared".to_string(),
         }
     }
 }
@@ -108,7 +108,7 @@ pub struct Crossing {
     /// The row (`typed/sonic-rs`).
     pub method: String,
     /// Its verdict at each size, smallest size first.
-    pub verdicts: Vec<Verdict>,
+    pub verdicts: Vec<SizeVerdict>,
     /// Every compared size had a paired interval (interleaved rounds).
     pub paired: bool,
     /// The verdicts as one sentence.
@@ -240,9 +240,9 @@ fn sweep<'r>(experiment: ExperimentKind, name: &str, operation: &str, tables: Ve
     let crossings = rows
         .iter()
         .map(|method| {
-            let compared: Vec<(Verdict, bool)> = points.iter().map(|p| verdict(p.table, &baseline, method, judge)).collect();
-            let verdicts: Vec<Verdict> = compared.iter().map(|c| c.0).collect();
-            let paired = compared.iter().all(|(v, paired)| *paired || *v == Verdict::NotCompared);
+            let compared: Vec<(SizeVerdict, bool)> = points.iter().map(|p| verdict(p.table, &baseline, method, judge)).collect();
+            let verdicts: Vec<SizeVerdict> = compared.iter().map(|c| c.0).collect();
+            let paired = compared.iter().all(|(v, paired)| *paired || *v == SizeVerdict::NotCompared);
             Crossing {
                 sentence: sentence(method, &baseline, &labels, &verdicts, paired),
                 method: method.clone(),
@@ -275,21 +275,21 @@ pub fn ratio(exp: &Experiment, base: &str, method: &str, judge: &Judge) -> Optio
 
 /// One size's verdict, and whether a paired interval decided it (else the means' intervals,
 /// as the advisor decides a sequential table).
-fn verdict(exp: &Experiment, base: &str, method: &str, judge: &Judge) -> (Verdict, bool) {
+fn verdict(exp: &Experiment, base: &str, method: &str, judge: &Judge) -> (SizeVerdict, bool) {
     let (Some(b), Some(r)) = (row(exp, base), row(exp, method)) else {
-        return (Verdict::NotCompared, false);
+        return (SizeVerdict::NotCompared, false);
     };
     let kind = exp.experiment;
     // Unpaired (a sequential table): the means' intervals apart, and their ratio beyond the margin.
     let of_means = r.mean_ns.zip(b.mean_ns).map(|(r, b)| r / b);
     match (judge.ratio_between)(b, r) {
-        Some(i) if i.high < 1.0 - MARGIN => (Verdict::Faster, true),
-        Some(i) if i.low > 1.0 + MARGIN => (Verdict::Slower, true),
-        Some(i) if i.low >= 1.0 - MARGIN && i.high <= 1.0 + MARGIN => (Verdict::Same, true),
-        Some(_) => (Verdict::Undecided, true),
-        None if (judge.saves)(kind, b, r, None) && of_means.is_some_and(|x| x < 1.0 - MARGIN) => (Verdict::Faster, false),
-        None if (judge.saves)(kind, r, b, None) && of_means.is_some_and(|x| x > 1.0 + MARGIN) => (Verdict::Slower, false),
-        None => (Verdict::Same, false),
+        Some(i) if i.high < 1.0 - MARGIN => (SizeVerdict::Faster, true),
+        Some(i) if i.low > 1.0 + MARGIN => (SizeVerdict::Slower, true),
+        Some(i) if i.low >= 1.0 - MARGIN && i.high <= 1.0 + MARGIN => (SizeVerdict::Same, true),
+        Some(_) => (SizeVerdict::Undecided, true),
+        None if (judge.saves)(kind, b, r, None) && of_means.is_some_and(|x| x < 1.0 - MARGIN) => (SizeVerdict::Faster, false),
+        None if (judge.saves)(kind, r, b, None) && of_means.is_some_and(|x| x > 1.0 + MARGIN) => (SizeVerdict::Slower, false),
+        None => (SizeVerdict::Same, false),
     }
 }
 
@@ -307,18 +307,18 @@ fn range(labels: &[&str]) -> String {
 /// difference beyond 2.5% shown".
 /// Sizes where the verdict is undecided are left out of the sentence's runs and named after it:
 /// "…; at 4 KB undecided (its interval reaches across 1 ± 2.5%)".
-pub fn sentence(method: &str, base: &str, labels: &[&str], verdicts: &[Verdict], paired: bool) -> String {
+pub fn sentence(method: &str, base: &str, labels: &[&str], verdicts: &[SizeVerdict], paired: bool) -> String {
     let undecided: Vec<&str> = (0..verdicts.len())
-        .filter(|&i| verdicts[i] == Verdict::Undecided)
+        .filter(|&i| verdicts[i] == SizeVerdict::Undecided)
         .map(|i| labels[i])
         .collect();
     if undecided.is_empty() {
         return runs_sentence(method, base, labels, verdicts, paired, "measured");
     }
-    let (labels, verdicts): (Vec<&str>, Vec<Verdict>) = labels
+    let (labels, verdicts): (Vec<&str>, Vec<SizeVerdict>) = labels
         .iter()
         .zip(verdicts)
-        .filter(|(_, v)| **v != Verdict::Undecided)
+        .filter(|(_, v)| **v != SizeVerdict::Undecided)
         .map(|(l, v)| (*l, *v))
         .unzip();
     let sizes = match undecided.as_slice() {
@@ -341,34 +341,34 @@ pub fn sentence(method: &str, base: &str, labels: &[&str], verdicts: &[Verdict],
 
 /// [`sentence`] over sizes that each have a verdict other than undecided; `every` says which
 /// sizes "every size" counts ("measured", "decided").
-fn runs_sentence(method: &str, base: &str, labels: &[&str], verdicts: &[Verdict], paired: bool, every: &str) -> String {
+fn runs_sentence(method: &str, base: &str, labels: &[&str], verdicts: &[SizeVerdict], paired: bool, every: &str) -> String {
     let how = if paired {
         format!("by more than {}, 99% intervals at each size", margin())
     } else {
         format!("by more than {}, each size's confidence intervals", margin())
     };
     // Runs of one verdict, smallest sizes first: (verdict, first index, last index).
-    let mut runs: Vec<(Verdict, usize, usize)> = Vec::new();
+    let mut runs: Vec<(SizeVerdict, usize, usize)> = Vec::new();
     for (i, v) in verdicts.iter().enumerate() {
         match runs.last_mut() {
             Some(run) if run.0 == *v => run.2 = i,
             _ => runs.push((*v, i, i)),
         }
     }
-    let decided = |v: Verdict| matches!(v, Verdict::Faster | Verdict::Slower);
+    let decided = |v: SizeVerdict| matches!(v, SizeVerdict::Faster | SizeVerdict::Slower);
     let all = range(labels);
     match runs.as_slice() {
         [] => format!("{method}: no sizes"),
         [(v, ..)] if decided(*v) && labels.len() == 1 => format!("{method} is {} {all} ({how})", v.phrase(base)),
         [(v, ..)] if decided(*v) => format!("{method} is {} at every size {every}, {all} ({how})", v.phrase(base)),
-        [(Verdict::Same, ..)] => format!(
+        [(SizeVerdict::Same, ..)] => format!(
             "{method}: no difference from {base} beyond {} shown at any size {every}, {all} (99% intervals at each size)",
             margin()
         ),
         [(..)] => format!("{method}: not compared with {base} at any size (it failed or was not measured)"),
-        [(lo, _, lo_end), (hi, hi_start, _)] if decided(*hi) && *lo != Verdict::NotCompared => {
+        [(lo, _, lo_end), (hi, hi_start, _)] if decided(*hi) && *lo != SizeVerdict::NotCompared => {
             let below = match lo {
-                Verdict::Same => lo.word(),
+                SizeVerdict::Same => lo.word(),
                 v => format!("it is {}", v.phrase(base)),
             };
             format!(
@@ -378,12 +378,12 @@ fn runs_sentence(method: &str, base: &str, labels: &[&str], verdicts: &[Verdict]
                 labels[*lo_end]
             )
         }
-        [(lo, _, lo_end), (Verdict::Same, hi_start, _)] if decided(*lo) => format!(
+        [(lo, _, lo_end), (SizeVerdict::Same, hi_start, _)] if decided(*lo) => format!(
             "{method} is {} up to about {} ({how}); from {} up {}",
             lo.phrase(base),
             labels[*lo_end],
             labels[*hi_start],
-            Verdict::Same.word()
+            SizeVerdict::Same.word()
         ),
         _ => {
             let parts: Vec<String> = runs
@@ -467,11 +467,11 @@ pub fn grid(s: &Sweep<'_>, judge: &Judge) -> (Vec<String>, Vec<Vec<String>>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use Verdict::*;
+    use SizeVerdict::*;
 
     const LABELS: [&str; 5] = ["1 KB", "4 KB", "16 KB", "64 KB", "1 MB"];
 
-    fn say(v: &[Verdict]) -> String {
+    fn say(v: &[SizeVerdict]) -> String {
         sentence("typed/sonic-rs", "typed/serde_json", &LABELS[..v.len()], v, true)
     }
 
@@ -532,7 +532,7 @@ mod tests {
             say(&[Undecided, Undecided]),
             "typed/sonic-rs: undecided against typed/serde_json at every size (each interval reaches across 1 ± 2.5%)"
         );
-        let crossing = |verdicts: Vec<Verdict>| Crossing {
+        let crossing = |verdicts: Vec<SizeVerdict>| Crossing {
             method: "m".into(),
             sentence: String::new(),
             paired: true,

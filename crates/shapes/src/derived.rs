@@ -8,7 +8,7 @@
 //! none of them supports and whose traits the orphan rule forbids implementing for
 //! `OffsetDateTime` here. facet's own `OffsetDateTime` (its feature `time`) writes RFC 3339 with
 //! `Z` and no trailing zeros, not the shapes' text, and a derive on the shapes would build facet
-//! into every crate. So each date-time is a [`Stamp`] (the same RFC 3339 reader and round-trip
+//! into every crate. So each date-time is a [`FacetStamp`] (the same RFC 3339 reader and round-trip
 //! writer as the shapes), and the fields, names and order are the shapes' own:
 //! `tests/shapes/derived.rs` checks that each copy writes the shape's exact bytes. A user
 //! adopting one of these libraries makes the same two changes.
@@ -28,54 +28,54 @@ use crate::timestamp::{parse_rfc3339, round_trip};
 /// facet reads and writes it through its text (`proxy`), by the two `TryFrom`s below.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Facet)]
 #[facet(proxy = String)]
-pub struct Stamp(#[facet(opaque)] pub OffsetDateTime);
+pub struct FacetStamp(#[facet(opaque)] pub OffsetDateTime);
 
-impl TryFrom<String> for Stamp {
+impl TryFrom<String> for FacetStamp {
     type Error = String;
     fn try_from(text: String) -> Result<Self, String> {
-        parse_rfc3339(&text).map(Stamp)
+        parse_rfc3339(&text).map(FacetStamp)
     }
 }
 
-impl TryFrom<&Stamp> for String {
+impl TryFrom<&FacetStamp> for String {
     type Error = String;
-    fn try_from(stamp: &Stamp) -> Result<String, String> {
+    fn try_from(stamp: &FacetStamp) -> Result<String, String> {
         round_trip::format(&stamp.0)
     }
 }
 
-impl Serialize for Stamp {
+impl Serialize for FacetStamp {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         round_trip::serialize(&self.0, s)
     }
 }
 
-impl<'de> Deserialize<'de> for Stamp {
+impl<'de> Deserialize<'de> for FacetStamp {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        round_trip::deserialize(d).map(Stamp)
+        round_trip::deserialize(d).map(FacetStamp)
     }
 }
 
-impl simd_json_derive::Serialize for Stamp {
+impl simd_json_derive::Serialize for FacetStamp {
     fn json_write<W: std::io::Write>(&self, writer: &mut W) -> simd_json_derive::Result {
         let text = round_trip::format(&self.0).map_err(std::io::Error::other)?;
         text.json_write(writer)
     }
 }
 
-impl<'input> simd_json_derive::Deserialize<'input> for Stamp {
+impl<'input> simd_json_derive::Deserialize<'input> for FacetStamp {
     fn from_tape(tape: &mut simd_json_derive::Tape<'input>) -> simd_json_derive::de::Result<Self>
     where
         Self: Sized + 'input,
     {
         match tape.next() {
-            Some(simd_json::Node::String(s)) => parse_rfc3339(s).map(Stamp).map_err(simd_json_derive::de::Error::custom),
+            Some(simd_json::Node::String(s)) => parse_rfc3339(s).map(FacetStamp).map_err(simd_json_derive::de::Error::custom),
             _ => Err(simd_json_derive::de::Error::expected_string()),
         }
     }
 }
 
-impl SerJson for Stamp {
+impl SerJson for FacetStamp {
     fn ser_json(&self, d: usize, s: &mut SerJsonState) {
         // nanoserde's writer cannot fail; a date-time outside the format's range cannot be
         // generated, so this text is never the fallback.
@@ -83,14 +83,16 @@ impl SerJson for Stamp {
     }
 }
 
-impl DeJson for Stamp {
+impl DeJson for FacetStamp {
     fn de_json(s: &mut DeJsonState, i: &mut Chars) -> Result<Self, DeJsonErr> {
         let text = String::de_json(s, i)?;
-        parse_rfc3339(&text).map(Stamp).map_err(|_| s.err_parse("an RFC 3339 date-time"))
+        parse_rfc3339(&text)
+            .map(FacetStamp)
+            .map_err(|_| s.err_parse("an RFC 3339 date-time"))
     }
 }
 
-impl miniserde::Serialize for Stamp {
+impl miniserde::Serialize for FacetStamp {
     fn begin(&self) -> miniserde::ser::Fragment<'_> {
         miniserde::ser::Fragment::Str(round_trip::format(&self.0).unwrap_or_default().into())
     }
@@ -98,14 +100,14 @@ impl miniserde::Serialize for Stamp {
 
 make_place!(Place);
 
-impl Visitor for Place<Stamp> {
+impl Visitor for Place<FacetStamp> {
     fn string(&mut self, s: &str) -> miniserde::Result<()> {
-        self.out = Some(Stamp(parse_rfc3339(s).map_err(|_| miniserde::Error)?));
+        self.out = Some(FacetStamp(parse_rfc3339(s).map_err(|_| miniserde::Error)?));
         Ok(())
     }
 }
 
-impl miniserde::Deserialize for Stamp {
+impl miniserde::Deserialize for FacetStamp {
     fn begin(out: &mut Option<Self>) -> &mut dyn Visitor {
         Place::new(out)
     }
@@ -142,7 +144,7 @@ pub struct Data {
     #[serde(rename = "Timestamp")]
     #[nserde(rename = "Timestamp")]
     #[facet(rename = "Timestamp")]
-    pub timestamp: Stamp,
+    pub timestamp: FacetStamp,
 }
 
 /// [`crate::Order`].
@@ -170,9 +172,9 @@ pub struct Order {
     /// As [`Order::currency`](crate::Order::currency).
     pub currency: String,
     /// As [`Order::created_at`](crate::Order::created_at).
-    pub created_at: Stamp,
+    pub created_at: FacetStamp,
     /// As [`Order::updated_at`](crate::Order::updated_at).
-    pub updated_at: Stamp,
+    pub updated_at: FacetStamp,
     /// As [`Order::customer`](crate::Order::customer).
     pub customer: Customer,
     /// As [`Order::shipping_address`](crate::Order::shipping_address).

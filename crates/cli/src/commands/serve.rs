@@ -3,7 +3,7 @@
 
 use anyhow::anyhow;
 use jsoncost_http::server::{self, ServerConfig};
-use jsoncost_http::{Mode, StoreData, StoreSource};
+use jsoncost_http::{ServeMode, StoreData, StoreSource};
 use jsoncost_stores::OpenOptions;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -46,7 +46,7 @@ pub struct ServeArgs {
     /// (typed/serde_json, typed/sonic-rs, passthrough): the API as one build would serve it,
     /// so two servers of different modes are two builds for `ab --http`.
     #[arg(long, value_name = "MODE")]
-    pub mode: Option<Mode>,
+    pub mode: Option<ServeMode>,
 }
 
 pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
@@ -74,7 +74,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
         srv.url(""),
         args.cache.describe()
     );
-    for mode in Mode::ALL {
+    for mode in ServeMode::ALL {
         eprintln!("  GET {}   GET {}", srv.url(&mode.item_path(1)), srv.url(&mode.list_path(48)));
     }
     if let Some(mode) = args.mode {

@@ -6,7 +6,7 @@
 use std::io::{self, Read, Write};
 
 use jsoncost_codecs::StrategyId;
-use jsoncost_codecs::exact::{self, Outside, Stop};
+use jsoncost_codecs::exact::{self, Outside, ParseStop};
 use jsoncost_codecs::gate::{Verdict, verify_streamed};
 use jsoncost_engine::alloc::thread_measure;
 use serde::{Deserialize, Serialize};
@@ -179,6 +179,6 @@ fn the_reference_keeps_the_members_it_is_asked_for_around_a_million_siblings() {
     assert_eq!(keys, ["0", "1", "2", "DeviceId", "Readings", "big", "long"]);
     assert!(matches!(
         exact::parse_streamed::<_, ()>(&b"{}"[..], "/Readings", Outside::Members(&[]), |_, _| Ok(())),
-        Err(Stop::Reference(_))
+        Err(ParseStop::Reference(_))
     ));
 }

@@ -18,7 +18,7 @@ use serde_json::{Map, json};
 use std::path::{Path, PathBuf};
 
 use super::whole_run::{Runs, WholeRun, guard_file, open, over_buffered_cap, read_all, readable, run_config, skip_buffered};
-use crate::{Error, Runner, Stop, Table, summary};
+use crate::{Error, Runner, Table, TableStop, summary};
 
 /// An array inside a document the user already has.
 #[derive(Debug, Clone, PartialEq)]
@@ -237,8 +237,8 @@ fn reference_count(path: &Path, pointer: &str) -> Result<u64, String> {
         Ok::<(), String>(())
     })
     .map_err(|e| match e {
-        exact::Stop::Reference(e) => format!("the exact reference cannot read the input: {e}"),
-        exact::Stop::Element(e) => e,
+        exact::ParseStop::Reference(e) => format!("the exact reference cannot read the input: {e}"),
+        exact::ParseStop::Element(e) => e,
     })?;
     Ok(n)
 }
@@ -565,7 +565,7 @@ pub(crate) fn run_with(options: &ArrayOptions, table: &str, typed: Option<&Typed
     let config = run_config(options.runs, options.quick, runner);
     match runner.with_config(config, |r| r.run(table)) {
         Ok(_) => {}
-        Err(Stop::Fatal(m)) => return Err(Error::environment(m)),
+        Err(TableStop::Fatal(m)) => return Err(Error::environment(m)),
         Err(stop) => return Err(stop.into()),
     }
     if runner.is_cancelled() { Err(Error::Interrupted) } else { Ok(()) }

@@ -15,7 +15,7 @@ use std::io::{BufReader, BufWriter};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-use crate::{Error, Runner, Stop, Table, summary};
+use crate::{Error, Runner, Table, TableStop, summary};
 
 pub mod array;
 mod peers;
@@ -477,7 +477,7 @@ pub fn run(options: &StreamOptions, runner: &mut Runner<'_>) -> Result<(), Error
     table.baseline_verified = Some(baseline);
     match runner.with_config(config, |r| r.run(table)) {
         Ok(_) => {}
-        Err(Stop::Fatal(m)) => return Err(Error::environment(m)),
+        Err(TableStop::Fatal(m)) => return Err(Error::environment(m)),
         Err(stop) => return Err(stop.into()),
     }
     if runner.is_cancelled() { Err(Error::Interrupted) } else { Ok(()) }

@@ -26,7 +26,7 @@ pub use routes::{DEFAULT_LIST_COUNT, MAX_LIST_COUNT};
 pub use telemetry::{FieldStats, TelemetryParse, TelemetrySummary};
 
 use self::stats::ServerStats;
-use crate::mode::Mode;
+use crate::mode::ServeMode;
 use crate::source::{ItemSource, MemorySource};
 
 /// Default POST body limit: 128 MiB.
@@ -78,7 +78,7 @@ pub struct ServerConfig {
     pub max_connections: usize,
     /// Also serve `/items/{id}` and `/items` without a mode prefix, in this mode: the API as
     /// one build of it would serve them (`jsoncost serve --mode`, two servers for `ab --http`).
-    pub unprefixed: Option<Mode>,
+    pub unprefixed: Option<ServeMode>,
 }
 
 impl ServerConfig {

@@ -7,9 +7,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::errors::ApiError;
-use crate::mode::Mode;
+use crate::mode::ServeMode;
 
-fn decode<T: DeserializeOwned>(mode: Mode, bytes: &[u8], what: &str) -> Result<T, ApiError> {
+fn decode<T: DeserializeOwned>(mode: ServeMode, bytes: &[u8], what: &str) -> Result<T, ApiError> {
     let stored = |message: String| ApiError::StoredDocument {
         what: what.to_string(),
         message,
@@ -18,7 +18,7 @@ fn decode<T: DeserializeOwned>(mode: Mode, bytes: &[u8], what: &str) -> Result<T
         // sonic-rs stops at 255 levels and skips a deep unknown field without recursing, so no
         // stored document can overflow this worker's stack; the depth guard holds it to
         // serde_json's 128, as on jsoncost's other sonic-rs paths.
-        Mode::TypedSonicRs => {
+        ServeMode::TypedSonicRs => {
             Library::SonicRs.guard_depth(bytes).map_err(|e| stored(e.to_string()))?;
             sonic_rs::from_slice(bytes).map_err(|e| stored(e.to_string()))
         }
@@ -26,9 +26,9 @@ fn decode<T: DeserializeOwned>(mode: Mode, bytes: &[u8], what: &str) -> Result<T
     }
 }
 
-fn encode<T: Serialize>(mode: Mode, value: &T) -> Result<Bytes, ApiError> {
+fn encode<T: Serialize>(mode: ServeMode, value: &T) -> Result<Bytes, ApiError> {
     let out = match mode {
-        Mode::TypedSonicRs => sonic_rs::to_vec(value).map_err(|e| ApiError::Encode {
+        ServeMode::TypedSonicRs => sonic_rs::to_vec(value).map_err(|e| ApiError::Encode {
             library: "sonic-rs",
             message: e.to_string(),
         })?,
@@ -41,9 +41,9 @@ fn encode<T: Serialize>(mode: Mode, value: &T) -> Result<Bytes, ApiError> {
 }
 
 /// One item's response body.
-pub fn item_body(mode: Mode, id: u64, stored: Bytes) -> Result<Bytes, ApiError> {
+pub fn item_body(mode: ServeMode, id: u64, stored: Bytes) -> Result<Bytes, ApiError> {
     match mode {
-        Mode::Passthrough => Ok(stored),
+        ServeMode::Passthrough => Ok(stored),
         typed => {
             let item: Item = decode(typed, &stored, &format!("item {id}"))?;
             encode(typed, &item)
@@ -52,9 +52,9 @@ pub fn item_body(mode: Mode, id: u64, stored: Bytes) -> Result<Bytes, ApiError> 
 }
 
 /// A list's response body: a JSON array of the entries.
-pub fn list_body(mode: Mode, entries: &[Bytes]) -> Result<Bytes, ApiError> {
+pub fn list_body(mode: ServeMode, entries: &[Bytes]) -> Result<Bytes, ApiError> {
     match mode {
-        Mode::Passthrough => {
+        ServeMode::Passthrough => {
             let len = entries.iter().map(|e| e.len() + 1).sum::<usize>() + 1;
             let mut out = Vec::with_capacity(len.max(2));
             out.push(b'[');

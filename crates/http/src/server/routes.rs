@@ -19,7 +19,7 @@ use super::modes::{item_body, list_body};
 use super::respond::{SERVER_NAME, json_bytes};
 use super::stats::ServerStats;
 use super::telemetry::{TelemetryParse, read_body, summarize, summarize_stream};
-use crate::mode::{HEALTH_PATH, Mode, TELEMETRY_PATH};
+use crate::mode::{HEALTH_PATH, ServeMode, TELEMETRY_PATH};
 use crate::source::ItemSource;
 
 /// The largest `count` the list route accepts (further capped by the source's size).
@@ -41,9 +41,9 @@ pub struct AppState {
 type Shared = State<Arc<AppState>>;
 
 /// The routes; `unprefixed`: also `/items/{id}` and `/items` in that mode.
-pub fn router(state: Arc<AppState>, unprefixed: Option<Mode>) -> Router {
+pub fn router(state: Arc<AppState>, unprefixed: Option<ServeMode>) -> Router {
     let mut app = Router::new();
-    let prefixed = Mode::ALL.map(|mode| (format!("/{}", mode.as_str()), mode));
+    let prefixed = ServeMode::ALL.map(|mode| (format!("/{}", mode.as_str()), mode));
     for (prefix, mode) in prefixed.into_iter().chain(unprefixed.map(|mode| (String::new(), mode))) {
         app = app
             .route(&format!("{prefix}/items/{{id}}"), get(move |st: Shared, id| get_item(st, id, mode)))
@@ -64,7 +64,7 @@ async fn count_and_tag(State(stats): State<Arc<ServerStats>>, request: Request, 
     response
 }
 
-async fn get_item(State(st): Shared, id: Result<Path<String>, PathRejection>, mode: Mode) -> Result<Response, ApiError> {
+async fn get_item(State(st): Shared, id: Result<Path<String>, PathRejection>, mode: ServeMode) -> Result<Response, ApiError> {
     let raw = match id {
         Ok(Path(raw)) => raw,
         Err(e) => return Err(ApiError::BadId { raw: e.body_text() }),
@@ -79,7 +79,7 @@ struct ListQuery {
     count: Option<String>,
 }
 
-async fn get_list(State(st): Shared, query: Result<Query<ListQuery>, QueryRejection>, mode: Mode) -> Result<Response, ApiError> {
+async fn get_list(State(st): Shared, query: Result<Query<ListQuery>, QueryRejection>, mode: ServeMode) -> Result<Response, ApiError> {
     let Query(query) = query.map_err(|e| ApiError::BadQuery { message: e.body_text() })?;
     let max = MAX_LIST_COUNT.min(st.source.list_len());
     let count = match query.count {

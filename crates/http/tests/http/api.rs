@@ -10,7 +10,7 @@ use jsoncost_http::server::{self, SERVER_NAME, ServerConfig, TelemetryParse, Tel
 
 const PARSES: [TelemetryParse; 2] = [TelemetryParse::Incremental, TelemetryParse::Buffered];
 use jsoncost_http::verify::{self, Route};
-use jsoncost_http::{MemorySource, Mode, RunningServer};
+use jsoncost_http::{MemorySource, RunningServer, ServeMode};
 use jsoncost_shapes::{DEFAULT_SEED, Generator, Item, ListItem};
 
 const ITEMS: u64 = 20;
@@ -41,7 +41,7 @@ fn assert_error(r: &common::RawResponse, status: u16, kind: &str) -> serde_json:
 fn item_routes_answer_the_stored_item_with_all_headers() {
     let srv = start(1 << 20);
     let want: Item = Generator::new(DEFAULT_SEED).item(1);
-    for mode in Mode::ALL {
+    for mode in ServeMode::ALL {
         let r = get(srv.addr(), &mode.item_path(1));
         assert_eq!(r.status, 200, "{mode}");
         assert_eq!(r.headers["content-type"], "application/json");
@@ -70,7 +70,7 @@ fn the_three_modes_return_equal_documents() {
         let bodies = verify::modes_agree_blocking(&base, route).unwrap_or_else(|e| panic!("{route:?}: {e}"));
         assert_eq!(bodies.len(), 3);
     }
-    let r = get(srv.addr(), &Mode::TypedSonicRs.list_path(48));
+    let r = get(srv.addr(), &ServeMode::TypedSonicRs.list_path(48));
     let list: Vec<ListItem> = serde_json::from_slice(&r.body).unwrap();
     assert_eq!(list, Generator::new(DEFAULT_SEED + 1).items48(1));
     // 48 entries are ~36.6 KB within 10%.
@@ -87,7 +87,7 @@ fn the_three_modes_return_equal_documents() {
 fn bad_gets_answer_json_errors_and_the_server_keeps_serving() {
     let srv = start(1 << 20);
     let a = srv.addr();
-    for mode in Mode::ALL {
+    for mode in ServeMode::ALL {
         assert_error(&get(a, &mode.item_path(ITEMS + 1)), 404, "item_not_found");
         assert_error(&get(a, &format!("/{mode}/items/abc")), 400, "bad_id");
         assert_error(&get(a, &format!("/{mode}/items/0")), 400, "bad_id");
@@ -106,7 +106,7 @@ fn bad_gets_answer_json_errors_and_the_server_keeps_serving() {
     assert_error(&get(a, TELEMETRY_PATH), 405, "method_not_allowed");
     let health = get(a, HEALTH_PATH);
     assert_eq!((health.status, health.json()), (200, serde_json::json!({"status": "ok"})));
-    assert_eq!(get(a, &Mode::Passthrough.item_path(2)).status, 200);
+    assert_eq!(get(a, &ServeMode::Passthrough.item_path(2)).status, 200);
     srv.shutdown().unwrap();
 }
 

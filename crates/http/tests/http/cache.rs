@@ -16,7 +16,7 @@ use bytes::Bytes;
 use common::{FakeRedis, RedisMode, get, refused_addr};
 use jsoncost_http::server::{self, CacheConfig, REDIS_KEY_PREFIX, ServerConfig, ServerError};
 use jsoncost_http::verify::{Route, modes_agree_blocking};
-use jsoncost_http::{ItemSource, MemorySource, Mode, RunningServer, SourceError};
+use jsoncost_http::{ItemSource, MemorySource, RunningServer, ServeMode, SourceError};
 use jsoncost_shapes::DEFAULT_SEED;
 
 const ITEMS: u64 = 20;
@@ -131,7 +131,7 @@ fn a_failing_redis_answers_503_and_the_server_keeps_serving() {
     let want = source.inner.item(3).unwrap().unwrap();
 
     // Miss, then hit: the stored bytes under the namespaced key, the source read once.
-    for mode in [Mode::Passthrough, Mode::TypedSerdeJson] {
+    for mode in [ServeMode::Passthrough, ServeMode::TypedSerdeJson] {
         let r = get(srv.addr(), &mode.item_path(3));
         assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
     }
@@ -140,21 +140,21 @@ fn a_failing_redis_answers_503_and_the_server_keeps_serving() {
     assert_eq!(fake.data.lock().unwrap().get(&key).map(Vec::as_slice), Some(want.as_ref()));
 
     fake.set_mode(RedisMode::Down);
-    let r = get(srv.addr(), &Mode::Passthrough.item_path(3));
+    let r = get(srv.addr(), &ServeMode::Passthrough.item_path(3));
     assert_eq!(r.status, 503, "{}", String::from_utf8_lossy(&r.body));
     let v = r.json();
     assert_eq!(v["error"], "cache_unavailable", "{v}");
     assert!(v["message"].as_str().unwrap().contains(&fake.url()), "{v}");
     // Every other route still answers.
-    assert_eq!(get(srv.addr(), &Mode::Passthrough.list_path(48)).status, 200);
+    assert_eq!(get(srv.addr(), &ServeMode::Passthrough.list_path(48)).status, 200);
     assert_eq!(get(srv.addr(), "/health").status, 200);
-    assert_eq!(get(srv.addr(), &Mode::Passthrough.item_path(4)).status, 503);
+    assert_eq!(get(srv.addr(), &ServeMode::Passthrough.item_path(4)).status, 503);
 
     // Redis back: the cache reconnects (a few requests may still fail while it does).
     fake.set_mode(RedisMode::Healthy);
     let mut statuses = Vec::new();
     for _ in 0..30 {
-        let r = get(srv.addr(), &Mode::Passthrough.item_path(3));
+        let r = get(srv.addr(), &ServeMode::Passthrough.item_path(3));
         statuses.push(r.status);
         if r.status == 200 {
             assert_eq!(r.body, want.as_ref());
@@ -174,12 +174,12 @@ fn a_redis_that_is_down_answers_503_without_retrying_inside_the_request() {
     // take many minutes.
     let fake = FakeRedis::start(RedisMode::Healthy);
     let srv = start_with(counting_source(), CacheConfig::redis(fake.url())).unwrap();
-    assert_eq!(get(srv.addr(), &Mode::Passthrough.item_path(1)).status, 200);
+    assert_eq!(get(srv.addr(), &ServeMode::Passthrough.item_path(1)).status, 200);
     fake.set_mode(RedisMode::Down);
     let before = fake.accepts.load(SeqCst);
     const REQUESTS: u64 = 6;
     for _ in 0..REQUESTS {
-        let r = get(srv.addr(), &Mode::Passthrough.item_path(2));
+        let r = get(srv.addr(), &ServeMode::Passthrough.item_path(2));
         assert_eq!(r.status, 503, "{}", String::from_utf8_lossy(&r.body));
     }
     let attempts = fake.accepts.load(SeqCst) - before;
@@ -212,14 +212,14 @@ fn a_redis_cache_serves_what_the_memory_cache_does() {
 
     // Miss then hit: nothing under the key, one source read that fills it, then none.
     assert_eq!(stored(&mut con, 7), None);
-    let first = get(redis_srv.addr(), &Mode::Passthrough.item_path(7));
+    let first = get(redis_srv.addr(), &ServeMode::Passthrough.item_path(7));
     assert_eq!(first.status, 200);
     assert_eq!(source.item_reads.load(SeqCst), 1);
     let want = source.inner.item(7).unwrap().unwrap();
     assert_eq!(stored(&mut con, 7).as_deref(), Some(want.as_ref()));
     let ttl: i64 = redis::cmd("TTL").arg(key(7)).query(&mut con).unwrap();
     assert!((1..=3600).contains(&ttl), "ttl {ttl}");
-    let second = get(redis_srv.addr(), &Mode::Passthrough.item_path(7));
+    let second = get(redis_srv.addr(), &ServeMode::Passthrough.item_path(7));
     assert_eq!((second.status, &second.body), (200, &first.body));
     assert_eq!(source.item_reads.load(SeqCst), 1, "the second read must be a Redis hit");
 
@@ -231,8 +231,8 @@ fn a_redis_cache_serves_what_the_memory_cache_does() {
     }
     // Errors too: unknown ids are 404 and not cached, bad ids 400.
     for (path, status) in [
-        (Mode::Passthrough.item_path(ITEMS + 1), 404),
-        (Mode::TypedSonicRs.item_path(ITEMS + 1), 404),
+        (ServeMode::Passthrough.item_path(ITEMS + 1), 404),
+        (ServeMode::TypedSonicRs.item_path(ITEMS + 1), 404),
         ("/passthrough/items/0".to_string(), 400),
         ("/typed/serde_json/items/x".to_string(), 400),
     ] {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use jsoncost_http::server::{self, ServerConfig};
 use jsoncost_http::verify::{Route, modes_agree_blocking};
-use jsoncost_http::{ItemSource, MemorySource, Mode, StoreData, StoreSource};
+use jsoncost_http::{ItemSource, MemorySource, ServeMode, StoreData, StoreSource};
 use jsoncost_shapes::DEFAULT_SEED;
 use jsoncost_stores::OpenOptions;
 
@@ -32,9 +32,9 @@ fn a_redb_backed_server_answers_what_the_memory_one_does() {
         let b = modes_agree_blocking(&memory.url(""), route).unwrap();
         assert_eq!(a, b, "{route:?}");
     }
-    let missing = common::get(stored.addr(), &Mode::Passthrough.item_path(21));
+    let missing = common::get(stored.addr(), &ServeMode::Passthrough.item_path(21));
     assert_eq!((missing.status, missing.json()["error"].as_str()), (404, Some("item_not_found")));
-    let over = common::get(stored.addr(), &Mode::Passthrough.list_path(61));
+    let over = common::get(stored.addr(), &ServeMode::Passthrough.list_path(61));
     assert_eq!(over.status, 400);
     stored.shutdown().unwrap();
     memory.shutdown().unwrap();

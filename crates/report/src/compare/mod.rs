@@ -43,7 +43,7 @@ pub mod spread;
 
 pub use drift::Drift;
 pub use pairs::{NotCompared, Reason, Side};
-pub use spread::{Limit, Resolution, SPREAD_MIN_ROWS, TableShift, Verdict};
+pub use spread::{CompareVerdict, Limit, Resolution, SPREAD_MIN_ROWS, TableShift};
 
 use jsoncost_engine::{ExperimentKind, Results, RowMeasure};
 use serde::Serialize;
@@ -128,7 +128,7 @@ pub struct RowChange {
     /// when they hold no spread to judge by (then the threshold alone decides).
     pub resolution: Option<Resolution>,
     /// Slower, faster, within noise or unresolvable.
-    pub verdict: Verdict,
+    pub verdict: CompareVerdict,
     /// Base's bytes allocated per operation.
     pub base_allocated_bytes: Option<f64>,
     /// New's bytes allocated per operation.
@@ -146,9 +146,9 @@ pub struct RowChange {
 }
 
 impl RowChange {
-    /// The row got slower (its verdict is [`Verdict::Slower`]).
+    /// The row got slower (its verdict is [`CompareVerdict::Slower`]).
     pub fn time_regression(&self) -> bool {
-        self.verdict == Verdict::Slower
+        self.verdict == CompareVerdict::Slower
     }
 
     /// More instructions per operation than the count threshold allows.
@@ -174,7 +174,7 @@ impl RowChange {
     /// "unresolvable at 5.0%: the runs' own spread is ±8.2%".
     pub fn verdict_text(&self, threshold: f64) -> String {
         match (self.verdict, &self.resolution) {
-            (Verdict::Unresolvable, Some(r)) => format!("unresolvable at {}: {}", crate::units::percent(threshold), r.why()),
+            (CompareVerdict::Unresolvable, Some(r)) => format!("unresolvable at {}: {}", crate::units::percent(threshold), r.why()),
             (v, _) => v.to_string(),
         }
     }

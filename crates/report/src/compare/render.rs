@@ -59,10 +59,10 @@ impl Comparison {
         let tally = format!(
             "{} compared: {} faster, {} slower, {} within noise, {} unresolvable at {}; {} not compared",
             rows(self.rows.len()),
-            count(super::spread::Verdict::Faster),
-            count(super::spread::Verdict::Slower),
-            count(super::spread::Verdict::WithinNoise),
-            count(super::spread::Verdict::Unresolvable),
+            count(super::spread::CompareVerdict::Faster),
+            count(super::spread::CompareVerdict::Slower),
+            count(super::spread::CompareVerdict::WithinNoise),
+            count(super::spread::CompareVerdict::Unresolvable),
             units::percent(self.threshold),
             self.not_compared.len()
         );

@@ -20,7 +20,7 @@ pub const SPREAD_MIN_ROWS: usize = 8;
 /// What `compare` concludes for one row's time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Verdict {
+pub enum CompareVerdict {
     /// Its own change lies wholly below `-threshold`, beyond what the files resolve.
     Faster,
     /// Its own change lies wholly above the threshold, beyond what the files resolve: a
@@ -33,25 +33,25 @@ pub enum Verdict {
     Unresolvable,
 }
 
-impl Verdict {
+impl CompareVerdict {
     /// The machine-readable name used in JSON and CSV.
     pub fn key(self) -> &'static str {
         match self {
-            Verdict::Faster => "faster",
-            Verdict::Slower => "slower",
-            Verdict::WithinNoise => "within_noise",
-            Verdict::Unresolvable => "unresolvable",
+            CompareVerdict::Faster => "faster",
+            CompareVerdict::Slower => "slower",
+            CompareVerdict::WithinNoise => "within_noise",
+            CompareVerdict::Unresolvable => "unresolvable",
         }
     }
 }
 
-impl fmt::Display for Verdict {
+impl fmt::Display for CompareVerdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            Verdict::Faster => "faster",
-            Verdict::Slower => "slower",
-            Verdict::WithinNoise => "within noise",
-            Verdict::Unresolvable => "unresolvable",
+            CompareVerdict::Faster => "faster",
+            CompareVerdict::Slower => "slower",
+            CompareVerdict::WithinNoise => "within noise",
+            CompareVerdict::Unresolvable => "unresolvable",
         })
     }
 }
@@ -276,7 +276,7 @@ impl Judge {
     }
 
     /// The row's verdict and what the files resolve for it.
-    pub fn verdict(&self, m: &Move) -> (Verdict, Option<Resolution>) {
+    pub fn verdict(&self, m: &Move) -> (CompareVerdict, Option<Resolution>) {
         let limits = [
             (m.interval, Limit::OwnIntervals),
             (self.runs_spread.get(&m.kind).copied(), Limit::RunsSpread),
@@ -294,13 +294,13 @@ impl Judge {
         // within, unresolvable when it straddles the threshold.
         let resolves = widest.map_or(0.0, |(w, _)| w);
         let verdict = if m.own - resolves > self.threshold {
-            Verdict::Slower
+            CompareVerdict::Slower
         } else if m.own + resolves < -self.threshold {
-            Verdict::Faster
+            CompareVerdict::Faster
         } else if m.own.abs() + resolves > self.threshold {
-            Verdict::Unresolvable
+            CompareVerdict::Unresolvable
         } else {
-            Verdict::WithinNoise
+            CompareVerdict::WithinNoise
         };
         let resolution = widest.map(|(w, limit)| Resolution {
             half_width: w.exp_m1(),

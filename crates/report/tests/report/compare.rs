@@ -5,7 +5,7 @@ use crate::common;
 use common::fixture;
 use jsoncost_engine::{Experiment, ExperimentKind, Results, Row};
 use jsoncost_report::Format;
-use jsoncost_report::compare::{Limit, NotCompared, Reason, Side, Verdict, compare, compare_with_runs};
+use jsoncost_report::compare::{CompareVerdict, Limit, NotCompared, Reason, Side, compare, compare_with_runs};
 
 const THRESHOLD: f64 = 0.05;
 
@@ -41,7 +41,11 @@ fn a_run_against_itself_is_all_within_noise() {
     let c = compare(&r, &r, THRESHOLD);
     // 14 rows, one of them failed on both sides.
     assert_eq!(c.rows.len(), 13);
-    assert!(c.rows.iter().all(|r| r.verdict == Verdict::WithinNoise && r.time_change == 0.0));
+    assert!(
+        c.rows
+            .iter()
+            .all(|r| r.verdict == CompareVerdict::WithinNoise && r.time_change == 0.0)
+    );
     assert!(!c.has_regression());
     assert_eq!(
         c.not_compared,
@@ -62,7 +66,7 @@ fn a_run_against_itself_is_all_within_noise() {
 fn a_clear_slowdown_is_a_regression() {
     let c = one(row("m", 100.0, 1.0, 20, 40.0), row("m", 120.0, 1.0, 20, 40.0));
     let r = &c.rows[0];
-    assert_eq!(r.verdict, Verdict::Slower);
+    assert_eq!(r.verdict, CompareVerdict::Slower);
     assert!((r.time_change - 0.2).abs() < 1e-12);
     // One row: no table to shift with, no other rows to spread; its own intervals, 99.9% with
     // t(19) = 3.883 over sqrt(20), in quadrature.
@@ -85,7 +89,7 @@ fn a_clear_slowdown_is_a_regression() {
 #[test]
 fn a_clear_speedup_is_faster_and_passes() {
     let c = one(row("m", 100.0, 1.0, 20, 40.0), row("m", 80.0, 1.0, 20, 40.0));
-    assert_eq!(c.rows[0].verdict, Verdict::Faster);
+    assert_eq!(c.rows[0].verdict, CompareVerdict::Faster);
     assert!(!c.has_regression());
 }
 
@@ -95,7 +99,7 @@ fn a_row_whose_change_and_own_intervals_straddle_the_threshold_is_unresolvable_a
     // ±6.3% in quadrature (as a log ratio), so the change's band, 1% ± 6.3%, reaches past 5%.
     let c = one(row("m", 100.0, 5.0, 20, 40.0), row("m", 101.0, 5.0, 20, 40.0));
     let r = &c.rows[0];
-    assert_eq!(r.verdict, Verdict::Unresolvable);
+    assert_eq!(r.verdict, CompareVerdict::Unresolvable);
     assert_eq!(r.verdict_text(THRESHOLD), "unresolvable at 5.0%: its own intervals are ±6.3%");
     assert!(!c.has_regression());
     assert!(
@@ -105,14 +109,14 @@ fn a_row_whose_change_and_own_intervals_straddle_the_threshold_is_unresolvable_a
     );
     // 30% slower, but three iterations 50% apart: unresolvable too, not a regression.
     let c = one(row("m", 100.0, 50.0, 3, 40.0), row("m", 130.0, 50.0, 3, 40.0));
-    assert_eq!(c.rows[0].verdict, Verdict::Unresolvable);
+    assert_eq!(c.rows[0].verdict, CompareVerdict::Unresolvable);
     assert!(!c.has_regression());
 }
 
 #[test]
 fn a_real_change_under_the_threshold_is_within_noise() {
     let c = one(row("m", 100.0, 0.1, 100, 40.0), row("m", 103.0, 0.1, 100, 40.0));
-    assert_eq!(c.rows[0].verdict, Verdict::WithinNoise);
+    assert_eq!(c.rows[0].verdict, CompareVerdict::WithinNoise);
     assert!(!c.has_regression());
 }
 
@@ -120,7 +124,7 @@ fn a_real_change_under_the_threshold_is_within_noise() {
 fn one_more_byte_per_operation_is_a_regression_even_when_faster() {
     let c = one(row("m", 100.0, 1.0, 20, 40.0), row("m", 80.0, 1.0, 20, 41.0));
     let r = &c.rows[0];
-    assert_eq!(r.verdict, Verdict::Faster);
+    assert_eq!(r.verdict, CompareVerdict::Faster);
     assert!(r.allocation_grew);
     assert_eq!(r.allocation_change(), Some(1.0));
     assert!(c.has_regression());
@@ -303,10 +307,10 @@ fn rows_without_spread_are_judged_on_the_threshold_alone() {
     new.stddev_ns = None;
     let c = one(base.clone(), new);
     assert_eq!(c.rows[0].resolution, None);
-    assert_eq!(c.rows[0].verdict, Verdict::Slower);
+    assert_eq!(c.rows[0].verdict, CompareVerdict::Slower);
     let mut near = row("m", 103.0, 1.0, 20, 40.0);
     near.stddev_ns = None;
-    assert_eq!(one(base, near).rows[0].verdict, Verdict::WithinNoise);
+    assert_eq!(one(base, near).rows[0].verdict, CompareVerdict::WithinNoise);
 }
 
 /// Runs of one build on a drifting VM, in `tests/fixtures/compare`: 75 rows in six interleaved
@@ -334,7 +338,9 @@ fn two_runs_of_one_build_on_a_drifting_machine_are_no_regression() {
     assert!((largest - 0.405).abs() < 0.001, "{largest}");
     assert!(!c.has_regression(), "{}", Format::Table.exporter().comparison(&c));
     assert!(
-        c.rows.iter().all(|r| !matches!(r.verdict, Verdict::Slower | Verdict::Faster)),
+        c.rows
+            .iter()
+            .all(|r| !matches!(r.verdict, CompareVerdict::Slower | CompareVerdict::Faster)),
         "{}",
         Format::Table.exporter().comparison(&c)
     );

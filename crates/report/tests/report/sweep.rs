@@ -192,7 +192,7 @@ fn a_difference_within_the_margin_is_not_a_crossover() {
     let sonic = sweeps[0].crossings.iter().find(|c| c.method == "typed/sonic-rs").unwrap();
     let at_1kb = sweep::ratio(&results.experiments[0], "typed/serde_json", "typed/sonic-rs", &advisor::JUDGE).unwrap();
     assert!(at_1kb.high < 1.0 && at_1kb.low > 1.0 - sweep::MARGIN, "{at_1kb:?}");
-    assert_eq!(sonic.verdicts, [sweep::Verdict::Same, sweep::Verdict::Faster]);
+    assert_eq!(sonic.verdicts, [sweep::SizeVerdict::Same, sweep::SizeVerdict::Faster]);
     assert_eq!(
         sonic.sentence,
         "typed/sonic-rs is faster than typed/serde_json from about 4 KB up (by more than 2.5%, 99% intervals at each size); at 1 KB and below no difference beyond 2.5% shown"
