@@ -83,7 +83,7 @@ pub struct Args {
     pub allocators: Vec<Allocator>,
     /// `--lever L` (repeatable): build this bench once more per build change (a feature of a
     /// JSON crate, a CPU level, LTO, another version of a dependency) and run each build in
-    /// lockstep with the default build ([`crate::levers`]).
+    /// lockstep with the default build (`jsoncost levers`).
     pub levers: Vec<crate::levers::Lever>,
     /// `--rounds N`: rounds of every interleaved table of each paired run (with `--allocators`
     /// or `--lever`).
