@@ -1,7 +1,7 @@
 //! An http row's load figures ([`crate::Row::http`]): what a load of a server measured beyond the
 //! row's common fields (`mean_ns` is the mean latency; `allocated_bytes`/`allocs` the server's
 //! per request). The JSON field names are those the figures had when they were `extra` keys, so
-//! [`HttpFigures::take_from_extra`] reads a file written then.
+//! `HttpFigures::take_from_extra` reads a file written then.
 
 use std::collections::BTreeMap;
 

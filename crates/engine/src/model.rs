@@ -486,7 +486,7 @@ impl<'de> Deserialize<'de> for StrategyId {
 /// One strategy's measurement. A failed row keeps its place with `status: failed`, an
 /// `error_message`, and no timing.
 ///
-/// Read through [`RowVisitor`], which also reads files written before rows carried their
+/// Read through `RowVisitor`, which also reads files written before rows carried their
 /// [`StrategyId`] or typed http figures.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(remote = "Self")]

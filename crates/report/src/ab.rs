@@ -429,7 +429,7 @@ fn mean(xs: &[f64]) -> f64 {
     xs.iter().sum::<f64>() / xs.len() as f64
 }
 
-/// Whether one run's intervals are widened by the rows' spread ([`judge`]).
+/// Whether one run's intervals are widened by the rows' spread (`judge`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RowSpread {
     /// Widened: most rows are expected not to change (two builds of one program, `ab`).

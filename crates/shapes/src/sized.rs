@@ -23,7 +23,7 @@ pub enum SizeError {
         /// The order with no lines, in bytes.
         smallest: u64,
     },
-    /// Above what [`MAX_LINES`] lines give.
+    /// Above what `MAX_LINES` lines give.
     #[error("an order cannot be as large as {target} bytes: the largest sized order is {largest} bytes")]
     TooLarge {
         /// The size asked for, in bytes.
