@@ -1,8 +1,9 @@
 //! github-action-benchmark's custom format, `customSmallerIsBetter`
 //! (github.com/benchmark-action/github-action-benchmark): an array of `{name, unit, value,
 //! range?, extra?}`, one entry per row and figure, named
-//! `<experiment> <table> <method> - <figure>`, so each figure is a chart of its own: time (ns per operation, the range its
-//! Error), instructions per operation (`--measure counts`), estimated cycles, allocated bytes.
+//! `<experiment> <table> <method> - <figure>`, so each figure is a chart of its own: time (ns
+//! per operation, the range its Error), instructions per operation (`--measure counts`),
+//! estimated cycles, allocated bytes.
 
 use jsoncost_engine::{AllocatorComparison, Experiment, Results};
 use serde::Serialize;
