@@ -404,15 +404,9 @@ fn close_to_fastest(kind: Kind, rows: Vec<&Row>) -> Vec<&Row> {
     rows.into_iter().filter(|r| !slower_beyond_margin(kind, fastest, r)).collect()
 }
 
-/// `row` slower than `fastest` by more than a sweep's margin: its paired interval over
-/// `fastest`'s above 1 + margin, or without one the two means' intervals apart and their ratio
-/// beyond it (as a sweep judges a size).
+/// `row` slower than `fastest` by more than a sweep's margin, read as a sweep reads a size.
 fn slower_beyond_margin(kind: Kind, fastest: &Row, row: &Row) -> bool {
-    let beyond = 1.0 + crate::sweep::MARGIN;
-    match ratio_between(fastest, row) {
-        Some(i) => i.low > beyond,
-        None => saves(kind, row, fastest, None) && mean(row) / mean(fastest) > beyond,
-    }
+    crate::sweep::at_margin(kind, fastest, row, ratio_between(fastest, row), saves) == crate::sweep::SizeVerdict::Slower
 }
 
 /// Among a rung's rows that are not measurably slower than its fastest, the one that allocates

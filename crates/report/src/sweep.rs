@@ -279,17 +279,30 @@ fn verdict(exp: &Experiment, base: &str, method: &str, judge: &Judge) -> (SizeVe
     let (Some(b), Some(r)) = (row(exp, base), row(exp, method)) else {
         return (SizeVerdict::NotCompared, false);
     };
-    let kind = exp.experiment;
-    // Unpaired (a sequential table): the means' intervals apart, and their ratio beyond the margin.
-    let of_means = r.mean_ns.zip(b.mean_ns).map(|(r, b)| r / b);
-    match (judge.ratio_between)(b, r) {
-        Some(i) if i.high < 1.0 - MARGIN => (SizeVerdict::Faster, true),
-        Some(i) if i.low > 1.0 + MARGIN => (SizeVerdict::Slower, true),
-        Some(i) if i.low >= 1.0 - MARGIN && i.high <= 1.0 + MARGIN => (SizeVerdict::Same, true),
-        Some(_) => (SizeVerdict::Undecided, true),
-        None if (judge.saves)(kind, b, r, None) && of_means.is_some_and(|x| x < 1.0 - MARGIN) => (SizeVerdict::Faster, false),
-        None if (judge.saves)(kind, r, b, None) && of_means.is_some_and(|x| x > 1.0 + MARGIN) => (SizeVerdict::Slower, false),
-        None => (SizeVerdict::Same, false),
+    let ratio = (judge.ratio_between)(b, r);
+    (at_margin(exp.experiment, b, r, ratio, judge.saves), ratio.is_some())
+}
+
+/// `row` against `below` at the margin: from `ratio` (row's time over below's, paired) when
+/// there is one, else (a sequential table) from the means' intervals (`saves`) and the ratio of
+/// the means beyond the margin. The one reading of the margin: a size's verdict and the rows a
+/// sweep follows ([`crate::advisor::JUDGE`]) both come from it.
+pub(crate) fn at_margin(
+    kind: ExperimentKind,
+    below: &Row,
+    row: &Row,
+    ratio: Option<Interval>,
+    saves: fn(ExperimentKind, &Row, &Row, Option<Interval>) -> bool,
+) -> SizeVerdict {
+    let of_means = row.mean_ns.zip(below.mean_ns).map(|(r, b)| r / b);
+    match ratio {
+        Some(i) if i.high < 1.0 - MARGIN => SizeVerdict::Faster,
+        Some(i) if i.low > 1.0 + MARGIN => SizeVerdict::Slower,
+        Some(i) if i.low >= 1.0 - MARGIN && i.high <= 1.0 + MARGIN => SizeVerdict::Same,
+        Some(_) => SizeVerdict::Undecided,
+        None if saves(kind, below, row, None) && of_means.is_some_and(|x| x < 1.0 - MARGIN) => SizeVerdict::Faster,
+        None if saves(kind, row, below, None) && of_means.is_some_and(|x| x > 1.0 + MARGIN) => SizeVerdict::Slower,
+        None => SizeVerdict::Same,
     }
 }
 
