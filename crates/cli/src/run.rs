@@ -3,6 +3,7 @@
 //! directory per run.
 
 use anyhow::{Context, anyhow};
+use jsoncost::StudyArgs;
 use jsoncost::ab::{AllocatorPlan, CpuChoice, Settings};
 use jsoncost::flags::ExperimentArgs;
 use jsoncost_engine::alloc::Allocator;
@@ -19,28 +20,6 @@ use crate::precision::debug_mode;
 use crate::progress::Progress;
 use crate::session::{OutputArgs, Session, check_writable, format_parser};
 use crate::sink::run_experiment;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ExperimentName {
-    Micro,
-    Store,
-    Stream,
-    Http,
-    Safety,
-}
-
-impl ExperimentName {
-    /// The kind its tables have in the results.
-    fn kind(self) -> ExperimentKind {
-        match self {
-            ExperimentName::Micro => ExperimentKind::Micro,
-            ExperimentName::Store => ExperimentKind::Store,
-            ExperimentName::Stream => ExperimentKind::Stream,
-            ExperimentName::Http => ExperimentKind::Http,
-            ExperimentName::Safety => ExperimentKind::Safety,
-        }
-    }
-}
 
 /// `run --allocator-table`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -68,11 +47,11 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = jsoncost::flags::ScheduleArg::Interleaved)]
     pub schedule: jsoncost::flags::ScheduleArg,
     /// Run only these experiments (comma-separated).
-    #[arg(long, value_enum, value_delimiter = ',')]
-    pub only: Vec<ExperimentName>,
+    #[arg(long, value_delimiter = ',', value_parser = study_kind_parser())]
+    pub only: Vec<ExperimentKind>,
     /// Skip these experiments (comma-separated).
-    #[arg(long, value_enum, value_delimiter = ',')]
-    pub skip: Vec<ExperimentName>,
+    #[arg(long, value_delimiter = ',', value_parser = study_kind_parser())]
+    pub skip: Vec<ExperimentKind>,
     /// Directory for results.json, report.md and report.html (default: `jsoncost-results/<timestamp>`).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -93,38 +72,29 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = AllocatorTable::Small)]
     pub allocator_table: AllocatorTable,
     #[command(flatten)]
-    pub micro: jsoncost::micro::MicroArgs,
-    #[command(flatten)]
-    pub store: jsoncost::store::StoreArgs,
-    #[command(flatten)]
-    pub stream: jsoncost::stream::StreamArgs,
-    #[command(flatten)]
-    pub http: jsoncost::http::HttpArgs,
-    #[command(flatten)]
-    pub safety: jsoncost::safety::SafetyArgs,
+    pub experiments: StudyArgs,
+}
+
+/// `--only`/`--skip`: the kinds the whole study measures, by name.
+fn study_kind_parser() -> impl clap::builder::TypedValueParser<Value = ExperimentKind> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(StudyArgs::KINDS.map(ExperimentKind::as_str))
+        .map(|name| StudyArgs::KINDS.into_iter().find(|k| k.as_str() == name).expect("a possible value"))
 }
 
 impl RunArgs {
-    fn selected(&self) -> Vec<ExperimentName> {
-        [
-            ExperimentName::Micro,
-            ExperimentName::Store,
-            ExperimentName::Stream,
-            ExperimentName::Http,
-            ExperimentName::Safety,
-        ]
-        .into_iter()
-        .filter(|e| self.only.is_empty() || self.only.contains(e))
-        .filter(|e| !self.skip.contains(e))
-        .collect()
+    fn selected(&self) -> Vec<ExperimentKind> {
+        StudyArgs::KINDS
+            .into_iter()
+            .filter(|e| self.only.is_empty() || self.only.contains(e))
+            .filter(|e| !self.skip.contains(e))
+            .collect()
     }
 }
 
-/// The engine settings that fit the whole study in about three minutes on two cores: micro's
-/// five tables of 14-28 strategies get a short per-strategy budget in 10 ms iterations (more
-/// rounds, so the pairing sees the machine's slow phases from both sides), the store table 25 ms
-/// iterations and a 1.5 s budget (the standalone commands keep `Config::full`'s 40 ms and 3 s).
-fn run_config(quick: bool, debug: bool, experiment: ExperimentName) -> Config {
+/// The engine settings of one experiment in the run: each experiment's own for the whole study
+/// (about three minutes on two cores), `--quick`'s with a 200 ms budget, or `--debug-mode`'s.
+fn run_config(quick: bool, debug: bool, experiment: &dyn ExperimentArgs) -> Config {
     if debug {
         return debug_mode();
     }
@@ -134,18 +104,7 @@ fn run_config(quick: bool, debug: bool, experiment: ExperimentName) -> Config {
             ..Config::quick()
         };
     }
-    match experiment {
-        ExperimentName::Micro => Config {
-            iteration_time: Duration::from_millis(10),
-            budget: Duration::from_millis(400),
-            ..Config::full()
-        },
-        _ => Config {
-            iteration_time: Duration::from_millis(25),
-            budget: Duration::from_millis(1500),
-            ..Config::full()
-        },
-    }
+    experiment.whole_study_config()
 }
 
 pub fn run(args: &RunArgs) -> anyhow::Result<()> {
@@ -185,68 +144,38 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     if args.quick {
         eprintln!("quick run: smaller payload counts, fewer and shorter iterations; figures are rough");
     }
-    let config = |experiment| Config {
-        schedule: args.schedule.schedule(),
-        lockstep: lockstep.clone(),
-        ..run_config(args.quick, args.debug_mode, experiment)
-    };
+    let mut study = args.experiments.clone();
+    for experiment in study.experiments_mut() {
+        experiment.fit_whole_study(args.quick);
+        if args.debug_mode {
+            experiment.debug_mode();
+        }
+    }
     let progress = Progress::new(0);
     let mut first_error = None;
-    for &experiment in &selected {
+    for experiment in study.experiments() {
+        let kind = experiment.kind();
+        if !selected.contains(&kind) {
+            continue;
+        }
         if interrupt::interrupted() {
             break;
         }
         let experiment_started = Instant::now();
-        let config = config(experiment);
-        let result = match experiment {
-            ExperimentName::Micro => run_experiment(&args.micro, &config, &mut session, &progress),
-            ExperimentName::Store => {
-                let mut store = args.store.clone();
-                if args.quick {
-                    store.docs = store.docs.min(1_000);
-                }
-                run_experiment(&store, &config, &mut session, &progress)
-            }
-            ExperimentName::Stream => {
-                let mut stream = args.stream.clone();
-                if args.quick && stream.file.is_none() {
-                    stream.readings = stream.readings.min(100_000);
-                }
-                // Five rounds of whole runs: sixteen strategies of ~0.3 s runs fit in under a minute.
-                stream.max_runs.get_or_insert(stream.runs);
-                if args.debug_mode {
-                    stream.debug_mode();
-                }
-                run_experiment(&stream, &config, &mut session, &progress)
-            }
-            ExperimentName::Http => {
-                let mut http = args.http.clone();
-                if args.quick {
-                    http.requests = http.requests.min(1_000);
-                    http.study_load = false;
-                }
-                // Exactly -n requests per mode unless asked: the whole run keeps within its minutes.
-                http.http_precision.get_or_insert(0.0);
-                if args.debug_mode {
-                    http.debug_mode();
-                }
-                run_experiment(&http, &config, &mut session, &progress)
-            }
-            ExperimentName::Safety => run_experiment(&args.safety, &config, &mut session, &progress),
+        let config = Config {
+            schedule: args.schedule.schedule(),
+            lockstep: lockstep.clone(),
+            ..run_config(args.quick, args.debug_mode, experiment)
         };
-        if let Err(e) = result {
+        if let Err(e) = run_experiment(experiment, &config, &mut session, &progress) {
             progress.note(&format!("error: {e:#}"));
             // Kept in results.json: a store that failed is a table saying why, not a gap.
             if !is_interruption(&e) {
-                session.record_error(experiment.kind(), experiment.kind().as_str(), &e);
+                session.record_error(kind, kind.as_str(), &e);
             }
             first_error.get_or_insert(e);
         }
-        progress.note(&format!(
-            "{}: {:.0} s",
-            experiment.kind(),
-            experiment_started.elapsed().as_secs_f64()
-        ));
+        progress.note(&format!("{kind}: {:.0} s", experiment_started.elapsed().as_secs_f64()));
     }
     if !interrupt::interrupted() && !allocator_plans(args, &selected).is_empty() {
         let started = Instant::now();
@@ -292,8 +221,8 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
 
 /// The runs of `run`'s allocator table: (allocators, experiment args, runs of both processes,
 /// rounds), for the experiments selected.
-fn allocator_plans(args: &RunArgs, selected: &[ExperimentName]) -> Vec<(Vec<Allocator>, Vec<String>, u32, u64)> {
-    let seed = args.micro.seed.to_string();
+fn allocator_plans(args: &RunArgs, selected: &[ExperimentKind]) -> Vec<(Vec<Allocator>, Vec<String>, u32, u64)> {
+    let seed = args.experiments.micro.seed.to_string();
     let quick: &[&str] = if args.quick { &["--quick"] } else { &[] };
     let words = |w: &[&str]| w.iter().chain(quick).map(|s| s.to_string()).collect::<Vec<_>>();
     let rounds = |full: u64| if args.quick { 8 } else { full };
@@ -301,7 +230,7 @@ fn allocator_plans(args: &RunArgs, selected: &[ExperimentName]) -> Vec<(Vec<Allo
     if args.allocator_table == AllocatorTable::Off {
         return plans;
     }
-    if selected.contains(&ExperimentName::Micro) {
+    if selected.contains(&ExperimentKind::Micro) {
         plans.push(match args.allocator_table {
             AllocatorTable::Small => (
                 vec![Allocator::System, Allocator::Mimalloc],
@@ -317,11 +246,12 @@ fn allocator_plans(args: &RunArgs, selected: &[ExperimentName]) -> Vec<(Vec<Allo
             ),
         });
     }
-    if args.allocator_table == AllocatorTable::Full && selected.contains(&ExperimentName::Stream) && args.stream.file.is_none() {
+    if args.allocator_table == AllocatorTable::Full && selected.contains(&ExperimentKind::Stream) && args.experiments.stream.file.is_none()
+    {
         let readings = if args.quick {
-            args.stream.readings.min(100_000)
+            args.experiments.stream.readings.min(100_000)
         } else {
-            args.stream.readings
+            args.experiments.stream.readings
         };
         plans.push((
             Allocator::ALL.to_vec(),
@@ -341,7 +271,7 @@ fn allocator_plans(args: &RunArgs, selected: &[ExperimentName]) -> Vec<(Vec<Allo
 
 /// Runs the allocator table: the comparisons made, and the error that stopped it. A build
 /// without the allocators skips it with a note.
-fn allocator_table(args: &RunArgs, selected: &[ExperimentName]) -> (Vec<AllocatorComparison>, Option<anyhow::Error>) {
+fn allocator_table(args: &RunArgs, selected: &[ExperimentKind]) -> (Vec<AllocatorComparison>, Option<anyhow::Error>) {
     let plans = allocator_plans(args, selected);
     if plans.is_empty() {
         return (Vec::new(), None);
@@ -406,6 +336,36 @@ mod tests {
             .unwrap()
             .run;
         allocator_plans(&args, &args.selected())
+    }
+
+    #[test]
+    fn the_study_measures_each_kind_once_in_the_order_its_kinds_list() {
+        let args = Cli::try_parse_from(["run"]).unwrap().run;
+        let kinds: Vec<ExperimentKind> = args.experiments.experiments().iter().map(|e| e.kind()).collect();
+        assert_eq!(kinds, StudyArgs::KINDS);
+        assert_eq!(args.selected(), StudyArgs::KINDS);
+        let args = Cli::try_parse_from(["run", "--only", "stream,micro", "--skip", "micro"])
+            .unwrap()
+            .run;
+        assert_eq!(args.selected(), [ExperimentKind::Stream]);
+        let error = Cli::try_parse_from(["run", "--only", "ab-http"]).err().unwrap().to_string();
+        assert!(error.contains("[possible values: micro, store, stream, http, safety]"), "{error}");
+    }
+
+    #[test]
+    fn each_experiment_fits_itself_to_a_quick_run() {
+        let mut study = Cli::try_parse_from(["run", "--quick", "--docs", "5000", "--runs", "3"])
+            .unwrap()
+            .run
+            .experiments;
+        study.experiments_mut().into_iter().for_each(|e| e.fit_whole_study(true));
+        assert_eq!(study.store.docs, 1_000);
+        assert_eq!((study.stream.readings, study.stream.max_runs), (100_000, Some(3)));
+        assert_eq!(
+            (study.http.requests.min(1_000), study.http.study_load),
+            (study.http.requests, false)
+        );
+        assert_eq!(study.http.http_precision, Some(0.0));
     }
 
     #[test]

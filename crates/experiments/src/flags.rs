@@ -30,6 +30,20 @@ pub trait ExperimentArgs {
     fn inputs(&self) -> Vec<(&'static str, &std::path::Path)> {
         Vec::new()
     }
+    /// Fits these flags to `jsoncost run`, the whole study in minutes: with `quick` it shrinks
+    /// what they load as well (an experiment's own command keeps its flags as given). Nothing to
+    /// fit by default.
+    fn fit_whole_study(&mut self, _quick: bool) {}
+    /// The engine settings `jsoncost run` measures the experiment with, without `--quick`: 25 ms
+    /// iterations and a 1.5 s budget per strategy by default (an experiment's own command keeps
+    /// `Config::full`'s 40 ms and 3 s).
+    fn whole_study_config(&self) -> Config {
+        Config {
+            iteration_time: Duration::from_millis(25),
+            budget: Duration::from_millis(1500),
+            ..Config::full()
+        }
+    }
 }
 
 /// The Runner of a table whose strategies `--<flag> GLOB` chooses.

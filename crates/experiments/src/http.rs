@@ -1207,6 +1207,16 @@ impl crate::flags::ExperimentArgs for HttpArgs {
         run(&self.options(config.quick), &mut runner?)
     }
 
+    /// Exactly `-n` requests per mode unless `--http-precision` is given, so the whole run keeps
+    /// within its minutes; with `--quick` at most 1,000 and no load study.
+    fn fit_whole_study(&mut self, quick: bool) {
+        if quick {
+            self.requests = self.requests.min(1_000);
+            self.study_load = false;
+        }
+        self.http_precision.get_or_insert(0.0);
+    }
+
     /// 100 requests a table on at most 4 connections, in 2 rounds; small POSTs; no
     /// one-at-a-time tables.
     fn debug_mode(&mut self) {

@@ -403,6 +403,50 @@ pub enum ExperimentCommand<Shared: clap::Args> {
     },
 }
 
+/// Every experiment `jsoncost run` measures, with its flags, in the order the run measures
+/// them: the whole study's one list (a kind in it is also a variant of [`ExperimentCommand`]).
+#[cfg(feature = "cli")]
+#[derive(Debug, Clone, clap::Args)]
+pub struct StudyArgs {
+    #[allow(missing_docs)]
+    #[command(flatten)]
+    pub micro: micro::MicroArgs,
+    #[allow(missing_docs)]
+    #[command(flatten)]
+    pub store: store::StoreArgs,
+    #[allow(missing_docs)]
+    #[command(flatten)]
+    pub stream: stream::StreamArgs,
+    #[allow(missing_docs)]
+    #[command(flatten)]
+    pub http: http::HttpArgs,
+    #[allow(missing_docs)]
+    #[command(flatten)]
+    pub safety: safety::SafetyArgs,
+}
+
+#[cfg(feature = "cli")]
+impl StudyArgs {
+    /// The kinds of [`StudyArgs::experiments`], in its order (`run --only`'s values).
+    pub const KINDS: [ExperimentKind; 5] = [
+        ExperimentKind::Micro,
+        ExperimentKind::Store,
+        ExperimentKind::Stream,
+        ExperimentKind::Http,
+        ExperimentKind::Safety,
+    ];
+
+    /// Each experiment's flags, in the order the run measures them.
+    pub fn experiments(&self) -> [&dyn flags::ExperimentArgs; 5] {
+        [&self.micro, &self.store, &self.stream, &self.http, &self.safety]
+    }
+
+    /// Each experiment's flags, to fit them to the run.
+    pub fn experiments_mut(&mut self) -> [&mut dyn flags::ExperimentArgs; 5] {
+        [&mut self.micro, &mut self.store, &mut self.stream, &mut self.http, &mut self.safety]
+    }
+}
+
 #[cfg(feature = "cli")]
 impl<Shared: clap::Args> ExperimentCommand<Shared> {
     /// The experiment's own flags.

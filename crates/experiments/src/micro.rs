@@ -405,4 +405,14 @@ impl crate::flags::ExperimentArgs for MicroArgs {
     fn inputs(&self) -> Vec<(&'static str, &std::path::Path)> {
         self.payload.iter().map(|p| ("--payload", p.as_path())).collect()
     }
+
+    /// Five tables of 14-28 strategies: a short budget per strategy in 10 ms iterations (more
+    /// rounds, so the pairing sees the machine's slow phases from both sides).
+    fn whole_study_config(&self) -> jsoncost_engine::Config {
+        jsoncost_engine::Config {
+            iteration_time: std::time::Duration::from_millis(10),
+            budget: std::time::Duration::from_millis(400),
+            ..jsoncost_engine::Config::full()
+        }
+    }
 }

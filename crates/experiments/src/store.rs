@@ -1162,6 +1162,13 @@ impl crate::flags::ExperimentArgs for StoreArgs {
             &mut crate::flags::runner(config, "--store-filter", self.store_filter.as_deref(), cancel, sink)?,
         )
     }
+
+    /// At most 1,000 documents with `--quick`.
+    fn fit_whole_study(&mut self, quick: bool) {
+        if quick {
+            self.docs = self.docs.min(1_000);
+        }
+    }
 }
 
 #[cfg(test)]

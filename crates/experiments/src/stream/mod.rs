@@ -562,6 +562,16 @@ impl crate::flags::ExperimentArgs for StreamArgs {
         self.file.iter().map(|p| ("--file", p.as_path())).collect()
     }
 
+    /// Exactly `--runs` rounds of whole runs unless `--max-runs` is given (sixteen strategies of
+    /// ~0.3 s runs fit in under a minute); with `--quick` a generated body of at most 100,000
+    /// readings.
+    fn fit_whole_study(&mut self, quick: bool) {
+        if quick && self.file.is_none() {
+            self.readings = self.readings.min(100_000);
+        }
+        self.max_runs.get_or_insert(self.runs);
+    }
+
     /// Two rounds of whole runs; a generated body of at most 2,000 readings.
     fn debug_mode(&mut self) {
         if self.file.is_none() {
