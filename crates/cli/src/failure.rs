@@ -58,7 +58,8 @@ pub fn regression() -> anyhow::Error {
 }
 
 /// A library error, with its exit code.
-pub fn library(error: jsoncost::Error) -> anyhow::Error {
+pub fn library(error: impl Into<jsoncost::Error>) -> anyhow::Error {
+    let error = error.into();
     let code = match error {
         jsoncost::Error::Usage(_) | jsoncost::Error::NoMatch(_) => ExitCode::Usage,
         jsoncost::Error::Environment(_) => ExitCode::Environment,

@@ -169,7 +169,7 @@ fn on_received(on: OnInterrupt, signal: libc::c_int) {
         pending.write();
     }
     // `ab --http`'s servers live in process groups of their own: exiting leaves them running.
-    jsoncost::ab_http::kill_started_servers();
+    jsoncost_conductor::ab_http::kill_started_servers();
     std::process::exit(EXIT_STATUS);
 }
 

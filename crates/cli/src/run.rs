@@ -4,8 +4,8 @@
 
 use anyhow::{Context, anyhow};
 use jsoncost::StudyArgs;
-use jsoncost::ab::{AllocatorPlan, CpuChoice, Settings};
 use jsoncost::flags::ExperimentArgs;
+use jsoncost_conductor::ab::{AllocatorPlan, CpuChoice, Settings};
 use jsoncost_engine::alloc::Allocator;
 use jsoncost_engine::lockstep::Lockstep;
 use jsoncost_engine::{AllocatorComparison, Config, ExperimentKind};
@@ -277,7 +277,7 @@ fn allocator_table(args: &RunArgs, selected: &[ExperimentKind]) -> (Vec<Allocato
         return (Vec::new(), None);
     }
     let wanted: Vec<Allocator> = plans.iter().flat_map(|p| p.0.clone()).collect();
-    if let Err(e) = jsoncost::ab::check_allocators(&wanted) {
+    if let Err(e) = jsoncost_conductor::ab::check_allocators(&wanted) {
         eprintln!("note: allocator table skipped: {e}");
         return (Vec::new(), None);
     }
@@ -303,7 +303,7 @@ fn allocator_table(args: &RunArgs, selected: &[ExperimentKind]) -> (Vec<Allocato
                 label: "run: allocators".to_string(),
             },
         };
-        let ran = jsoncost::ab::allocators(&plan, &experiment, runs, &interrupt::interrupted);
+        let ran = jsoncost_conductor::ab::allocators(&plan, &experiment, runs, &interrupt::interrupted);
         comparisons.extend(ran.results.map(|r| r.allocators).unwrap_or_default());
         if let Some(e) = ran.error {
             return (comparisons, Some(library(e)));

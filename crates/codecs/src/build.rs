@@ -6,7 +6,7 @@
 //! changes jsoncost's serde_json too), so behaviour is the one fact that holds for the binary
 //! that measures.
 
-use jsoncost_engine::{Build, LibraryVersion};
+use jsoncost_engine::{Build, LibraryVersion, Results};
 
 /// serde_json's features that change results, in this order.
 pub const SERDE_JSON_FEATURES: [&str; 3] = ["float_roundtrip", "preserve_order", "arbitrary_precision"];
@@ -71,6 +71,26 @@ pub fn current() -> Build {
         lto: non_empty(env!("JSONCOST_BUILD_LTO")),
         panic: Some(if cfg!(panic = "abort") { "abort" } else { "unwind" }.to_string()),
         target_cpu: non_empty(env!("JSONCOST_BUILD_TARGET_CPU")),
+    }
+}
+
+/// An empty results file stamped with this build and machine: what every run's and every
+/// A/B's results start from.
+pub fn new_results(quick: bool) -> Results {
+    Results {
+        schema_version: jsoncost_engine::SCHEMA_VERSION,
+        // Every jsoncost crate has the workspace's one version.
+        jsoncost_version: env!("CARGO_PKG_VERSION").to_string(),
+        machine: jsoncost_engine::Machine {
+            build: Some(current()),
+            ..jsoncost_engine::machine::current()
+        },
+        started_at: jsoncost_engine::machine::now_rfc3339(),
+        quick,
+        rates: Default::default(),
+        interrupted: false,
+        experiments: Vec::new(),
+        allocators: Vec::new(),
     }
 }
 

@@ -98,7 +98,7 @@ impl CountRun {
             cmd.env("JSONCOST_ALLOCATOR", a);
         }
         // A killed conductor takes its counted child along, as every conductor's children.
-        crate::children::die_with_parent(&mut cmd);
+        jsoncost_conductor::children::die_with_parent(&mut cmd);
         let output = match cmd.output() {
             Ok(o) => o,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {

@@ -58,6 +58,17 @@ impl Error {
     }
 }
 
+/// A conductor's error as the library's, with its exit code.
+impl From<jsoncost_conductor::Error> for Error {
+    fn from(e: jsoncost_conductor::Error) -> Self {
+        match e {
+            jsoncost_conductor::Error::Usage(m) => Error::Usage(m),
+            jsoncost_conductor::Error::Environment(m) => Error::Environment(m),
+            jsoncost_conductor::Error::Interrupted => Error::Interrupted,
+        }
+    }
+}
+
 /// A filter that matches none of `strategies`.
 ///
 /// ```

@@ -8,16 +8,14 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use jsoncost_codecs::BorrowedForm;
+use jsoncost_codecs::build::new_results;
 use jsoncost_engine::alloc::Allocator;
 use jsoncost_engine::{Config, ExperimentKind, Results, Row, Schedule, alloc};
 use jsoncost_report::Format;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::ab::{AllocatorPlan, CpuChoice, Settings};
-use crate::output::{
-    Output, baselines, check_writable, new_results, print_stdout, timestamp_dir, write_html_of, write_reports_of, write_results_of,
-};
+use crate::output::{Output, baselines, check_writable, print_stdout, timestamp_dir, write_html_of, write_reports_of, write_results_of};
 use crate::sizes::{PayloadSize, SizedSubject};
 #[cfg(feature = "store")]
 use crate::store::{StoreOptions, TypedReads};
@@ -28,6 +26,7 @@ use crate::stream::array::{self, ArrayOptions, TypedElements};
 use crate::types::{Sample, Subject, TypedSubject};
 use crate::variants::{Variant, VariantsSubject};
 use crate::{Cancel, Error, Filter, NoMatch, RunMode, Runner, Sink};
+use jsoncost_conductor::ab::{AllocatorPlan, CpuChoice, Settings};
 #[cfg(feature = "store")]
 use jsoncost_stores::Existing;
 
@@ -1053,11 +1052,12 @@ impl Study {
             },
         };
         let cancel = self.cancel.clone();
-        let ran = crate::ab::allocators(&plan, &args.measuring_args(), 1, &move || cancel.is_cancelled());
+        let ran = jsoncost_conductor::ab::allocators(&plan, &args.measuring_args(), 1, &move || cancel.is_cancelled());
+        let error = ran.error.map(Error::from);
         let Some(mut results) = ran.results else {
-            return Err(ran.error.unwrap_or(Error::Interrupted));
+            return Err(error.unwrap_or(Error::Interrupted));
         };
-        results.interrupted = ran.error == Some(Error::Interrupted);
+        results.interrupted = error == Some(Error::Interrupted);
         for &(kind, per_s) in &args.rates {
             match kind {
                 Some(kind) => results.rates.set(kind, per_s),
@@ -1086,7 +1086,7 @@ impl Study {
             );
         }
         eprintln!("report: {}", html.display());
-        ran.error.map_or(Ok(results), Err)
+        error.map_or(Ok(results), Err)
     }
 
     /// `--bench`: measure, print and write.

@@ -1,7 +1,7 @@
 //! Build levers: one program built once per build change — a cargo feature of a JSON crate,
 //! a CPU level, LTO, `panic = "abort"`, another version of a dependency — each kept under
 //! `target/levers/<lever>` (its build reused on the next run; see [`plan`]), then run in
-//! lockstep against the default build with [`crate::ab::run`], every row paired with the
+//! lockstep against the default build with [`jsoncost_conductor::ab::run`], every row paired with the
 //! default build's. One process cannot compare them: each is a separate build.
 //!
 //! What a lever changes, and how it is built:
@@ -29,7 +29,7 @@ use std::process::{Command, Stdio};
 use jsoncost_report::ab::{AbComparison, RowSpread, ab_with};
 
 use crate::Error;
-use crate::ab::Settings;
+use jsoncost_conductor::ab::Settings;
 
 /// One build change.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -416,11 +416,11 @@ pub const PAD_ENV: &str = "JSONCOST_LEVER_PAD";
 /// `target/levers/serde_json-float_roundtrip/...`), and a program's arguments and environment
 /// sit on its stack, so each gets [`PAD_ENV`] padded to make path and padding one length: the
 /// two stacks then start at one alignment, as `ab` keeps the sides' file names of one length.
-pub fn programs(default: &Path, lever: &Lever, built: &Path) -> [crate::ab::Program; 2] {
+pub fn programs(default: &Path, lever: &Lever, built: &Path) -> [jsoncost_conductor::ab::Program; 2] {
     let (a, b) = (default.display().to_string(), built.display().to_string());
     let longest = a.len().max(b.len());
     let make = |name: &str, path: String| {
-        let mut p = crate::ab::Program::new(name, vec![path.clone()]);
+        let mut p = jsoncost_conductor::ab::Program::new(name, vec![path.clone()]);
         p.env.push((PAD_ENV.to_string(), "x".repeat(longest - path.len())));
         p
     };
@@ -781,7 +781,7 @@ mod tests {
             Path::new("/ws/target/levers/lto/target/release/jsoncost"),
         );
         assert_eq!((a.name.as_str(), b.name.as_str()), ("default", "lto"));
-        let size = |p: &crate::ab::Program| p.words[0].len() + p.env[0].1.len();
+        let size = |p: &jsoncost_conductor::ab::Program| p.words[0].len() + p.env[0].1.len();
         assert_eq!((size(&a), size(&b)), (49, 49));
         assert_eq!(a.env, [(PAD_ENV.to_string(), String::new())]);
         assert_eq!(b.env, [(PAD_ENV.to_string(), "xxxx".to_string())]);
@@ -979,11 +979,11 @@ pub fn measure(
             ..settings.clone()
         };
         let [base, new] = programs(&default, lever, path);
-        let runs = crate::ab::run(&settings, [&base, &new], interrupted)?;
+        let runs = jsoncost_conductor::ab::run(&settings, [&base, &new], interrupted)?;
         let first = ab_with(&runs, threshold, RowSpread::Keep)
             .allowing_missing(true)
             .on_cpu(settings.cpu);
-        let comparison = crate::ab::confirmed(first, &settings, [&base, &new], RowSpread::Keep, interrupted)?;
+        let comparison = jsoncost_conductor::ab::confirmed(first, &settings, [&base, &new], RowSpread::Keep, interrupted)?;
         show(lever, &comparison)?;
         let verdict = jsoncost_report::levers::verdict(
             &lever.to_string(),

@@ -93,7 +93,8 @@
 //! implies `full`) and `allocators` (mimalloc and jemalloc, C libraries compiled with the
 //! bench).
 //!
-//! Layering: cli → experiments (`jsoncost`) → http → report/codecs/stream/stores → engine/shapes.
+//! Layering: cli → experiments (`jsoncost`) → conductor → http → report/codecs/stream/stores →
+//! engine/shapes. Process orchestration (`ab`, `alloc`, `ab --http`) is `jsoncost-conductor`'s.
 //! The library every front end goes through: the CLI and a user's bench harness alike; it depends
 //! on every crate below it.
 //!
@@ -101,12 +102,13 @@
 //!
 //! The modules the `jsoncost` binary builds on are public with the feature `cli` only (it
 //! implies `full`): the experiments (`micro`, `variants`, `store`, `stream`, `http`, `safety`),
-//! `ab` (programs in lockstep: builds and allocators) and `ab_http` (a user's server), `runner`
+//! `levers` (build changes measured in lockstep), `runner`
 //! (the one loop every table goes through, with `Runner`, `Table`, `TableStop`), the `Sink` progress
 //! and results flow through, `output` (tables, results.json, report.html, baselines), `sizes`,
 //! `input`, `summary`, `counts`, `types`, and `flags` with `ExperimentCommand` (each
-//! experiment's command-line flags, with clap). Without it the harness's part of them is
-//! compiled but not exported (`http`, `safety` and `ab_http` not at all): their names and
+//! experiment's command-line flags, with clap), and `StudyArgs` (the experiments `jsoncost run`
+//! measures). Without it the harness's part of them is
+//! compiled but not exported (`http` and `safety` not at all): their names and
 //! signatures are not part of the library's API.
 
 #![deny(missing_docs)]
@@ -116,15 +118,7 @@
 // then only the part a bench's `Study` reaches is used: the rest is the CLI's (public items
 // there, never dead-code checked before either), so dead_code is allowed on the private
 // declarations only.
-#[cfg(feature = "cli")]
-pub mod ab;
-#[cfg(not(feature = "cli"))]
-#[allow(dead_code)]
-mod ab;
-#[cfg(feature = "cli")]
-pub mod ab_http;
 mod cancel;
-mod children;
 #[cfg(feature = "cli")]
 pub mod counts;
 #[cfg(not(feature = "cli"))]

@@ -14,7 +14,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use jsoncost_engine::lockstep::Lockstep;
-use jsoncost_engine::{Experiment, ExperimentKind, Results, Row, SCHEMA_VERSION, machine};
+use jsoncost_engine::{Experiment, ExperimentKind, Results, Row, machine};
 use jsoncost_report::{Format, advisor, files};
 
 use crate::{Error, Sink};
@@ -23,24 +23,6 @@ use crate::{Error, Sink};
 pub fn use_color() -> bool {
     use std::io::IsTerminal;
     std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
-}
-
-/// An empty results file for this build and machine.
-pub fn new_results(quick: bool) -> Results {
-    Results {
-        schema_version: SCHEMA_VERSION,
-        jsoncost_version: env!("CARGO_PKG_VERSION").to_string(),
-        machine: jsoncost_engine::Machine {
-            build: Some(jsoncost_codecs::build::current()),
-            ..machine::current()
-        },
-        started_at: machine::now_rfc3339(),
-        quick,
-        rates: Default::default(),
-        interrupted: false,
-        experiments: Vec::new(),
-        allocators: Vec::new(),
-    }
 }
 
 /// One command's results as they accumulate, and how they are shown.
@@ -78,7 +60,7 @@ impl Output {
         // before the first timed iteration (a stream body's check, the gates) is seconds of work,
         // and the pair's two programs doing it at once on one CPU would each wait for the CPU.
         lockstep.turn();
-        let results = new_results(quick);
+        let results = jsoncost_codecs::build::new_results(quick);
         build_check::warn_once(&results.machine);
         Ok(Output {
             results,

@@ -1,6 +1,6 @@
 //! `jsoncost ab --base CMD --new CMD -- EXPERIMENT ARGS`: a paired A/B of two builds. The two
 //! programs (two jsoncost binaries, or two `cargo bench` harness binaries of the user's own
-//! types) run at once in lockstep (`jsoncost::ab`, `engine::lockstep`): only one works at a
+//! types) run at once in lockstep (`jsoncost_conductor::ab`, `engine::lockstep`): only one works at a
 //! time, they take turns before every timed iteration, and every interleaved table runs
 //! `--rounds` rounds in both, so its rows pair round by round. Both get the same arguments, so
 //! the same seed and payloads; each writes its results with `--format json --out FILE`, and
@@ -12,7 +12,7 @@
 use std::path::PathBuf;
 
 use anyhow::anyhow;
-use jsoncost::ab::{Program, Settings};
+use jsoncost_conductor::ab::{Program, Settings};
 use jsoncost_report::{Format, ab};
 
 use super::ab_http::{AbCommon, AbHttpArgs};
@@ -116,12 +116,12 @@ pub fn run(args: &AbArgs) -> anyhow::Result<()> {
         label: "ab".to_string(),
         ..args.pairing.settings()?
     };
-    let runs = jsoncost::ab::run(&settings, [&base, &new], &interrupt::interrupted).map_err(library)?;
+    let runs = jsoncost_conductor::ab::run(&settings, [&base, &new], &interrupt::interrupted).map_err(library)?;
     let mut comparison = ab::ab(&runs, args.threshold)
         .allowing_missing(args.allow_missing)
         .on_cpu(settings.cpu);
     if !args.no_confirm {
-        comparison = jsoncost::ab::confirmed(comparison, &settings, [&base, &new], ab::RowSpread::Widen, &interrupt::interrupted)
+        comparison = jsoncost_conductor::ab::confirmed(comparison, &settings, [&base, &new], ab::RowSpread::Widen, &interrupt::interrupted)
             .map_err(library)?;
     }
     print_stdout(&args.format.exporter().ab(&comparison))?;

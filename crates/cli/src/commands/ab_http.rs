@@ -1,4 +1,4 @@
-//! `jsoncost ab --http`: two builds of the user's own server A/B'd end to end (`jsoncost::ab_http`):
+//! `jsoncost ab --http`: two builds of the user's own server A/B'd end to end (`jsoncost_conductor::ab_http`):
 //! started from `--base-cmd`/`--new-cmd` (or reached at `--base-url`/`--new-url`), answers
 //! verified equal, loaded in slices alternating between them, and every row decided as `ab`
 //! decides (`jsoncost_report::ab`). Exit codes as `ab`: 0, 1 a worse row, 2 bad input (answers
@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::anyhow;
-use jsoncost::ab_http::{AbHttpSettings, Request, ServerSpec, read_requests};
+use jsoncost_conductor::ab_http::{AbHttpSettings, Request, ServerSpec, read_requests};
 use jsoncost_http::loadgen::{Rounds, SliceLength};
 use jsoncost_report::{Format, ab};
 
@@ -178,7 +178,8 @@ pub fn run(args: &AbHttpArgs, common: &AbCommon) -> anyhow::Result<ab::AbCompari
         pin: !args.no_pin,
         threshold: common.threshold,
     };
-    let measured = jsoncost::ab_http::run(&settings, &interrupt::interrupted, &mut |note| eprintln!("{note}")).map_err(library)?;
+    let measured =
+        jsoncost_conductor::ab_http::run(&settings, &interrupt::interrupted, &mut |note| eprintln!("{note}")).map_err(library)?;
     if let Some(path) = &args.out {
         jsoncost::output::write_results_of(&measured.results, path).map_err(library)?;
     }

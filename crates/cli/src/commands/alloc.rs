@@ -1,7 +1,7 @@
 //! `jsoncost alloc [--allocators system,mimalloc,jemalloc] -- EXPERIMENT ARGS`: the allocator
 //! as a lever. This binary runs the experiment again under each allocator (JSONCOST_ALLOCATOR:
 //! one process each, a process having one global allocator), every other allocator in lockstep
-//! with the first as `ab` runs two builds (`jsoncost::ab`), and each row's time is paired with
+//! with the first as `ab` runs two builds (`jsoncost_conductor::ab`), and each row's time is paired with
 //! its time under the first (`jsoncost_report::allocators`). Prints a table per allocator and
 //! the levers; `--out` keeps them in results.json (`allocators`). Exit codes: 0, 2 bad input,
 //! 3 environment, 130 interrupted (what was compared before is still printed and written).
@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 
 use anyhow::anyhow;
-use jsoncost::ab::{AllocatorPlan, Settings};
+use jsoncost_conductor::ab::{AllocatorPlan, Settings};
 use jsoncost_engine::alloc::Allocator;
 use jsoncost_report::Format;
 
@@ -91,10 +91,10 @@ pub fn run(args: &AllocArgs) -> anyhow::Result<()> {
     } else {
         args.args.clone()
     };
-    let mut ran = jsoncost::ab::allocators(&plan, &experiment, args.pairing.runs, &interrupt::interrupted);
+    let mut ran = jsoncost_conductor::ab::allocators(&plan, &experiment, args.pairing.runs, &interrupt::interrupted);
     if let Some(results) = &mut ran.results {
         let _writing = interrupt::finishing();
-        results.interrupted = ran.error == Some(jsoncost::Error::Interrupted);
+        results.interrupted = ran.error == Some(jsoncost_conductor::Error::Interrupted);
         print_stdout(&args.format.exporter().allocator_run(results))?;
         if let Some(out) = &args.out {
             jsoncost::output::write_results_of(results, out).map_err(library)?;

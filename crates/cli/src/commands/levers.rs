@@ -2,7 +2,7 @@
 //! source tree's jsoncost is built once as it is (the default build) and once per lever (a
 //! feature of a JSON crate, a CPU level, LTO, `panic = "abort"`, another version of a
 //! dependency), each in `target/levers/<lever>` and reused next time (`jsoncost::levers`);
-//! then the default build and each lever's run the experiment in lockstep (`jsoncost::ab`),
+//! then the default build and each lever's run the experiment in lockstep (`jsoncost_conductor::ab`),
 //! every row paired, and each lever gets one verdict (`jsoncost_report::levers`). A lever that
 //! fails to build is reported with cargo's message, one whose program fails with its error,
 //! and the others go on. Exit codes: 0 the
@@ -10,8 +10,8 @@
 //! default build failed, a program failed, or the machine was too busy for any lever's time.
 
 use anyhow::anyhow;
-use jsoncost::ab::Settings;
 use jsoncost::levers::{self, Lever, Project, Target};
+use jsoncost_conductor::ab::Settings;
 use jsoncost_report::Format;
 
 use super::compare::parse_threshold;
@@ -61,7 +61,7 @@ fn project() -> anyhow::Result<Project> {
 }
 
 pub fn run(args: &LeversArgs) -> anyhow::Result<()> {
-    jsoncost::ab::check_args(&args.args, "levers").map_err(library)?;
+    jsoncost_conductor::ab::check_args(&args.args, "levers").map_err(library)?;
     let project = project()?;
     let settings = Settings {
         rounds: args.rounds,

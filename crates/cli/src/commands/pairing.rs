@@ -1,7 +1,7 @@
 //! The flags of every command that runs two programs in lockstep (`ab`, `alloc`, `levers`), and
-//! the `jsoncost::ab::Settings` they give.
+//! the `jsoncost_conductor::ab::Settings` they give.
 
-use jsoncost::ab::{CpuChoice, Settings};
+use jsoncost_conductor::ab::{CpuChoice, Settings};
 
 use crate::failure::library;
 

@@ -47,7 +47,7 @@ pub(crate) fn run_batch(
         let from = reports.len();
         let mut command = Command::new(&child.program);
         // A child must not outlive a killed parent (it would run its case on, unwatched).
-        crate::children::die_with_parent(&mut command);
+        jsoncost_conductor::children::die_with_parent(&mut command);
         let mut process = command
             .args(&child.args)
             .args(request.to_args(from))

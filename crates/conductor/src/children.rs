@@ -12,7 +12,7 @@ use std::process::Command;
 ///
 /// The kernel sends the signal when the *thread* that forked exits, not only the process:
 /// call this only for children started by a thread that outlives them (the conductor's).
-pub(crate) fn die_with_parent(command: &mut Command) -> &mut Command {
+pub fn die_with_parent(command: &mut Command) -> &mut Command {
     // SAFETY: getpid has no preconditions.
     let parent = unsafe { libc::getpid() };
     // SAFETY: prctl and getppid are async-signal-safe system calls; nothing shared is touched.

@@ -658,7 +658,7 @@ impl SliceProbe for AbProbe {
 
 /// The tables of a measured run: per request, the two servers' rows and its record.
 fn tables(settings: &AbHttpSettings, servers: &[Server; 2], run: &SliceRun<Option<ServerCost>>) -> Results {
-    let mut results = crate::output::new_results(false);
+    let mut results = jsoncost_codecs::build::new_results(false);
     for (i, request) in settings.requests.iter().enumerate() {
         // The request's two targets alone, so the rows' paired ratios are new to base.
         let pair = SliceRun {
