@@ -1,6 +1,6 @@
 //! Strategies for any JSON document (`--payload FILE`): those that need no Rust type.
 
-use crate::libraries::{Library, Registered};
+use crate::libraries::{LibraryStrategies, Registered};
 use crate::toolkit::{OpStrategy, emit, emit_bytes, error_text, refused};
 use crate::{BoxedStrategy, Contract, Effort, StrategyId};
 

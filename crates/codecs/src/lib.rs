@@ -38,6 +38,7 @@ mod pointer;
 pub mod shape_model;
 pub mod toolkit;
 pub mod typed;
+pub mod typed_read;
 
 pub use canonical::Canonical;
 pub use jsoncost_engine::{Contract, Effort, StrategyId};

@@ -11,7 +11,7 @@ use std::io::BufReader;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::libraries::{Library, Registered};
+use crate::libraries::{LibraryStrategies, Registered};
 use crate::shape_model::{BorrowedStrategies, DerivedDeserialize};
 use crate::toolkit::{OpStrategy, Through, emit, emit_bytes, error_text, lazy_strategy};
 use crate::{BorrowedForm, BoxedStrategy, Contract, Effort, StrategyId, document};

@@ -3,6 +3,7 @@
 
 use jsoncost_codecs::gate::Reference;
 use jsoncost_codecs::toolkit::{Through, pointer_tree, sonic_projection};
+use jsoncost_codecs::typed_read::{TypedRead, typed_reads};
 use jsoncost_codecs::{BoxedStrategy, Canonical, Contract, Effort, RunFailure, Strategy, StrategyId};
 use jsoncost_engine::{ExperimentKind, FLOOR};
 use jsoncost_shapes::{ORDER_LARGE_LINES, ORDER_LINES, Order};
@@ -309,22 +310,21 @@ fn guard_visited(store: &mut dyn Store, source: &Source, ids: &IdSequence, libra
 }
 
 /// The strategies' names, in [`strategies`]' order: a filter is checked against them before
-/// the store is opened and loaded.
-/// `new-client` and `projection/server` only where the store has them, `typed/facet-json` only
-/// with the feature `more-libraries`.
-const METHODS: [&str; 11] = [
-    "default",
-    "default-dom",
-    "typed/serde_json",
-    "typed/sonic-rs",
-    "typed/simd-json",
-    "typed/facet-json",
-    "borrowed/serde_json",
-    "lazy/sonic-rs",
-    "projection/server",
-    "new-client",
-    FLOOR,
-];
+/// the store is opened and loaded. `new-client` and `projection/server` only where the store
+/// has them, `typed/facet-json` only with the feature `more-libraries`.
+fn method_names() -> Vec<StrategyId> {
+    let mut names = vec![StrategyId::named("default"), StrategyId::named("default-dom")];
+    names.extend(typed_reads::<Order>().into_iter().map(|r| r.id));
+    names.push(StrategyId::new("typed", "facet-json"));
+    names.extend([
+        StrategyId::new("borrowed", "serde_json"),
+        StrategyId::new("lazy", "sonic-rs"),
+        StrategyId::new("projection", "server"),
+        StrategyId::named("new-client"),
+        StrategyId::named(FLOOR),
+    ]);
+    names
+}
 
 /// A store read's identity, what it delivers and what adopting it takes.
 type Read = (StrategyId, Contract, Effort);
@@ -390,22 +390,6 @@ fn strategies(
             Box::new(|s, src, id, check| canonical(check, &s.read_default_dom(src.name(), id)?)),
         ),
         make(
-            (StrategyId::new("typed", "serde_json"), Contract::TypedValue, Effort::Swap),
-            typed_op(|b, check| out(check, &serde_json::from_slice::<Order>(b).map_err(|e| e.to_string())?)),
-        ),
-        make_refused(
-            (StrategyId::new("typed", "sonic-rs"), Contract::TypedValue, Effort::Swap),
-            too_deep.clone(),
-            typed_op(|b, check| out(check, &sonic_rs::from_slice::<Order>(b).map_err(|e| e.to_string())?)),
-        ),
-        make(
-            (StrategyId::new("typed", "simd-json"), Contract::TypedValue, Effort::Swap),
-            typed_op(|b, check| {
-                let mut buf = b.to_vec();
-                out(check, &simd_json::serde::from_slice::<Order>(&mut buf).map_err(|e| e.to_string())?)
-            }),
-        ),
-        make(
             (StrategyId::new("borrowed", "serde_json"), Contract::BorrowedValue, Effort::Model),
             typed_op(|b, check| out(check, &serde_json::from_slice::<Order<&str>>(b).map_err(|e| e.to_string())?)),
         ),
@@ -421,21 +405,27 @@ fn strategies(
             }),
         ),
     ];
+    // Each library's read of the order (`typed_read::typed_reads`), after the store's own two.
+    let mut reads: Vec<_> = typed_reads::<Order>()
+        .into_iter()
+        .map(|r| {
+            let refused = if r.depth_unbounded { too_deep.clone() } else { None };
+            make_refused((r.id, Contract::TypedValue, Effort::Swap), refused, typed_op(r.read))
+        })
+        .collect();
     // Into the order's plain copy, which derives facet's trait (a model of its own: Effort::Model,
     // as micro's facet-json row). facet-json skips a deep unknown field without overflowing
     // its stack, so it is not depth-guarded.
     #[cfg(feature = "more-libraries")]
-    v.insert(
-        5,
-        make(
-            (StrategyId::new("typed", "facet-json"), Contract::TypedValue, Effort::Model),
-            typed_op(|b, check| {
-                let order =
-                    jsoncost_codecs::derived::facet_json::from_slice::<jsoncost_shapes::derived::Order>(b).map_err(|e| e.to_string())?;
-                out(check, &order)
-            }),
-        ),
-    );
+    reads.push(make(
+        (StrategyId::new("typed", "facet-json"), Contract::TypedValue, Effort::Model),
+        typed_op(|b, check| {
+            let order =
+                jsoncost_codecs::derived::facet_json::from_slice::<jsoncost_shapes::derived::Order>(b).map_err(|e| e.to_string())?;
+            out(check, &order)
+        }),
+    ));
+    v.splice(2..2, reads);
     if projects {
         // The server extracts the handler's fields (SQL JSON operators); only they come back.
         v.push(make(
@@ -510,14 +500,12 @@ fn server_projection(
 
 /// One decode of a document's bytes into a type, as a store read strategy: (name, decode).
 /// A typed read: its library, and the decode it calls.
-type TypedRead = (Library, fn(&[u8], bool) -> Result<Option<Canonical>, String>);
-
 /// Wraps a strategy whose output is a type in the gate that sees the reference through it.
 type ThroughType = fn(BoxedStrategy<'static>) -> BoxedStrategy<'static>;
 
 /// A user's type read from their store through each library (the bench harness's `store`).
 pub(crate) struct TypedReads {
-    reads: [TypedRead; 3],
+    reads: Vec<TypedRead>,
     /// `Through::<T>`: the typed rows are checked against the document as `T` sees it.
     through: ThroughType,
 }
@@ -525,11 +513,7 @@ pub(crate) struct TypedReads {
 impl TypedReads {
     pub(crate) fn of<T: Serialize + DeserializeOwned + 'static>() -> TypedReads {
         TypedReads {
-            reads: [
-                (Library::SerdeJson, serde_typed::<T>),
-                (Library::SonicRs, sonic_typed::<T>),
-                (Library::SimdJson, simd_typed::<T>),
-            ],
+            reads: typed_reads::<T>(),
             through: Through::<T>::boxed,
         }
     }
@@ -547,20 +531,6 @@ fn gated(strategies: Vec<BoxedStrategy<'static>>, through: ThroughType) -> Vec<B
             _ => s,
         })
         .collect()
-}
-
-fn serde_typed<T: Serialize + DeserializeOwned>(b: &[u8], check: bool) -> Result<Option<Canonical>, String> {
-    out(check, &serde_json::from_slice::<T>(b).map_err(|e| e.to_string())?)
-}
-
-fn sonic_typed<T: Serialize + DeserializeOwned>(b: &[u8], check: bool) -> Result<Option<Canonical>, String> {
-    out(check, &sonic_rs::from_slice::<T>(b).map_err(|e| e.to_string())?)
-}
-
-fn simd_typed<T: Serialize + DeserializeOwned>(b: &[u8], check: bool) -> Result<Option<Canonical>, String> {
-    // simd-json parses in place: the copy out of the client's buffer is part of its read.
-    let mut buf = b.to_vec();
-    out(check, &simd_json::serde::from_slice::<T>(&mut buf).map_err(|e| e.to_string())?)
 }
 
 /// The strategies over a user's own documents, baseline first: with a type (the bench
@@ -607,10 +577,9 @@ fn existing_reads(
         .map(|TypedReads { reads, .. }| {
             reads
                 .iter()
-                .map(|&(library, decode)| {
-                    let refused = if library == Library::SonicRs { too_deep.clone() } else { None };
-                    let id = StrategyId::new("typed", library.as_str());
-                    make((id, Contract::TypedValue, Effort::Swap), refused, typed_op(decode))
+                .map(|r| {
+                    let refused = if r.depth_unbounded { too_deep.clone() } else { None };
+                    make((r.id.clone(), Contract::TypedValue, Effort::Swap), refused, typed_op(r.read))
                 })
                 .collect()
         })
@@ -868,7 +837,7 @@ pub fn run(options: &StoreOptions, runner: &mut Runner<'_>) -> Result<(), Error>
     if let Some(at) = &options.existing {
         return run_existing(options, at, None, None, runner);
     }
-    runner.filter().check_matches_any(METHODS)?;
+    runner.filter().check_matches_any(method_names().iter().map(StrategyId::name))?;
     let url = match &options.url {
         Some(url) => url.clone(),
         None => jsoncost_stores::default_store_url().map_err(store_error)?,
@@ -1183,8 +1152,10 @@ mod tests {
         let shared: Shared = Rc::new(RefCell::new(store));
         let list = strategies(&shared, "order", &IdSequence::new(10, 1), (0, &serde_json::Value::Null), None);
         let names: Vec<&str> = list.iter().map(|s| s.name()).collect();
-        let embedded: Vec<&str> = METHODS
-            .into_iter()
+        let methods = method_names();
+        let embedded: Vec<&str> = methods
+            .iter()
+            .map(StrategyId::name)
             .filter(|m| !["new-client", "projection/server"].contains(m))
             .filter(|m| cfg!(feature = "more-libraries") || *m != "typed/facet-json")
             .collect();

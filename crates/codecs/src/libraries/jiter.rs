@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Number, Value};
 
-use super::library::Library;
+use super::strategies::LibraryStrategies;
 use crate::toolkit::{OpStrategy, Slot, emit, error_text};
 use crate::{BorrowedForm, BoxedStrategy, Canonical, Contract, Effort, StrategyId};
 
@@ -54,7 +54,7 @@ fn emit_jiter(slot: Slot<'_>, v: &JsonValue<'_>) -> Result<(), String> {
     Ok(())
 }
 
-impl Library for Jiter {
+impl LibraryStrategies for Jiter {
     /// `typed/jiter`: jiter's serde deserializer into any owned type.
     fn typed<'a, T: Serialize + DeserializeOwned + 'a>(input: &'a [u8]) -> Vec<BoxedStrategy<'a>> {
         let n = Some(input.len() as u64);

@@ -1,14 +1,14 @@
 //! serde_json_borrow: a DOM borrowing from the input, built through serde_json's parser, and
 //! written back through serde_json's writer.
 
-use super::library::Library;
+use super::strategies::LibraryStrategies;
 use crate::toolkit::{OpStrategy, emit, emit_bytes, error_text, refused};
 use crate::{BoxedStrategy, Contract, Effort, StrategyId};
 
 /// serde_json_borrow's strategies.
 pub struct SerdeJsonBorrow;
 
-impl Library for SerdeJsonBorrow {
+impl LibraryStrategies for SerdeJsonBorrow {
     fn dom(input: &[u8]) -> Vec<BoxedStrategy<'_>> {
         let n = Some(input.len() as u64);
         vec![OpStrategy::boxed(

@@ -1,13 +1,14 @@
-//! [`Library`]: one library's strategies per style, and a list of libraries as one.
+//! [`LibraryStrategies`]: one library's strategies per style, and a list of libraries as one.
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use crate::typed_read::TypedRead;
 use crate::{BorrowedForm, BoxedStrategy};
 
 /// One library's strategies per style, for any serde type or any document. Each defaults to
 /// none: a library implements the styles its API has.
-pub trait Library {
+pub trait LibraryStrategies {
     /// Deserializing into any owned type (`typed/<library>`).
     fn typed<'a, T: Serialize + DeserializeOwned + 'a>(_input: &'a [u8]) -> Vec<BoxedStrategy<'a>> {
         Vec::new()
@@ -28,12 +29,18 @@ pub trait Library {
     fn serialize_dom<'a>(_input: &[u8]) -> Vec<BoxedStrategy<'a>> {
         Vec::new()
     }
+
+    /// Reading one owned `T` from a fetched document's bytes (the store's `typed/<library>`
+    /// rows, [`crate::typed_read`]).
+    fn typed_reads<T: Serialize + DeserializeOwned>() -> Vec<TypedRead> {
+        Vec::new()
+    }
 }
 
-impl Library for () {}
+impl LibraryStrategies for () {}
 
 /// Two libraries (or lists of them), the first's strategies first.
-impl<A: Library, B: Library> Library for (A, B) {
+impl<A: LibraryStrategies, B: LibraryStrategies> LibraryStrategies for (A, B) {
     fn typed<'a, T: Serialize + DeserializeOwned + 'a>(input: &'a [u8]) -> Vec<BoxedStrategy<'a>> {
         let mut v = A::typed::<T>(input);
         v.extend(B::typed::<T>(input));
@@ -55,6 +62,12 @@ impl<A: Library, B: Library> Library for (A, B) {
     fn serialize_dom<'a>(input: &[u8]) -> Vec<BoxedStrategy<'a>> {
         let mut v = A::serialize_dom(input);
         v.extend(B::serialize_dom(input));
+        v
+    }
+
+    fn typed_reads<T: Serialize + DeserializeOwned>() -> Vec<TypedRead> {
+        let mut v = A::typed_reads::<T>();
+        v.extend(B::typed_reads::<T>());
         v
     }
 }
