@@ -406,25 +406,23 @@ fn strategies(
         ),
     ];
     // Each library's read of the order (`typed_read::typed_reads`), after the store's own two.
-    let mut reads: Vec<_> = typed_reads::<Order>()
-        .into_iter()
-        .map(|r| {
-            let refused = if r.depth_unbounded { too_deep.clone() } else { None };
-            make_refused((r.id, Contract::TypedValue, Effort::Swap), refused, typed_op(r.read))
-        })
-        .collect();
+    let reads = typed_reads::<Order>().into_iter().map(|r| {
+        let refused = if r.depth_unbounded { too_deep.clone() } else { None };
+        make_refused((r.id, Contract::TypedValue, Effort::Swap), refused, typed_op(r.read))
+    });
     // Into the order's plain copy, which derives facet's trait (a model of its own: Effort::Model,
     // as micro's facet-json row). facet-json skips a deep unknown field without overflowing
     // its stack, so it is not depth-guarded.
     #[cfg(feature = "more-libraries")]
-    reads.push(make(
+    let reads = reads.chain(std::iter::once(make(
         (StrategyId::new("typed", "facet-json"), Contract::TypedValue, Effort::Model),
         typed_op(|b, check| {
             let order =
                 jsoncost_codecs::derived::facet_json::from_slice::<jsoncost_shapes::derived::Order>(b).map_err(|e| e.to_string())?;
             out(check, &order)
         }),
-    ));
+    )));
+    let reads: Vec<_> = reads.collect();
     v.splice(2..2, reads);
     if projects {
         // The server extracts the handler's fields (SQL JSON operators); only they come back.
