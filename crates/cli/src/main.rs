@@ -18,7 +18,7 @@ mod source_tree;
 
 use clap::{Parser, Subcommand};
 use jsoncost::ExperimentCommand;
-use jsoncost_engine::Config;
+use jsoncost_engine::MeasureConfig;
 use jsoncost_engine::alloc::{self, CountingAllocator, SelectedAllocator};
 use jsoncost_engine::lockstep::Lockstep;
 
@@ -131,7 +131,7 @@ fn one_experiment(command: &ExperimentCommand<SharedArgs>) -> anyhow::Result<()>
     } else {
         Progress::new(0)
     };
-    let config = Config {
+    let config = MeasureConfig {
         lockstep,
         ..precision.config()
     };

@@ -1,7 +1,7 @@
 //! The flags every experiment command shares: how precisely to measure, and where results go.
 
 use jsoncost::flags::ScheduleArg;
-use jsoncost_engine::Config;
+use jsoncost_engine::MeasureConfig;
 use std::time::Duration;
 
 use crate::session::OutputArgs;
@@ -40,13 +40,13 @@ pub struct PrecisionArgs {
 }
 
 impl PrecisionArgs {
-    pub fn config(&self) -> Config {
+    pub fn config(&self) -> MeasureConfig {
         let config = match (self.debug_mode, self.quick) {
             (true, _) => debug_mode(),
-            (false, true) => Config::quick(),
-            (false, false) => Config::full(),
+            (false, true) => MeasureConfig::quick(),
+            (false, false) => MeasureConfig::full(),
         };
-        Config {
+        MeasureConfig {
             schedule: self.schedule.schedule(),
             ..config
         }
@@ -55,14 +55,14 @@ impl PrecisionArgs {
 
 /// `--debug-mode`: a quick run's stages, each as short as the engine allows (one warm-up, three
 /// timed iterations of ~1 ms, 10 counted operations).
-pub fn debug_mode() -> Config {
-    Config {
+pub fn debug_mode() -> MeasureConfig {
+    MeasureConfig {
         iteration_time: Duration::from_millis(1),
         warmup_iterations: 1,
         min_iterations: 3,
         max_iterations: 3,
         budget: Duration::from_millis(30),
         alloc_ops: 10,
-        ..Config::quick()
+        ..MeasureConfig::quick()
     }
 }

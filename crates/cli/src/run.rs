@@ -8,7 +8,7 @@ use jsoncost::flags::ExperimentArgs;
 use jsoncost_conductor::ab::{AllocatorPlan, CpuChoice, Settings};
 use jsoncost_engine::alloc::Allocator;
 use jsoncost_engine::lockstep::Lockstep;
-use jsoncost_engine::{AllocatorComparison, Config, ExperimentKind};
+use jsoncost_engine::{AllocatorComparison, ExperimentKind, MeasureConfig};
 use jsoncost_report::Format;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -94,14 +94,14 @@ impl RunArgs {
 
 /// The engine settings of one experiment in the run: each experiment's own for the whole study
 /// (about three minutes on two cores), `--quick`'s with a 200 ms budget, or `--debug-mode`'s.
-fn run_config(quick: bool, debug: bool, experiment: &dyn ExperimentArgs) -> Config {
+fn run_config(quick: bool, debug: bool, experiment: &dyn ExperimentArgs) -> MeasureConfig {
     if debug {
         return debug_mode();
     }
     if quick {
-        return Config {
+        return MeasureConfig {
             budget: Duration::from_millis(200),
-            ..Config::quick()
+            ..MeasureConfig::quick()
         };
     }
     experiment.whole_study_config()
@@ -162,7 +162,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
             break;
         }
         let experiment_started = Instant::now();
-        let config = Config {
+        let config = MeasureConfig {
             schedule: args.schedule.schedule(),
             lockstep: lockstep.clone(),
             ..run_config(args.quick, args.debug_mode, experiment)

@@ -3,7 +3,7 @@
 
 use jsoncost::flags::ExperimentArgs;
 use jsoncost::{Cancel, Sink};
-use jsoncost_engine::{Config, Experiment, ExperimentKind, Row};
+use jsoncost_engine::{Experiment, ExperimentKind, MeasureConfig, Row};
 
 use crate::failure::library;
 use crate::interrupt;
@@ -58,7 +58,7 @@ impl Sink for CliSink<'_> {
 }
 
 /// Runs the experiment `args` describe into `session`, Ctrl-C as its cancel flag.
-pub fn run_experiment(args: &dyn ExperimentArgs, config: &Config, session: &mut Session, progress: &Progress) -> anyhow::Result<()> {
+pub fn run_experiment(args: &dyn ExperimentArgs, config: &MeasureConfig, session: &mut Session, progress: &Progress) -> anyhow::Result<()> {
     let mut sink = CliSink {
         kind: args.kind(),
         session,

@@ -46,7 +46,7 @@ pub use model::{
 };
 pub use paired::Interval;
 pub use stages::{
-    AllocScope, Config, DEFAULT_SCHEDULE_SEED, Interleaved, Lineup, Measurement, Stage, measure, measure_interleaved,
+    AllocScope, DEFAULT_SCHEDULE_SEED, Interleaved, Lineup, MeasureConfig, Measurement, Stage, measure, measure_interleaved,
     measure_interleaved_with, measure_staged, try_measure_staged, try_measure_staged_with,
 };
 pub use summary::{StoreSummary, StreamLibrary, StreamSummary, Summary, TypedPath};

@@ -7,7 +7,7 @@
 //! The conductor (`jsoncost ab`) listens on one Unix socket per program and names it in the
 //! [`ENV`] variable. The program's edge (the `jsoncost` binary, a bench harness's start) reads
 //! the variable once into a [`Lockstep`], the hook it hands the engine in its
-//! [`Config`](crate::Config) (as it hands it a clock) and the load generator in its slice
+//! [`MeasureConfig`](crate::MeasureConfig) (as it hands it a clock) and the load generator in its slice
 //! spec; nothing below the edge reads the environment. The hook connects on its first turn,
 //! which a command takes before any work (jsoncost's `Output::new`, where every command and
 //! bench starts: a stream body's check is seconds of it); from then on
@@ -119,7 +119,7 @@ impl Member {
     }
 }
 
-/// The turns a program takes with a conductor: a hook of the engine's [`Config`](crate::Config)
+/// The turns a program takes with a conductor: a hook of the engine's [`MeasureConfig`](crate::MeasureConfig)
 /// and of the load generator's slices. Clones share one membership (one connection per
 /// program). [`Lockstep::alone`] (the default) takes no turns.
 #[derive(Clone, Default)]
@@ -283,14 +283,14 @@ mod tests {
                 w.write_all(grant.line().as_bytes()).unwrap();
             }
         });
-        let alone = crate::Config {
+        let alone = crate::MeasureConfig {
             iteration_time: Duration::from_micros(50),
             min_iterations: 3,
             max_iterations: 3,
             alloc_ops: 5,
-            ..crate::Config::full()
+            ..crate::MeasureConfig::full()
         };
-        let config = crate::Config {
+        let config = crate::MeasureConfig {
             lockstep: lockstep.clone(),
             ..alone.clone()
         };

@@ -16,7 +16,7 @@ use crate::stats::{SampleStats, remove_upper_outliers};
 
 /// How long and how precisely to measure.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Config {
+pub struct MeasureConfig {
     /// Target duration of one Actual iteration (the Pilot aims for it).
     pub iteration_time: Duration,
     /// Warmup iterations after the Pilot, untimed in the result.
@@ -68,10 +68,10 @@ pub enum AllocScope {
     Enrolled,
 }
 
-impl Config {
+impl MeasureConfig {
     /// The default precision: at least 15 and at most 100 iterations of ~40 ms, stopping at 2%.
     pub fn full() -> Self {
-        Config {
+        MeasureConfig {
             iteration_time: Duration::from_millis(40),
             warmup_iterations: 3,
             min_iterations: 15,
@@ -92,7 +92,7 @@ impl Config {
 
     /// `--quick`: fewer, shorter iterations; the output says so.
     pub fn quick() -> Self {
-        Config {
+        MeasureConfig {
             iteration_time: Duration::from_millis(8),
             warmup_iterations: 1,
             min_iterations: 5,
@@ -117,7 +117,7 @@ impl Config {
     /// at most `max_runs` of them; never fewer than two, the fewest a paired interval needs.
     pub fn whole_runs(min_runs: u32, max_runs: u32, budget: Duration, quick: bool) -> Self {
         let min_runs = min_runs.max(2);
-        Config {
+        MeasureConfig {
             iteration_time: Duration::ZERO,
             // The gate's check run, before the rounds, is a whole run of the same operation.
             warmup_iterations: 0,
@@ -218,12 +218,12 @@ pub enum Stage {
 }
 
 /// Runs the stages on `op` (one operation; its result is passed through `black_box`).
-pub fn measure<R>(config: &Config, mut op: impl FnMut() -> R) -> Measurement {
+pub fn measure<R>(config: &MeasureConfig, mut op: impl FnMut() -> R) -> Measurement {
     measure_staged(config, |_| op())
 }
 
 /// [`measure`], telling `op` which stage it runs in.
-pub fn measure_staged<R>(config: &Config, mut op: impl FnMut(Stage) -> R) -> Measurement {
+pub fn measure_staged<R>(config: &MeasureConfig, mut op: impl FnMut(Stage) -> R) -> Measurement {
     match try_measure_staged(config, |stage| Ok::<R, std::convert::Infallible>(op(stage))) {
         Ok(m) => m,
         Err(never) => match never {},
@@ -232,13 +232,13 @@ pub fn measure_staged<R>(config: &Config, mut op: impl FnMut(Stage) -> R) -> Mea
 
 /// [`measure_staged`] for an operation that can fail: the first error stops the measurement
 /// and is returned (a row met an error while timed is failed, so nothing after it counts).
-pub fn try_measure_staged<R, E>(config: &Config, op: impl FnMut(Stage) -> Result<R, E>) -> Result<Measurement, E> {
+pub fn try_measure_staged<R, E>(config: &MeasureConfig, op: impl FnMut(Stage) -> Result<R, E>) -> Result<Measurement, E> {
     try_measure_staged_with(config, &SystemClock::default(), op)
 }
 
 /// Pilot: double the operation count until one iteration lasts a quarter of the target, then
 /// scale to the target.
-fn pilot<R, E>(config: &Config, clock: &dyn Clock, op: &mut impl FnMut(Stage) -> Result<R, E>) -> Result<u64, E> {
+fn pilot<R, E>(config: &MeasureConfig, clock: &dyn Clock, op: &mut impl FnMut(Stage) -> Result<R, E>) -> Result<u64, E> {
     if let Some(n) = config.fixed_ops {
         return Ok(n.max(1));
     }
@@ -254,7 +254,7 @@ fn pilot<R, E>(config: &Config, clock: &dyn Clock, op: &mut impl FnMut(Stage) ->
 }
 
 /// The stop rule's precision test: Error / Mean of the samples without upper outliers.
-fn precise_enough(config: &Config, all: &[f64]) -> bool {
+fn precise_enough(config: &MeasureConfig, all: &[f64]) -> bool {
     let (kept, _) = remove_upper_outliers(all);
     SampleStats::of(&kept).is_some_and(|s| s.relative_error() < config.max_relative_error)
 }
@@ -263,7 +263,7 @@ fn precise_enough(config: &Config, all: &[f64]) -> bool {
 /// one is known within `max_relative_error` (half the 99% interval). Drift shared by a round
 /// cancels in the ratio, so on a noisy machine this is met long before each strategy's own
 /// Error/Mean is, and the rows' relative figures are what a table is read for.
-fn ratios_precise_enough(config: &Config, samples: &[Vec<f64>]) -> bool {
+fn ratios_precise_enough(config: &MeasureConfig, samples: &[Vec<f64>]) -> bool {
     let Some((first, rest)) = samples.split_first() else {
         return true;
     };
@@ -285,7 +285,7 @@ struct Counted {
 /// Allocation pass: untimed. A fixed number of operations, so two runs count the same ones,
 /// unless that would take longer than the budget (a slow operation: its allocation is usually
 /// the same every time).
-fn allocation_pass<R, E>(config: &Config, mean_ns: f64, op: &mut impl FnMut(Stage) -> Result<R, E>) -> Result<Counted, E> {
+fn allocation_pass<R, E>(config: &MeasureConfig, mean_ns: f64, op: &mut impl FnMut(Stage) -> Result<R, E>) -> Result<Counted, E> {
     let affordable = (config.budget.as_secs_f64() * 1e9 / mean_ns.max(1.0)) as u64;
     let n = config.alloc_ops.min(affordable).max(1);
     let rss = if config.measure_rss { crate::rss::PeakWindow::open() } else { None };
@@ -352,7 +352,7 @@ fn with_counted(mut m: Measurement, c: Counted) -> Measurement {
 
 /// [`try_measure_staged`] reading time from `clock`.
 pub fn try_measure_staged_with<R, E>(
-    config: &Config,
+    config: &MeasureConfig,
     clock: &dyn Clock,
     mut op: impl FnMut(Stage) -> Result<R, E>,
 ) -> Result<Measurement, E> {
@@ -418,7 +418,7 @@ pub struct Interleaved<E> {
     /// before it; strategies whose Allocation pass had not run yet have no allocation figures.
     pub stopped: Option<(usize, E)>,
     /// The rounds' wall time and the measuring thread's run-queue wait in it, when the times
-    /// leave that wait out (`Config::leave_out_run_queue_wait`).
+    /// leave that wait out (`MeasureConfig::leave_out_run_queue_wait`).
     pub run_queue_wait: Option<RunQueueWait>,
 }
 
@@ -433,7 +433,7 @@ pub struct Interleaved<E> {
 /// waits for its turn. Then each strategy's untimed Allocation pass, one after another. With
 /// `config.leave_out_run_queue_wait` the rounds read [`LessRunQueueWait`] where the kernel
 /// counts the wait, and the result says how much was left out.
-pub fn measure_interleaved<L: Lineup>(config: &Config, lineup: &mut L) -> Interleaved<L::Error> {
+pub fn measure_interleaved<L: Lineup>(config: &MeasureConfig, lineup: &mut L) -> Interleaved<L::Error> {
     if config.leave_out_run_queue_wait
         && let Some(clock) = LessRunQueueWait::for_this_thread()
     {
@@ -445,7 +445,7 @@ pub fn measure_interleaved<L: Lineup>(config: &Config, lineup: &mut L) -> Interl
 }
 
 /// [`measure_interleaved`] reading time from `clock`.
-pub fn measure_interleaved_with<L: Lineup>(config: &Config, clock: &dyn Clock, lineup: &mut L) -> Interleaved<L::Error> {
+pub fn measure_interleaved_with<L: Lineup>(config: &MeasureConfig, clock: &dyn Clock, lineup: &mut L) -> Interleaved<L::Error> {
     let n = lineup.len();
     let mut out = Interleaved {
         measurements: (0..n).map(|_| None).collect(),
@@ -623,14 +623,14 @@ mod tests {
         }
     }
 
-    fn config(rounds: u32) -> Config {
-        Config {
+    fn config(rounds: u32) -> MeasureConfig {
+        MeasureConfig {
             iteration_time: Duration::from_micros(100),
             warmup_iterations: 1,
             min_iterations: rounds,
             max_iterations: rounds,
             alloc_ops: 10,
-            ..Config::full()
+            ..MeasureConfig::full()
         }
     }
 
@@ -660,12 +660,12 @@ mod tests {
             assert_eq!((m.all_samples_ns.len(), m.rounds_ns.len()), (20, 20));
         }
         // Deterministic for a seed, different for another.
-        let run = |config: &Config| {
+        let run = |config: &MeasureConfig| {
             let clock = FakeClock::default();
             measure_interleaved_with(config, &clock, &mut Drifting::new(&clock, &[100.0, 200.0, 300.0, 400.0], 0.0))
         };
         assert_eq!(run(&config(20)).orders, r.orders);
-        let other = run(&Config { seed: 7, ..config(20) });
+        let other = run(&MeasureConfig { seed: 7, ..config(20) });
         assert_ne!(other.orders, r.orders);
     }
 
@@ -673,7 +673,7 @@ mod tests {
     fn under_drift_interleaving_gives_the_true_ratio_and_sequential_a_biased_one() {
         // B costs 1.5× A; the machine slows by 100% per simulated second.
         let cost = [1_000.0, 1_500.0];
-        let cfg = Config {
+        let cfg = MeasureConfig {
             iteration_time: Duration::from_millis(5),
             ..config(40)
         };
@@ -694,10 +694,10 @@ mod tests {
     }
 
     /// Whole runs (the stream's settings): strategies of a third of a second each.
-    fn whole(min: u32, max: u32) -> Config {
-        Config {
+    fn whole(min: u32, max: u32) -> MeasureConfig {
+        MeasureConfig {
             measure_rss: false,
-            ..Config::whole_runs(min, max, Duration::from_secs(8), false)
+            ..MeasureConfig::whole_runs(min, max, Duration::from_secs(8), false)
         }
     }
 

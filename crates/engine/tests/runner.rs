@@ -1,7 +1,7 @@
 //! The engine's stages on a known operation: exact allocation per op and the iteration rules.
 
 use jsoncost_engine::alloc::CountingAllocator;
-use jsoncost_engine::{AllocScope, Config, measure};
+use jsoncost_engine::{AllocScope, MeasureConfig, measure};
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -10,10 +10,10 @@ static A: CountingAllocator = CountingAllocator::system();
 
 #[test]
 fn allocation_per_op_is_exact_and_iterations_are_bounded() {
-    let cfg = Config {
+    let cfg = MeasureConfig {
         iteration_time: Duration::from_millis(2),
         budget: Duration::from_millis(200),
-        ..Config::full()
+        ..MeasureConfig::full()
     };
     let m = measure(&cfg, || black_box(Vec::<u64>::with_capacity(16)));
     assert_eq!(m.allocated_bytes, Some(128.0));
@@ -25,9 +25,9 @@ fn allocation_per_op_is_exact_and_iterations_are_bounded() {
 
 #[test]
 fn whole_runs_use_one_op_per_iteration() {
-    let cfg = Config {
+    let cfg = MeasureConfig {
         alloc_scope: AllocScope::Thread,
-        ..Config::whole_runs(5, 7, Duration::from_millis(50), false)
+        ..MeasureConfig::whole_runs(5, 7, Duration::from_millis(50), false)
     };
     let mut calls = 0u32;
     let m = measure(&cfg, || {
@@ -44,7 +44,7 @@ fn whole_runs_use_one_op_per_iteration() {
 
 #[test]
 fn the_first_error_while_timed_stops_the_measurement() {
-    let cfg = Config::whole_runs(5, 7, Duration::from_millis(50), false);
+    let cfg = MeasureConfig::whole_runs(5, 7, Duration::from_millis(50), false);
     let mut calls = 0u32;
     let r = jsoncost_engine::try_measure_staged(&cfg, |_| {
         calls += 1;
@@ -93,7 +93,7 @@ fn whole_runs_count_the_operations_threads_and_not_a_thread_beside_them() {
             }
         })
     };
-    let m = measure(&Config::whole_runs(2, 2, Duration::from_millis(50), false), || {
+    let m = measure(&MeasureConfig::whole_runs(2, 2, Duration::from_millis(50), false), || {
         let here = black_box(vec![0u8; 64]);
         go.wait();
         done.wait();

@@ -7,7 +7,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
-use jsoncost_engine::{Config, ExperimentKind};
+use jsoncost_engine::{ExperimentKind, MeasureConfig};
 
 use crate::{Cancel, Filter, Result, Runner, Sink};
 
@@ -20,7 +20,7 @@ pub trait ExperimentArgs {
     /// Runs the experiment these flags describe with the engine's `config` (`config.quick`
     /// also shrinks what it measures), asking `cancel` between strategies, its tables and
     /// progress going to `sink`.
-    fn run(&self, config: &Config, cancel: Cancel, sink: &mut dyn Sink) -> Result<()>;
+    fn run(&self, config: &MeasureConfig, cancel: Cancel, sink: &mut dyn Sink) -> Result<()>;
     /// `--debug-mode` (jsoncost's own tests; the engine's side is the config's): shrinks what
     /// these flags load to the fewest whole runs, requests and rounds that still take every
     /// stage. Nothing to shrink by default.
@@ -36,19 +36,19 @@ pub trait ExperimentArgs {
     fn fit_whole_study(&mut self, _quick: bool) {}
     /// The engine settings `jsoncost run` measures the experiment with, without `--quick`: 25 ms
     /// iterations and a 1.5 s budget per strategy by default (an experiment's own command keeps
-    /// `Config::full`'s 40 ms and 3 s).
-    fn whole_study_config(&self) -> Config {
-        Config {
+    /// `MeasureConfig::full`'s 40 ms and 3 s).
+    fn whole_study_config(&self) -> MeasureConfig {
+        MeasureConfig {
             iteration_time: Duration::from_millis(25),
             budget: Duration::from_millis(1500),
-            ..Config::full()
+            ..MeasureConfig::full()
         }
     }
 }
 
 /// The Runner of a table whose strategies `--<flag> GLOB` chooses.
 pub(crate) fn runner<'s>(
-    config: &Config,
+    config: &MeasureConfig,
     flag: &'static str,
     pattern: Option<&str>,
     cancel: Cancel,

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use jsoncost_codecs::BorrowedForm;
 use jsoncost_codecs::build::new_results;
 use jsoncost_engine::alloc::Allocator;
-use jsoncost_engine::{Config, ExperimentKind, Results, Row, Schedule, alloc};
+use jsoncost_engine::{ExperimentKind, MeasureConfig, Results, Row, Schedule, alloc};
 use jsoncost_report::Format;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -932,7 +932,7 @@ impl Study {
     fn listed_rows(&self, filter: Filter) -> (Vec<(String, String)>, Result<(), Error>) {
         let mut sink = Lines::default();
         let outcome = {
-            let mut runner = Runner::new(Config::quick(), filter, self.cancel.clone(), &mut sink).with_mode(RunMode::List);
+            let mut runner = Runner::new(MeasureConfig::quick(), filter, self.cancel.clone(), &mut sink).with_mode(RunMode::List);
             // Listing measures nothing: `quick` changes no name.
             self.run_units(true, &mut runner)
         };
@@ -956,7 +956,7 @@ impl Study {
             ..GateReport::default()
         };
         let outcome = {
-            let mut runner = Runner::new(Config::quick(), filter, self.cancel.clone(), &mut sink).with_mode(RunMode::Gate);
+            let mut runner = Runner::new(MeasureConfig::quick(), filter, self.cancel.clone(), &mut sink).with_mode(RunMode::Gate);
             self.run_units(args.quick, &mut runner)
         };
         let mut results = new_results(args.quick);
@@ -1116,7 +1116,11 @@ impl Study {
         // printed or written (the parent does).
         if jsoncost_engine::counts::requested_ops().is_some() {
             let mut sink = crate::Recorder::default();
-            let config = if args.quick { Config::quick() } else { Config::full() };
+            let config = if args.quick {
+                MeasureConfig::quick()
+            } else {
+                MeasureConfig::full()
+            };
             let mut runner = Runner::new(config, filter, self.cancel.clone(), &mut sink);
             self.run_units(args.quick, &mut runner).end()?;
             return Ok(new_results(args.quick));
@@ -1155,7 +1159,11 @@ impl Study {
                  (#[global_allocator] static ALLOC: jsoncost::CountingAllocator = jsoncost::CountingAllocator::system();)"
             );
         }
-        let mut config = if args.quick { Config::quick() } else { Config::full() };
+        let mut config = if args.quick {
+            MeasureConfig::quick()
+        } else {
+            MeasureConfig::full()
+        };
         if let Some(schedule) = args.schedule {
             config.schedule = schedule;
         }

@@ -1191,13 +1191,13 @@ impl crate::flags::ExperimentArgs for HttpArgs {
         jsoncost_engine::ExperimentKind::Http
     }
 
-    fn run(&self, config: &jsoncost_engine::Config, cancel: crate::Cancel, sink: &mut dyn crate::Sink) -> Result<(), Error> {
+    fn run(&self, config: &jsoncost_engine::MeasureConfig, cancel: crate::Cancel, sink: &mut dyn crate::Sink) -> Result<(), Error> {
         // Load runs measure themselves: the engine's settings are not used, but its lockstep
         // is (the slices take their turns in it).
         let runner = crate::flags::runner(
-            &jsoncost_engine::Config {
+            &jsoncost_engine::MeasureConfig {
                 lockstep: config.lockstep.clone(),
-                ..jsoncost_engine::Config::quick()
+                ..jsoncost_engine::MeasureConfig::quick()
             },
             "--http-filter",
             self.http_filter.as_deref(),

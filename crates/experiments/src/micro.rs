@@ -395,7 +395,7 @@ impl crate::flags::ExperimentArgs for MicroArgs {
         jsoncost_engine::ExperimentKind::Micro
     }
 
-    fn run(&self, config: &jsoncost_engine::Config, cancel: crate::Cancel, sink: &mut dyn crate::Sink) -> Result<(), Error> {
+    fn run(&self, config: &jsoncost_engine::MeasureConfig, cancel: crate::Cancel, sink: &mut dyn crate::Sink) -> Result<(), Error> {
         run(
             &self.options(),
             &mut crate::flags::runner(config, "--filter", self.filter.as_deref(), cancel, sink)?,
@@ -408,11 +408,11 @@ impl crate::flags::ExperimentArgs for MicroArgs {
 
     /// Five tables of 14-28 strategies: a short budget per strategy in 10 ms iterations (more
     /// rounds, so the pairing sees the machine's slow phases from both sides).
-    fn whole_study_config(&self) -> jsoncost_engine::Config {
-        jsoncost_engine::Config {
+    fn whole_study_config(&self) -> jsoncost_engine::MeasureConfig {
+        jsoncost_engine::MeasureConfig {
             iteration_time: std::time::Duration::from_millis(10),
             budget: std::time::Duration::from_millis(400),
-            ..jsoncost_engine::Config::full()
+            ..jsoncost_engine::MeasureConfig::full()
         }
     }
 }

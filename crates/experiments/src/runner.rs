@@ -4,7 +4,7 @@
 use jsoncost_codecs::gate::Reference;
 use jsoncost_codecs::{BoxedStrategy, Contract, RunFailure, Strategy};
 use jsoncost_engine::{
-    Blame, Config, Experiment, ExperimentKind, Fidelity, Lineup, Row, Schedule, Stage, measure_interleaved, try_measure_staged,
+    Blame, Experiment, ExperimentKind, Fidelity, Lineup, MeasureConfig, Row, Schedule, Stage, measure_interleaved, try_measure_staged,
 };
 use serde_json::{Map, Value};
 
@@ -189,7 +189,7 @@ pub enum RunMode {
 
 /// Runs tables through the gate and the engine, reporting to a [`Sink`].
 pub struct Runner<'s> {
-    config: Config,
+    config: MeasureConfig,
     filter: Filter,
     cancel: Cancel,
     sink: &'s mut dyn Sink,
@@ -198,7 +198,7 @@ pub struct Runner<'s> {
 
 impl<'s> Runner<'s> {
     /// A runner measuring with `config`, the strategies `filter` lets through, until `cancel`.
-    pub fn new(config: Config, filter: Filter, cancel: Cancel, sink: &'s mut dyn Sink) -> Self {
+    pub fn new(config: MeasureConfig, filter: Filter, cancel: Cancel, sink: &'s mut dyn Sink) -> Self {
         Runner {
             config,
             filter,
@@ -222,12 +222,12 @@ impl<'s> Runner<'s> {
     }
 
     /// The engine settings it measures with.
-    pub fn config(&self) -> &Config {
+    pub fn config(&self) -> &MeasureConfig {
         &self.config
     }
 
     /// The same runner with other engine settings (the stream experiment times whole runs).
-    pub fn with_config<R>(&mut self, config: Config, f: impl FnOnce(&mut Runner<'_>) -> R) -> R {
+    pub fn with_config<R>(&mut self, config: MeasureConfig, f: impl FnOnce(&mut Runner<'_>) -> R) -> R {
         let saved = std::mem::replace(&mut self.config, config);
         let r = f(self);
         self.config = saved;
@@ -622,7 +622,7 @@ impl Lineup for Together<'_, '_> {
 /// failure stops the timing at once; a failure of one operation (a corrupt document among
 /// those a read visits) fails the row but the timing goes on, so a fatal one met later (the
 /// server died) is still seen and stops the run.
-fn time(config: &Config, s: &mut dyn Strategy, fidelity: Fidelity) -> Result<Row, RunFailure> {
+fn time(config: &MeasureConfig, s: &mut dyn Strategy, fidelity: Fidelity) -> Result<Row, RunFailure> {
     if let Some(row) = s.measure() {
         return row;
     }
@@ -762,13 +762,13 @@ mod tests {
     }
 
     /// One strategy after another, a few runs each.
-    fn config() -> Config {
-        Config {
+    fn config() -> MeasureConfig {
+        MeasureConfig {
             alloc_ops: 3,
             budget: Duration::from_secs(5),
             warmup_iterations: 1,
             schedule: Schedule::Sequential,
-            ..Config::whole_runs(3, 4, Duration::from_secs(5), true)
+            ..MeasureConfig::whole_runs(3, 4, Duration::from_secs(5), true)
         }
     }
 
@@ -786,14 +786,14 @@ mod tests {
         run_with(config(), strategies, filter, cancel)
     }
 
-    fn run_with(config: Config, strategies: Vec<Mock>, filter: Filter, cancel: Cancel) -> (Result<Ran, TableStop>, Recorder) {
+    fn run_with(config: MeasureConfig, strategies: Vec<Mock>, filter: Filter, cancel: Cancel) -> (Result<Ran, TableStop>, Recorder) {
         let mut rec = Recorder::default();
         let r = Runner::new(config, filter, cancel, &mut rec).run(table(strategies));
         (r, rec)
     }
 
-    fn interleaved() -> Config {
-        Config {
+    fn interleaved() -> MeasureConfig {
+        MeasureConfig {
             schedule: Schedule::Interleaved,
             ..config()
         }
@@ -1180,7 +1180,7 @@ mod tests {
             })
             .collect();
         // What the stream experiment measures with: exactly three rounds here.
-        let config = Config::whole_runs(3, 3, Duration::from_secs(60), true);
+        let config = MeasureConfig::whole_runs(3, 3, Duration::from_secs(60), true);
         assert_eq!(config.schedule, Schedule::Interleaved);
         let (r, rec) = run_with(config, mocks, Filter::default(), Cancel::never());
         assert_eq!(r, Ok(Ran { rows: 3, failed: 0 }));

@@ -1123,7 +1123,7 @@ impl crate::flags::ExperimentArgs for StoreArgs {
         jsoncost_engine::ExperimentKind::Store
     }
 
-    fn run(&self, config: &jsoncost_engine::Config, cancel: crate::Cancel, sink: &mut dyn crate::Sink) -> Result<(), Error> {
+    fn run(&self, config: &jsoncost_engine::MeasureConfig, cancel: crate::Cancel, sink: &mut dyn crate::Sink) -> Result<(), Error> {
         run(
             &self.options(),
             &mut crate::flags::runner(config, "--store-filter", self.store_filter.as_deref(), cancel, sink)?,
@@ -1405,7 +1405,7 @@ mod typed_tests {
         };
         let mut sink = crate::sink::Recorder::default();
         let mut runner = Runner::new(
-            jsoncost_engine::Config::quick(),
+            jsoncost_engine::MeasureConfig::quick(),
             crate::Filter::new("--filter", None).unwrap(),
             crate::Cancel::never(),
             &mut sink,

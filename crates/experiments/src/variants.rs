@@ -422,7 +422,7 @@ fn order_model_on(seed: u64, libraries: &[Library]) -> Result<VariantsSubject<Or
 mod tests {
     use super::*;
     use crate::{Cancel, Filter, Recorder, Runner};
-    use jsoncost_engine::{Config, Status};
+    use jsoncost_engine::{MeasureConfig, Status};
     use jsoncost_shapes::DEFAULT_SEED;
     use std::time::Duration;
 
@@ -517,9 +517,9 @@ mod tests {
 
     fn run(subject: VariantsSubject<OrderModel>) -> Recorder {
         let mut rec = Recorder::default();
-        let config = Config {
+        let config = MeasureConfig {
             alloc_ops: 3,
-            ..Config::whole_runs(3, 4, Duration::from_secs(5), true)
+            ..MeasureConfig::whole_runs(3, 4, Duration::from_secs(5), true)
         };
         let subjects: Vec<Box<dyn Subject>> = vec![Box::new(subject)];
         let mut runner = Runner::new(config, Filter::default(), Cancel::never(), &mut rec);

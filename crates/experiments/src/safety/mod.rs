@@ -420,7 +420,7 @@ impl crate::flags::ExperimentArgs for SafetyArgs {
         jsoncost_engine::ExperimentKind::Safety
     }
 
-    fn run(&self, config: &jsoncost_engine::Config, cancel: crate::Cancel, sink: &mut dyn crate::Sink) -> Result<(), Error> {
+    fn run(&self, config: &jsoncost_engine::MeasureConfig, cancel: crate::Cancel, sink: &mut dyn crate::Sink) -> Result<(), Error> {
         let mut options = self.options()?;
         if config.quick && self.cases.is_empty() {
             // The 64 MiB string and the million numbers are the slow cases (seconds each in a
@@ -432,7 +432,7 @@ impl crate::flags::ExperimentArgs for SafetyArgs {
         run(
             &options,
             &mut crate::flags::runner(
-                &jsoncost_engine::Config::quick(),
+                &jsoncost_engine::MeasureConfig::quick(),
                 "--safety-filter",
                 self.safety_filter.as_deref(),
                 cancel,

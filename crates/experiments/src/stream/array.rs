@@ -575,7 +575,7 @@ pub(crate) fn run_with(options: &ArrayOptions, table: &str, typed: Option<&Typed
 mod tests {
     use super::*;
     use crate::{Cancel, Filter, Recorder};
-    use jsoncost_engine::Config;
+    use jsoncost_engine::MeasureConfig;
     use std::time::Duration;
 
     /// The seed walks objects and arrays to the pointer, skips every decoy, and reads the same
@@ -629,7 +629,7 @@ mod tests {
             quick: true,
         };
         let mut rec = Recorder::default();
-        let config = Config::whole_runs(1, 1, Duration::from_secs(5), true);
+        let config = MeasureConfig::whole_runs(1, 1, Duration::from_secs(5), true);
         let mut runner = Runner::new(config, Filter::default(), Cancel::never(), &mut rec);
         run(&options, &mut runner)
     }

@@ -550,7 +550,7 @@ impl crate::flags::ExperimentArgs for StreamArgs {
         jsoncost_engine::ExperimentKind::Stream
     }
 
-    fn run(&self, config: &jsoncost_engine::Config, cancel: crate::Cancel, sink: &mut dyn crate::Sink) -> Result<(), Error> {
+    fn run(&self, config: &jsoncost_engine::MeasureConfig, cancel: crate::Cancel, sink: &mut dyn crate::Sink) -> Result<(), Error> {
         // Its iteration settings are replaced by whole runs, scheduled as `config` says.
         run(
             &self.options(config.quick),

@@ -3,7 +3,7 @@
 
 use jsoncost_codecs::gate::{Reference, Verdict};
 use jsoncost_codecs::{Canonical, Contract, Effort, RunFailure, Strategy, StrategyId};
-use jsoncost_engine::{Config, Fidelity};
+use jsoncost_engine::{Fidelity, MeasureConfig};
 use jsoncost_report::files::{self, ReadError};
 use jsoncost_stream::Library;
 use std::fs::File;
@@ -174,12 +174,12 @@ pub(super) fn readable(path: &Path) -> Result<u64, Error> {
 /// Whole runs, at least `runs.min` of each strategy, within a budget per strategy; in the
 /// rounds `runner`'s settings schedule (interleaved with its seed, unless sequential), in its
 /// lockstep.
-pub(super) fn run_config(runs: Runs, quick: bool, runner: &Runner<'_>) -> Config {
+pub(super) fn run_config(runs: Runs, quick: bool, runner: &Runner<'_>) -> MeasureConfig {
     let budget = if quick { Duration::from_secs(2) } else { Duration::from_secs(8) };
-    Config {
+    MeasureConfig {
         schedule: runner.config().schedule,
         seed: runner.config().seed,
         lockstep: runner.config().lockstep.clone(),
-        ..Config::whole_runs(runs.min, runs.max, budget, quick)
+        ..MeasureConfig::whole_runs(runs.min, runs.max, budget, quick)
     }
 }
