@@ -53,7 +53,7 @@ enum Command {
     Run(Box<run::RunArgs>),
     /// The experiments, one at a time: micro, store, stream, http, safety.
     #[command(flatten)]
-    Experiment(ExperimentCommand<SharedArgs>),
+    MeasuredTable(ExperimentCommand<SharedArgs>),
     /// Compare two results files (or saved baselines); exit 1 on a regression.
     Compare(commands::compare::CompareArgs),
     /// Paired A/B of two builds run at once in lockstep (turns before every timed iteration,
@@ -80,7 +80,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Alloc(args) => commands::alloc::run(&args),
         Command::Levers(args) => commands::levers::run(&args),
         Command::Report(args) => commands::report::run(&args),
-        Command::Experiment(command) => one_experiment(&command),
+        Command::MeasuredTable(command) => one_experiment(&command),
         Command::Serve(args) => commands::serve::run(&args),
     }
 }

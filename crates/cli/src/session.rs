@@ -4,7 +4,7 @@
 
 use jsoncost::output::Output;
 use jsoncost_engine::lockstep::Lockstep;
-use jsoncost_engine::{Experiment, ExperimentKind};
+use jsoncost_engine::{ExperimentKind, MeasuredTable};
 use jsoncost_report::Format;
 use std::path::{Path, PathBuf};
 
@@ -88,7 +88,7 @@ impl Session {
     }
 
     /// Adds a finished table; table and markdown formats print it at once.
-    pub fn push(&mut self, exp: Experiment) {
+    pub fn push(&mut self, exp: MeasuredTable) {
         self.output.push(exp);
         self.keep();
     }

@@ -3,7 +3,7 @@
 
 use jsoncost::flags::ExperimentArgs;
 use jsoncost::{Cancel, Sink};
-use jsoncost_engine::{Experiment, ExperimentKind, MeasureConfig, Row};
+use jsoncost_engine::{ExperimentKind, MeasureConfig, MeasuredTable, Row};
 
 use crate::failure::library;
 use crate::interrupt;
@@ -30,7 +30,7 @@ impl Sink for CliSink<'_> {
     fn strategy_done(&mut self, _table: &str, _row: &Row) {
         self.progress.done_one();
     }
-    fn table_done(&mut self, table: Experiment) {
+    fn table_done(&mut self, table: MeasuredTable) {
         // Tables held for the verdict print nothing yet: say on stderr that one is done (once it
         // is kept, so what the line announces is already in the results).
         let done = self

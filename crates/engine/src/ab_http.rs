@@ -1,4 +1,4 @@
-//! An http A/B table's own record (`ExperimentKind::AbHttp`, [`crate::Experiment::ab_http`]):
+//! An http A/B table's own record (`ExperimentKind::AbHttp`, [`crate::MeasuredTable::ab_http`]):
 //! what `jsoncost ab --http` measured of one request on two servers beyond the rows `base` and
 //! `new` (whose [`crate::HttpFigures`] hold req/s, the latency percentiles, errors by kind, CPU
 //! per request; [`crate::Row::rss`] the RSS growth; the rows' paired ratios new/base). Here: per

@@ -22,7 +22,7 @@ pub enum ExperimentKind {
     /// Hostile inputs run in child processes (`crate::safety`): findings, not timings.
     Safety,
     /// `jsoncost ab --http`: one request on two servers (rows `base`, `new`, with the http
-    /// figures), its own record in [`crate::Experiment::ab_http`].
+    /// figures), its own record in [`crate::MeasuredTable::ab_http`].
     #[serde(rename = "http-ab")]
     AbHttp,
 }

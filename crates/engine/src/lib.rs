@@ -40,8 +40,8 @@ pub use counts::Counts;
 pub use http_figures::{HttpErrors, HttpFigures, HttpLoss, HttpStop, LossKind};
 pub use kind::{Blame, KindTraits, Rate, RowMeasure};
 pub use model::{
-    AllocatorComparison, AllocatorRow, Build, Contract, DifferenceKind, Effort, Experiment, ExperimentKind, FLOOR, Fidelity,
-    LibraryVersion, Machine, NumberDifference, OtherCpu, Rates, Results, Row, RunQueueWait, SCHEMA_VERSION, Schedule, Status, StrategyId,
+    AllocatorComparison, AllocatorRow, Build, Contract, DifferenceKind, Effort, ExperimentKind, FLOOR, Fidelity, LibraryVersion, Machine,
+    MeasuredTable, NumberDifference, OtherCpu, Rates, Results, Row, RunQueueWait, SCHEMA_VERSION, Schedule, Status, StrategyId,
     parse_experiment_rate, parse_rate,
 };
 pub use paired::Interval;

@@ -36,7 +36,7 @@ pub struct Results {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub interrupted: bool,
     /// The tables, in the order they were measured.
-    pub experiments: Vec<Experiment>,
+    pub experiments: Vec<MeasuredTable>,
     /// The allocator dimension: the tables' rows under other global allocators, each paired with
     /// the base allocator's (`jsoncost alloc`, `run`'s allocator table, a bench's
     /// `--allocators`); the `experiments` are then the base allocator's. Absent otherwise.
@@ -153,7 +153,7 @@ impl OtherCpu {
 pub struct AllocatorRow {
     /// The experiment of the row's table.
     pub experiment: ExperimentKind,
-    /// The table's name ([`Experiment::table`]).
+    /// The table's name ([`MeasuredTable::table`]).
     pub table: String,
     /// The strategy ([`Row::method`]).
     pub method: String,
@@ -275,9 +275,10 @@ impl Machine {
 
 /// One table: an experiment's measurement of one (shape, operation), (store, shape), ...
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Experiment {
-    /// The experiment that measured the table.
-    pub experiment: ExperimentKind,
+pub struct MeasuredTable {
+    /// The experiment that measured the table (its key in results files is `experiment`).
+    #[serde(rename = "experiment")]
+    pub kind: ExperimentKind,
     /// Names the table, e.g. `data/deserialize`, `redb/order`, `items/closed`.
     pub table: String,
     /// The settings the table was measured with (payload, load ...); tables compare only
@@ -978,11 +979,11 @@ impl Row {
     }
 }
 
-impl Experiment {
+impl MeasuredTable {
     /// An empty table of `experiment` named `table`, measured one strategy after another.
     pub fn new(experiment: ExperimentKind, table: impl Into<String>) -> Self {
-        Experiment {
-            experiment,
+        MeasuredTable {
+            kind: experiment,
             table: table.into(),
             params: Map::new(),
             rows: Vec::new(),
@@ -1097,7 +1098,7 @@ mod tests {
     /// a failed one (whose figures no ratio can be taken against).
     #[test]
     fn without_a_flagged_baseline_the_first_measured_row_is_it() {
-        let mut exp = Experiment::new(ExperimentKind::Micro, "t");
+        let mut exp = MeasuredTable::new(ExperimentKind::Micro, "t");
         exp.rows.push(Row::failed("borrowed/serde_json", "cannot borrow"));
         for (method, mean) in [("borrowed/sonic-rs", 20.0), ("borrowed/simd-json", 10.0)] {
             let mut row = Row::new(method);

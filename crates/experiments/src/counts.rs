@@ -8,7 +8,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use jsoncost_engine::Experiment;
+use jsoncost_engine::MeasuredTable;
 use jsoncost_engine::counts::{self, COUNT_OPS_ENV, Counts};
 
 use crate::{Error, Result};
@@ -19,7 +19,7 @@ pub struct Counted(pub BTreeMap<(String, String), Counts>);
 
 impl Counted {
     /// Fills the rows of `exp` that were counted; the others keep none.
-    pub fn fill(&self, exp: &mut Experiment) {
+    pub fn fill(&self, exp: &mut MeasuredTable) {
         for row in exp.rows.iter_mut() {
             if let Some(c) = self.0.get(&(exp.table.clone(), row.method.clone())) {
                 row.counts = Some(c.clone());
@@ -168,7 +168,7 @@ mod tests {
         std::fs::write(dir.path().join("callgrind.out.1"), "events: Ir\ntotals: 0\n").unwrap();
         let counted = Counted::read_dir(dir.path()).unwrap();
         assert_eq!(counted.0.len(), 2);
-        let mut exp = Experiment::new(ExperimentKind::Micro, "data/deserialize");
+        let mut exp = MeasuredTable::new(ExperimentKind::Micro, "data/deserialize");
         exp.rows = vec![Row::new("typed/serde_json"), Row::new("dom/serde_json")];
         counted.fill(&mut exp);
         assert_eq!(exp.rows[0].counts.as_ref().map(|c| (c.ops, c.instructions)), Some((100, 512.0)));

@@ -1280,7 +1280,7 @@ struct Lines {
 }
 
 impl Sink for Lines {
-    fn table_done(&mut self, _table: jsoncost_engine::Experiment) {}
+    fn table_done(&mut self, _table: jsoncost_engine::MeasuredTable) {}
     fn all_failed(&mut self, why: Error) {
         self.unmeasured.get_or_insert(why);
     }
@@ -1322,7 +1322,7 @@ struct GateReport {
     expected_failed: usize,
     /// Tables not gated at all (a store that cannot be read, a baseline the type fails on).
     unmeasured: Vec<Error>,
-    tables: Vec<jsoncost_engine::Experiment>,
+    tables: Vec<jsoncost_engine::MeasuredTable>,
     /// The first failed write to stdout (the run's error, exit 3); a closed pipe is not one.
     stdout_error: Option<std::io::Error>,
     /// Kept instead of printed (the tests read them).
@@ -1483,7 +1483,7 @@ impl Sink for GateReport {
         });
         self.say(format!("gate {name} ... FAILED\n    {}", why.replace('\n', "\n    ")));
     }
-    fn table_done(&mut self, table: jsoncost_engine::Experiment) {
+    fn table_done(&mut self, table: jsoncost_engine::MeasuredTable) {
         self.tables.push(table);
     }
     fn all_failed(&mut self, why: Error) {

@@ -316,7 +316,7 @@ pub use filter::Filter;
 #[cfg(feature = "cli")]
 pub use jsoncost_codecs::{BoxedStrategy, Canonical, Contract, Direction, RunFailure, Strategy, TypeOptions};
 #[cfg(feature = "cli")]
-pub use jsoncost_engine::{Experiment, MeasureConfig};
+pub use jsoncost_engine::{MeasureConfig, MeasuredTable};
 #[cfg(feature = "cli")]
 pub use runner::{AllFailed, Ran, RunMode, Runner, Table, TableStop};
 #[cfg(feature = "cli")]
@@ -330,7 +330,7 @@ pub use variants::VariantsSubject;
 use {
     filter::Filter,
     jsoncost_codecs::{BoxedStrategy, Canonical, Contract, Direction, RunFailure, Strategy, TypeOptions},
-    jsoncost_engine::{Experiment, MeasureConfig},
+    jsoncost_engine::{MeasureConfig, MeasuredTable},
     runner::{AllFailed, Ran, RunMode, Runner, Table, TableStop},
     sink::{Event, Recorder, Sink},
     types::{ExpectedFailure, Subject, TypedSubject},

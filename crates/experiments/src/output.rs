@@ -14,7 +14,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use jsoncost_engine::lockstep::Lockstep;
-use jsoncost_engine::{Experiment, ExperimentKind, Results, Row, machine};
+use jsoncost_engine::{ExperimentKind, MeasuredTable, Results, Row, machine};
 use jsoncost_report::{Format, advisor, files};
 
 use crate::{Error, Sink};
@@ -96,13 +96,13 @@ impl Output {
             self.results
                 .experiments
                 .iter()
-                .any(|e| e.experiment == kind && e.table == ERROR_TABLE && e.rows.iter().any(|r| r.method == method))
+                .any(|e| e.kind == kind && e.table == ERROR_TABLE && e.rows.iter().any(|r| r.method == method))
         };
         let method = std::iter::once(what.to_string())
             .chain((2..).map(|n| format!("{what} ({n})")))
             .find(|m| !taken(m))
             .expect("an unbounded sequence of names");
-        let mut exp = Experiment::new(kind, ERROR_TABLE);
+        let mut exp = MeasuredTable::new(kind, ERROR_TABLE);
         exp.rows.push(Row::failed(method, message));
         exp.finish();
         self.push(exp);
@@ -115,7 +115,7 @@ impl Output {
     }
 
     /// Adds a finished table; a format that prints each table (table, markdown) prints it at once.
-    pub fn push(&mut self, mut exp: Experiment) {
+    pub fn push(&mut self, mut exp: MeasuredTable) {
         if let Some(counted) = &self.counted {
             counted.fill(&mut exp);
         }
@@ -228,7 +228,7 @@ impl Output {
 
 /// An output is where a runner's tables go; notes go to stderr.
 impl Sink for Output {
-    fn table_done(&mut self, table: Experiment) {
+    fn table_done(&mut self, table: MeasuredTable) {
         self.push(table);
     }
     fn all_failed(&mut self, why: Error) {

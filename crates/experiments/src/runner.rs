@@ -4,7 +4,7 @@
 use jsoncost_codecs::gate::Reference;
 use jsoncost_codecs::{BoxedStrategy, Contract, RunFailure, Strategy};
 use jsoncost_engine::{
-    Blame, Experiment, ExperimentKind, Fidelity, Lineup, MeasureConfig, Row, Schedule, Stage, measure_interleaved, try_measure_staged,
+    Blame, ExperimentKind, Fidelity, Lineup, MeasureConfig, MeasuredTable, Row, Schedule, Stage, measure_interleaved, try_measure_staged,
 };
 use serde_json::{Map, Value};
 
@@ -56,7 +56,7 @@ impl AllFailed {
 
     /// The error a command ends with for `exp`, every row of which failed (but a floor,
     /// which does none of the work: see [`Ran`]). Names the first failed row's reason.
-    pub fn error(self, exp: &Experiment) -> Error {
+    pub fn error(self, exp: &MeasuredTable) -> Error {
         let first = exp.rows.iter().find(|r| !r.is_ok()).unwrap_or(&exp.rows[0]);
         let why = first
             .error_message
@@ -71,7 +71,7 @@ impl AllFailed {
         };
         let message = format!(
             "every row of {}: {}{but} failed ({}: {why}); see the table",
-            exp.experiment, exp.table, first.method
+            exp.kind, exp.table, first.method
         );
         match self {
             AllFailed::BadInput => Error::Usage(message),
@@ -292,7 +292,7 @@ impl<'s> Runner<'s> {
             }
             return Ok(Ran::default());
         }
-        let mut exp = Experiment::new(kind, &name);
+        let mut exp = MeasuredTable::new(kind, &name);
         exp.params = params;
         let mut stop = None;
         // Every failure so far said the input is wrong (see `RunFailure::bad_input`).
@@ -416,7 +416,7 @@ impl<'s> Runner<'s> {
         strategies: &mut [BoxedStrategy<'_>],
         mut baseline: Option<Fidelity>,
         reference: Option<&Reference>,
-        exp: &mut Experiment,
+        exp: &mut MeasuredTable,
     ) -> (Option<TableStop>, bool) {
         let mut stop = None;
         let mut only_bad_input = true;
@@ -799,7 +799,7 @@ mod tests {
         }
     }
 
-    fn row<'e>(e: &'e Experiment, method: &str) -> &'e Row {
+    fn row<'e>(e: &'e MeasuredTable, method: &str) -> &'e Row {
         e.rows.iter().find(|r| r.method == method).unwrap()
     }
 

@@ -2,7 +2,7 @@
 //! the CLI implements it with its session and progress bar, the bench harness with its
 //! printer, tests with a Vec.
 
-use jsoncost_engine::{Experiment, Row};
+use jsoncost_engine::{MeasuredTable, Row};
 
 use crate::Error;
 
@@ -17,7 +17,7 @@ pub trait Sink {
     /// A strategy's row is done (ok or failed).
     fn strategy_done(&mut self, _table: &str, _row: &Row) {}
     /// A table is finished: rows ordered, ratios and summary filled.
-    fn table_done(&mut self, table: Experiment);
+    fn table_done(&mut self, table: MeasuredTable);
     /// The table just done failed in every row: what the command ends with, once everything
     /// measured is written (see [`crate::AllFailed`]).
     fn all_failed(&mut self, _why: Error) {}
@@ -70,7 +70,7 @@ pub struct Recorder {
     /// Every call, in order.
     pub events: Vec<Event>,
     /// The tables handed over.
-    pub tables: Vec<Experiment>,
+    pub tables: Vec<MeasuredTable>,
 }
 
 impl Sink for Recorder {
@@ -92,7 +92,7 @@ impl Sink for Recorder {
             method: row.method.clone(),
         });
     }
-    fn table_done(&mut self, table: Experiment) {
+    fn table_done(&mut self, table: MeasuredTable) {
         self.events.push(Event::Table(table.table.clone()));
         self.tables.push(table);
     }

@@ -3,43 +3,43 @@
 //! computes it in [`finish`]; the report words them and the advisor reads their numbers.
 
 use jsoncost_engine::paired::{self, PAIRED_CONFIDENCE};
-use jsoncost_engine::{Experiment, FLOOR, Row, StoreSummary, StreamLibrary, StreamSummary, Summary, TypedPath};
+use jsoncost_engine::{FLOOR, MeasuredTable, Row, StoreSummary, StreamLibrary, StreamSummary, Summary, TypedPath};
 
 /// The store experiment's baseline row (its no-JSON reference row is [`FLOOR`]).
 pub const STORE_BASELINE: &str = "default";
 
 /// Computes a finished table's summary, declared by the experiment that builds the table
 /// ([`crate::Table::summarize`]).
-pub type Summarize = fn(&Experiment) -> Option<Summary>;
+pub type Summarize = fn(&MeasuredTable) -> Option<Summary>;
 
 /// Fills what a finished table's rows derive from each other (each row's time above the floor,
 /// paired per round, where its kind reads rows against a floor) and its summary, computed by
 /// `summarize`.
-pub fn finish(exp: &mut Experiment, summarize: Option<Summarize>) {
-    if exp.experiment.traits().floor {
+pub fn finish(exp: &mut MeasuredTable, summarize: Option<Summarize>) {
+    if exp.kind.traits().floor {
         exp.fill_above_floor(FLOOR);
     }
     exp.summary = summarize.and_then(|summarize| summarize(exp));
 }
 
 /// A store table's summary ([`store`]).
-pub fn of_store(exp: &Experiment) -> Option<Summary> {
+pub fn of_store(exp: &MeasuredTable) -> Option<Summary> {
     store(exp).map(Summary::Store)
 }
 
 /// A stream table's summary ([`stream`]).
-pub fn of_stream(exp: &Experiment) -> Option<Summary> {
+pub fn of_stream(exp: &MeasuredTable) -> Option<Summary> {
     stream(exp).map(Summary::Stream)
 }
 
-fn ok<'e>(exp: &'e Experiment, method: &str) -> Option<&'e Row> {
+fn ok<'e>(exp: &'e MeasuredTable, method: &str) -> Option<&'e Row> {
     exp.rows.iter().find(|r| r.method == method && r.is_ok())
 }
 
 /// JSON share of the baseline read (`default` − `floor`, never negative; paired per round
 /// with its interval on an interleaved table), and the cheapest typed path; `None` without ok
 /// `default` and `floor` rows.
-pub fn store(exp: &Experiment) -> Option<StoreSummary> {
+pub fn store(exp: &MeasuredTable) -> Option<StoreSummary> {
     let base = ok(exp, STORE_BASELINE)?;
     let floor = ok(exp, FLOOR)?;
     let (read_ns, floor_ns) = (base.mean_ns?, floor.mean_ns?);
@@ -90,7 +90,7 @@ pub fn store(exp: &Experiment) -> Option<StoreSummary> {
 /// Each library's incremental parse against its buffered one (paired per round when both rows
 /// share rounds), for every library the table has both rows of, in the table's order; `None`
 /// when none has both.
-pub fn stream(exp: &Experiment) -> Option<StreamSummary> {
+pub fn stream(exp: &MeasuredTable) -> Option<StreamSummary> {
     let of = |style: &str, library: &str| {
         exp.rows
             .iter()
@@ -133,9 +133,9 @@ mod tests {
         r
     }
 
-    fn table(typed_mean: f64, typed_error: f64) -> Experiment {
+    fn table(typed_mean: f64, typed_error: f64) -> MeasuredTable {
         use jsoncost_engine::Contract::*;
-        let mut e = Experiment::new(ExperimentKind::Store, "redb/order");
+        let mut e = MeasuredTable::new(ExperimentKind::Store, "redb/order");
         e.rows = [
             (row("default", 15_000.0, 300.0, 12_000.0), TypedValue),
             (row("typed/sonic-rs", typed_mean, typed_error, 8_000.0), TypedValue),
@@ -171,7 +171,7 @@ mod tests {
     }
 
     /// An interleaved table: per-round samples, the floor's rounds drifting with the read's.
-    fn paired_table(read: &[f64], floor: &[f64], typed: &[f64]) -> Experiment {
+    fn paired_table(read: &[f64], floor: &[f64], typed: &[f64]) -> MeasuredTable {
         let mut e = table(11_000.0, 200.0);
         e.rows.retain(|r| r.method != "lazy/sonic-rs");
         for (r, rounds) in e.rows.iter_mut().zip([read, typed, floor]) {
@@ -254,7 +254,7 @@ mod tests {
         // The machine drifts from round to round; in each round buffered takes 2, 2, 4 and 1
         // times incremental's time: a geometric mean of 2 with a wide interval, where the
         // means' quotient says 1.86.
-        let mut e = Experiment::new(ExperimentKind::Stream, "telemetry");
+        let mut e = MeasuredTable::new(ExperimentKind::Stream, "telemetry");
         e.rows = vec![
             stream_row("buffered", "serde_json", &[2e8, 4e8, 4e8, 3e8]),
             stream_row("incremental", "serde_json", &[1e8, 2e8, 1e8, 3e8]),

@@ -419,7 +419,7 @@ fn find_row<'a>(results: &'a Results, kind: ExperimentKind, table: &str, method:
     results
         .experiments
         .iter()
-        .find(|e| e.experiment == kind && e.table == table)?
+        .find(|e| e.kind == kind && e.table == table)?
         .rows
         .iter()
         .find(|r| r.method == method)
@@ -483,11 +483,11 @@ pub fn ab_with(runs: &[Run], threshold: f64, spread: RowSpread) -> AbComparison 
         lost,
     };
     for exp in &first.base.experiments {
-        let (kind, table) = (exp.experiment, exp.table.as_str());
+        let (kind, table) = (exp.kind, exp.table.as_str());
         let params_differ = runs.iter().find_map(|r| {
-            let b = r.base.experiments.iter().find(|e| e.experiment == kind && e.table == table)?;
-            let n = r.new.experiments.iter().find(|e| e.experiment == kind && e.table == table)?;
-            let p = |e: &jsoncost_engine::Experiment| serde_json::Value::Object(e.params.clone()).to_string();
+            let b = r.base.experiments.iter().find(|e| e.kind == kind && e.table == table)?;
+            let n = r.new.experiments.iter().find(|e| e.kind == kind && e.table == table)?;
+            let p = |e: &jsoncost_engine::MeasuredTable| serde_json::Value::Object(e.params.clone()).to_string();
             (b.params != n.params).then(|| Reason::ParamsDiffer { base: p(b), new: p(n) })
         });
         if let Some(reason) = params_differ {
@@ -609,13 +609,8 @@ pub fn ab_with(runs: &[Run], threshold: f64, spread: RowSpread) -> AbComparison 
     judge(&mut out, pending, judged_runs == 1 && spread == RowSpread::Widen);
     // Tables only the new program measured.
     for exp in &first.new.experiments {
-        if !first
-            .base
-            .experiments
-            .iter()
-            .any(|e| e.experiment == exp.experiment && e.table == exp.table)
-        {
-            out.not_compared.push(skip(exp.experiment, &exp.table, None, Reason::OnlyInNew, 0));
+        if !first.base.experiments.iter().any(|e| e.kind == exp.kind && e.table == exp.table) {
+            out.not_compared.push(skip(exp.kind, &exp.table, None, Reason::OnlyInNew, 0));
         }
     }
     out
@@ -916,10 +911,10 @@ impl AbComparison {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use jsoncost_engine::{Experiment, Machine};
+    use jsoncost_engine::{Machine, MeasuredTable};
 
     fn results(rows: &[(&str, f64)]) -> Results {
-        let mut e = Experiment::new(ExperimentKind::Micro, "data/deserialize");
+        let mut e = MeasuredTable::new(ExperimentKind::Micro, "data/deserialize");
         for (m, ns) in rows {
             let mut r = Row::new(*m);
             r.mean_ns = Some(*ns);

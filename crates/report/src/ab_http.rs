@@ -4,13 +4,13 @@
 //! them as it decides two builds' rows. `ab --http` and `jsoncost report` both go through here,
 //! so a saved file is judged exactly as the run was.
 
-use jsoncost_engine::{AbHttpFigure, AbHttpSide, Experiment, ExperimentKind, Results, Row, Schedule};
+use jsoncost_engine::{AbHttpFigure, AbHttpSide, ExperimentKind, MeasuredTable, Results, Row, Schedule};
 
 use crate::ab::{self, AbComparison, Run};
 
 /// The paired figures of the http A/B tables among `experiments`, as one lockstep run of `ab`;
 /// `None` when there is none.
-pub fn run<'a>(experiments: impl IntoIterator<Item = &'a Experiment>) -> Option<Run> {
+pub fn run<'a>(experiments: impl IntoIterator<Item = &'a MeasuredTable>) -> Option<Run> {
     let empty = |e: &Results| Results {
         experiments: Vec::new(),
         allocators: Vec::new(),
@@ -29,7 +29,7 @@ pub fn run<'a>(experiments: impl IntoIterator<Item = &'a Experiment>) -> Option<
     };
     let (mut base, mut new) = (empty(&template), empty(&template));
     for exp in experiments {
-        let Some(t) = exp.ab_http.as_ref().filter(|_| exp.experiment == ExperimentKind::AbHttp) else {
+        let Some(t) = exp.ab_http.as_ref().filter(|_| exp.kind == ExperimentKind::AbHttp) else {
             continue;
         };
         for (side, out) in [(&t.base, &mut base), (&t.new, &mut new)] {
@@ -45,8 +45,8 @@ pub fn run<'a>(experiments: impl IntoIterator<Item = &'a Experiment>) -> Option<
 }
 
 /// One side's rows: each figure its slices all hold, over the paired rounds.
-fn figures(exp: &Experiment, side: &AbHttpSide, rounds: usize) -> Experiment {
-    let mut out = Experiment::new(ExperimentKind::AbHttp, exp.table.clone());
+fn figures(exp: &MeasuredTable, side: &AbHttpSide, rounds: usize) -> MeasuredTable {
+    let mut out = MeasuredTable::new(ExperimentKind::AbHttp, exp.table.clone());
     out.params = exp.params.clone();
     out.schedule = Schedule::Interleaved;
     for figure in AbHttpFigure::ALL {
@@ -63,7 +63,7 @@ fn figures(exp: &Experiment, side: &AbHttpSide, rounds: usize) -> Experiment {
 
 /// The verdicts of the http A/B tables among `experiments`, at the threshold they were
 /// recorded with (the first table's: one run records one); `None` when there is none.
-pub fn comparison<'a>(experiments: impl IntoIterator<Item = &'a Experiment> + Clone) -> Option<AbComparison> {
+pub fn comparison<'a>(experiments: impl IntoIterator<Item = &'a MeasuredTable> + Clone) -> Option<AbComparison> {
     let first = experiments.clone().into_iter().find_map(|e| e.ab_http.as_ref())?;
     let (threshold, rounds) = (first.threshold, first.rounds);
     let run = run(experiments)?;

@@ -7,7 +7,7 @@
 //! only need ..." options: following them changes what the caller gets.
 
 use jsoncost_engine::stats::CONFIDENCE;
-use jsoncost_engine::{Contract, Effort, Experiment, ExperimentKind as Kind, FLOOR, Interval, Results, Row, RowMeasure};
+use jsoncost_engine::{Contract, Effort, ExperimentKind as Kind, FLOOR, Interval, MeasuredTable, Results, Row, RowMeasure};
 
 use crate::row_figures::{http_figure, mean_interval as interval};
 use crate::{fidelity, kinds, units};
@@ -66,8 +66,8 @@ impl Unit {
     }
 }
 
-fn unit(exp: &Experiment, rates: &Rates) -> Unit {
-    let kind = exp.experiment;
+fn unit(exp: &MeasuredTable, rates: &Rates) -> Unit {
+    let kind = exp.kind;
     let (one, many) = kinds::view(kind).operation();
     let rate = rates.of(kind);
     if rate != Rates::default().of(kind) {
@@ -117,8 +117,8 @@ fn by_load(kind: Kind) -> bool {
 /// The table's advice against its baseline and, where its kind gives a second baseline (a
 /// stream table of a user's element type with a buffered typed row), the typed rows' advice
 /// against that row.
-fn advise_table(exp: &Experiment, rates: &Rates) -> Vec<Advice> {
-    let typed_base = kinds::view(exp.experiment).second_baseline(exp);
+fn advise_table(exp: &MeasuredTable, rates: &Rates) -> Vec<Advice> {
+    let typed_base = kinds::view(exp.kind).second_baseline(exp);
     let mut out: Vec<Advice> = advise_against(exp, rates, typed_base.map(|_| Contract::TypedValue))
         .into_iter()
         .collect();
@@ -130,7 +130,7 @@ fn advise_table(exp: &Experiment, rates: &Rates) -> Vec<Advice> {
 
 /// The typed rows of a stream table against its buffered typed row: paired per round where
 /// both rows were measured in the same rounds, else by their intervals.
-fn advise_typed_stream(exp: &Experiment, base: &Row, rates: &Rates) -> Option<Advice> {
+fn advise_typed_stream(exp: &MeasuredTable, base: &Row, rates: &Rates) -> Option<Advice> {
     let against: Vec<Row> = exp
         .rows
         .iter()
@@ -141,7 +141,7 @@ fn advise_typed_stream(exp: &Experiment, base: &Row, rates: &Rates) -> Option<Ad
     rows[0].baseline = true;
     rows[0].ratio_interval = None;
     rows.extend(against);
-    let mut typed = Experiment::new(exp.experiment, exp.table.clone());
+    let mut typed = MeasuredTable::new(exp.kind, exp.table.clone());
     typed.rows = rows;
     advise_against(&typed, rates, None)
 }
@@ -158,19 +158,19 @@ fn relative_to(base: &Row, row: &Row) -> Row {
 /// The advice for `exp` against its baseline; `apart`: a contract advised on its own (the
 /// stream's typed rows against their buffered typed row), so not listed as an "if you only
 /// need ..." option here.
-fn advise_against(exp: &Experiment, rates: &Rates, apart: Option<Contract>) -> Option<Advice> {
+fn advise_against(exp: &MeasuredTable, rates: &Rates, apart: Option<Contract>) -> Option<Advice> {
     // Findings about hostile input, not a choice between strategies doing the same job; an
     // http A/B's two servers are decided by its own verdicts (`crate::ab`), not advised on.
-    if !exp.experiment.traits().advised {
+    if !exp.kind.traits().advised {
         return None;
     }
     let base = exp.baseline()?;
-    let kind = exp.experiment;
+    let kind = exp.kind;
     let advice = |kind: AdviceKind, candidate: Option<&Row>, text: String| Advice {
-        experiment: exp.experiment,
+        experiment: exp.kind,
         table: exp.table.clone(),
         title: crate::view::title(exp),
-        group: kinds::view(exp.experiment).headline_group(exp),
+        group: kinds::view(exp.kind).headline_group(exp),
         kind,
         baseline: base.method.clone(),
         candidate: candidate.map(|r| r.method.clone()),
@@ -372,12 +372,12 @@ pub const JUDGE: crate::sweep::Judge = crate::sweep::Judge {
 /// Why not the rung's best alone: two rows that close trade places from one run to the next,
 /// and a sweep following only the fastest follows one row in one run and the other in the next,
 /// so its crossover sentences come and go. `None` when the baseline failed.
-pub(crate) fn rung_contenders(exp: &Experiment) -> Option<(&Row, Vec<&Row>)> {
+pub(crate) fn rung_contenders(exp: &MeasuredTable) -> Option<(&Row, Vec<&Row>)> {
     let base = exp.baseline()?;
     if !base.is_ok() || base.mean_ns.is_none() {
         return None;
     }
-    let kind = exp.experiment;
+    let kind = exp.kind;
     let mut same: Vec<&Row> = exp
         .rows
         .iter()
@@ -503,8 +503,8 @@ fn no_step_text(kind: Kind, below: &Row, best: &Row, ratio: Option<Interval>) ->
 }
 
 /// The baseline against the best strategy with its contract.
-fn weigh(exp: &Experiment, base: &Row, best: &Row, u: &Unit) -> (AdviceKind, String) {
-    let kind = exp.experiment;
+fn weigh(exp: &MeasuredTable, base: &Row, best: &Row, u: &Unit) -> (AdviceKind, String) {
+    let kind = exp.kind;
     // Measured in the same interleaved rounds: the paired ratio's interval decides.
     if let Some(r) = best.ratio_interval {
         if r.contains(1.0) {

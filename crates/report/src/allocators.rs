@@ -26,7 +26,7 @@ pub fn compare(base: Allocator, allocator: Allocator, runs: &[Run], cpu: Option<
     let find = |r: &Results, a: &ab::AbRow| -> Option<Row> {
         r.experiments
             .iter()
-            .find(|e| e.experiment == a.experiment && e.table == a.table)?
+            .find(|e| e.kind == a.experiment && e.table == a.table)?
             .rows
             .iter()
             .find(|row| row.method == a.method)

@@ -5,7 +5,7 @@
 //! `estimated-cycles` (per operation, `--measure counts`), `allocated-bytes` and
 //! `allocations` (per operation).
 
-use jsoncost_engine::{AllocatorComparison, Experiment, Results, Row};
+use jsoncost_engine::{AllocatorComparison, MeasuredTable, Results, Row};
 use serde_json::{Map, Value, json};
 
 use crate::ab::AbComparison;
@@ -30,7 +30,7 @@ impl Exporter for Bmf {
         pretty(&document(&results.experiments))
     }
 
-    fn experiment(&self, exp: &Experiment, _note: Option<&str>, _color: bool) -> String {
+    fn experiment(&self, exp: &MeasuredTable, _note: Option<&str>, _color: bool) -> String {
         pretty(&document(std::slice::from_ref(exp)))
     }
 
@@ -75,19 +75,19 @@ impl Exporter for Bmf {
 }
 
 /// The rows a history keeps: measured (ok) rows of compared kinds (not safety's findings).
-pub(crate) fn history_rows(experiments: &[Experiment]) -> impl Iterator<Item = (&Experiment, &Row)> {
+pub(crate) fn history_rows(experiments: &[MeasuredTable]) -> impl Iterator<Item = (&MeasuredTable, &Row)> {
     experiments
         .iter()
-        .filter(|e| e.experiment.traits().compared)
+        .filter(|e| e.kind.traits().compared)
         .flat_map(|e| e.rows.iter().filter(|r| r.is_ok()).map(move |r| (e, r)))
 }
 
 /// A row's benchmark name: unique in a results file (`compare` matches rows by the same).
-pub(crate) fn benchmark_name(exp: &Experiment, row: &Row) -> String {
-    format!("{} {} {}", exp.experiment, exp.table, row.method)
+pub(crate) fn benchmark_name(exp: &MeasuredTable, row: &Row) -> String {
+    format!("{} {} {}", exp.kind, exp.table, row.method)
 }
 
-fn document(experiments: &[Experiment]) -> Map<String, Value> {
+fn document(experiments: &[MeasuredTable]) -> Map<String, Value> {
     let mut out = Map::new();
     for (exp, row) in history_rows(experiments) {
         let mut measures = Map::new();

@@ -190,7 +190,7 @@ mod tests {
     }
 
     fn results(machine: Machine) -> jsoncost_engine::Results {
-        let mut e = jsoncost_engine::Experiment::new(jsoncost_engine::ExperimentKind::Micro, "canada/deserialize");
+        let mut e = jsoncost_engine::MeasuredTable::new(jsoncost_engine::ExperimentKind::Micro, "canada/deserialize");
         for (m, ns) in [("typed/serde_json", 100.0), ("typed/sonic-rs", 50.0), ("dom/serde_json", 200.0)] {
             let mut r = jsoncost_engine::Row::new(m);
             r.mean_ns = Some(ns);

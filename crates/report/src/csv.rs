@@ -1,6 +1,6 @@
 //! CSV: one line per result row, raw numbers (ns, bytes, counts) for spreadsheets and scripts.
 
-use jsoncost_engine::{AllocatorComparison, Experiment, Results, Row, Status};
+use jsoncost_engine::{AllocatorComparison, MeasuredTable, Results, Row, Status};
 use serde_json::Value;
 
 use crate::ab::AbComparison;
@@ -25,7 +25,7 @@ impl Exporter for Csv {
         render(&results.experiments)
     }
 
-    fn experiment(&self, exp: &Experiment, _note: Option<&str>, _color: bool) -> String {
+    fn experiment(&self, exp: &MeasuredTable, _note: Option<&str>, _color: bool) -> String {
         render(std::slice::from_ref(exp))
     }
 
@@ -157,7 +157,7 @@ const HEADER: [&str; 45] = [
     "estimated_cycles_per_op",
 ];
 
-fn render(experiments: &[Experiment]) -> String {
+fn render(experiments: &[MeasuredTable]) -> String {
     let mut records = vec![HEADER.iter().map(|s| s.to_string()).collect::<Vec<_>>()];
     for exp in experiments {
         let params = Value::Object(exp.params.clone()).to_string();
@@ -166,12 +166,12 @@ fn render(experiments: &[Experiment]) -> String {
     write(records)
 }
 
-fn record(exp: &Experiment, params: &str, row: &Row) -> Vec<String> {
+fn record(exp: &MeasuredTable, params: &str, row: &Row) -> Vec<String> {
     let int = |v: Option<u64>| v.map(|x| x.to_string()).unwrap_or_default();
     let cell = row.safety.as_ref();
     let counts = row.counts.as_ref();
     vec![
-        exp.experiment.to_string(),
+        exp.kind.to_string(),
         exp.table.clone(),
         params.to_string(),
         row.method.clone(),

@@ -2,7 +2,7 @@
 //! every renderer (a run's tables, `report`, `compare`, `ab`, `alloc`, the advisor) goes
 //! through it, so a format is one module and one arm of [`crate::Format`].
 
-use jsoncost_engine::{AllocatorComparison, Experiment, Results};
+use jsoncost_engine::{AllocatorComparison, MeasuredTable, Results};
 
 use crate::ab::AbComparison;
 use crate::advisor::Advice;
@@ -25,7 +25,7 @@ pub trait Exporter: Sync {
 
     /// One table with its title and summary; `note` (the build's, [`crate::simd_note`]) under
     /// the title where the format has one.
-    fn experiment(&self, exp: &Experiment, note: Option<&str>, color: bool) -> String;
+    fn experiment(&self, exp: &MeasuredTable, note: Option<&str>, color: bool) -> String;
 
     /// The advisor's section: every table's verdict in full.
     fn advice(&self, advice: &[Advice]) -> String;

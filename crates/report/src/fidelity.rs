@@ -1,7 +1,7 @@
 //! How a row's output compared with the exact reference, in words: one phrase per kind of
 //! difference, shared by every format (table and markdown notes, HTML, CSV, the advisor).
 
-use jsoncost_engine::{DifferenceKind, Experiment, Fidelity, Row};
+use jsoncost_engine::{DifferenceKind, Fidelity, MeasuredTable, Row};
 
 use crate::units;
 
@@ -100,7 +100,7 @@ pub(crate) fn cell(row: &Row) -> String {
 
 /// The notes under a table: one per row whose output is not exact or reorders members; the baseline's says that
 /// it keeps its role.
-pub(crate) fn notes(exp: &Experiment) -> Vec<String> {
+pub(crate) fn notes(exp: &MeasuredTable) -> Vec<String> {
     exp.rows
         .iter()
         .filter_map(|row| {
@@ -192,7 +192,7 @@ mod tests {
             ],
             ..Fidelity::default()
         };
-        let mut exp = Experiment::new(jsoncost_engine::ExperimentKind::Micro, "doc/deserialize");
+        let mut exp = MeasuredTable::new(jsoncost_engine::ExperimentKind::Micro, "doc/deserialize");
         let mut row = Row::new("dom/serde_json");
         row.fidelity = Some(f.clone());
         exp.rows.push(row);

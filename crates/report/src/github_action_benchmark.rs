@@ -5,7 +5,7 @@
 //! per operation, the range its Error), instructions per operation (`--measure counts`),
 //! estimated cycles, allocated bytes.
 
-use jsoncost_engine::{AllocatorComparison, Experiment, Results};
+use jsoncost_engine::{AllocatorComparison, MeasuredTable, Results};
 use serde::Serialize;
 
 use crate::ab::AbComparison;
@@ -43,7 +43,7 @@ impl Exporter for GithubActionBenchmark {
         pretty(&entries(&results.experiments))
     }
 
-    fn experiment(&self, exp: &Experiment, _note: Option<&str>, _color: bool) -> String {
+    fn experiment(&self, exp: &MeasuredTable, _note: Option<&str>, _color: bool) -> String {
         pretty(&entries(std::slice::from_ref(exp)))
     }
 
@@ -83,7 +83,7 @@ impl Exporter for GithubActionBenchmark {
     }
 }
 
-fn entries(experiments: &[Experiment]) -> Vec<Entry> {
+fn entries(experiments: &[MeasuredTable]) -> Vec<Entry> {
     let mut out = Vec::new();
     for (exp, row) in history_rows(experiments) {
         let name = benchmark_name(exp, row);

@@ -1,6 +1,6 @@
 //! JSON output: the results model itself, pretty printed.
 
-use jsoncost_engine::{AllocatorComparison, Experiment, Results};
+use jsoncost_engine::{AllocatorComparison, MeasuredTable, Results};
 use serde::Serialize;
 
 use crate::ab::AbComparison;
@@ -25,7 +25,7 @@ impl Exporter for Json {
         pretty(results)
     }
 
-    fn experiment(&self, exp: &Experiment, _note: Option<&str>, _color: bool) -> String {
+    fn experiment(&self, exp: &MeasuredTable, _note: Option<&str>, _color: bool) -> String {
         pretty(exp)
     }
 

@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use jsoncost_engine::{AllocatorComparison, Experiment, Results, Row};
+use jsoncost_engine::{AllocatorComparison, MeasuredTable, Results, Row};
 use quick_xml::escape::escape;
 
 use crate::ab::{self, AbComparison};
@@ -31,7 +31,7 @@ impl Exporter for Junit {
         document(&results_suites(results))
     }
 
-    fn experiment(&self, exp: &Experiment, _note: Option<&str>, _color: bool) -> String {
+    fn experiment(&self, exp: &MeasuredTable, _note: Option<&str>, _color: bool) -> String {
         document(&[table_suite(exp)])
     }
 
@@ -164,8 +164,8 @@ enum Outcome {
 }
 
 /// One table: a case per row, a failed row a failure with its message.
-fn table_suite(exp: &Experiment) -> Suite {
-    let class = format!("{} {}", exp.experiment, exp.table);
+fn table_suite(exp: &MeasuredTable) -> Suite {
+    let class = format!("{} {}", exp.kind, exp.table);
     Suite {
         name: class.clone(),
         cases: exp

@@ -18,11 +18,10 @@ pub struct FidelityChange {
 }
 
 fn rows(results: &Results) -> impl Iterator<Item = (String, &Row)> {
-    results.experiments.iter().flat_map(|e| {
-        e.rows
-            .iter()
-            .map(move |r| (format!("{} {} {}", e.experiment, e.table, r.method), r))
-    })
+    results
+        .experiments
+        .iter()
+        .flat_map(|e| e.rows.iter().map(move |r| (format!("{} {} {}", e.kind, e.table, r.method), r)))
 }
 
 fn exact() -> Fidelity {
@@ -84,7 +83,7 @@ fn library_of<'r>(runs: &'r [Run], row: &AbRow) -> Option<&'r str> {
         .base
         .experiments
         .iter()
-        .find(|e| e.experiment == row.experiment && e.table == row.table)?;
+        .find(|e| e.kind == row.experiment && e.table == row.table)?;
     table.rows.iter().find(|r| r.method == row.method)?.strategy.library()
 }
 
@@ -179,10 +178,10 @@ pub fn verdict(lever: &str, kind: &str, ships: &str, touches: Option<&str>, runs
 #[cfg(test)]
 mod tests {
     use super::*;
-    use jsoncost_engine::{Experiment, ExperimentKind, Interval, Machine, StrategyId};
+    use jsoncost_engine::{ExperimentKind, Interval, Machine, MeasuredTable, StrategyId};
 
     fn results(fidelity: Option<Fidelity>, failed: bool) -> Results {
-        let mut e = Experiment::new(ExperimentKind::Micro, "canada/deserialize");
+        let mut e = MeasuredTable::new(ExperimentKind::Micro, "canada/deserialize");
         let mut r = Row::new(StrategyId::new("typed", "serde_json"));
         r.mean_ns = Some(100.0);
         r.fidelity = fidelity;

@@ -48,7 +48,7 @@ pub mod units;
 mod verdicts;
 mod view;
 
-use jsoncost_engine::{Experiment, Machine, Results};
+use jsoncost_engine::{Machine, MeasuredTable, Results};
 
 pub use error::ReportError;
 pub use export::Exporter;
@@ -64,13 +64,13 @@ pub fn render(results: &Results, format: Format, color: bool) -> String {
 
 /// One table in `format` (with its header line and summary; CSV with its header row; JSON is
 /// the experiment object).
-pub fn render_experiment(exp: &Experiment, format: Format, color: bool) -> String {
+pub fn render_experiment(exp: &MeasuredTable, format: Format, color: bool) -> String {
     format.exporter().experiment(exp, None, color)
 }
 
 /// One table as a run on `machine` prints it when it finishes: [`render_experiment`], with the
 /// build's note under the table's title when it lacks SIMD features this CPU has
 /// ([`simd_note`]; formats without a title, JSON and CSV, leave it to results.json's `machine`).
-pub fn render_experiment_on(exp: &Experiment, machine: &Machine, format: Format, color: bool) -> String {
+pub fn render_experiment_on(exp: &MeasuredTable, machine: &Machine, format: Format, color: bool) -> String {
     format.exporter().experiment(exp, simd_note(machine).as_deref(), color)
 }

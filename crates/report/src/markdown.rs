@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use jsoncost_engine::{AllocatorComparison, Experiment, Results};
+use jsoncost_engine::{AllocatorComparison, MeasuredTable, Results};
 
 use crate::ab::AbComparison;
 use crate::advisor::{self, Advice};
@@ -31,7 +31,7 @@ impl Exporter for Markdown {
         render(results)
     }
 
-    fn experiment(&self, exp: &Experiment, note: Option<&str>, _color: bool) -> String {
+    fn experiment(&self, exp: &MeasuredTable, note: Option<&str>, _color: bool) -> String {
         render_experiment(exp, note)
     }
 
@@ -149,7 +149,7 @@ fn verdict(a: &Advice, full: bool) -> String {
 }
 
 /// One table, with `note` (the build's, [`simd_note`]) under the heading.
-fn render_experiment(exp: &Experiment, note: Option<&str>) -> String {
+fn render_experiment(exp: &MeasuredTable, note: Option<&str>) -> String {
     let view = View::of(exp);
     let mut out = format!("## {}\n\n", inline(&view.heading));
     if let Some(note) = note {
@@ -266,7 +266,7 @@ mod tests {
         // A message comes from a library or a results file: whatever it holds, a viewer that
         // renders the report (CommonMark, as GitHub does) shows it as text, never as HTML.
         let hostile = "<script>alert(1)</script> ``` </pre><img src=x onerror=alert(2)>\n~~~\n<script>alert(3)</script>\n".repeat(3);
-        let mut exp = Experiment::new(jsoncost_engine::ExperimentKind::Micro, "t/op <script>alert(4)</script>");
+        let mut exp = MeasuredTable::new(jsoncost_engine::ExperimentKind::Micro, "t/op <script>alert(4)</script>");
         exp.rows.push(jsoncost_engine::Row::failed("typed/serde_json", hostile));
         let markdown = render_experiment(&exp, Some("<script>alert(5)</script>"));
         let mut html = String::new();

@@ -6,7 +6,7 @@
 
 use std::fmt::Write;
 
-use jsoncost_engine::Experiment;
+use jsoncost_engine::MeasuredTable;
 use jsoncost_engine::Row;
 use jsoncost_engine::safety::{Agreement, Expectation, SafetyCell, SafetyOutcome, SafetyPath};
 
@@ -21,7 +21,7 @@ const SUITE_LINES: usize = 40;
 
 /// A suite table (one library over a JSONTestSuite-style directory): the one kind of safety
 /// table that carries conformance counts.
-pub(crate) fn is_suite(exp: &Experiment) -> bool {
+pub(crate) fn is_suite(exp: &MeasuredTable) -> bool {
     matches!(exp.summary, Some(jsoncost_engine::Summary::Conformance(_)))
 }
 
@@ -29,7 +29,7 @@ pub(crate) fn is_suite(exp: &Experiment) -> bool {
 /// A case and its row on each listed path (`None`: the path has no row for it).
 pub(crate) type CaseLine<'a> = (&'a str, Vec<Option<&'a Row>>);
 
-pub(crate) fn matrix(exp: &Experiment) -> (Vec<SafetyPath>, Vec<CaseLine<'_>>) {
+pub(crate) fn matrix(exp: &MeasuredTable) -> (Vec<SafetyPath>, Vec<CaseLine<'_>>) {
     let cells: Vec<(&Row, &SafetyCell)> = exp.rows.iter().filter_map(|r| r.safety.as_ref().map(|c| (r, c))).collect();
     let paths: Vec<SafetyPath> = SafetyPath::ALL
         .into_iter()
@@ -99,7 +99,7 @@ fn noteworthy(row: &Row) -> bool {
     })
 }
 
-pub(crate) fn view(exp: &Experiment) -> View {
+pub(crate) fn view(exp: &MeasuredTable) -> View {
     if is_suite(exp) {
         return suite_view(exp);
     }
@@ -136,7 +136,7 @@ pub(crate) fn view(exp: &Experiment) -> View {
 }
 
 /// "sonic-rs: 57 runs: 2 crashed, 0 timed out, 30 rejected, 25 accepted (1 not as serde_json)."
-fn counts(exp: &Experiment) -> String {
+fn counts(exp: &MeasuredTable) -> String {
     let cells: Vec<&SafetyCell> = exp.rows.iter().filter_map(|r| r.safety.as_ref()).collect();
     let n = |o: SafetyOutcome| cells.iter().filter(|c| c.outcome == o).count();
     let accepted = |f: &dyn Fn(Agreement) -> bool| {
@@ -166,7 +166,7 @@ fn counts(exp: &Experiment) -> String {
 
 /// A suite table's rows whose outcome breaks the promise of their file's prefix, or crashed or
 /// timed out, in the table's order (the suite view lists the first [`SUITE_LINES`]).
-pub(crate) fn breaking(exp: &Experiment) -> Vec<&Row> {
+pub(crate) fn breaking(exp: &MeasuredTable) -> Vec<&Row> {
     exp.rows
         .iter()
         .filter(|r| {
@@ -210,7 +210,7 @@ pub(crate) fn shade(row: &Row) -> Option<Shade> {
     })
 }
 
-fn suite_view(exp: &Experiment) -> View {
+fn suite_view(exp: &MeasuredTable) -> View {
     let columns = vec![
         Column {
             name: "File",
@@ -300,7 +300,7 @@ mod tests {
 
     #[test]
     fn a_library_table_is_a_matrix_of_cases_by_paths() {
-        let mut exp = Experiment::new(ExperimentKind::Safety, "sonic-rs");
+        let mut exp = MeasuredTable::new(ExperimentKind::Safety, "sonic-rs");
         exp.rows = vec![
             row(
                 SafetyPath::Dom,

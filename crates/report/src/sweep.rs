@@ -6,14 +6,14 @@
 //! interval (99%, per round), so a crossover is the sizes between which those verdicts change,
 //! never a point where two means cross.
 
-use jsoncost_engine::{Experiment, ExperimentKind, Interval, Results, Row};
+use jsoncost_engine::{ExperimentKind, Interval, MeasuredTable, Results, Row};
 
 use crate::advice::{Advice, AdviceKind};
 use crate::units;
 
 /// A table's baseline and, per rung, the rows that can replace it within the margin of the
 /// rung's fastest.
-pub type RungContenders = for<'e> fn(&'e Experiment) -> Option<(&'e Row, Vec<&'e Row>)>;
+pub type RungContenders = for<'e> fn(&'e MeasuredTable) -> Option<(&'e Row, Vec<&'e Row>)>;
 
 /// The advisor's judgement of rows, as a sweep reuses it (handed in by the advisor, which
 /// owns it and calls this module: [`crate::advisor::JUDGE`]).
@@ -99,7 +99,7 @@ pub struct Point<'r> {
     /// The document's size in bytes (the chart's x).
     pub bytes: f64,
     /// The table measured at this size.
-    pub table: &'r Experiment,
+    pub table: &'r MeasuredTable,
 }
 
 /// One row a sweep follows against the baseline, across the sizes.
@@ -169,11 +169,11 @@ impl Sweep<'_> {
     }
 }
 
-fn param_str<'e>(exp: &'e Experiment, key: &str) -> Option<&'e str> {
+fn param_str<'e>(exp: &'e MeasuredTable, key: &str) -> Option<&'e str> {
     exp.params.get(key).and_then(serde_json::Value::as_str)
 }
 
-fn param_u64(exp: &Experiment, key: &str) -> Option<u64> {
+fn param_u64(exp: &MeasuredTable, key: &str) -> Option<u64> {
     exp.params.get(key).and_then(serde_json::Value::as_u64)
 }
 
@@ -191,7 +191,7 @@ pub fn size_label(bytes: u64) -> String {
 /// Every sweep in `results`: tables of one experiment sharing `sweep` and `operation` params,
 /// two sizes or more, in the order the first of each ran.
 pub fn sweeps<'r>(results: &'r Results, judge: &Judge) -> Vec<Sweep<'r>> {
-    let mut groups: Vec<(ExperimentKind, &str, &str, Vec<&Experiment>)> = Vec::new();
+    let mut groups: Vec<(ExperimentKind, &str, &str, Vec<&MeasuredTable>)> = Vec::new();
     for exp in &results.experiments {
         let (Some(name), Some(op)) = (param_str(exp, SWEEP_PARAM), param_str(exp, OPERATION_PARAM)) else {
             continue;
@@ -199,9 +199,9 @@ pub fn sweeps<'r>(results: &'r Results, judge: &Judge) -> Vec<Sweep<'r>> {
         if param_u64(exp, "payload_bytes").is_none() {
             continue;
         }
-        match groups.iter_mut().find(|g| g.0 == exp.experiment && g.1 == name && g.2 == op) {
+        match groups.iter_mut().find(|g| g.0 == exp.kind && g.1 == name && g.2 == op) {
             Some(g) => g.3.push(exp),
-            None => groups.push((exp.experiment, name, op, vec![exp])),
+            None => groups.push((exp.kind, name, op, vec![exp])),
         }
     }
     groups
@@ -211,7 +211,7 @@ pub fn sweeps<'r>(results: &'r Results, judge: &Judge) -> Vec<Sweep<'r>> {
         .collect()
 }
 
-fn sweep<'r>(experiment: ExperimentKind, name: &str, operation: &str, tables: Vec<&'r Experiment>, judge: &Judge) -> Option<Sweep<'r>> {
+fn sweep<'r>(experiment: ExperimentKind, name: &str, operation: &str, tables: Vec<&'r MeasuredTable>, judge: &Judge) -> Option<Sweep<'r>> {
     let mut points: Vec<Point<'r>> = tables
         .into_iter()
         .map(|t| {
@@ -262,25 +262,25 @@ fn sweep<'r>(experiment: ExperimentKind, name: &str, operation: &str, tables: Ve
     })
 }
 
-fn row<'e>(exp: &'e Experiment, method: &str) -> Option<&'e Row> {
+fn row<'e>(exp: &'e MeasuredTable, method: &str) -> Option<&'e Row> {
     exp.rows.iter().find(|r| r.method == method && r.is_ok() && r.mean_ns.is_some())
 }
 
 /// The row's time over the baseline's at one size, with its interval: paired where the table
 /// was interleaved.
-pub fn ratio(exp: &Experiment, base: &str, method: &str, judge: &Judge) -> Option<Interval> {
+pub fn ratio(exp: &MeasuredTable, base: &str, method: &str, judge: &Judge) -> Option<Interval> {
     let (base, row) = (row(exp, base)?, row(exp, method)?);
     (judge.ratio_between)(base, row)
 }
 
 /// One size's verdict, and whether a paired interval decided it (else the means' intervals,
 /// as the advisor decides a sequential table).
-fn verdict(exp: &Experiment, base: &str, method: &str, judge: &Judge) -> (SizeVerdict, bool) {
+fn verdict(exp: &MeasuredTable, base: &str, method: &str, judge: &Judge) -> (SizeVerdict, bool) {
     let (Some(b), Some(r)) = (row(exp, base), row(exp, method)) else {
         return (SizeVerdict::NotCompared, false);
     };
     let ratio = (judge.ratio_between)(b, r);
-    (at_margin(exp.experiment, b, r, ratio, judge.saves), ratio.is_some())
+    (at_margin(exp.kind, b, r, ratio, judge.saves), ratio.is_some())
 }
 
 /// `row` against `below` at the margin: from `ratio` (row's time over below's, paired) when

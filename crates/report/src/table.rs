@@ -5,7 +5,7 @@ use std::fmt::Write;
 #[cfg(feature = "color")]
 use comfy_table::{Attribute, Color};
 use comfy_table::{Cell, CellAlignment, Table, presets};
-use jsoncost_engine::{AllocatorComparison, Experiment, Results};
+use jsoncost_engine::{AllocatorComparison, MeasuredTable, Results};
 
 use crate::ab::AbComparison;
 use crate::advisor::{self, Advice};
@@ -33,7 +33,7 @@ impl Exporter for Console {
         render(results, color)
     }
 
-    fn experiment(&self, exp: &Experiment, note: Option<&str>, color: bool) -> String {
+    fn experiment(&self, exp: &MeasuredTable, note: Option<&str>, color: bool) -> String {
         render_experiment(exp, note, color)
     }
 
@@ -133,7 +133,7 @@ fn verdict(a: &Advice, full: bool) -> String {
 }
 
 /// One table, with `note` (the build's, [`simd_note`]) under the title.
-fn render_experiment(exp: &Experiment, note: Option<&str>, color: bool) -> String {
+fn render_experiment(exp: &MeasuredTable, note: Option<&str>, color: bool) -> String {
     let view = View::of(exp);
     let mut out = view.title();
     out.push('\n');

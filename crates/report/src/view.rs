@@ -2,7 +2,7 @@
 //! text, notes and summary. Every renderer (console, markdown, HTML) lays out the same view,
 //! so the formats cannot drift apart; each experiment kind's view ([`crate::kinds`]) builds it.
 
-use jsoncost_engine::Experiment;
+use jsoncost_engine::MeasuredTable;
 use serde_json::Value;
 
 use crate::units::ABSENT;
@@ -103,14 +103,14 @@ fn short_message(message: &str) -> (String, bool) {
     (cell, shortened)
 }
 
-pub(crate) fn heading(exp: &Experiment) -> String {
-    format!("{}: {}", exp.experiment, title(exp))
+pub(crate) fn heading(exp: &MeasuredTable) -> String {
+    format!("{}: {}", exp.kind, title(exp))
 }
 
 /// The table as a sentence: "order (4,148 bytes), deserialize" where the table has a shape and
 /// an operation, else its name, with its payload's size when known ("store/order (4,148
 /// bytes)"). The raw parameters go on a line of their own under it.
-pub(crate) fn title(exp: &Experiment) -> String {
+pub(crate) fn title(exp: &MeasuredTable) -> String {
     let text = |key: &str| exp.params.get(key).and_then(Value::as_str);
     let size = exp
         .params
@@ -124,7 +124,7 @@ pub(crate) fn title(exp: &Experiment) -> String {
 }
 
 /// Params as `key=value` in the file's order; strings unquoted.
-pub(crate) fn params(exp: &Experiment) -> String {
+pub(crate) fn params(exp: &MeasuredTable) -> String {
     exp.params
         .iter()
         .map(|(k, v)| match v {

@@ -110,7 +110,7 @@ fn the_harness_streams_a_body_with_the_crate_s_element_type() {
     assert_eq!(results.experiments.len(), 1);
     let exp = &results.experiments[0];
     assert_eq!(
-        (exp.experiment, exp.table.as_str()),
+        (exp.kind, exp.table.as_str()),
         (jsoncost::ExperimentKind::Stream, "manifest-stream")
     );
     assert_eq!(exp.params["elements"], 300);
@@ -158,7 +158,7 @@ fn the_harness_reads_the_crate_s_documents_from_its_own_store_as_its_type() {
         .unwrap();
     let exp = &results.experiments[0];
     assert_eq!(
-        (exp.experiment, exp.table.as_str()),
+        (exp.kind, exp.table.as_str()),
         (jsoncost::ExperimentKind::Store, "sqlite/shipments")
     );
     for method in [

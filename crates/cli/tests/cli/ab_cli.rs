@@ -10,7 +10,7 @@ use crate::common;
 
 use assert_cmd::Command;
 use common::{JUDGE_ON_A_BUSY_MACHINE, Killed, wait_bounded};
-use jsoncost_engine::{Experiment, ExperimentKind, Machine, Results, Row, SCHEMA_VERSION};
+use jsoncost_engine::{ExperimentKind, Machine, MeasuredTable, Results, Row, SCHEMA_VERSION};
 use predicates::prelude::*;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -22,7 +22,7 @@ fn jsoncost() -> Command {
 }
 
 fn results(rows: &[(&str, f64)]) -> Results {
-    let mut e = Experiment::new(ExperimentKind::Micro, "data/deserialize");
+    let mut e = MeasuredTable::new(ExperimentKind::Micro, "data/deserialize");
     e.params.insert("shape".into(), serde_json::json!("data"));
     for (m, ns) in rows {
         let mut r = Row::new(*m);
@@ -352,7 +352,7 @@ fn stream_tables_pair_round_by_round_in_lockstep_so_one_run_answers() {
     let filter = ["--stream-filter", "{buffered,incremental}/{serde_json,sonic-rs}"];
     for r in one_run_answers(&[&stream[..], &filter[..]].concat(), 4) {
         let table = &r.experiments[0];
-        assert_eq!((table.experiment, table.rows.len()), (ExperimentKind::Stream, 4));
+        assert_eq!((table.kind, table.rows.len()), (ExperimentKind::Stream, 4));
     }
 }
 
@@ -364,7 +364,7 @@ fn http_tables_pair_slice_by_slice_in_lockstep_so_one_run_answers() {
     for r in one_run_answers(&[&http[..], &only[..]].concat(), 6) {
         assert_eq!(r.experiments.len(), 2);
         for table in &r.experiments {
-            assert_eq!((table.experiment, table.rows.len()), (ExperimentKind::Http, 3));
+            assert_eq!((table.kind, table.rows.len()), (ExperimentKind::Http, 3));
         }
     }
 }

@@ -2,7 +2,7 @@
 //! results files, and clear errors (exit 2) for files that are not results.
 
 use assert_cmd::Command;
-use jsoncost_engine::{Experiment, ExperimentKind, Machine, Results, Row, SCHEMA_VERSION};
+use jsoncost_engine::{ExperimentKind, Machine, MeasuredTable, Results, Row, SCHEMA_VERSION};
 use predicates::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -28,15 +28,15 @@ fn row(method: &str, mean_ns: f64, stddev_ns: f64, allocated: f64) -> Row {
     r
 }
 
-fn table(name: &str, rows: Vec<Row>) -> Experiment {
-    let mut e = Experiment::new(ExperimentKind::Micro, name);
+fn table(name: &str, rows: Vec<Row>) -> MeasuredTable {
+    let mut e = MeasuredTable::new(ExperimentKind::Micro, name);
     e.params.insert("shape".into(), serde_json::json!("data"));
     e.rows = rows;
     e.finish();
     e
 }
 
-fn results(experiments: Vec<Experiment>) -> Results {
+fn results(experiments: Vec<MeasuredTable>) -> Results {
     Results {
         schema_version: SCHEMA_VERSION,
         jsoncost_version: "0.1.0".into(),

@@ -5,7 +5,7 @@
 
 use assert_cmd::Command;
 use jsoncost_engine::ExperimentKind;
-use jsoncost_engine::{Experiment, Results, Status};
+use jsoncost_engine::{MeasuredTable, Results, Status};
 use jsoncost_shapes::{DEFAULT_SEED, ORDER_LINES};
 use jsoncost_stores::{OpenOptions, OrderDocs, ensure_loaded, open};
 use std::io::{BufRead, BufReader, Seek, SeekFrom, Write};
@@ -36,7 +36,7 @@ fn results(path: &Path) -> Results {
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
 }
 
-fn row<'a>(e: &'a Experiment, method: &str) -> &'a jsoncost_engine::Row {
+fn row<'a>(e: &'a MeasuredTable, method: &str) -> &'a jsoncost_engine::Row {
     e.rows
         .iter()
         .find(|r| r.method == method)
@@ -114,10 +114,10 @@ fn a_damaged_redb_store_is_exit_3_naming_the_file() {
     let written = results(&out.join("results.json"));
     // The micro tables measured before the store failed, then the store's failure as its error
     // table (one failed row naming the file), nothing measured from the damaged store.
-    let (micro, rest): (Vec<_>, Vec<_>) = written.experiments.iter().partition(|e| e.experiment == ExperimentKind::Micro);
+    let (micro, rest): (Vec<_>, Vec<_>) = written.experiments.iter().partition(|e| e.kind == ExperimentKind::Micro);
     assert!(!micro.is_empty());
     assert_eq!(rest.len(), 1, "{rest:?}");
-    assert_eq!((rest[0].experiment, rest[0].table.as_str()), (ExperimentKind::Store, "error"));
+    assert_eq!((rest[0].kind, rest[0].table.as_str()), (ExperimentKind::Store, "error"));
     let message = rest[0].rows[0].error_message.as_deref().unwrap_or_default();
     assert!(
         !rest[0].rows[0].is_ok() && message.contains(&path.display().to_string()),

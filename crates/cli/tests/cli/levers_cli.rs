@@ -2,7 +2,7 @@
 //! `jsoncost levers` refusing what it cannot build before building anything.
 
 use assert_cmd::Command;
-use jsoncost_engine::{Build, Experiment, ExperimentKind, LibraryVersion, Machine, Results, Row, SCHEMA_VERSION};
+use jsoncost_engine::{Build, ExperimentKind, LibraryVersion, Machine, MeasuredTable, Results, Row, SCHEMA_VERSION};
 use predicates::prelude::*;
 
 fn jsoncost() -> Command {
@@ -12,7 +12,7 @@ fn jsoncost() -> Command {
 }
 
 fn results(target_features: &[&str], serde_json_features: &[&str], slower: f64) -> Results {
-    let mut e = Experiment::new(ExperimentKind::Micro, "data/deserialize");
+    let mut e = MeasuredTable::new(ExperimentKind::Micro, "data/deserialize");
     for (m, ns) in [("typed/serde_json", 100.0), ("typed/sonic-rs", 60.0), ("dom/serde_json", 200.0)] {
         let mut r = Row::new(m);
         r.mean_ns = Some(ns * slower);

@@ -2,7 +2,7 @@
 //! markdown and a self-contained HTML file; bad results files exit 2, unwritable outputs exit 3.
 
 use assert_cmd::Command;
-use jsoncost_engine::{Experiment, ExperimentKind, Machine, Results, Row, SCHEMA_VERSION, Summary};
+use jsoncost_engine::{ExperimentKind, Machine, MeasuredTable, Results, Row, SCHEMA_VERSION, Summary};
 use predicates::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -31,13 +31,13 @@ fn row(method: &str, mean_ns: f64, allocated: f64) -> Row {
 
 /// A fixed run: one micro table and one store table with a failed row and a summary.
 fn fixture() -> Results {
-    let mut micro = Experiment::new(ExperimentKind::Micro, "data/deserialize");
+    let mut micro = MeasuredTable::new(ExperimentKind::Micro, "data/deserialize");
     micro.params.insert("shape".into(), serde_json::json!("data"));
     micro.params.insert("payload_bytes".into(), serde_json::json!(71));
     micro.rows = vec![row("typed/serde_json", 150.0, 40.0), row("dom/sonic-rs", 112.0, 120.0)];
     micro.finish();
 
-    let mut store = Experiment::new(ExperimentKind::Store, "redb/order");
+    let mut store = MeasuredTable::new(ExperimentKind::Store, "redb/order");
     store.params.insert("shape".into(), serde_json::json!("order"));
     store.params.insert("payload_bytes".into(), serde_json::json!(4100));
     store.rows = vec![

@@ -84,11 +84,7 @@ fn a_quick_run_writes_results_and_both_reports_atomically() {
     let results = load(&out.join("results.json"));
     assert_eq!(results.schema_version, 1);
     assert!(results.quick, "quick is not recorded");
-    let tables: Vec<(&str, &str)> = results
-        .experiments
-        .iter()
-        .map(|e| (e.experiment.as_str(), e.table.as_str()))
-        .collect();
+    let tables: Vec<(&str, &str)> = results.experiments.iter().map(|e| (e.kind.as_str(), e.table.as_str())).collect();
     assert_eq!(
         tables,
         [
@@ -103,7 +99,7 @@ fn a_quick_run_writes_results_and_both_reports_atomically() {
         assert!(
             e.rows.iter().all(|r| r.is_ok()),
             "{} {}: a row failed: {:?}",
-            e.experiment,
+            e.kind,
             e.table,
             e.rows
         );
@@ -166,13 +162,13 @@ fn every_experiment_runs_within_run_and_lands_in_the_results_and_reports() {
         .stdout(predicate::str::contains("safety: serde_json"));
     assert_eq!(names_in(&out), ["report.html", "report.md", "results.json"]);
     let results = load(&out.join("results.json"));
-    let kinds: std::collections::BTreeSet<&str> = results.experiments.iter().map(|e| e.experiment.as_str()).collect();
+    let kinds: std::collections::BTreeSet<&str> = results.experiments.iter().map(|e| e.kind.as_str()).collect();
     assert_eq!(kinds, ["http", "micro", "safety", "store", "stream"].into_iter().collect());
-    for e in results.experiments.iter().filter(|e| e.experiment.as_str() != "safety") {
+    for e in results.experiments.iter().filter(|e| e.kind.as_str() != "safety") {
         assert!(
             !e.rows.is_empty() && e.rows.iter().all(|r| r.is_ok()),
             "{} {}: {:?}",
-            e.experiment,
+            e.kind,
             e.table,
             e.rows
         );
@@ -484,11 +480,7 @@ fn a_store_that_fails_inside_run_is_kept_in_the_results() {
         .code(3)
         .stderr(predicate::str::contains(format!("cannot reach {url}")));
     let results = load(&out.join("results.json"));
-    let tables: Vec<(&str, &str)> = results
-        .experiments
-        .iter()
-        .map(|e| (e.experiment.as_str(), e.table.as_str()))
-        .collect();
+    let tables: Vec<(&str, &str)> = results.experiments.iter().map(|e| (e.kind.as_str(), e.table.as_str())).collect();
     assert_eq!(
         tables,
         [("micro", "data/deserialize"), ("micro", "data/serialize"), ("store", "error")]
@@ -560,7 +552,7 @@ fn an_interrupted_run_exits_130_even_after_a_store_failed() {
         results
             .experiments
             .iter()
-            .any(|e| e.experiment == jsoncost_engine::ExperimentKind::Store && e.table == "error"),
+            .any(|e| e.kind == jsoncost_engine::ExperimentKind::Store && e.table == "error"),
         "{:?}",
         results.experiments
     );

@@ -42,7 +42,7 @@ fn cell<'a>(results: &'a Results, table: &str, path: SafetyPath, case: &str) -> 
     let exp = results
         .experiments
         .iter()
-        .find(|e| e.experiment == ExperimentKind::Safety && e.table == table)
+        .find(|e| e.kind == ExperimentKind::Safety && e.table == table)
         .unwrap_or_else(|| panic!("no safety table {table}"));
     exp.rows
         .iter()

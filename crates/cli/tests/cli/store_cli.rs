@@ -6,7 +6,7 @@ use crate::common;
 
 use assert_cmd::Command;
 use common::{Killed, free_port, skip, wait_bounded};
-use jsoncost_engine::{Experiment, ExperimentKind, Results, Status};
+use jsoncost_engine::{ExperimentKind, MeasuredTable, Results, Status};
 use jsoncost_shapes::{DEFAULT_SEED, ORDER_LINES};
 use jsoncost_stores::{LoadOutcome, OpenOptions, OrderDocs, ensure_loaded, open};
 use predicates::prelude::*;
@@ -49,13 +49,13 @@ fn load_results(path: &Path) -> Results {
 }
 
 /// The one table a store run writes.
-fn only_table(path: &Path) -> Experiment {
+fn only_table(path: &Path) -> MeasuredTable {
     let results = load_results(path);
     assert_eq!(results.experiments.len(), 1, "{:?}", results.experiments);
     results.experiments.into_iter().next().unwrap()
 }
 
-fn methods(e: &Experiment) -> Vec<&str> {
+fn methods(e: &MeasuredTable) -> Vec<&str> {
     let mut m: Vec<&str> = e.rows.iter().map(|r| r.method.as_str()).collect();
     m.sort();
     m
@@ -76,8 +76,8 @@ fn strategies_of(table: &str) -> Vec<&'static str> {
     m
 }
 
-fn assert_all_ok(e: &Experiment, table: &str, docs: u64) {
-    assert_eq!(e.experiment, ExperimentKind::Store);
+fn assert_all_ok(e: &MeasuredTable, table: &str, docs: u64) {
+    assert_eq!(e.kind, ExperimentKind::Store);
     assert_eq!(e.table, table);
     assert_eq!(e.params["docs"], serde_json::json!(docs));
     assert_eq!(methods(e), strategies_of(table));
@@ -409,7 +409,7 @@ fn own_redis(test: &str, dir: &Path) -> Option<(Killed, String)> {
 /// Runs `jsoncost store` (not quick: eight strategies of 0.7 to 3.5 s each) against `url`, kills
 /// `server` 4 s after the documents are ready (`ready` on stderr), and checks the run stops
 /// with exit 3 naming the URL, keeping what it measured. Returns the table written.
-fn kill_mid_run(mut server: Killed, url: &str, docs: u64, ready: &str, dir: &Path) -> Experiment {
+fn kill_mid_run(mut server: Killed, url: &str, docs: u64, ready: &str, dir: &Path) -> MeasuredTable {
     let out = dir.join("f.json");
     let stdout_path = dir.join("stdout.txt");
     let mut run = Killed(
@@ -611,7 +611,7 @@ fn the_user_s_own_sqlite_table_is_read_every_way_that_needs_no_type() {
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
     let results: Results = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
     let exp = &results.experiments[0];
-    assert_eq!((exp.experiment, exp.table.as_str()), (ExperimentKind::Store, "sqlite/orders"));
+    assert_eq!((exp.kind, exp.table.as_str()), (ExperimentKind::Store, "sqlite/orders"));
     let methods: Vec<&str> = exp.rows.iter().map(|r| r.method.as_str()).collect();
     for m in [
         "dom/serde_json",

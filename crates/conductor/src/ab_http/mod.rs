@@ -33,7 +33,7 @@ use jsoncost_codecs::{Canonical, exact};
 use jsoncost_engine::paired::{self, PAIRED_CONFIDENCE};
 use jsoncost_engine::private_dir;
 use jsoncost_engine::{
-    AbHttpSide, AbHttpSlice, AbHttpTable, Experiment, ExperimentKind, LATENCY_QUANTILES, LatencyPoint, Placement, Results, Schedule,
+    AbHttpSide, AbHttpSlice, AbHttpTable, ExperimentKind, LATENCY_QUANTILES, LatencyPoint, MeasuredTable, Placement, Results, Schedule,
 };
 use jsoncost_http::ServerCost;
 use jsoncost_http::loadgen::{self, LossRule, Rounds, Slice, SliceLength, SliceProbe, SliceRun, SliceSpec, SliceTarget, StopReason};
@@ -670,7 +670,7 @@ fn tables(settings: &AbHttpSettings, servers: &[Server; 2], run: &SliceRun<Optio
             }),
             ..run.clone()
         };
-        let mut exp = Experiment::new(ExperimentKind::AbHttp, request.label());
+        let mut exp = MeasuredTable::new(ExperimentKind::AbHttp, request.label());
         exp.params = params(settings);
         exp.rows = sliced_rows(&pair);
         if exp.rows.iter().any(|r| !r.rounds_ns.is_empty()) {

@@ -21,7 +21,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use jsoncost_engine::safety::{ConformanceSummary, Expectation, SafetyCell, SafetyOutcome, SafetyPath};
-use jsoncost_engine::{Experiment, ExperimentKind, Row, StrategyId, Summary};
+use jsoncost_engine::{ExperimentKind, MeasuredTable, Row, StrategyId, Summary};
 use serde_json::{Map, json};
 
 pub use child::child_main;
@@ -166,7 +166,7 @@ pub fn run(options: &SafetyOptions, runner: &mut Runner<'_>) -> Result<(), Error
         if rows.is_empty() {
             continue;
         }
-        let mut exp = Experiment::new(
+        let mut exp = MeasuredTable::new(
             ExperimentKind::Safety,
             match &options.suite {
                 Some(_) => format!("suite/{library}"),

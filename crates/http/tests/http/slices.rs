@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
 use std::time::{Duration, Instant};
 
 use common::{Fault, FaultServer, refused_addr};
-use jsoncost_engine::{Experiment, ExperimentKind, LossKind};
+use jsoncost_engine::{ExperimentKind, LossKind, MeasuredTable};
 use jsoncost_http::ServerCost;
 use jsoncost_http::loadgen::{
     LoadError, LoadReport, Loss, LossRule, Rounds, SliceLength, SliceProbe, SliceRun, SliceSpec, SliceTarget, StopReason, run_slices,
@@ -138,7 +138,7 @@ fn rows_pair_round_by_round_and_the_ratio_is_the_engines_paired_one() {
         assert_eq!((http.requests, http.slices, http.errors.total()), (30, Some(3), 0));
         assert!(http.p99_ratio.is_some() && http.cpu_ratio.is_none(), "{http:?}");
     }
-    let mut exp = Experiment::new(ExperimentKind::Http, "t");
+    let mut exp = MeasuredTable::new(ExperimentKind::Http, "t");
     exp.rows = rows;
     exp.finish();
     let t1 = exp.rows.iter().find(|row| row.method == "t1").unwrap();

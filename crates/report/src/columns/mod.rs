@@ -3,7 +3,7 @@
 
 mod spec;
 
-use jsoncost_engine::{Experiment, Row};
+use jsoncost_engine::{MeasuredTable, Row};
 
 pub(crate) use spec::{Cell, Spec, get};
 
@@ -13,7 +13,7 @@ use spec::Fitted;
 
 /// `exp` in the columns `specs`: one line per row (a failed row's message instead of its
 /// cells), the fidelity notes and the summary's sentences.
-pub(crate) fn table_view(exp: &Experiment, mut specs: Vec<Spec<'_>>) -> View {
+pub(crate) fn table_view(exp: &MeasuredTable, mut specs: Vec<Spec<'_>>) -> View {
     specs.extend(counts_columns(exp));
     let ok: Vec<&Row> = exp.rows.iter().filter(|r| r.is_ok()).collect();
     let unit = TimeUnit::for_table(ok.iter().filter_map(|r| r.mean_ns));
@@ -54,13 +54,13 @@ pub(crate) fn table_view(exp: &Experiment, mut specs: Vec<Spec<'_>>) -> View {
 /// The counts' own columns (`--measure counts`), after every time and allocation column of any
 /// kind's table and never mixed with them: only where a row was counted, the cache columns only
 /// where the cache simulation ran.
-fn counts_columns<'a>(exp: &Experiment) -> Vec<Spec<'a>> {
+fn counts_columns<'a>(exp: &MeasuredTable) -> Vec<Spec<'a>> {
     let counted: Vec<&jsoncost_engine::Counts> = exp.rows.iter().filter_map(|r| r.counts.as_ref()).collect();
     if counted.is_empty() {
         return Vec::new();
     }
     // A stream row's count is of one whole run, not of an operation.
-    let whole_run = exp.experiment.traits().row == jsoncost_engine::RowMeasure::WholeRun;
+    let whole_run = exp.kind.traits().row == jsoncost_engine::RowMeasure::WholeRun;
     let per = |op: &'static str, run: &'static str| if whole_run { run } else { op };
     let mut specs = vec![Spec::new(
         per("Instr/op", "Instr/run"),

@@ -86,10 +86,10 @@ pub fn note(drift: Option<&Drift>, threshold: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use jsoncost_engine::{Experiment, ExperimentKind, Machine, Row};
+    use jsoncost_engine::{ExperimentKind, Machine, MeasuredTable, Row};
 
     fn run(means: &[f64]) -> Results {
-        let mut e = Experiment::new(ExperimentKind::Micro, "t");
+        let mut e = MeasuredTable::new(ExperimentKind::Micro, "t");
         for (i, ns) in means.iter().enumerate() {
             let mut r = Row::new(format!("m{i}"));
             r.mean_ns = Some(*ns);

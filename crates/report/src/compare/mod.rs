@@ -259,16 +259,16 @@ impl Comparison {
 /// second one would be silently ignored). Safety tables hold findings and are not compared.
 pub fn check_rows(path: &std::path::Path, results: &Results) -> Result<(), crate::ReportError> {
     let mut seen = std::collections::HashSet::new();
-    for e in results.experiments.iter().filter(|e| e.experiment.traits().compared) {
+    for e in results.experiments.iter().filter(|e| e.kind.traits().compared) {
         for r in &e.rows {
             let bad = |why: String| crate::ReportError::BadRow {
                 path: path.to_path_buf(),
-                experiment: e.experiment.as_str().to_string(),
+                experiment: e.kind.as_str().to_string(),
                 table: e.table.clone(),
                 method: r.method.clone(),
                 why,
             };
-            if !seen.insert((e.experiment, e.table.as_str(), r.method.as_str())) {
+            if !seen.insert((e.kind, e.table.as_str(), r.method.as_str())) {
                 return Err(bad("the row appears twice".to_string()));
             }
             let figures = [
@@ -321,7 +321,7 @@ pub fn compare_with_runs(base: &Results, new: &Results, base_runs: &[&Results], 
         .map(|(p, m)| {
             let (verdict, resolution) = judge.verdict(m);
             RowChange {
-                experiment: p.exp.experiment,
+                experiment: p.exp.kind,
                 table: p.exp.table.clone(),
                 method: p.base.method.clone(),
                 base_mean_ns: p.base_mean,
@@ -335,8 +335,8 @@ pub fn compare_with_runs(base: &Results, new: &Results, base_runs: &[&Results], 
                 new_allocated_bytes: p.other.allocated_bytes,
                 base_allocs: p.base.allocs,
                 new_allocs: p.other.allocs,
-                allocation_grew: allocation_grew(p.exp.experiment, p.base.allocated_bytes, p.other.allocated_bytes)
-                    || allocation_grew(p.exp.experiment, p.base.allocs, p.other.allocs),
+                allocation_grew: allocation_grew(p.exp.kind, p.base.allocated_bytes, p.other.allocated_bytes)
+                    || allocation_grew(p.exp.kind, p.base.allocs, p.other.allocs),
                 instructions: CountChange::of(p.base.counts.as_ref(), p.other.counts.as_ref(), DEFAULT_COUNT_THRESHOLD),
             }
         })

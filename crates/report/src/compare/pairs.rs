@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use jsoncost_engine::{Experiment, ExperimentKind, Results, Row};
+use jsoncost_engine::{ExperimentKind, MeasuredTable, Results, Row};
 use serde::Serialize;
 
 /// Which file a failure or a missing timing is in.
@@ -99,7 +99,7 @@ pub struct NotCompared {
 /// A row ok and timed in both files.
 pub(crate) struct Pair<'a> {
     /// The base file's table.
-    pub exp: &'a Experiment,
+    pub exp: &'a MeasuredTable,
     pub base: &'a Row,
     pub other: &'a Row,
     pub base_mean: f64,
@@ -113,15 +113,15 @@ pub(crate) struct Pair<'a> {
 pub(crate) fn matched<'a>(base: &'a Results, other: &'a Results) -> (Vec<Pair<'a>>, Vec<NotCompared>) {
     let mut pairs = Vec::new();
     let mut not_compared = Vec::new();
-    let skip = |e: &Experiment, method: Option<&str>, reason: Reason, lost: usize| NotCompared {
-        experiment: e.experiment,
+    let skip = |e: &MeasuredTable, method: Option<&str>, reason: Reason, lost: usize| NotCompared {
+        experiment: e.kind,
         table: e.table.clone(),
         method: method.map(String::from),
         reason,
         lost,
     };
     // Tables of findings (safety: a case per row) hold no timings to regress on.
-    for b in base.experiments.iter().filter(|e| e.experiment.traits().compared) {
+    for b in base.experiments.iter().filter(|e| e.kind.traits().compared) {
         let Some(n) = find(other, b) else {
             let ok = b.rows.iter().filter(|r| r.is_ok()).count();
             not_compared.push(skip(b, None, Reason::OnlyInBase, ok));
@@ -130,7 +130,7 @@ pub(crate) fn matched<'a>(base: &'a Results, other: &'a Results) -> (Vec<Pair<'a
         if b.params != n.params {
             // Measured differently (another payload, another load): the user chose to compare
             // unlike runs, which is listed but loses nothing.
-            let p = |e: &Experiment| serde_json::Value::Object(e.params.clone()).to_string();
+            let p = |e: &MeasuredTable| serde_json::Value::Object(e.params.clone()).to_string();
             not_compared.push(skip(b, None, Reason::ParamsDiffer { base: p(b), new: p(n) }, 0));
             continue;
         }
@@ -162,18 +162,15 @@ pub(crate) fn matched<'a>(base: &'a Results, other: &'a Results) -> (Vec<Pair<'a
     for n in other
         .experiments
         .iter()
-        .filter(|n| n.experiment.traits().compared && find(base, n).is_none())
+        .filter(|n| n.kind.traits().compared && find(base, n).is_none())
     {
         not_compared.push(skip(n, None, Reason::OnlyInNew, 0));
     }
     (pairs, not_compared)
 }
 
-fn find<'a>(results: &'a Results, e: &Experiment) -> Option<&'a Experiment> {
-    results
-        .experiments
-        .iter()
-        .find(|x| x.experiment == e.experiment && x.table == e.table)
+fn find<'a>(results: &'a Results, e: &MeasuredTable) -> Option<&'a MeasuredTable> {
+    results.experiments.iter().find(|x| x.kind == e.kind && x.table == e.table)
 }
 
 /// Both rows' mean times, or why they cannot be compared. A mean of 0 (a row too fast for the

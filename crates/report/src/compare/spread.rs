@@ -184,20 +184,20 @@ impl Moves {
             pairs
                 .iter()
                 .zip(&changes)
-                .filter(|(p, _)| p.exp.experiment == kind)
+                .filter(|(p, _)| p.exp.kind == kind)
                 .map(|(_, c)| *c)
                 .collect()
         };
         let mut tables: HashMap<(ExperimentKind, String), (f64, usize)> = HashMap::new();
         for p in pairs {
-            let key = (p.exp.experiment, p.exp.table.clone());
+            let key = (p.exp.kind, p.exp.table.clone());
             if tables.contains_key(&key) {
                 continue;
             }
             let own: Vec<f64> = pairs
                 .iter()
                 .zip(&changes)
-                .filter(|(q, _)| q.exp.experiment == key.0 && q.exp.table == key.1)
+                .filter(|(q, _)| q.exp.kind == key.0 && q.exp.table == key.1)
                 .map(|(_, c)| *c)
                 .collect();
             let kind = of_kind(key.0);
@@ -214,9 +214,9 @@ impl Moves {
             .iter()
             .zip(&changes)
             .map(|(p, &change)| {
-                let (shift, _) = tables[&(p.exp.experiment, p.exp.table.clone())];
+                let (shift, _) = tables[&(p.exp.kind, p.exp.table.clone())];
                 Move {
-                    kind: p.exp.experiment,
+                    kind: p.exp.kind,
                     table: p.exp.table.clone(),
                     method: p.base.method.clone(),
                     change,

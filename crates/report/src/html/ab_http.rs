@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use jsoncost_engine::{AbHttpSide, AbHttpTable, Experiment, Placement};
+use jsoncost_engine::{AbHttpSide, AbHttpTable, MeasuredTable, Placement};
 
 use super::curves::{LineChart, Point, Series};
 use super::esc;
@@ -119,7 +119,7 @@ fn placement_line(name: &str, side: &AbHttpSide) -> String {
 }
 
 /// The http A/B part of `exp`'s section; empty on any other table.
-pub(crate) fn section(exp: &Experiment) -> String {
+pub(crate) fn section(exp: &MeasuredTable) -> String {
     let Some(t) = &exp.ab_http else { return String::new() };
     let mut out = String::from("<ul class=\"notes servers\">\n");
     for (name, side) in sides(t) {

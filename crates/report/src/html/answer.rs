@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use jsoncost_engine::{Experiment, FLOOR, Results, Row};
+use jsoncost_engine::{FLOOR, MeasuredTable, Results, Row};
 
 use super::charts::{Chart, ChartRow, Segment, Track};
 use super::esc;
@@ -47,7 +47,7 @@ fn table_id<'i>(results: &Results, a: &Advice, ids: &'i [String]) -> Option<&'i 
     results
         .experiments
         .iter()
-        .position(|e| e.experiment == a.experiment && e.table == a.table)
+        .position(|e| e.kind == a.experiment && e.table == a.table)
         .and_then(|i| ids.get(i))
         .map(String::as_str)
 }
@@ -77,16 +77,13 @@ fn ladder(a: &Advice, id: Option<&str>, chart: Option<Chart>) -> String {
 /// Time per operation of a headline table's baseline and ladder steps, as a share of the
 /// baseline's, with the floor's part apart where the table has one.
 fn where_the_time_goes(results: &Results, a: &Advice) -> Option<Chart> {
-    let exp = results
-        .experiments
-        .iter()
-        .find(|e| e.experiment == a.experiment && e.table == a.table)?;
+    let exp = results.experiments.iter().find(|e| e.kind == a.experiment && e.table == a.table)?;
     // A chart of the baseline alone says nothing the line under it does not.
     if a.ladder.iter().all(|s| s.method.is_none()) {
         return None;
     }
     let base = row(exp, &a.baseline).filter(|r| r.mean_ns.is_some_and(|m| m > 0.0))?;
-    let floor = if exp.experiment.traits().floor {
+    let floor = if exp.kind.traits().floor {
         row(exp, FLOOR).and_then(|r| r.mean_ns)
     } else {
         None
@@ -152,6 +149,6 @@ pub(super) fn advice_class(kind: AdviceKind) -> &'static str {
     }
 }
 
-fn row<'e>(exp: &'e Experiment, method: &str) -> Option<&'e Row> {
+fn row<'e>(exp: &'e MeasuredTable, method: &str) -> Option<&'e Row> {
     exp.rows.iter().find(|r| r.method == method)
 }

@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use jsoncost_engine::{Experiment, Row};
+use jsoncost_engine::{MeasuredTable, Row};
 
 use super::esc;
 use crate::units::TimeColumn;
@@ -234,7 +234,7 @@ impl Chart {
 
 /// A coordinate with at most two decimals and no trailing zeros.
 /// Each row's mean time per `per` with its Error, the baseline's mean as the reference line.
-pub(crate) fn mean_chart(exp: &Experiment, ok: &[&Row], per: &str) -> Option<Chart> {
+pub(crate) fn mean_chart(exp: &MeasuredTable, ok: &[&Row], per: &str) -> Option<Chart> {
     let timed: Vec<&Row> = ok.iter().copied().filter(|r| r.mean_ns.is_some()).collect();
     let col = TimeColumn::fit(timed.iter().filter_map(|r| r.mean_ns));
     // The errors in the means' unit (one unit per table).

@@ -3,14 +3,14 @@
 
 use std::fmt::Write;
 
-use jsoncost_engine::{Experiment, Row};
+use jsoncost_engine::{MeasuredTable, Row};
 
 use super::esc;
 use crate::kinds;
 use crate::view::{Align, Line, NO_MESSAGE, View};
 
-pub(super) fn render(exp: &Experiment, id: &str) -> String {
-    let kind = kinds::view(exp.experiment);
+pub(super) fn render(exp: &MeasuredTable, id: &str) -> String {
+    let kind = kinds::view(exp.kind);
     if let Some(section) = kind.html_section(exp, id) {
         return section;
     }
@@ -52,7 +52,7 @@ pub(super) fn render(exp: &Experiment, id: &str) -> String {
     out
 }
 
-fn table(exp: &Experiment, view: &View) -> String {
+fn table(exp: &MeasuredTable, view: &View) -> String {
     let mut out = String::from("<div class=\"table-wrap\">\n<table>\n<thead><tr>");
     for c in &view.columns {
         let class = if c.align == Align::Right { " class=\"num\"" } else { "" };

@@ -16,7 +16,7 @@ pub(crate) use escape::{esc, slug};
 
 use std::fmt::Write;
 
-use jsoncost_engine::{AllocatorComparison, Experiment, Results};
+use jsoncost_engine::{AllocatorComparison, MeasuredTable, Results};
 
 use crate::ab::AbComparison;
 use crate::advisor::{self, Advice};
@@ -45,7 +45,7 @@ impl Exporter for Html {
     }
 
     /// A document holding the table's section (the note, where given, above it).
-    fn experiment(&self, exp: &Experiment, note: Option<&str>, _color: bool) -> String {
+    fn experiment(&self, exp: &MeasuredTable, note: Option<&str>, _color: bool) -> String {
         let mut body = String::new();
         if let Some(note) = note {
             let _ = writeln!(body, "<p class=\"note simd\">{}</p>", esc(note));

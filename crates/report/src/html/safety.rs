@@ -3,13 +3,13 @@
 
 use std::fmt::Write;
 
-use jsoncost_engine::Experiment;
+use jsoncost_engine::MeasuredTable;
 
 use super::esc;
 use crate::safety::{Shade, breaking, detail, is_suite, matrix, outcome_text, shade, time_text, view};
 
 /// The HTML section: the matrix (or the suite's disagreements) with coloured cells.
-pub(crate) fn section(exp: &Experiment, id: &str) -> String {
+pub(crate) fn section(exp: &MeasuredTable, id: &str) -> String {
     let view = view(exp);
     let mut out = format!(
         "<section class=\"experiment safety\" id=\"{}\">\n<h2>{}</h2>\n",

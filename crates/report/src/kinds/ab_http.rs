@@ -1,7 +1,7 @@
 //! http-ab (`jsoncost ab --http`): the http columns and charts of its rows `base` and `new`,
 //! then the two servers' placement, curves and verdicts ([`crate::html::ab_http`]).
 
-use jsoncost_engine::{Experiment, Row};
+use jsoncost_engine::{MeasuredTable, Row};
 
 use super::{KindView, http};
 use crate::columns;
@@ -12,7 +12,7 @@ use crate::view::View;
 pub(super) struct AbHttp;
 
 impl KindView for AbHttp {
-    fn table(&self, exp: &Experiment) -> View {
+    fn table(&self, exp: &MeasuredTable) -> View {
         columns::table_view(exp, http::columns(exp))
     }
 
@@ -20,11 +20,11 @@ impl KindView for AbHttp {
         ("req", "req")
     }
 
-    fn charts(&self, _exp: &Experiment, ok: &[&Row]) -> Vec<Option<Chart>> {
+    fn charts(&self, _exp: &MeasuredTable, ok: &[&Row]) -> Vec<Option<Chart>> {
         http::charts(ok)
     }
 
-    fn html_after_charts(&self, exp: &Experiment) -> String {
+    fn html_after_charts(&self, exp: &MeasuredTable) -> String {
         crate::html::ab_http::section(exp)
     }
 }

@@ -2,7 +2,7 @@
 //! plus Errors when any request failed. Mean is the mean latency; allocation is the server's.
 //! Charts: requests per second, latency percentiles, the server's allocation per request.
 
-use jsoncost_engine::{Contract, Experiment, HttpFigures, Row};
+use jsoncost_engine::{Contract, HttpFigures, MeasuredTable, Row};
 
 use super::KindView;
 use crate::columns::{self, Cell, Spec, get};
@@ -15,7 +15,7 @@ use crate::view::View;
 pub(super) struct Http;
 
 impl KindView for Http {
-    fn table(&self, exp: &Experiment) -> View {
+    fn table(&self, exp: &MeasuredTable) -> View {
         columns::table_view(exp, columns(exp))
     }
 
@@ -23,14 +23,14 @@ impl KindView for Http {
         ("req", "req")
     }
 
-    fn charts(&self, _exp: &Experiment, ok: &[&Row]) -> Vec<Option<Chart>> {
+    fn charts(&self, _exp: &MeasuredTable, ok: &[&Row]) -> Vec<Option<Chart>> {
         charts(ok)
     }
 
     /// The server's CPU per request that is JSON work: the baseline's less what serving the
     /// stored bytes unparsed (the table's `Passthrough` row) costs, from their paired per-slice
     /// CPU ratio; nothing without that interval.
-    fn json_share(&self, exp: &Experiment) -> Option<String> {
+    fn json_share(&self, exp: &MeasuredTable) -> Option<String> {
         let base = exp.baseline()?;
         let floor = exp
             .rows
@@ -84,7 +84,7 @@ pub(super) fn charts(ok: &[&Row]) -> Vec<Option<Chart>> {
     ]
 }
 
-pub(super) fn columns<'a>(exp: &Experiment) -> Vec<Spec<'a>> {
+pub(super) fn columns<'a>(exp: &MeasuredTable) -> Vec<Spec<'a>> {
     let mut specs = vec![
         Spec::new("Mode", Cell::Method),
         Spec::new("Req/s", Cell::Rate(get(|r| http_figure(r, |h| h.req_per_s)))),

@@ -1,7 +1,7 @@
 //! micro: Method | Mean | Error | StdDev | Median | Ratio | RatioSD | Allocated | Allocs/op | Alloc Ratio | MB/s;
 //! charts of the mean and the allocation per operation.
 
-use jsoncost_engine::{Experiment, Row};
+use jsoncost_engine::{MeasuredTable, Row};
 
 use super::KindView;
 use crate::columns::{self, Cell, Spec, get};
@@ -13,7 +13,7 @@ use crate::view::View;
 pub(super) struct Micro;
 
 impl KindView for Micro {
-    fn table(&self, exp: &Experiment) -> View {
+    fn table(&self, exp: &MeasuredTable) -> View {
         columns::table_view(exp, columns())
     }
 
@@ -21,7 +21,7 @@ impl KindView for Micro {
         ("operation", "operations")
     }
 
-    fn charts(&self, exp: &Experiment, ok: &[&Row]) -> Vec<Option<Chart>> {
+    fn charts(&self, exp: &MeasuredTable, ok: &[&Row]) -> Vec<Option<Chart>> {
         vec![
             mean_chart(exp, ok, "operation"),
             value_chart("allocated", "Allocated per operation", ok, |r| r.allocated_bytes, units::bytes),

@@ -10,7 +10,7 @@ mod safety;
 mod store;
 mod stream;
 
-use jsoncost_engine::{Experiment, ExperimentKind};
+use jsoncost_engine::{ExperimentKind, MeasuredTable};
 
 pub(crate) use kind_view::KindView;
 
@@ -30,8 +30,8 @@ pub(crate) fn view(kind: ExperimentKind) -> &'static dyn KindView {
 
 impl View {
     /// `exp` as every format lays it out, by its kind's view.
-    pub(crate) fn of(exp: &Experiment) -> View {
-        view(exp.experiment).table(exp)
+    pub(crate) fn of(exp: &MeasuredTable) -> View {
+        view(exp.kind).table(exp)
     }
 }
 
@@ -42,7 +42,7 @@ mod tests {
     #[test]
     fn every_kind_has_a_view() {
         for kind in ExperimentKind::ALL {
-            let exp = Experiment::new(kind, "t");
+            let exp = MeasuredTable::new(kind, "t");
             let table = view(kind).table(&exp);
             assert_eq!(table.heading, format!("{kind}: t"));
             assert!(!view(kind).operation().0.is_empty(), "{kind}");

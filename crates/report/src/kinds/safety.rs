@@ -1,7 +1,7 @@
 //! safety: findings, not timings: the matrix of cases × paths ([`crate::safety`]) and its
 //! coloured HTML section ([`crate::html::safety`]).
 
-use jsoncost_engine::Experiment;
+use jsoncost_engine::MeasuredTable;
 
 use super::KindView;
 use crate::view::View;
@@ -10,7 +10,7 @@ use crate::view::View;
 pub(super) struct Safety;
 
 impl KindView for Safety {
-    fn table(&self, exp: &Experiment) -> View {
+    fn table(&self, exp: &MeasuredTable) -> View {
         crate::safety::view(exp)
     }
 
@@ -18,7 +18,7 @@ impl KindView for Safety {
         ("input", "inputs")
     }
 
-    fn html_section(&self, exp: &Experiment, id: &str) -> Option<String> {
+    fn html_section(&self, exp: &MeasuredTable, id: &str) -> Option<String> {
         Some(crate::html::safety::section(exp, id))
     }
 }

@@ -5,7 +5,7 @@
 //! file) gives mean − floor mean. Charts: the micro ones per read, and each read split into
 //! the floor and the JSON work; a recommendation adds the JSON work above the floor.
 
-use jsoncost_engine::{Experiment, FLOOR, Row, Summary};
+use jsoncost_engine::{FLOOR, MeasuredTable, Row, Summary};
 
 use super::{KindView, micro};
 use crate::columns::{self, Cell, Spec};
@@ -17,7 +17,7 @@ use crate::view::View;
 pub(super) struct Store;
 
 impl KindView for Store {
-    fn table(&self, exp: &Experiment) -> View {
+    fn table(&self, exp: &MeasuredTable) -> View {
         columns::table_view(exp, columns(exp))
     }
 
@@ -25,7 +25,7 @@ impl KindView for Store {
         ("read", "reads")
     }
 
-    fn charts(&self, exp: &Experiment, ok: &[&Row]) -> Vec<Option<Chart>> {
+    fn charts(&self, exp: &MeasuredTable, ok: &[&Row]) -> Vec<Option<Chart>> {
         vec![
             mean_chart(exp, ok, "read"),
             value_chart("allocated", "Allocated per read", ok, |r| r.allocated_bytes, units::bytes),
@@ -33,7 +33,7 @@ impl KindView for Store {
         ]
     }
 
-    fn recommendation_note(&self, exp: &Experiment, _base: &Row, best: &Row) -> String {
+    fn recommendation_note(&self, exp: &MeasuredTable, _base: &Row, best: &Row) -> String {
         floor_text(exp, best)
     }
 }
@@ -42,7 +42,7 @@ impl KindView for Store {
 const NOISE: &str = "noise";
 
 /// Mean of the table's ok `floor` row.
-fn floor_mean_ns(exp: &Experiment) -> Option<f64> {
+fn floor_mean_ns(exp: &MeasuredTable) -> Option<f64> {
     exp.rows.iter().find(|r| r.method == FLOOR && r.is_ok()).and_then(|r| r.mean_ns)
 }
 
@@ -60,7 +60,7 @@ fn above(row: &Row, floor: Option<f64>) -> Option<Option<f64>> {
     }
 }
 
-fn columns<'a>(exp: &Experiment) -> Vec<Spec<'a>> {
+fn columns<'a>(exp: &MeasuredTable) -> Vec<Spec<'a>> {
     let floor = floor_mean_ns(exp);
     let floor_rounds: Vec<f64> = exp
         .rows
@@ -93,7 +93,7 @@ fn columns<'a>(exp: &Experiment) -> Vec<Spec<'a>> {
 }
 
 /// Each read split into the floor (bytes read and discarded) and the JSON work above it.
-fn split_chart(exp: &Experiment, ok: &[&Row]) -> Option<Chart> {
+fn split_chart(exp: &MeasuredTable, ok: &[&Row]) -> Option<Chart> {
     let floor = floor_mean_ns(exp)?;
     let col = TimeColumn::fit(ok.iter().filter_map(|r| r.mean_ns).chain([floor]));
     let rows: Vec<ChartRow> = ok
@@ -140,7 +140,7 @@ fn split_chart(exp: &Experiment, ok: &[&Row]) -> Option<Chart> {
 }
 
 /// The store table's JSON work above the floor, from its summary (computed with the table).
-fn floor_text(exp: &Experiment, best: &Row) -> String {
+fn floor_text(exp: &MeasuredTable, best: &Row) -> String {
     let Some(s) = exp.summary.as_ref().and_then(Summary::store) else {
         return String::new();
     };

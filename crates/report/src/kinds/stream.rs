@@ -2,7 +2,7 @@
 //! Method | Mean | Error | Median | Ratio | MB/s | Allocated | Allocs | Peak heap | RSS growth | Peak RSS;
 //! charts of the mean, the allocation and the peak heap per run; the advice names a body.
 
-use jsoncost_engine::{Contract, Experiment, Row};
+use jsoncost_engine::{Contract, MeasuredTable, Row};
 
 use super::KindView;
 use crate::columns::{self, Cell, Spec, get};
@@ -14,7 +14,7 @@ use crate::view::View;
 pub(super) struct Stream;
 
 impl KindView for Stream {
-    fn table(&self, exp: &Experiment) -> View {
+    fn table(&self, exp: &MeasuredTable) -> View {
         columns::table_view(exp, columns())
     }
 
@@ -22,7 +22,7 @@ impl KindView for Stream {
         ("body", "bodies")
     }
 
-    fn charts(&self, exp: &Experiment, ok: &[&Row]) -> Vec<Option<Chart>> {
+    fn charts(&self, exp: &MeasuredTable, ok: &[&Row]) -> Vec<Option<Chart>> {
         vec![
             mean_chart(exp, ok, "run"),
             value_chart("allocated", "Allocated per run", ok, |r| r.allocated_bytes, units::bytes),
@@ -30,7 +30,7 @@ impl KindView for Stream {
         ]
     }
 
-    fn recommendation_note(&self, _exp: &Experiment, base: &Row, best: &Row) -> String {
+    fn recommendation_note(&self, _exp: &MeasuredTable, base: &Row, best: &Row) -> String {
         match (base.peak_bytes, best.peak_bytes) {
             (Some(b), Some(c)) => {
                 format!(
@@ -48,7 +48,7 @@ impl KindView for Stream {
     /// The table's buffered typed row (`buffered-typed/<lib>`, the element type's whole document
     /// decoded at once, delivering typed values): the baseline the `incremental-typed/*` rows of
     /// the same type are weighed against, as the DOM rows are against `buffered/serde_json`.
-    fn second_baseline<'e>(&self, exp: &'e Experiment) -> Option<&'e Row> {
+    fn second_baseline<'e>(&self, exp: &'e MeasuredTable) -> Option<&'e Row> {
         let typed = |r: &&Row| r.is_ok() && r.mean_ns.is_some() && r.contract == Some(Contract::TypedValue);
         // serde_json's, as the table's own baseline is, when there is one. Only a `buffered-typed/*`
         // row: a table whose own baseline already delivers typed values (the telemetry table's

@@ -3,7 +3,8 @@
 //! servers' latency distributions and slices on shared axes with the verdict table.
 
 use jsoncost_engine::{
-    AbHttpSide, AbHttpSlice, AbHttpTable, Experiment, ExperimentKind, HttpFigures, LatencyPoint, Machine, Placement, Results, Row, Schedule,
+    AbHttpSide, AbHttpSlice, AbHttpTable, ExperimentKind, HttpFigures, LatencyPoint, Machine, MeasuredTable, Placement, Results, Row,
+    Schedule,
 };
 use jsoncost_report::{Format, ab_http, advisor, compare, render};
 
@@ -66,7 +67,7 @@ fn results() -> Results {
     let new_ns = base_ns.map(|v| v * 1.2);
     let base_p99 = [200_000.0, 210_000.0, 190_000.0, 205_000.0];
     let new_p99 = [202_000.0, 207_000.0, 191_000.0, 204_000.0];
-    let mut exp = Experiment::new(ExperimentKind::AbHttp, "GET /items/1");
+    let mut exp = MeasuredTable::new(ExperimentKind::AbHttp, "GET /items/1");
     exp.schedule = Schedule::Interleaved;
     exp.rows = vec![row("base", base_ns), row("new", new_ns)];
     exp.ab_http = Some(AbHttpTable {

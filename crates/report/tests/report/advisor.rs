@@ -4,7 +4,7 @@
 use crate::common;
 
 use common::fixture;
-use jsoncost_engine::{Contract, Experiment, ExperimentKind, Results, Row, StrategyId};
+use jsoncost_engine::{Contract, ExperimentKind, MeasuredTable, Results, Row, StrategyId};
 use jsoncost_report::Format;
 use jsoncost_report::advisor::{self, Advice, AdviceKind, Rates};
 
@@ -18,7 +18,7 @@ fn row(method: &str, mean: f64, error: f64, alloc: f64) -> Row {
 
 fn table(rows: Vec<Row>) -> Results {
     let mut results = fixture();
-    let mut exp = Experiment::new(ExperimentKind::Micro, "t/op");
+    let mut exp = MeasuredTable::new(ExperimentKind::Micro, "t/op");
     exp.rows = rows;
     exp.rows[0].baseline = true;
     results.experiments = vec![exp];
@@ -162,7 +162,7 @@ fn failed_rows_are_never_recommended_and_a_failed_baseline_compares_nothing() {
 #[test]
 fn the_store_floor_is_a_reference_not_a_recommendation() {
     let mut results = fixture();
-    results.experiments.retain(|e| e.experiment == ExperimentKind::Store);
+    results.experiments.retain(|e| e.kind == ExperimentKind::Store);
     // Without typed/sonic-rs and typed/serde_json only the floor beats the default.
     results.experiments[0].rows.retain(|r| r.method == "floor" || r.method == "default");
     let a = only(&results);
@@ -175,7 +175,7 @@ fn the_store_floor_is_a_reference_not_a_recommendation() {
 #[test]
 fn per_second_figures_follow_the_stated_rate() {
     let mut results = fixture();
-    results.experiments.retain(|e| e.experiment == ExperimentKind::Store);
+    results.experiments.retain(|e| e.kind == ExperimentKind::Store);
     let rates = Rates {
         reads_per_s: 500.0,
         ..Rates::default()
@@ -192,7 +192,7 @@ fn per_second_figures_follow_the_stated_rate() {
 #[test]
 fn http_keeps_the_mode_with_the_most_requests_per_second() {
     let mut results = fixture();
-    results.experiments.retain(|e| e.experiment == ExperimentKind::Http);
+    results.experiments.retain(|e| e.kind == ExperimentKind::Http);
     let exp = &mut results.experiments[0];
     exp.rows.retain(|r| r.method != "typed/sonic-rs");
     let a = only(&results);
@@ -354,7 +354,7 @@ fn the_rate_a_user_sets_is_read_from_the_results_and_the_core_share_is_exact() {
     );
     // 2 ms saved per read at 350 reads/s: 0.7 of a core.
     let mut results = table(vec![row("base", 5e6, 1e4, 0.0), row("fast", 3e6, 1e4, 0.0)]);
-    results.experiments[0].experiment = ExperimentKind::Store;
+    results.experiments[0].kind = ExperimentKind::Store;
     results.rates.reads_per_s = 350.0;
     let a = only(&results);
     assert!(
@@ -364,7 +364,7 @@ fn the_rate_a_user_sets_is_read_from_the_results_and_the_core_share_is_exact() {
     );
     // 100 ms saved per body at the default 1 body/s: 0.1 of a core; 20 at 200 bodies/s.
     let mut results = table(vec![row("base", 3e8, 1e6, 0.0), row("fast", 2e8, 1e6, 0.0)]);
-    results.experiments[0].experiment = ExperimentKind::Stream;
+    results.experiments[0].kind = ExperimentKind::Stream;
     assert!(only(&results).text.contains("at 1 body/s (default rate): saves 0.1 of a core"));
     results.rates.bodies_per_s = 200.0;
     assert!(only(&results).text.contains("at 200 bodies/s (your --advice-rate): saves 20 cores"));
@@ -431,7 +431,7 @@ fn stream_row((style, library): (&'static str, &'static str), contract: Contract
 
 fn stream_table(rows: Vec<Row>) -> Results {
     let mut results = table(rows);
-    results.experiments[0].experiment = ExperimentKind::Stream;
+    results.experiments[0].kind = ExperimentKind::Stream;
     results.experiments[0].table = "events/items".into();
     results
 }

@@ -3,7 +3,7 @@
 use crate::common;
 
 use common::fixture;
-use jsoncost_engine::{Experiment, ExperimentKind, Results, Row};
+use jsoncost_engine::{ExperimentKind, MeasuredTable, Results, Row};
 use jsoncost_report::Format;
 use jsoncost_report::compare::{CompareVerdict, Limit, NotCompared, Reason, Side, compare, compare_with_runs};
 
@@ -23,7 +23,7 @@ fn results(tables: Vec<(&str, Vec<Row>)>) -> Results {
     results.experiments = tables
         .into_iter()
         .map(|(name, rows)| {
-            let mut e = Experiment::new(ExperimentKind::Micro, name);
+            let mut e = MeasuredTable::new(ExperimentKind::Micro, name);
             e.rows = rows;
             e
         })
@@ -405,7 +405,7 @@ fn nearly_any_one_micro_row_made_15_percent_slower_is_caught_and_alone() {
         .experiments
         .iter()
         .enumerate()
-        .filter(|(_, e)| e.experiment == ExperimentKind::Micro)
+        .filter(|(_, e)| e.kind == ExperimentKind::Micro)
         .flat_map(|(i, e)| (0..e.rows.len()).map(move |j| (i, j)))
         .collect();
     let mut caught = Vec::new();

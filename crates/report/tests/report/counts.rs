@@ -4,7 +4,7 @@
 use crate::common;
 
 use common::fixture;
-use jsoncost_engine::{Counts, Experiment, ExperimentKind, Results, Row};
+use jsoncost_engine::{Counts, ExperimentKind, MeasuredTable, Results, Row};
 use jsoncost_report::compare::compare;
 use jsoncost_report::{Format, render, render_experiment};
 
@@ -33,8 +33,8 @@ fn row(method: &str, mean: f64, instructions: Option<f64>) -> Row {
 }
 
 /// data/deserialize: two counted rows, one not counted, one failed.
-fn table(typed: f64, dom: f64, typed_ns: f64) -> Experiment {
-    let mut e = Experiment::new(ExperimentKind::Micro, "data/deserialize");
+fn table(typed: f64, dom: f64, typed_ns: f64) -> MeasuredTable {
+    let mut e = MeasuredTable::new(ExperimentKind::Micro, "data/deserialize");
     let mut baseline = row("typed/serde_json", typed_ns, Some(typed));
     baseline.baseline = true;
     e.rows = vec![
@@ -46,7 +46,7 @@ fn table(typed: f64, dom: f64, typed_ns: f64) -> Experiment {
     e
 }
 
-fn results(e: Experiment) -> Results {
+fn results(e: MeasuredTable) -> Results {
     let mut r = fixture();
     r.experiments = vec![e];
     r

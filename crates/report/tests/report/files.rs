@@ -33,7 +33,7 @@ fn an_older_files_rows_get_their_identity_and_keep_it_through_a_round_trip() {
     let ids: Vec<(ExperimentKind, StrategyId)> = r
         .experiments
         .iter()
-        .flat_map(|e| e.rows.iter().map(move |row| (e.experiment, row.strategy.clone())))
+        .flat_map(|e| e.rows.iter().map(move |row| (e.kind, row.strategy.clone())))
         .collect();
     let want = [
         (ExperimentKind::Micro, StrategyId::new("dom", "sonic-rs")),

@@ -174,7 +174,7 @@ fn an_inexact_row_is_noted_under_its_table() {
 
 #[test]
 fn other_contracts_are_listed_under_the_advice_they_do_not_replace() {
-    use jsoncost_engine::{Contract, Experiment, ExperimentKind, Row};
+    use jsoncost_engine::{Contract, ExperimentKind, MeasuredTable, Row};
     let row = |method: &str, mean: f64, contract: Contract| {
         let mut r = Row::new(method);
         r.mean_ns = Some(mean);
@@ -183,7 +183,7 @@ fn other_contracts_are_listed_under_the_advice_they_do_not_replace() {
         r
     };
     let mut results = fixture();
-    let mut exp = Experiment::new(ExperimentKind::Micro, "order/deserialize");
+    let mut exp = MeasuredTable::new(ExperimentKind::Micro, "order/deserialize");
     exp.rows = vec![
         row("typed/serde_json", 150.0, Contract::TypedValue),
         row("lazy/sonic-rs", 30.0, Contract::Projection),

@@ -4,7 +4,7 @@
 use crate::common;
 
 use common::{fixture, golden};
-use jsoncost_engine::{Experiment, ExperimentKind, Row};
+use jsoncost_engine::{ExperimentKind, MeasuredTable, Row};
 use jsoncost_report::compare::compare;
 use jsoncost_report::{Format, render, render_experiment};
 
@@ -42,7 +42,7 @@ fn junit_report_matches_golden_with_a_case_per_row_and_failed_rows_failing() {
 
 #[test]
 fn a_message_with_markup_and_control_characters_stays_one_well_formed_failure() {
-    let mut exp = Experiment::new(ExperimentKind::Micro, "data/deserialize");
+    let mut exp = MeasuredTable::new(ExperimentKind::Micro, "data/deserialize");
     let mut ok = Row::new("typed/serde_json");
     ok.mean_ns = Some(120.0);
     ok.allocated_bytes = Some(40.0);

@@ -3,7 +3,7 @@
 //! never advised where a cheaper one is within its interval.
 
 use crate::common::fixture;
-use jsoncost_engine::{Contract, Effort, Experiment, ExperimentKind, Results, Row};
+use jsoncost_engine::{Contract, Effort, ExperimentKind, MeasuredTable, Results, Row};
 use jsoncost_report::advisor::{self, Advice, AdviceKind};
 use jsoncost_report::{Format, answer};
 
@@ -22,7 +22,7 @@ fn row(method: &str, contract: Contract, effort: Effort, mean_ns: f64, wobble: f
 
 fn table(rows: Vec<Row>) -> Results {
     let mut results = fixture();
-    let mut exp = Experiment::new(ExperimentKind::Micro, "data/deserialize");
+    let mut exp = MeasuredTable::new(ExperimentKind::Micro, "data/deserialize");
     exp.params.insert("shape".into(), "data".into());
     exp.params.insert("operation".into(), "deserialize".into());
     exp.params.insert("payload_bytes".into(), 75.into());

@@ -90,7 +90,7 @@ fn one_experiment_renders_alone_with_its_header() {
     let csv = render_experiment(exp, Format::Csv, false);
     assert_eq!(csv.lines().count(), 1 + exp.rows.len());
     let json = render_experiment(exp, Format::Json, false);
-    assert_eq!(serde_json::from_str::<jsoncost_engine::Experiment>(&json).unwrap(), *exp);
+    assert_eq!(serde_json::from_str::<jsoncost_engine::MeasuredTable>(&json).unwrap(), *exp);
 }
 
 #[test]
@@ -125,7 +125,7 @@ fn a_table_timed_less_the_run_queue_wait_says_so_and_how_much_in_every_readable_
                 48.2% of the rounds' 62.10 s wall time.";
     assert!(!render(&results, Format::Table, false).contains("run-queue wait"));
     let stream = &mut results.experiments[3];
-    assert_eq!(stream.experiment, jsoncost_engine::ExperimentKind::Stream);
+    assert_eq!(stream.kind, jsoncost_engine::ExperimentKind::Stream);
     stream.run_queue_wait = Some(jsoncost_engine::RunQueueWait {
         wall_ns: 62.1e9,
         waited_ns: 0.482 * 62.1e9,
@@ -137,12 +137,12 @@ fn a_table_timed_less_the_run_queue_wait_says_so_and_how_much_in_every_readable_
     assert!(jsoncost_report::html::render(&results).contains(&format!("<li>{escaped}</li>")));
     let json = render_experiment(&exp, Format::Json, false);
     assert!(json.contains("\"run_queue_wait\""));
-    assert_eq!(serde_json::from_str::<jsoncost_engine::Experiment>(&json).unwrap(), exp);
+    assert_eq!(serde_json::from_str::<jsoncost_engine::MeasuredTable>(&json).unwrap(), exp);
 }
 
 #[test]
 fn http_errors_show_each_failed_status_code() {
-    let mut exp = jsoncost_engine::Experiment::new(jsoncost_engine::ExperimentKind::Http, "item/n1000-c10");
+    let mut exp = jsoncost_engine::MeasuredTable::new(jsoncost_engine::ExperimentKind::Http, "item/n1000-c10");
     let mut row = jsoncost_engine::Row::new("typed/serde_json");
     row.mean_ns = Some(1_000_000.0);
     row.http = Some(jsoncost_engine::HttpFigures {

@@ -4,7 +4,7 @@
 use crate::common;
 
 use common::fixture;
-use jsoncost_engine::{Experiment, ExperimentKind, Machine, Results, Row};
+use jsoncost_engine::{ExperimentKind, Machine, MeasuredTable, Results, Row};
 use jsoncost_report::{Format, html, render, render_experiment_on, simd_note};
 
 const NOTE: &str = "Built without sse4.2, pclmulqdq, avx2, bmi2, which this CPU has: sonic-rs and simd-json choose their SIMD \
@@ -27,8 +27,8 @@ fn sse2_build() -> Machine {
     }
 }
 
-fn one_table() -> Experiment {
-    let mut exp = Experiment::new(ExperimentKind::Micro, "data/deserialize");
+fn one_table() -> MeasuredTable {
+    let mut exp = MeasuredTable::new(ExperimentKind::Micro, "data/deserialize");
     let mut row = Row::new("typed/serde_json");
     row.baseline = true;
     row.mean_ns = Some(100.0);

@@ -2,7 +2,7 @@
 //! each size's paired interval, and the chart's lines and points.
 
 use crate::common::fixture;
-use jsoncost_engine::{Contract, Effort, Experiment, ExperimentKind, Results, Row, Schedule};
+use jsoncost_engine::{Contract, Effort, ExperimentKind, MeasuredTable, Results, Row, Schedule};
 use jsoncost_report::advisor::{self, AdviceKind};
 use jsoncost_report::{Format, answer, sweep};
 
@@ -24,8 +24,8 @@ fn row(method: &str, effort: Effort, mean_ns: f64, wobble: f64) -> Row {
 
 /// One size of the `order` deserialize sweep: serde_json's time, and sonic-rs's and the
 /// borrowed form's as multiples of it.
-fn size(target: u64, bytes: u64, base_ns: f64, sonic: f64, borrowed: f64) -> Experiment {
-    let mut exp = Experiment::new(ExperimentKind::Micro, format!("order-{}KB/deserialize", target / 1024));
+fn size(target: u64, bytes: u64, base_ns: f64, sonic: f64, borrowed: f64) -> MeasuredTable {
+    let mut exp = MeasuredTable::new(ExperimentKind::Micro, format!("order-{}KB/deserialize", target / 1024));
     for (k, v) in [
         ("shape", serde_json::json!("order")),
         ("payload_bytes", serde_json::json!(bytes)),
@@ -205,7 +205,7 @@ fn a_difference_within_the_margin_is_not_a_crossover() {
 /// fastest beyond the margin at every size is not followed.
 #[test]
 fn a_rung_s_rows_within_the_margin_of_its_fastest_are_all_followed() {
-    let with_swaps = |mut exp: Experiment, close: f64, far: f64| {
+    let with_swaps = |mut exp: MeasuredTable, close: f64, far: f64| {
         let base_ns = exp.baseline().unwrap().mean_ns.unwrap();
         exp.rows.push(row("typed/simd-json", Effort::Swap, base_ns * close, 4.0));
         exp.rows.push(row("typed/jiter", Effort::Swap, base_ns * far, 5.0));
