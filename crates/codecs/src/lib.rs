@@ -25,6 +25,7 @@
 
 pub mod build;
 pub mod canonical;
+pub mod decoders;
 #[cfg(feature = "more-libraries")]
 pub mod derived;
 pub mod document;
@@ -38,7 +39,6 @@ mod pointer;
 pub mod shape_model;
 pub mod toolkit;
 pub mod typed;
-pub mod typed_read;
 
 pub use canonical::Canonical;
 pub use jsoncost_engine::{Contract, Effort, StrategyId};

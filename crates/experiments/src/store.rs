@@ -1,9 +1,9 @@
 //! The store experiment: read one document by id from a real store in several ways, down to the
 //! floor (raw bytes read, discarded), and show how much of the read is JSON work.
 
+use jsoncost_codecs::decoders::{Decoder, decoders};
 use jsoncost_codecs::gate::Reference;
 use jsoncost_codecs::toolkit::{Through, pointer_tree, sonic_projection};
-use jsoncost_codecs::typed_read::{TypedRead, typed_reads};
 use jsoncost_codecs::{BoxedStrategy, Canonical, Contract, Effort, RunFailure, Strategy, StrategyId};
 use jsoncost_engine::{ExperimentKind, FLOOR};
 use jsoncost_shapes::{ORDER_LARGE_LINES, ORDER_LINES, Order};
@@ -282,8 +282,13 @@ fn canonical<T: serde::Serialize>(check: bool, v: &T) -> Result<Option<Canonical
 }
 
 /// Decodes raw bytes with `decode`, for the typed strategies over `read_raw`.
-fn typed_op(decode: fn(&[u8], bool) -> Result<Option<Canonical>, String>) -> ReadOp {
+fn typed_op(decode: impl Fn(&[u8], bool) -> Result<Option<Canonical>, String> + 'static) -> ReadOp {
     Box::new(move |s, col, id, check| with_raw(s, col, id, |b| decode(b, check)))
+}
+
+/// A library's read of a `T` from the client's buffer, checked as `T`'s canonical form.
+fn decoded<T: Serialize>(decoder: Decoder<T>) -> impl Fn(&[u8], bool) -> Result<Option<Canonical>, String> {
+    move |b, check| out(check, &decoder.from_slice(b)?)
 }
 
 fn out<T: serde::Serialize>(check: bool, v: &T) -> Result<Option<Canonical>, String> {
@@ -314,7 +319,7 @@ fn guard_visited(store: &mut dyn Store, source: &Source, ids: &IdSequence, libra
 /// has them, `typed/facet-json` only with the feature `more-libraries`.
 fn method_names() -> Vec<StrategyId> {
     let mut names = vec![StrategyId::named("default"), StrategyId::named("default-dom")];
-    names.extend(typed_reads::<Order>().into_iter().map(|r| r.id));
+    names.extend(decoders::<Order>().iter().map(|d| d.id("typed")));
     names.push(StrategyId::new("typed", "facet-json"));
     names.extend([
         StrategyId::new("borrowed", "serde_json"),
@@ -405,10 +410,10 @@ fn strategies(
             }),
         ),
     ];
-    // Each library's read of the order (`typed_read::typed_reads`), after the store's own two.
-    let reads = typed_reads::<Order>().into_iter().map(|r| {
-        let refused = if r.depth_unbounded { too_deep.clone() } else { None };
-        make_refused((r.id, Contract::TypedValue, Effort::Swap), refused, typed_op(r.read))
+    // Each library's read of the order (`codecs::decoders`), after the store's own two.
+    let reads = decoders::<Order>().into_iter().map(|d| {
+        let refused = if d.depth_unbounded { too_deep.clone() } else { None };
+        make_refused((d.id("typed"), Contract::TypedValue, Effort::Swap), refused, typed_op(decoded(d)))
     });
     // Into the order's plain copy, which derives facet's trait (a model of its own: Effort::Model,
     // as micro's facet-json row). facet-json skips a deep unknown field without overflowing
@@ -497,13 +502,17 @@ fn server_projection(
 }
 
 /// One decode of a document's bytes into a type, as a store read strategy: (name, decode).
-/// A typed read: its library, and the decode it calls.
 /// Wraps a strategy whose output is a type in the gate that sees the reference through it.
 type ThroughType = fn(BoxedStrategy<'static>) -> BoxedStrategy<'static>;
 
-/// A user's type read from their store through each library (the bench harness's `store`).
+/// A read of bytes into a type the caller does not name: with `check`, its canonical form.
+type ErasedRead = dyn Fn(&[u8], bool) -> Result<Option<Canonical>, String>;
+
+/// A user's type read from their store through each library (the bench harness's `store`):
+/// per library (`codecs::decoders`), its row's identity, whether it is depth-guarded, and the
+/// read with `T` erased.
 pub(crate) struct TypedReads {
-    reads: Vec<TypedRead>,
+    reads: Vec<(StrategyId, bool, Rc<ErasedRead>)>,
     /// `Through::<T>`: the typed rows are checked against the document as `T` sees it.
     through: ThroughType,
 }
@@ -511,7 +520,10 @@ pub(crate) struct TypedReads {
 impl TypedReads {
     pub(crate) fn of<T: Serialize + DeserializeOwned + 'static>() -> TypedReads {
         TypedReads {
-            reads: typed_reads::<T>(),
+            reads: decoders::<T>()
+                .into_iter()
+                .map(|d| (d.id("typed"), d.depth_unbounded, Rc::new(decoded(d)) as Rc<ErasedRead>))
+                .collect(),
             through: Through::<T>::boxed,
         }
     }
@@ -575,9 +587,14 @@ fn existing_reads(
         .map(|TypedReads { reads, .. }| {
             reads
                 .iter()
-                .map(|r| {
-                    let refused = if r.depth_unbounded { too_deep.clone() } else { None };
-                    make((r.id.clone(), Contract::TypedValue, Effort::Swap), refused, typed_op(r.read))
+                .map(|(id, depth_unbounded, read)| {
+                    let refused = if *depth_unbounded { too_deep.clone() } else { None };
+                    let read = Rc::clone(read);
+                    make(
+                        (id.clone(), Contract::TypedValue, Effort::Swap),
+                        refused,
+                        typed_op(move |b, check| read(b, check)),
+                    )
                 })
                 .collect()
         })

@@ -3,7 +3,7 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::typed_read::TypedRead;
+use crate::decoders::Decoder;
 use crate::{BorrowedForm, BoxedStrategy};
 
 /// One library's strategies per style, for any serde type or any document. Each defaults to
@@ -30,9 +30,9 @@ pub trait LibraryStrategies {
         Vec::new()
     }
 
-    /// Reading one owned `T` from a fetched document's bytes (the store's `typed/<library>`
-    /// rows, [`crate::typed_read`]).
-    fn typed_reads<T: Serialize + DeserializeOwned>() -> Vec<TypedRead> {
+    /// Reading one owned `T` from a whole document's bytes (the store's `typed/<library>` rows,
+    /// the stream's `buffered/<library>` rows: [`crate::decoders`]).
+    fn decoders<T: DeserializeOwned>() -> Vec<Decoder<T>> {
         Vec::new()
     }
 }
@@ -65,9 +65,9 @@ impl<A: LibraryStrategies, B: LibraryStrategies> LibraryStrategies for (A, B) {
         v
     }
 
-    fn typed_reads<T: Serialize + DeserializeOwned>() -> Vec<TypedRead> {
-        let mut v = A::typed_reads::<T>();
-        v.extend(B::typed_reads::<T>());
+    fn decoders<T: DeserializeOwned>() -> Vec<Decoder<T>> {
+        let mut v = A::decoders::<T>();
+        v.extend(B::decoders::<T>());
         v
     }
 }

@@ -4,6 +4,7 @@
 //! round by round and the incremental/buffered ratios carry no drift of the machine).
 
 use futures::StreamExt;
+use jsoncost_codecs::decoders::decoders;
 use jsoncost_codecs::gate::{self, Verdict};
 use jsoncost_codecs::{Contract, Effort, Strategy, StrategyId};
 use jsoncost_engine::ExperimentKind;
@@ -131,18 +132,16 @@ fn device_id(field: Option<&jsoncost_stream::Field>) -> Result<String, String> {
         .map_err(|e| format!("DeviceId: {e}"))
 }
 
-/// The strategies; `too_deep` is [`guard_file`]'s verdict for sonic-rs, which fails
-/// `buffered/sonic-rs` (the incremental ones are guarded by the stream's framer, element by
+/// The strategies; `too_deep` is [`guard_file`]'s verdict for sonic-rs, which fails the
+/// buffered read of a library without a depth limit, `buffered/sonic-rs` (the incremental ones are guarded by the stream's framer, element by
 /// element, and fail with its error).
 fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_deep: Option<String>) -> Vec<WholeRun<()>> {
     let mut v: Vec<WholeRun<()>> = Vec::new();
     let p = path.to_path_buf();
+    let buffered = decoders::<Telemetry>();
+    let unbounded: Vec<StrategyId> = buffered.iter().filter(|d| d.depth_unbounded).map(|d| d.id("buffered")).collect();
     let mut add = |id: StrategyId, (contract, effort): (Contract, Effort), run: RunFn| {
-        let refused = if id == StrategyId::new("buffered", "sonic-rs") {
-            too_deep.clone()
-        } else {
-            None
-        };
+        let refused = if unbounded.contains(&id) { too_deep.clone() } else { None };
         // The gate checks what a run produced; the timed run drops it.
         let run = Rc::new(RefCell::new(run));
         let timed = Rc::clone(&run);
@@ -157,41 +156,13 @@ fn strategies(path: &Path, config: &jsoncost_stream::Config, bytes: u64, too_dee
             refused,
         })
     };
-    {
+    // Each library's read of the whole body it was given (`codecs::decoders`), no copy.
+    for decoder in buffered {
         let p = p.clone();
         add(
-            StrategyId::new("buffered", "serde_json"),
+            decoder.id("buffered"),
             (Contract::TypedValue, Effort::Swap),
-            Box::new(move || {
-                Ok(Outcome::Document(
-                    serde_json::from_slice(&read_all(&p, bytes)?).map_err(|e| e.to_string())?,
-                ))
-            }),
-        );
-    }
-    {
-        let p = p.clone();
-        add(
-            StrategyId::new("buffered", "sonic-rs"),
-            (Contract::TypedValue, Effort::Swap),
-            Box::new(move || {
-                Ok(Outcome::Document(
-                    sonic_rs::from_slice(&read_all(&p, bytes)?).map_err(|e| e.to_string())?,
-                ))
-            }),
-        );
-    }
-    {
-        let p = p.clone();
-        add(
-            StrategyId::new("buffered", "simd-json"),
-            (Contract::TypedValue, Effort::Swap),
-            Box::new(move || {
-                let mut body = read_all(&p, bytes)?;
-                Ok(Outcome::Document(
-                    simd_json::serde::from_slice(&mut body).map_err(|e| e.to_string())?,
-                ))
-            }),
+            Box::new(move || Ok(Outcome::Document(decoder.from_owned(&mut read_all(&p, bytes)?)?))),
         );
     }
     {
