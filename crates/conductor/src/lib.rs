@@ -2,8 +2,9 @@
 //! programs in lockstep and pairs their rows (two builds for `jsoncost ab`, one binary under
 //! several allocators for `jsoncost alloc`, `run`'s allocator table and a bench's
 //! `--allocators`, a build lever against the default build); [`ab_http`] (feature `http`)
-//! A/Bs two builds of a user's own server end to end; [`children`] makes every child a
-//! conductor spawns die with it.
+//! A/Bs two builds of a user's own server end to end; [`watched`] runs a child that answers a
+//! line per case within a time limit and reads its death (the safety experiment's parent);
+//! [`children`] makes every child a conductor spawns die with it.
 //!
 //! Layering: jsoncost (the harness, levers, safety's parent) and the CLI call it; it calls
 //! engine (lockstep, private scratch), report (pairing two programs' rows), codecs (the exact
@@ -16,5 +17,6 @@ pub mod ab;
 pub mod ab_http;
 pub mod children;
 mod error;
+pub mod watched;
 
 pub use error::{Error, Result};

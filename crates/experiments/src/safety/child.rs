@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use jsoncost_codecs::StrategyId;
 use jsoncost_codecs::gate::{self, Reference, Verdict};
+use jsoncost_conductor::watched::shorten;
 use jsoncost_engine::alloc;
 use jsoncost_engine::safety::{Agreement, CrashCause, SafetyOutcome, SafetyPath};
 use serde::{Deserialize, Serialize};
@@ -306,17 +307,6 @@ fn agreement(
         }
         Verdict::Fail(m) => (Agreement::Differs, Some(shorten(&m))),
     }
-}
-
-/// Messages are kept to a table cell's worth (a library may quote a whole 64 MiB string).
-pub(crate) fn shorten(message: &str) -> String {
-    const MAX: usize = 160;
-    let one_line = message.replace(['\n', '\r'], " ");
-    if one_line.chars().count() <= MAX {
-        return one_line;
-    }
-    let head: String = one_line.chars().take(MAX - 1).collect();
-    format!("{head}…")
 }
 
 #[cfg(test)]

@@ -1,19 +1,18 @@
 //! The parent's side: start a child on a batch, read a line per input, and turn a death or a
 //! time limit into that input's row, then go on from the next input in a new child. Every loop
-//! is bounded (each child started consumes at least one input) and every child is killed by
-//! its own handle (its PID) when it overruns.
+//! is bounded (each child started consumes at least one input); the child itself is watched by
+//! `jsoncost_conductor::watched` (dies with this process, killed by its PID when it overruns,
+//! its death read from its status and stderr).
 
 use std::ffi::OsString;
-use std::io::{BufRead, BufReader, Read};
-use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::mpsc;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-use jsoncost_engine::safety::{CrashCause, SafetyOutcome};
+use jsoncost_conductor::watched::{Next, Watched, shorten};
+use jsoncost_engine::safety::SafetyOutcome;
 
-use super::child::{Report, Request, shorten};
+use super::child::{Report, Request};
 use crate::Error;
 
 /// How to start a child: the program (normally this executable) and the arguments that select
@@ -25,11 +24,6 @@ pub struct ChildCommand {
     /// Its arguments, before the case.
     pub args: Vec<OsString>,
 }
-
-/// Bytes of a child's stderr kept to tell why it died.
-const STDERR_KEPT: u64 = 64 * 1024;
-/// How long a child that closed its stdout may take to exit before it is killed.
-const EXIT_GRACE: Duration = Duration::from_secs(5);
 
 /// Runs every input of `request`, each given `time_limit`; returns one report per input, in
 /// order (fewer when `cancelled` stops it).
@@ -46,31 +40,24 @@ pub(crate) fn run_batch(
         }
         let from = reports.len();
         let mut command = Command::new(&child.program);
-        // A child must not outlive a killed parent (it would run its case on, unwatched).
-        jsoncost_conductor::children::die_with_parent(&mut command);
-        let mut process = command
+        command
             .args(&child.args)
             .args(request.to_args(from))
             // Under `jsoncost ab` the lockstep is this process's, not its children's.
-            .env_remove(jsoncost_engine::lockstep::ENV)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
+            .env_remove(jsoncost_engine::lockstep::ENV);
+        let mut process = Watched::spawn(command)
             .map_err(|e| Error::environment(format!("cannot start the safety child {}: {e}", child.program.display())))?;
-        let lines = read_lines(&mut process);
-        let stderr = read_stderr(&mut process);
         let mut started = Instant::now();
         // An accepted value's first line, until its comparison's line comes.
         let mut pending: Option<Report> = None;
         let ended = loop {
             let left = time_limit.saturating_sub(started.elapsed());
-            match lines.recv_timeout(left.min(Duration::from_millis(200))) {
-                Ok(line) => {
+            match process.next(left.min(Duration::from_millis(200))) {
+                Next::Line(line) => {
                     let report: Report = match serde_json::from_str(&line) {
                         Ok(r) => r,
                         Err(e) => {
-                            kill(&mut process);
+                            process.kill();
                             return Err(Error::environment(format!(
                                 "the safety child wrote a line that is not a report ({e}): {}",
                                 shorten(&line)
@@ -85,16 +72,16 @@ pub(crate) fn run_batch(
                         reports.push(report);
                     }
                 }
-                Err(mpsc::RecvTimeoutError::Timeout) if cancelled() => {
-                    kill(&mut process);
+                Next::Quiet if cancelled() => {
+                    process.kill();
                     return Ok(reports);
                 }
-                Err(mpsc::RecvTimeoutError::Timeout) if started.elapsed() >= time_limit => {
-                    kill(&mut process);
+                Next::Quiet if started.elapsed() >= time_limit => {
+                    process.kill();
                     break End::TimedOut(started.elapsed());
                 }
-                Err(mpsc::RecvTimeoutError::Timeout) => {}
-                Err(mpsc::RecvTimeoutError::Disconnected) => break End::Closed(started.elapsed()),
+                Next::Quiet => {}
+                Next::Closed => break End::Closed(started.elapsed()),
             }
         };
         // The parse returned a value; what ended the process came after it (the comparison with
@@ -102,10 +89,7 @@ pub(crate) fn run_batch(
         if let Some(mut accepted) = pending.take() {
             let why = match &ended {
                 End::TimedOut(after) => format!("killed at the time limit ({:.1} s)", after.as_secs_f64()),
-                End::Closed(_) => {
-                    let status = wait_bounded(&mut process);
-                    crash(status, &stderr.recv_timeout(EXIT_GRACE).unwrap_or_default()).0
-                }
+                End::Closed(_) => process.crash().2.0,
             };
             if cancelled() {
                 break;
@@ -131,8 +115,7 @@ pub(crate) fn run_batch(
                 not_run: None,
             }),
             End::Closed(after) => {
-                let status = wait_bounded(&mut process);
-                let stderr = stderr.recv_timeout(EXIT_GRACE).unwrap_or_default();
+                let (status, stderr, (message, cause)) = process.crash();
                 if reports.len() == request.inputs.len() && status.is_some_and(|s| s.success()) {
                     break;
                 }
@@ -146,7 +129,6 @@ pub(crate) fn run_batch(
                         shorten(stderr.trim())
                     )));
                 }
-                let (message, cause) = crash(status, &stderr);
                 reports.push(Report {
                     crash: Some(cause),
                     outcome: SafetyOutcome::Crashed,
@@ -167,94 +149,4 @@ pub(crate) fn run_batch(
 enum End {
     TimedOut(Duration),
     Closed(Duration),
-}
-
-/// The child's stdout, a line at a time, from a thread (ends when the child's stdout closes).
-fn read_lines(process: &mut Child) -> mpsc::Receiver<String> {
-    let (tx, rx) = mpsc::channel();
-    let stdout = process.stdout.take().expect("stdout was piped");
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    rx
-}
-
-/// The child's stderr (its first 64 KiB), once it closes; what is past the bound is drained so
-/// the child never blocks on a full pipe.
-fn read_stderr(process: &mut Child) -> mpsc::Receiver<String> {
-    let (tx, rx) = mpsc::channel();
-    let stderr = process.stderr.take().expect("stderr was piped");
-    std::thread::spawn(move || {
-        let mut kept = Vec::new();
-        let mut stderr = stderr;
-        let _ = (&mut stderr).take(STDERR_KEPT).read_to_end(&mut kept);
-        let _ = std::io::copy(&mut stderr, &mut std::io::sink());
-        let _ = tx.send(String::from_utf8_lossy(&kept).into_owned());
-    });
-    rx
-}
-
-fn kill(process: &mut Child) {
-    // Child::kill signals this child's own PID (SIGKILL); then it is reaped.
-    let _ = process.kill();
-    let _ = process.wait();
-}
-
-/// The exit status, waiting at most [`EXIT_GRACE`] (then the child is killed).
-fn wait_bounded(process: &mut Child) -> Option<ExitStatus> {
-    let deadline = Instant::now() + EXIT_GRACE;
-    loop {
-        match process.try_wait() {
-            Ok(Some(status)) => return Some(status),
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
-            _ => {
-                kill(process);
-                return process.try_wait().ok().flatten();
-            }
-        }
-    }
-}
-
-/// Why the child died, from its status and what it printed: the message (`SIGABRT (stack
-/// overflow)`, `SIGABRT (out of memory: …)`, `SIGSEGV`, a panic's line, or its exit code) and
-/// the cause as data.
-pub(crate) fn crash(status: Option<ExitStatus>, stderr: &str) -> (String, CrashCause) {
-    let printed = if stderr.contains("has overflowed its stack") {
-        Some(("stack overflow".to_string(), CrashCause::StackOverflow))
-    } else if let Some(line) = stderr.lines().find(|l| l.contains("memory allocation of")) {
-        Some((format!("out of memory under the limit: {}", line.trim()), CrashCause::OutOfMemory))
-    } else {
-        stderr
-            .lines()
-            .find(|l| l.contains("panicked"))
-            .map(|l| (shorten(l.trim()), CrashCause::Panic))
-    };
-    let (how, status_cause) = match status.map(|s| (s.signal(), s.code())) {
-        Some((Some(sig), _)) => (signal_name(sig), CrashCause::Signal(signal_name(sig))),
-        Some((None, Some(code))) => (format!("exit code {code}"), CrashCause::Exit(code)),
-        Some((None, None)) | None => ("no exit status".to_string(), CrashCause::Unknown),
-    };
-    match printed {
-        Some((what, cause)) => (format!("{how} ({what})"), cause),
-        None => (how, status_cause),
-    }
-}
-
-fn signal_name(sig: i32) -> String {
-    match sig {
-        libc::SIGABRT => "SIGABRT".into(),
-        libc::SIGSEGV => "SIGSEGV".into(),
-        libc::SIGBUS => "SIGBUS".into(),
-        libc::SIGILL => "SIGILL".into(),
-        libc::SIGKILL => "SIGKILL".into(),
-        libc::SIGTERM => "SIGTERM".into(),
-        libc::SIGINT => "SIGINT".into(),
-        libc::SIGFPE => "SIGFPE".into(),
-        other => format!("signal {other}"),
-    }
 }
