@@ -3,16 +3,12 @@
 
 use std::path::PathBuf;
 
-/// The URL forms [`crate::open`] accepts, for usage messages.
-pub const SCHEMES: &str = "redb:PATH, sqlite:PATH, redis://HOST:PORT, redis+cluster://HOST:PORT,HOST:PORT,..., \
-                           postgres://USER@HOST:PORT/DB (or postgresql://)";
-
 /// Why a store call failed; its exit code is [`StoreError::exit_code`], and
 /// [`StoreError::is_document_error`] tells a failure of one document from one that ends the run.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    /// The URL's scheme is none of [`SCHEMES`].
-    #[error("unknown store URL {url:?}; the schemes are {SCHEMES}", SCHEMES = SCHEMES)]
+    /// The URL's scheme is none of [`SCHEMES`](crate::SCHEMES).
+    #[error("unknown store URL {url:?}; the schemes are {SCHEMES}", SCHEMES = crate::SCHEMES)]
     UnknownScheme {
         /// The URL, without its password.
         url: String,

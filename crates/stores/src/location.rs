@@ -1,9 +1,54 @@
-//! Store URLs: which store a URL names, where it is, and how to print it without secrets.
+//! Store URLs: which store a URL names, where it is, what kind of store that is, and how to
+//! print it without secrets. A backend's URL scheme, cargo feature and kind are all here.
 
+use std::fmt;
 use std::path::PathBuf;
 
+use crate::PgColumn;
 use crate::error::StoreError;
-use crate::{PgColumn, StoreKind};
+
+/// The URL forms [`crate::open`] accepts, for usage messages.
+pub const SCHEMES: &str = "redb:PATH, sqlite:PATH, redis://HOST:PORT, redis+cluster://HOST:PORT,HOST:PORT,..., \
+                           postgres://USER@HOST:PORT/DB (or postgresql://)";
+
+/// Which store a [`Store`](crate::Store) is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StoreKind {
+    /// Embedded redb, one file.
+    Redb,
+    /// SQLite, one file.
+    Sqlite,
+    /// One Redis server.
+    Redis,
+    /// A Redis Cluster.
+    RedisCluster,
+    /// PostgreSQL, documents in a column of this type.
+    Postgres {
+        /// `json` or `jsonb`.
+        column: PgColumn,
+    },
+}
+
+impl StoreKind {
+    /// The name tables and result files use: `redb`, `sqlite`, `redis`, `redis-cluster`,
+    /// `postgres-json`, `postgres-jsonb`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StoreKind::Redb => "redb",
+            StoreKind::Sqlite => "sqlite",
+            StoreKind::Redis => "redis",
+            StoreKind::RedisCluster => "redis-cluster",
+            StoreKind::Postgres { column: PgColumn::Json } => "postgres-json",
+            StoreKind::Postgres { column: PgColumn::Jsonb } => "postgres-jsonb",
+        }
+    }
+}
+
+impl fmt::Display for StoreKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// What a store URL names.
 #[derive(Debug, Clone, PartialEq, Eq)]

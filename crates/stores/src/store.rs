@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use jsoncost_shapes::Order;
 
-use crate::{Existing, StoreError};
+use crate::{Existing, StoreError, StoreKind};
 
 /// A document store, holding one open client or connection.
 pub trait Store: Send {
@@ -78,45 +78,6 @@ pub trait Store: Send {
     fn read_existing(&mut self, at: &Existing, id: &str, f: &mut dyn FnMut(&[u8])) -> Result<(), StoreError> {
         let _ = (id, f);
         Err(at.unsupported(&self.describe()))
-    }
-}
-
-/// Which store a [`Store`] is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum StoreKind {
-    /// Embedded redb, one file.
-    Redb,
-    /// SQLite, one file.
-    Sqlite,
-    /// One Redis server.
-    Redis,
-    /// A Redis Cluster.
-    RedisCluster,
-    /// PostgreSQL, documents in a column of this type.
-    Postgres {
-        /// `json` or `jsonb`.
-        column: PgColumn,
-    },
-}
-
-impl StoreKind {
-    /// The name tables and result files use: `redb`, `sqlite`, `redis`, `redis-cluster`,
-    /// `postgres-json`, `postgres-jsonb`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            StoreKind::Redb => "redb",
-            StoreKind::Sqlite => "sqlite",
-            StoreKind::Redis => "redis",
-            StoreKind::RedisCluster => "redis-cluster",
-            StoreKind::Postgres { column: PgColumn::Json } => "postgres-json",
-            StoreKind::Postgres { column: PgColumn::Jsonb } => "postgres-jsonb",
-        }
-    }
-}
-
-impl fmt::Display for StoreKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 
