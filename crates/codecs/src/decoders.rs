@@ -6,65 +6,7 @@
 
 use serde::de::DeserializeOwned;
 
-use crate::StrategyId;
-use crate::libraries::{LibraryStrategies, Registered};
-
-/// How a library parses: from a shared slice, or in place, rewriting its input (simd-json).
-pub enum Parse<T> {
-    /// `from_slice(&[u8])`.
-    Slice(fn(&[u8]) -> Result<T, String>),
-    /// `from_slice(&mut [u8])`: a reader holding the bytes in a buffer it lends out gives it a
-    /// copy, and the copy is part of the read.
-    InPlace(fn(&mut [u8]) -> Result<T, String>),
-}
-
-/// One library's read of a `T`.
-pub struct Decoder<T> {
-    /// The library's name (`serde_json`, `sonic-rs` ...).
-    pub library: &'static str,
-    /// The library's parser recurses without a depth limit of its own (sonic-rs): a reader
-    /// refuses, untimed, a document nested deeper than serde_json's 128 levels for it.
-    pub depth_unbounded: bool,
-    /// Its parse.
-    pub parse: Parse<T>,
-}
-
-impl<T> Clone for Parse<T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<T> Copy for Parse<T> {}
-impl<T> Clone for Decoder<T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<T> Copy for Decoder<T> {}
-
-impl<T> Decoder<T> {
-    /// `style/<library>`, e.g. `typed/sonic-rs`.
-    pub fn id(&self, style: &'static str) -> StrategyId {
-        StrategyId::new(style, self.library)
-    }
-
-    /// The value in bytes the caller keeps (a store client's buffer): a library that parses in
-    /// place reads a copy.
-    pub fn from_slice(&self, bytes: &[u8]) -> Result<T, String> {
-        match self.parse {
-            Parse::Slice(parse) => parse(bytes),
-            Parse::InPlace(parse) => parse(&mut bytes.to_vec()),
-        }
-    }
-
-    /// The value in bytes the caller owns and gives up (a buffered body): no copy.
-    pub fn from_owned(&self, bytes: &mut [u8]) -> Result<T, String> {
-        match self.parse {
-            Parse::Slice(parse) => parse(bytes),
-            Parse::InPlace(parse) => parse(bytes),
-        }
-    }
-}
+use crate::libraries::{Decoder, LibraryStrategies, Parse, Registered};
 
 fn serde_json_parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
     serde_json::from_slice(bytes).map_err(|e| e.to_string())

@@ -1,8 +1,9 @@
 //! The store experiment: read one document by id from a real store in several ways, down to the
 //! floor (raw bytes read, discarded), and show how much of the read is JSON work.
 
-use jsoncost_codecs::decoders::{Decoder, decoders};
+use jsoncost_codecs::decoders::decoders;
 use jsoncost_codecs::gate::Reference;
+use jsoncost_codecs::libraries::Decoder;
 use jsoncost_codecs::toolkit::{Through, pointer_tree, sonic_projection};
 use jsoncost_codecs::{BoxedStrategy, Canonical, Contract, Effort, RunFailure, Strategy, StrategyId};
 use jsoncost_engine::{ExperimentKind, FLOOR};

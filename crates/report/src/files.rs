@@ -17,7 +17,7 @@ use serde_json::Value;
 use serde_json::error::Category;
 
 use crate::ReportError;
-use crate::json::pretty;
+use crate::format::json::pretty;
 
 /// Largest results file [`load`] reads: far above any run's (a whole `jsoncost run` writes a
 /// few MB), and a bound for a path that names a device or a pipe.

@@ -8,10 +8,12 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     /// The URL's scheme is none of [`SCHEMES`](crate::SCHEMES).
-    #[error("unknown store URL {url:?}; the schemes are {SCHEMES}", SCHEMES = crate::SCHEMES)]
+    #[error("unknown store URL {url:?}; the schemes are {schemes}")]
     UnknownScheme {
         /// The URL, without its password.
         url: String,
+        /// The schemes there are ([`SCHEMES`](crate::SCHEMES)).
+        schemes: &'static str,
     },
 
     /// The URL names a store whose client this build leaves out (a cargo feature).

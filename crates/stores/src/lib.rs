@@ -70,8 +70,8 @@ use std::path::PathBuf;
 pub use error::StoreError;
 pub use existing::Existing;
 pub use load::{LoadOutcome, OrderDocs, ensure_loaded};
-pub use location::{Location, SCHEMES, StoreKind, redact};
-pub use store::{Access, LoadMarker, OpenOptions, PgColumn, Store};
+pub use location::{Location, PgColumn, SCHEMES, StoreKind, redact};
+pub use store::{Access, LoadMarker, OpenOptions, Store};
 
 /// Opens the store `url` names, connecting now (so an unreachable server fails here). The
 /// store, and the open itself, are inside the panic boundary: a client library's panic is a

@@ -3,8 +3,8 @@
 
 use std::fmt;
 use std::path::PathBuf;
+use std::str::FromStr;
 
-use crate::PgColumn;
 use crate::error::StoreError;
 
 /// The URL forms [`crate::open`] accepts, for usage messages.
@@ -47,6 +47,47 @@ impl StoreKind {
 impl fmt::Display for StoreKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+/// The PostgreSQL column type documents are kept in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum PgColumn {
+    /// Keeps the input text and returns it as is.
+    Json,
+    /// Stores a parsed binary form and re-renders text on every read.
+    #[default]
+    Jsonb,
+}
+
+impl PgColumn {
+    /// The column type's SQL name: `json`, `jsonb`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PgColumn::Json => "json",
+            PgColumn::Jsonb => "jsonb",
+        }
+    }
+}
+
+impl fmt::Display for PgColumn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for PgColumn {
+    type Err = StoreError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "json" => Ok(PgColumn::Json),
+            "jsonb" => Ok(PgColumn::Jsonb),
+            other => Err(StoreError::BadName {
+                flag: "--pg-column",
+                name: other.to_string(),
+                reason: "the PostgreSQL column is json or jsonb".to_string(),
+            }),
+        }
     }
 }
 
@@ -113,7 +154,10 @@ impl Location {
         if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             return Ok(Location::Postgres(url.to_string()));
         }
-        Err(StoreError::UnknownScheme { url: redact(url) })
+        Err(StoreError::UnknownScheme {
+            url: redact(url),
+            schemes: SCHEMES,
+        })
     }
 }
 

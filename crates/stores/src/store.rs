@@ -1,12 +1,10 @@
 //! The contract every store client implements ([`Store`]) and the options it is opened with.
 
-use std::fmt;
-use std::str::FromStr;
 use std::time::Duration;
 
 use jsoncost_shapes::Order;
 
-use crate::{Existing, StoreError, StoreKind};
+use crate::{Existing, PgColumn, StoreError, StoreKind};
 
 /// A document store, holding one open client or connection.
 pub trait Store: Send {
@@ -78,47 +76,6 @@ pub trait Store: Send {
     fn read_existing(&mut self, at: &Existing, id: &str, f: &mut dyn FnMut(&[u8])) -> Result<(), StoreError> {
         let _ = (id, f);
         Err(at.unsupported(&self.describe()))
-    }
-}
-
-/// The PostgreSQL column type documents are kept in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum PgColumn {
-    /// Keeps the input text and returns it as is.
-    Json,
-    /// Stores a parsed binary form and re-renders text on every read.
-    #[default]
-    Jsonb,
-}
-
-impl PgColumn {
-    /// The column type's SQL name: `json`, `jsonb`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PgColumn::Json => "json",
-            PgColumn::Jsonb => "jsonb",
-        }
-    }
-}
-
-impl fmt::Display for PgColumn {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for PgColumn {
-    type Err = StoreError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "json" => Ok(PgColumn::Json),
-            "jsonb" => Ok(PgColumn::Jsonb),
-            other => Err(StoreError::BadName {
-                flag: "--pg-column",
-                name: other.to_string(),
-                reason: "the PostgreSQL column is json or jsonb".to_string(),
-            }),
-        }
     }
 }
 

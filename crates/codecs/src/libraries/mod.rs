@@ -14,7 +14,7 @@ pub mod serde_json_borrow;
 
 mod strategies;
 
-pub use strategies::LibraryStrategies;
+pub use strategies::{Decoder, LibraryStrategies, Parse};
 
 /// Every registered library, in the order their rows are listed: a tuple of [`LibraryStrategies`]s,
 /// nested for more than two.

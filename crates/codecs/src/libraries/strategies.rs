@@ -1,10 +1,10 @@
-//! [`LibraryStrategies`]: one library's strategies per style, and a list of libraries as one.
+//! [`LibraryStrategies`]: one library's strategies per style, and a list of libraries as one;
+//! [`Decoder`]: one library's read of a whole document into a type.
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::decoders::Decoder;
-use crate::{BorrowedForm, BoxedStrategy};
+use crate::{BorrowedForm, BoxedStrategy, StrategyId};
 
 /// One library's strategies per style, for any serde type or any document. Each defaults to
 /// none: a library implements the styles its API has.
@@ -69,5 +69,62 @@ impl<A: LibraryStrategies, B: LibraryStrategies> LibraryStrategies for (A, B) {
         let mut v = A::decoders::<T>();
         v.extend(B::decoders::<T>());
         v
+    }
+}
+
+/// How a library parses: from a shared slice, or in place, rewriting its input (simd-json).
+pub enum Parse<T> {
+    /// `from_slice(&[u8])`.
+    Slice(fn(&[u8]) -> Result<T, String>),
+    /// `from_slice(&mut [u8])`: a reader holding the bytes in a buffer it lends out gives it a
+    /// copy, and the copy is part of the read.
+    InPlace(fn(&mut [u8]) -> Result<T, String>),
+}
+
+/// One library's read of a `T`.
+pub struct Decoder<T> {
+    /// The library's name (`serde_json`, `sonic-rs` ...).
+    pub library: &'static str,
+    /// The library's parser recurses without a depth limit of its own (sonic-rs): a reader
+    /// refuses, untimed, a document nested deeper than serde_json's 128 levels for it.
+    pub depth_unbounded: bool,
+    /// Its parse.
+    pub parse: Parse<T>,
+}
+
+impl<T> Clone for Parse<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Parse<T> {}
+impl<T> Clone for Decoder<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Decoder<T> {}
+
+impl<T> Decoder<T> {
+    /// `style/<library>`, e.g. `typed/sonic-rs`.
+    pub fn id(&self, style: &'static str) -> StrategyId {
+        StrategyId::new(style, self.library)
+    }
+
+    /// The value in bytes the caller keeps (a store client's buffer): a library that parses in
+    /// place reads a copy.
+    pub fn from_slice(&self, bytes: &[u8]) -> Result<T, String> {
+        match self.parse {
+            Parse::Slice(parse) => parse(bytes),
+            Parse::InPlace(parse) => parse(&mut bytes.to_vec()),
+        }
+    }
+
+    /// The value in bytes the caller owns and gives up (a buffered body): no copy.
+    pub fn from_owned(&self, bytes: &mut [u8]) -> Result<T, String> {
+        match self.parse {
+            Parse::Slice(parse) => parse(bytes),
+            Parse::InPlace(parse) => parse(bytes),
+        }
     }
 }

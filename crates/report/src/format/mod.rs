@@ -1,4 +1,6 @@
-//! The output formats by name (`--format`), each one [`Exporter`].
+//! The output formats by name (`--format`), each one [`Exporter`]: a module here (`html`, whose
+//! renderer the kinds' views draw into, is the crate's own module), declared below and named by
+//! a variant of [`Format`].
 
 use std::fmt;
 use std::str::FromStr;
@@ -6,6 +8,14 @@ use std::str::FromStr;
 use thiserror::Error;
 
 use crate::export::Exporter;
+
+mod bmf;
+mod csv;
+mod github_action_benchmark;
+pub(crate) mod json;
+mod junit;
+mod markdown;
+mod table;
 
 /// An output format: what stdout carries (`--format`), and what every renderer of results,
 /// comparisons and advice writes. Each is one module implementing [`Exporter`].
@@ -45,14 +55,14 @@ impl Format {
     /// What renders this format.
     pub fn exporter(self) -> &'static dyn Exporter {
         match self {
-            Format::Table => &crate::table::Console,
-            Format::Markdown => &crate::markdown::Markdown,
-            Format::Json => &crate::json::Json,
-            Format::Csv => &crate::csv::Csv,
+            Format::Table => &table::Console,
+            Format::Markdown => &markdown::Markdown,
+            Format::Json => &json::Json,
+            Format::Csv => &csv::Csv,
             Format::Html => &crate::html::Html,
-            Format::Junit => &crate::junit::Junit,
-            Format::Bmf => &crate::bmf::Bmf,
-            Format::GithubActionBenchmark => &crate::github_action_benchmark::GithubActionBenchmark,
+            Format::Junit => &junit::Junit,
+            Format::Bmf => &bmf::Bmf,
+            Format::GithubActionBenchmark => &github_action_benchmark::GithubActionBenchmark,
         }
     }
 

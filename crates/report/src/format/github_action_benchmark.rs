@@ -10,10 +10,10 @@ use serde::Serialize;
 
 use crate::ab::AbComparison;
 use crate::advisor::Advice;
-use crate::bmf::{benchmark_name, history_rows};
 use crate::compare::Comparison;
 use crate::export::Exporter;
-use crate::json::pretty;
+use crate::format::bmf::{benchmark_name, history_rows};
+use crate::format::json::pretty;
 
 /// One entry of the array.
 #[derive(Serialize)]

@@ -12,7 +12,7 @@ use crate::ab::AbComparison;
 use crate::advisor::Advice;
 use crate::compare::Comparison;
 use crate::export::Exporter;
-use crate::json::pretty;
+use crate::format::json::pretty;
 
 /// BMF JSON, printed once at the end of a run.
 pub(crate) struct Bmf;
