@@ -235,7 +235,7 @@ pub use jsoncost_engine::ExperimentKind;
 ///     .measure()
 ///     .expect("measured");
 /// for table in &results.experiments {
-///     println!("{} ({}): {} rows", table.table, table.experiment.as_str(), table.rows.len());
+///     println!("{} ({}): {} rows", table.table, table.kind.as_str(), table.rows.len());
 /// }
 /// ```
 pub use jsoncost_engine::Results;
