@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Number, Value};
 
-use super::strategies::LibraryStrategies;
+use super::strategies::{DomDecoder, Held, LibraryStrategies};
 use crate::toolkit::{OpStrategy, Slot, emit, error_text};
 use crate::{BorrowedForm, BoxedStrategy, Canonical, Contract, Effort, StrategyId};
 
@@ -54,7 +54,28 @@ fn emit_jiter(slot: Slot<'_>, v: &JsonValue<'_>) -> Result<(), String> {
     Ok(())
 }
 
+/// jiter's DOM held, compared through [`jiter_to_value`] (it has no `Serialize`).
+struct HeldJsonValue<'a>(JsonValue<'a>);
+
+impl Held for HeldJsonValue<'_> {
+    fn canonical(&self) -> Result<Canonical, String> {
+        jiter_to_value(&self.0).map(Canonical::Full)
+    }
+}
+
+/// Strict JSON (jiter's NaN/Infinity extension off), as the micro tables measure it.
+fn dom_held(bytes: &[u8]) -> Result<Box<dyn Held + '_>, String> {
+    Ok(Box::new(HeldJsonValue(JsonValue::parse(bytes, false).map_err(error_text)?)))
+}
+
 impl LibraryStrategies for Jiter {
+    fn dom_decoders() -> Vec<DomDecoder> {
+        vec![DomDecoder {
+            library: "jiter",
+            parse: dom_held,
+        }]
+    }
+
     /// `typed/jiter`: jiter's serde deserializer into any owned type.
     fn typed<'a, T: Serialize + DeserializeOwned + 'a>(input: &'a [u8]) -> Vec<BoxedStrategy<'a>> {
         let n = Some(input.len() as u64);

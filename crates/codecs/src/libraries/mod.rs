@@ -14,7 +14,7 @@ pub mod serde_json_borrow;
 
 mod strategies;
 
-pub use strategies::{Decoder, LibraryStrategies, Parse};
+pub use strategies::{Decoder, DomDecoder, DomParse, Held, LibraryStrategies, Parse, Serialized};
 
 /// Every registered library, in the order their rows are listed: a tuple of [`LibraryStrategies`]s,
 /// nested for more than two.

@@ -1,14 +1,28 @@
 //! serde_json_borrow: a DOM borrowing from the input, built through serde_json's parser, and
 //! written back through serde_json's writer.
 
-use super::strategies::LibraryStrategies;
+use super::strategies::{DomDecoder, Held, LibraryStrategies, Serialized};
 use crate::toolkit::{OpStrategy, emit, emit_bytes, error_text, refused};
 use crate::{BoxedStrategy, Contract, Effort, StrategyId};
 
 /// serde_json_borrow's strategies.
 pub struct SerdeJsonBorrow;
 
+/// The borrowed `Value`, through serde_json's parser.
+fn dom_held(bytes: &[u8]) -> Result<Box<dyn Held + '_>, String> {
+    Ok(Box::new(Serialized(
+        serde_json::from_slice::<serde_json_borrow::Value<'_>>(bytes).map_err(error_text)?,
+    )))
+}
+
 impl LibraryStrategies for SerdeJsonBorrow {
+    fn dom_decoders() -> Vec<DomDecoder> {
+        vec![DomDecoder {
+            library: "serde_json_borrow",
+            parse: dom_held,
+        }]
+    }
+
     fn dom(input: &[u8]) -> Vec<BoxedStrategy<'_>> {
         let n = Some(input.len() as u64);
         vec![OpStrategy::boxed(

@@ -1,10 +1,11 @@
 //! [`LibraryStrategies`]: one library's strategies per style, and a list of libraries as one;
-//! [`Decoder`]: one library's read of a whole document into a type.
+//! [`Decoder`]: one library's read of a whole document into a type; [`DomDecoder`]: one
+//! library's parse of any document into its DOM, held.
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::{BorrowedForm, BoxedStrategy, StrategyId};
+use crate::{BorrowedForm, BoxedStrategy, Canonical, StrategyId};
 
 /// One library's strategies per style, for any serde type or any document. Each defaults to
 /// none: a library implements the styles its API has.
@@ -33,6 +34,12 @@ pub trait LibraryStrategies {
     /// Reading one owned `T` from a whole document's bytes (the store's `typed/<library>` rows,
     /// the stream's `buffered/<library>` rows: [`crate::decoders`]).
     fn decoders<T: DeserializeOwned>() -> Vec<Decoder<T>> {
+        Vec::new()
+    }
+
+    /// Parsing any document into the library's DOM, the value held (the safety experiment's
+    /// `dom` path, [`crate::decoders::dom_decoders`]).
+    fn dom_decoders() -> Vec<DomDecoder> {
         Vec::new()
     }
 }
@@ -68,6 +75,12 @@ impl<A: LibraryStrategies, B: LibraryStrategies> LibraryStrategies for (A, B) {
     fn decoders<T: DeserializeOwned>() -> Vec<Decoder<T>> {
         let mut v = A::decoders::<T>();
         v.extend(B::decoders::<T>());
+        v
+    }
+
+    fn dom_decoders() -> Vec<DomDecoder> {
+        let mut v = A::dom_decoders();
+        v.extend(B::dom_decoders());
         v
     }
 }
@@ -127,4 +140,32 @@ impl<T> Decoder<T> {
             Parse::InPlace(parse) => parse(bytes),
         }
     }
+}
+
+/// A value a library parsed, held until its canonical form is taken; the caller then drops it
+/// (a crash in the library's destructor is the caller's to see).
+pub trait Held: Sync {
+    /// The value in the form the gate compares.
+    fn canonical(&self) -> Result<Canonical, String>;
+}
+
+/// A held value whose `Serialize` is its canonical form.
+pub struct Serialized<T>(pub T);
+
+impl<T: Serialize + Sync> Held for Serialized<T> {
+    fn canonical(&self) -> Result<Canonical, String> {
+        Canonical::of(&self.0)
+    }
+}
+
+/// A parse of any document into a library's DOM, which may borrow from the input.
+pub type DomParse = for<'a> fn(&'a [u8]) -> Result<Box<dyn Held + 'a>, String>;
+
+/// One library's parse of any document into its DOM.
+#[derive(Clone, Copy)]
+pub struct DomDecoder {
+    /// The library's name (`serde_json`, `jiter` ...).
+    pub library: &'static str,
+    /// Its parse.
+    pub parse: DomParse,
 }

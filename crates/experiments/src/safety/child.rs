@@ -269,7 +269,7 @@ fn not_run(why: String) -> Report {
 }
 
 fn agreement(
-    value: &dyn subject::Parsed,
+    value: &dyn jsoncost_codecs::libraries::Held,
     input: &[u8],
     (path, library): (SafetyPath, Parser),
     target: Target,
@@ -319,7 +319,7 @@ mod tests {
     fn an_input_the_harness_cannot_read_is_not_run_rather_than_rejected() {
         let dir = tempfile::tempdir().unwrap();
         let request = Request {
-            library: Parser::SerdeJson,
+            library: Parser::Library("serde_json"),
             path: SafetyPath::Dom,
             memory_mib: crate::safety::DEFAULT_MEMORY_MIB,
             stack_kib: crate::safety::DEFAULT_STACK_KIB,

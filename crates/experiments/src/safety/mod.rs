@@ -46,7 +46,7 @@ pub const SUITE_MAX_FILES: usize = 10_000;
 pub struct SafetyOptions {
     /// How to start a child.
     pub child: ChildCommand,
-    /// Libraries to run (default: [`Parser::ALL`]).
+    /// Libraries to run (default: [`Parser::all`]).
     pub libraries: Vec<Parser>,
     /// Corpus cases (default: [`Case::all`]); ignored with `suite`.
     pub cases: Vec<Case>,
@@ -65,7 +65,7 @@ impl SafetyOptions {
     pub fn new(child: ChildCommand) -> SafetyOptions {
         SafetyOptions {
             child,
-            libraries: Parser::ALL.to_vec(),
+            libraries: Parser::all(),
             cases: Case::all(),
             suite: None,
             time_limit: DEFAULT_TIME_LIMIT,
@@ -120,7 +120,7 @@ pub fn run(options: &SafetyOptions, runner: &mut Runner<'_>) -> Result<(), Error
         let paths: Vec<SafetyPath> = match suite {
             // Conformance is the parser's: its DOM path.
             Some(_) => vec![SafetyPath::Dom],
-            None => library.paths().to_vec(),
+            None => library.paths(),
         };
         let mut rows = Vec::new();
         for path in paths {

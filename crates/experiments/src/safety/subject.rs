@@ -1,11 +1,15 @@
-//! The libraries and parse paths the safety experiment runs, each written as a user would call
-//! that library's public API, with no guard in front (the point is what the library itself
-//! does). Runs inside the child process only.
+//! The libraries and parse paths the safety experiment runs: each library's DOM and typed read
+//! from the codecs' registry (`jsoncost_codecs::decoders`), its lazy projection and the
+//! incremental stream, each called as a user would call that library's public API, with no
+//! guard in front (the point is what the library itself does). Runs inside the child process
+//! only.
 
 use std::fmt;
 use std::str::FromStr;
 
 use jsoncost_codecs::Canonical;
+use jsoncost_codecs::decoders::{decoders, dom_decoders};
+use jsoncost_codecs::libraries::{Held, Serialized};
 use jsoncost_engine::safety::SafetyPath;
 use jsoncost_shapes::Data;
 use serde::Serialize;
@@ -13,71 +17,62 @@ use serde::de::DeserializeOwned;
 
 use super::corpus::Target;
 
-/// A JSON library whose parsers the safety experiment runs on each of its paths; the `Test*`
-/// ones are fakes for jsoncost's own tests (a library that aborts, one that never returns),
-/// never listed unless asked for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// A JSON library whose parsers the safety experiment runs on each of its paths: every library
+/// with a DOM in the codecs' registry (`decoders::dom_decoders`), named as its rows are; the
+/// `Test*` ones are fakes for jsoncost's own tests (a library that aborts, one that never
+/// returns), never listed unless asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Parser {
-    /// serde_json into a `Value`.
-    SerdeJson,
-    /// sonic-rs into its `Value`.
-    SonicRs,
-    /// simd-json into its owned `Value`.
-    SimdJson,
-    /// serde_json_borrow's borrowed `Value`.
-    SerdeJsonBorrow,
-    /// jiter into its `JsonValue`.
-    Jiter,
+    /// A registered library, by its name (`serde_json`, `jiter` ...).
+    Library(&'static str),
     /// A hidden test library that aborts the process.
     TestAbort,
     /// A hidden test library that never returns.
     TestHang,
 }
 
+/// The one library with a lazy projection API the safety experiment runs (`get_many`).
+const LAZY_LIBRARY: &str = "sonic-rs";
+
 impl Parser {
-    /// The real libraries, in table order.
-    pub const ALL: [Parser; 5] = [
-        Parser::SerdeJson,
-        Parser::SonicRs,
-        Parser::SimdJson,
-        Parser::SerdeJsonBorrow,
-        Parser::Jiter,
-    ];
+    /// The real libraries, in table order: the registry's, serde_json first.
+    pub fn all() -> Vec<Parser> {
+        dom_decoders().into_iter().map(|d| Parser::Library(d.library)).collect()
+    }
     /// The fakes: the CLI adds them to `SafetyOptions::libraries` with the hidden `--safety-test-libraries`.
     pub const TEST: [Parser; 2] = [Parser::TestAbort, Parser::TestHang];
 
     /// The name rows use.
     pub fn as_str(self) -> &'static str {
         match self {
-            Parser::SerdeJson => "serde_json",
-            Parser::SonicRs => "sonic-rs",
-            Parser::SimdJson => "simd-json",
-            Parser::SerdeJsonBorrow => "serde_json_borrow",
-            Parser::Jiter => "jiter",
+            Parser::Library(name) => name,
             Parser::TestAbort => "test-abort",
             Parser::TestHang => "test-hang",
         }
     }
 
-    /// The parse paths the library really has (absent, not faked, where it has none).
-    pub fn paths(self) -> &'static [SafetyPath] {
-        use SafetyPath::*;
-        match self {
-            Parser::SonicRs => &[Dom, Typed, Lazy, Incremental],
-            Parser::SerdeJson | Parser::SimdJson => &[Dom, Typed, Incremental],
-            // Their DOMs (jiter's typed decoders are per shape: not for arbitrary hostile input).
-            Parser::SerdeJsonBorrow | Parser::Jiter => &[Dom],
-            Parser::TestAbort | Parser::TestHang => &[Dom],
+    /// The parse paths the library really has (absent, not faked, where it has none): its DOM,
+    /// its typed read where it has a decoder, the lazy projection, and the incremental stream
+    /// where the stream parser can hand it elements.
+    pub fn paths(self) -> Vec<SafetyPath> {
+        let Parser::Library(name) = self else {
+            return vec![SafetyPath::Dom];
+        };
+        let mut paths = vec![SafetyPath::Dom];
+        if decoders::<Data>().iter().any(|d| d.library == name) {
+            paths.push(SafetyPath::Typed);
         }
+        if name == LAZY_LIBRARY {
+            paths.push(SafetyPath::Lazy);
+        }
+        if self.stream_library().is_some() {
+            paths.push(SafetyPath::Incremental);
+        }
+        paths
     }
 
     fn stream_library(self) -> Option<jsoncost_stream::Library> {
-        match self {
-            Parser::SerdeJson => Some(jsoncost_stream::Library::SerdeJson),
-            Parser::SonicRs => Some(jsoncost_stream::Library::SonicRs),
-            Parser::SimdJson => Some(jsoncost_stream::Library::SimdJson),
-            Parser::SerdeJsonBorrow | Parser::Jiter | Parser::TestAbort | Parser::TestHang => None,
-        }
+        self.as_str().parse().ok()
     }
 }
 
@@ -90,36 +85,18 @@ impl fmt::Display for Parser {
 impl FromStr for Parser {
     type Err = String;
     fn from_str(s: &str) -> Result<Parser, String> {
-        Parser::ALL
-            .into_iter()
-            .chain(Parser::TEST)
-            .find(|l| l.as_str() == s)
-            .ok_or_else(|| {
-                let names: Vec<&str> = Parser::ALL.iter().map(|l| l.as_str()).collect();
-                format!("unknown library {s:?}; valid libraries: {}", names.join(", "))
-            })
-    }
-}
-
-/// A parsed value kept alive until its canonical form is taken (then dropped by the caller, so a
-/// crash in a library's destructor is found too).
-pub trait Parsed: Sync {
-    /// The value in the form the gate compares (outside the timed parse).
-    fn canonical(&self) -> Result<Canonical, String>;
-}
-
-struct Value<T>(T);
-
-impl<T: Serialize + Sync> Parsed for Value<T> {
-    fn canonical(&self) -> Result<Canonical, String> {
-        Canonical::of(&self.0)
+        let all = Parser::all();
+        all.iter().chain(&Parser::TEST).copied().find(|l| l.as_str() == s).ok_or_else(|| {
+            let names: Vec<&str> = all.iter().map(|l| l.as_str()).collect();
+            format!("unknown library {s:?}; valid libraries: {}", names.join(", "))
+        })
     }
 }
 
 /// A projection: the raw text of each field found, read by the exact reference afterwards.
 struct Projection(Vec<(String, Option<String>)>);
 
-impl Parsed for Projection {
+impl Held for Projection {
     fn canonical(&self) -> Result<Canonical, String> {
         let mut out = Vec::new();
         for (pointer, raw) in &self.0 {
@@ -132,29 +109,18 @@ impl Parsed for Projection {
 }
 
 /// A parsed value; it may borrow from the input (serde_json_borrow, jiter).
-type Boxed<'a> = Box<dyn Parsed + 'a>;
-
-/// jiter's DOM, compared through the codecs' own conversion (it has no `Serialize`).
-struct Jiter<'a>(jiter::JsonValue<'a>);
-
-impl Parsed for Jiter<'_> {
-    fn canonical(&self) -> Result<Canonical, String> {
-        jsoncost_codecs::libraries::jiter::jiter_to_value(&self.0).map(Canonical::Full)
-    }
-}
+type Boxed<'a> = Box<dyn Held + 'a>;
 
 fn msg(e: impl fmt::Display) -> String {
     e.to_string()
 }
 
-fn typed<T: DeserializeOwned + Serialize + Sync + 'static>(library: Parser, input: &[u8]) -> Result<Boxed<'static>, String> {
-    Ok(Box::new(Value(match library {
-        Parser::SerdeJson => serde_json::from_slice::<T>(input).map_err(msg)?,
-        Parser::SonicRs => sonic_rs::from_slice::<T>(input).map_err(msg)?,
-        // simd-json parses in place: the copy is what a user's code makes too.
-        Parser::SimdJson => simd_json::serde::from_slice::<T>(&mut input.to_vec()).map_err(msg)?,
-        _ => unreachable!("{library} has no typed path"),
-    })))
+fn typed<T: DeserializeOwned + Serialize + Sync + 'static>(library: &str, input: &[u8]) -> Result<Boxed<'static>, String> {
+    let decoder = decoders::<T>()
+        .into_iter()
+        .find(|d| d.library == library)
+        .ok_or_else(|| format!("{library} has no typed path"))?;
+    Ok(Box::new(Serialized(decoder.from_slice(input)?)))
 }
 
 /// Parses `input` with `library` on `path` (the typed path into `target`, the lazy one projecting
@@ -166,20 +132,19 @@ pub fn parse<'a>(library: Parser, path: SafetyPath, input: &'a [u8], target: Tar
             // Never returns: the parent's time limit kills the process.
             std::thread::sleep(std::time::Duration::from_secs(1));
         },
-        (Parser::SerdeJson, SafetyPath::Dom) => Ok(Box::new(Value(serde_json::from_slice::<serde_json::Value>(input).map_err(msg)?))),
-        (Parser::SonicRs, SafetyPath::Dom) => Ok(Box::new(Value(sonic_rs::from_slice::<sonic_rs::Value>(input).map_err(msg)?))),
-        (Parser::SimdJson, SafetyPath::Dom) => Ok(Box::new(Value(simd_json::owned::to_value(&mut input.to_vec()).map_err(msg)?))),
-        (Parser::SerdeJsonBorrow, SafetyPath::Dom) => Ok(Box::new(Value(
-            serde_json::from_slice::<serde_json_borrow::Value<'a>>(input).map_err(msg)?,
-        ))),
-        // Strict JSON (jiter's NaN/Infinity extension off), as the micro tables measure it.
-        (Parser::Jiter, SafetyPath::Dom) => Ok(Box::new(Jiter(jiter::JsonValue::parse(input, false).map_err(msg)?))),
+        (Parser::Library(name), SafetyPath::Dom) => {
+            let decoder = dom_decoders()
+                .into_iter()
+                .find(|d| d.library == name)
+                .ok_or_else(|| format!("{name} has no dom path"))?;
+            (decoder.parse)(input)
+        }
         (_, SafetyPath::Typed) => match target {
-            Target::Data => typed::<Data>(library, input),
-            Target::Numbers => typed::<Vec<f64>>(library, input),
-            Target::Strings => typed::<Vec<String>>(library, input),
+            Target::Data => typed::<Data>(library.as_str(), input),
+            Target::Numbers => typed::<Vec<f64>>(library.as_str(), input),
+            Target::Strings => typed::<Vec<String>>(library.as_str(), input),
         },
-        (Parser::SonicRs, SafetyPath::Lazy) => {
+        (Parser::Library(LAZY_LIBRARY), SafetyPath::Lazy) => {
             let fields = [projection.to_string()];
             // No sample: the hostile input is not parsed before the library under test, and
             // each case's projection is an index exactly when the case is an array.
@@ -200,7 +165,7 @@ pub fn parse<'a>(library: Parser, path: SafetyPath, input: &'a [u8], target: Tar
                 .reader::<serde_json::Value, _>(input)
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(msg)?;
-            Ok(Box::new(Value(elements)))
+            Ok(Box::new(Serialized(elements)))
         }
         (library, path) => Err(format!("{library} has no {path} path")),
     }
@@ -218,5 +183,32 @@ pub fn view_reference(path: SafetyPath, target: Target, reference: serde_json::V
         (SafetyPath::Typed, Target::Numbers) => through::<Vec<f64>>(reference),
         (SafetyPath::Typed, Target::Strings) => through::<Vec<String>>(reference),
         _ => Ok(reference),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_libraries_and_their_paths_come_from_the_registry() {
+        use SafetyPath::*;
+        let paths: Vec<(&str, Vec<SafetyPath>)> = Parser::all().into_iter().map(|p| (p.as_str(), p.paths())).collect();
+        assert_eq!(
+            paths,
+            [
+                ("serde_json", vec![Dom, Typed, Incremental]),
+                ("sonic-rs", vec![Dom, Typed, Lazy, Incremental]),
+                ("simd-json", vec![Dom, Typed, Incremental]),
+                ("serde_json_borrow", vec![Dom]),
+                ("jiter", vec![Dom]),
+            ]
+        );
+        assert_eq!("jiter".parse::<Parser>(), Ok(Parser::Library("jiter")));
+        assert_eq!("test-hang".parse::<Parser>(), Ok(Parser::TestHang));
+        assert_eq!(
+            "yaml".parse::<Parser>(),
+            Err("unknown library \"yaml\"; valid libraries: serde_json, sonic-rs, simd-json, serde_json_borrow, jiter".to_string())
+        );
     }
 }
