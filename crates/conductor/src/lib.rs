@@ -16,7 +16,6 @@ pub mod ab;
 #[cfg(feature = "http")]
 pub mod ab_http;
 pub mod children;
-mod error;
 pub mod watched;
 
-pub use error::{Error, Result};
+pub use jsoncost_engine::error::{Error, Result};

@@ -21,6 +21,7 @@ pub mod alloc;
 pub mod clock;
 pub mod counts;
 pub mod cpu_time;
+pub mod error;
 pub mod http_figures;
 pub mod kind;
 pub mod lockstep;

@@ -4,7 +4,7 @@
 use globset::GlobMatcher;
 
 use crate::Error;
-use crate::error::NoMatch;
+use crate::NoMatch;
 
 /// A `--filter GLOB`, or a harness's filters and `--skip`s; the empty filter matches
 /// everything.

@@ -1053,7 +1053,7 @@ impl Study {
         };
         let cancel = self.cancel.clone();
         let ran = jsoncost_conductor::ab::allocators(&plan, &args.measuring_args(), 1, &move || cancel.is_cancelled());
-        let error = ran.error.map(Error::from);
+        let error = ran.error;
         let Some(mut results) = ran.results else {
             return Err(error.unwrap_or(Error::Interrupted));
         };
