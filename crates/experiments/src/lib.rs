@@ -209,6 +209,7 @@ compile_error!(
 
 // What a bench calls: the root page.
 pub use cancel::Cancel;
+pub use error::{Error, NoMatch, Result};
 pub use harness::{Args, NeedsFeatureStream, NeedsStoreFeature, Study, TypeStudy, VariantStudy};
 pub use jsoncost_codecs::BorrowedForm;
 /// A row's `effort`: what adopting its strategy takes, least first.
@@ -273,7 +274,6 @@ pub use jsoncost_engine::alloc::CountingAllocator;
 /// static ALLOC: jsoncost::CountingAllocator<jsoncost::SelectedAllocator> = jsoncost::CountingAllocator::selected();
 /// ```
 pub use jsoncost_engine::alloc::SelectedAllocator;
-pub use error::{Error, NoMatch, Result};
 /// `--format NAME`: how the results are printed or written.
 ///
 /// ```
