@@ -160,6 +160,7 @@ fn one(request: &Request, name: &str) -> Report {
         },
     };
     let (library, path) = (request.library, request.path);
+    let parse = subject::parser(library, path, target, projection);
     let started = Instant::now();
     let thread = std::thread::Builder::new()
         .name(format!("{path}/{library}"))
@@ -167,7 +168,7 @@ fn one(request: &Request, name: &str) -> Report {
         .spawn(move || {
             let ((parsed, elapsed), stats) = alloc::thread_measure(|| {
                 let t0 = Instant::now();
-                let parsed = subject::parse(library, path, &input, target, &projection);
+                let parsed = parse(&input);
                 (parsed, t0.elapsed())
             });
             let peak = alloc::is_installed().then_some(stats.peak_bytes);

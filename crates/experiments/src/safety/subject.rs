@@ -115,37 +115,45 @@ fn msg(e: impl fmt::Display) -> String {
     e.to_string()
 }
 
-fn typed<T: DeserializeOwned + Serialize + Sync + 'static>(library: &str, input: &[u8]) -> Result<Boxed<'static>, String> {
-    let decoder = decoders::<T>()
-        .into_iter()
-        .find(|d| d.library == library)
-        .ok_or_else(|| format!("{library} has no typed path"))?;
-    Ok(Box::new(Serialized(decoder.from_slice(input)?)))
+/// A parse of an input into a held value, which may borrow from the input.
+pub type ParseFn = Box<dyn for<'a> Fn(&'a [u8]) -> Result<Boxed<'a>, String> + Send>;
+
+/// Names the higher-ranked signature for the compiler, which a closure alone does not get.
+fn parse_fn(f: impl for<'a> Fn(&'a [u8]) -> Result<Boxed<'a>, String> + Send + 'static) -> ParseFn {
+    Box::new(f)
 }
 
-/// Parses `input` with `library` on `path` (the typed path into `target`, the lazy one projecting
-/// `projection`): the value, or the library's error.
-pub fn parse<'a>(library: Parser, path: SafetyPath, input: &'a [u8], target: Target, projection: &str) -> Result<Boxed<'a>, String> {
+/// The typed read of `library` (its `Decoder` of `T`), or an error saying it has none.
+fn typed<T: DeserializeOwned + Serialize + Sync + 'static>(library: &'static str) -> ParseFn {
+    match decoders::<T>().into_iter().find(|d| d.library == library) {
+        Some(decoder) => parse_fn(move |input| Ok(Box::new(Serialized(decoder.from_slice(input)?)))),
+        None => parse_fn(move |_| Err(format!("{library} has no typed path"))),
+    }
+}
+
+/// What `library` does on `path` (the typed path into `target`, the lazy one projecting
+/// `projection`): the value, or the library's error. Looked up in the registry here, before the
+/// caller times the parse and counts its allocations, so the parse calls only the library.
+pub fn parser(library: Parser, path: SafetyPath, target: Target, projection: String) -> ParseFn {
     match (library, path) {
-        (Parser::TestAbort, _) => std::process::abort(),
-        (Parser::TestHang, _) => loop {
-            // Never returns: the parent's time limit kills the process.
-            std::thread::sleep(std::time::Duration::from_secs(1));
+        (Parser::TestAbort, _) => parse_fn(|_| std::process::abort()),
+        (Parser::TestHang, _) => parse_fn(|_| {
+            loop {
+                // Never returns: the parent's time limit kills the process.
+                std::thread::sleep(std::time::Duration::from_secs(1));
+            }
+        }),
+        (Parser::Library(name), SafetyPath::Dom) => match dom_decoders().into_iter().find(|d| d.library == name) {
+            Some(decoder) => Box::new(decoder.parse),
+            None => parse_fn(move |_| Err(format!("{name} has no dom path"))),
         },
-        (Parser::Library(name), SafetyPath::Dom) => {
-            let decoder = dom_decoders()
-                .into_iter()
-                .find(|d| d.library == name)
-                .ok_or_else(|| format!("{name} has no dom path"))?;
-            (decoder.parse)(input)
-        }
-        (_, SafetyPath::Typed) => match target {
-            Target::Data => typed::<Data>(library.as_str(), input),
-            Target::Numbers => typed::<Vec<f64>>(library.as_str(), input),
-            Target::Strings => typed::<Vec<String>>(library.as_str(), input),
+        (Parser::Library(name), SafetyPath::Typed) => match target {
+            Target::Data => typed::<Data>(name),
+            Target::Numbers => typed::<Vec<f64>>(name),
+            Target::Strings => typed::<Vec<String>>(name),
         },
-        (Parser::Library(LAZY_LIBRARY), SafetyPath::Lazy) => {
-            let fields = [projection.to_string()];
+        (Parser::Library(LAZY_LIBRARY), SafetyPath::Lazy) => parse_fn(move |input| {
+            let fields = [projection.clone()];
             // No sample: the hostile input is not parsed before the library under test, and
             // each case's projection is an index exactly when the case is an array.
             let tree = jsoncost_codecs::toolkit::pointer_tree(&serde_json::Value::Null, &fields)?;
@@ -157,17 +165,19 @@ pub fn parse<'a>(library: Parser, path: SafetyPath, input: &'a [u8], target: Tar
                     .map(|(p, v)| (p, v.map(|v| v.as_raw_str().to_string())))
                     .collect(),
             )))
-        }
-        (_, SafetyPath::Incremental) => {
-            let lib = library.stream_library().expect("a real library");
-            let config = jsoncost_stream::Config::new("").expect("the top-level pointer").library(lib);
-            let elements = config
-                .reader::<serde_json::Value, _>(input)
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(msg)?;
-            Ok(Box::new(Serialized(elements)))
-        }
-        (library, path) => Err(format!("{library} has no {path} path")),
+        }),
+        (Parser::Library(name), SafetyPath::Incremental) => match library.stream_library() {
+            Some(lib) => parse_fn(move |input| {
+                let config = jsoncost_stream::Config::new("").expect("the top-level pointer").library(lib);
+                let elements = config
+                    .reader::<serde_json::Value, _>(input)
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(msg)?;
+                Ok(Box::new(Serialized(elements)))
+            }),
+            None => parse_fn(move |_| Err(format!("{name} has no incremental path"))),
+        },
+        (library, path) => parse_fn(move |_| Err(format!("{library} has no {path} path"))),
     }
 }
 
