@@ -1,85 +1,32 @@
-//! One owned value of a type read from a whole document's bytes with each library, as a handler
-//! reads a document it has fetched or a body it has buffered: the one list the store's
-//! `typed/<library>` rows (the built-in order's and a user's type's), the stream's
-//! `buffered/<library>` rows and the safety experiment's typed path come from; and each
-//! library's DOM of any document ([`dom_decoders`]), the safety experiment's `dom` path and its
-//! list of libraries. serde_json, sonic-rs and simd-json are here; a registered library adds
-//! its own through [`crate::libraries::LibraryStrategies`]'s `decoders` and `dom_decoders`.
+//! One value of a type read from, or written as, a whole document with each library, as a
+//! handler reads a document it has fetched or a body it has buffered, and writes a response:
+//! the one list the store's `typed/<library>` rows (the built-in order's and a user's type's),
+//! the stream's `buffered/<library>` rows, the reference API's `typed/<library>` routes and
+//! the safety experiment's typed path come from; and each library's DOM of any document
+//! ([`dom_decoders`]), the safety experiment's `dom` path and its list of libraries. Each
+//! library gives its own through [`LibraryStrategies`]'s `decoders`, `encoders` and
+//! `dom_decoders`.
 
+use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::libraries::{Decoder, DomDecoder, Held, LibraryStrategies, Parse, Registered, Serialized};
-
-fn serde_json_parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
-    serde_json::from_slice(bytes).map_err(|e| e.to_string())
-}
-
-fn sonic_rs_parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
-    sonic_rs::from_slice(bytes).map_err(|e| e.to_string())
-}
-
-fn simd_json_parse<T: DeserializeOwned>(bytes: &mut [u8]) -> Result<T, String> {
-    simd_json::serde::from_slice(bytes).map_err(|e| e.to_string())
-}
+use crate::libraries::{All, Decoder, DomDecoder, Encoder, LibraryStrategies};
 
 /// Every library's read of `T`: serde_json (the baseline) first, then sonic-rs, simd-json
 /// and the registered libraries that read serde types.
 pub fn decoders<T: DeserializeOwned>() -> Vec<Decoder<T>> {
-    let mut all = vec![
-        Decoder {
-            library: "serde_json",
-            depth_unbounded: false,
-            parse: Parse::Slice(serde_json_parse::<T>),
-        },
-        Decoder {
-            library: "sonic-rs",
-            depth_unbounded: true,
-            parse: Parse::Slice(sonic_rs_parse::<T>),
-        },
-        Decoder {
-            library: "simd-json",
-            depth_unbounded: false,
-            parse: Parse::InPlace(simd_json_parse::<T>),
-        },
-    ];
-    all.extend(Registered::decoders::<T>());
-    all
+    All::decoders::<T>()
 }
 
-fn serde_json_dom(bytes: &[u8]) -> Result<Box<dyn Held + '_>, String> {
-    Ok(Box::new(Serialized(serde_json_parse::<serde_json::Value>(bytes)?)))
-}
-
-fn sonic_rs_dom(bytes: &[u8]) -> Result<Box<dyn Held + '_>, String> {
-    Ok(Box::new(Serialized(sonic_rs_parse::<sonic_rs::Value>(bytes)?)))
-}
-
-/// simd-json's owned DOM over a copy (it parses in place).
-fn simd_json_dom(bytes: &[u8]) -> Result<Box<dyn Held + '_>, String> {
-    let value = simd_json::owned::to_value(&mut bytes.to_vec()).map_err(|e| e.to_string())?;
-    Ok(Box::new(Serialized(value)))
+/// Every library's write of `T`, serde_json (the baseline) first.
+pub fn encoders<T: Serialize>() -> Vec<Encoder<T>> {
+    All::encoders::<T>()
 }
 
 /// Every library's DOM parse: serde_json, sonic-rs, simd-json, then the registered libraries'.
 pub fn dom_decoders() -> Vec<DomDecoder> {
-    let mut all = vec![
-        DomDecoder {
-            library: "serde_json",
-            parse: serde_json_dom,
-        },
-        DomDecoder {
-            library: "sonic-rs",
-            parse: sonic_rs_dom,
-        },
-        DomDecoder {
-            library: "simd-json",
-            parse: simd_json_dom,
-        },
-    ];
-    all.extend(Registered::dom_decoders());
-    all
+    All::dom_decoders()
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -116,6 +63,20 @@ mod tests {
                 d.library
             );
             assert!((d.parse)(b"{\"a\":").is_err(), "{}", d.library);
+        }
+    }
+
+    #[test]
+    fn each_library_writes_the_same_bytes_and_refuses_what_json_cannot_hold() {
+        let all = encoders::<Vec<u32>>();
+        let names: Vec<&str> = all.iter().map(|e| e.library).collect();
+        assert_eq!(names, ["serde_json", "sonic-rs", "simd-json"]);
+        for e in &all {
+            assert_eq!((e.write)(&vec![1, 2]).unwrap(), b"[1,2]", "{}", e.library);
+        }
+        let keyed: std::collections::BTreeMap<Vec<u8>, u8> = [(vec![1], 1)].into();
+        for e in encoders::<std::collections::BTreeMap<Vec<u8>, u8>>() {
+            assert!((e.write)(&keyed).is_err(), "{} wrote a map with array keys", e.library);
         }
     }
 }

@@ -14,8 +14,9 @@ use serde::Serialize;
 // The versions measured (pinned in the workspace); a type's derive must come from the same.
 pub use {facet, facet_json, miniserde, nanoserde, simd_json_derive};
 
+use crate::strategy::BoxedStrategy;
 use crate::toolkit::{OpStrategy, emit, emit_bytes, error_text};
-use crate::{BoxedStrategy, Contract, Effort, StrategyId};
+use jsoncost_engine::{Contract, Effort, StrategyId};
 
 pub use crate::shape_model::DerivedDeserialize;
 

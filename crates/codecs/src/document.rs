@@ -1,106 +1,25 @@
 //! Strategies for any JSON document (`--payload FILE`): those that need no Rust type.
 
-use crate::libraries::{LibraryStrategies, Registered};
-use crate::toolkit::{OpStrategy, emit, emit_bytes, error_text, refused};
-use crate::{BoxedStrategy, Contract, Effort, StrategyId};
+use crate::libraries::{All, LibraryStrategies, serde_json, sonic_rs};
+use crate::strategy::BoxedStrategy;
 
 /// Deserialize strategies for an arbitrary document, baseline (`dom/serde_json`) first;
 /// `lazy/sonic-rs` only when `fields` (JSON pointers) are given.
 pub fn deserialize_strategies<'a>(input: &'a [u8], fields: &[String]) -> Vec<BoxedStrategy<'a>> {
-    let mut v = dom_strategies(input);
-    v.push(raw_strategy(input));
+    let mut v = All::dom(input);
+    v.push(serde_json::raw_strategy(input));
     if !fields.is_empty() {
-        v.push(crate::toolkit::lazy_strategy(input, fields));
+        v.push(sonic_rs::lazy_strategy(input, fields));
     }
     v
 }
 
-/// Each library's DOM parse (simd-json's owned and borrowed trees), the input copy included.
-pub(crate) fn dom_strategies(input: &[u8]) -> Vec<BoxedStrategy<'_>> {
-    let n = Some(input.len() as u64);
-    let mut v = vec![
-        OpStrategy::boxed(StrategyId::new("dom", "serde_json"), Contract::Dom, Effort::Model, n, move |s| {
-            emit(s, &serde_json::from_slice::<serde_json::Value>(input).map_err(error_text)?)
-        }),
-        OpStrategy::boxed(StrategyId::new("dom", "sonic-rs"), Contract::Dom, Effort::Model, n, move |s| {
-            emit(s, &sonic_rs::from_slice::<sonic_rs::Value>(input).map_err(error_text)?)
-        }),
-        OpStrategy::boxed(StrategyId::new("dom", "simd-json"), Contract::Dom, Effort::Model, n, move |s| {
-            let mut buf = input.to_vec();
-            emit(s, &simd_json::owned::to_value(&mut buf).map_err(error_text)?)
-        }),
-        OpStrategy::boxed(
-            StrategyId::new("dom-borrowed", "simd-json"),
-            Contract::BorrowedDom,
-            Effort::Model,
-            n,
-            move |s| {
-                let mut buf = input.to_vec();
-                emit(s, &simd_json::borrowed::to_value(&mut buf).map_err(error_text)?)
-            },
-        ),
-    ];
-    v.extend(Registered::dom(input));
-    v
-}
-
-/// `raw/serde_json`: validate and keep the bytes (`Box<RawValue>`).
-pub(crate) fn raw_strategy(input: &[u8]) -> BoxedStrategy<'_> {
-    OpStrategy::boxed(
-        StrategyId::new("raw", "serde_json"),
-        Contract::RawValidated,
-        Effort::Code,
-        Some(input.len() as u64),
-        move |s| {
-            let raw = serde_json::from_slice::<Box<serde_json::value::RawValue>>(input).map_err(error_text)?;
-            match s {
-                Some(_) => emit_bytes(s, raw.get().as_bytes()),
-                None => emit(None, &raw),
-            }
-        },
-    )
-}
-
-/// Serialize strategies for an arbitrary document: each library's DOM written back out.
+/// Serialize strategies for an arbitrary document: each library's DOM written back out. The
+/// baseline's DOM is the payload's: a document serde_json cannot read is refused (`Err`);
+/// another library that cannot hold it (simd-json and a 30-digit integer) fails its own row.
 pub fn serialize_strategies<'a>(input: &[u8]) -> Result<Vec<BoxedStrategy<'a>>, String> {
-    // The baseline's DOM is the payload's: a document serde_json cannot read is refused.
-    let serde_dom: serde_json::Value = serde_json::from_slice(input).map_err(error_text)?;
-    let n = Some(serde_json::to_vec(&serde_dom).map_err(error_text)?.len() as u64);
-    let dom_row = |library: &'static str| (StrategyId::new("dom", library), Contract::BytesFromDom, Effort::Model);
-    let mut v = vec![OpStrategy::boxed(
-        StrategyId::new("dom", "serde_json"),
-        Contract::BytesFromDom,
-        Effort::Model,
-        n,
-        move |s| emit_bytes(s, &serde_json::to_vec(&serde_dom).map_err(error_text)?),
-    )];
-    // Another library that cannot hold the document (simd-json and a 30-digit integer) fails
-    // its own row: its limit, not the payload's.
-    v.push(match sonic_rs::from_slice::<sonic_rs::Value>(input) {
-        Ok(dom) => OpStrategy::boxed(
-            StrategyId::new("dom", "sonic-rs"),
-            Contract::BytesFromDom,
-            Effort::Model,
-            n,
-            move |s| emit_bytes(s, &sonic_rs::to_vec(&dom).map_err(error_text)?),
-        ),
-        Err(e) => refused(dom_row("sonic-rs"), e),
-    });
-    v.push(match simd_json::owned::to_value(&mut input.to_vec()) {
-        Ok(dom) => OpStrategy::boxed(
-            StrategyId::new("dom", "simd-json"),
-            Contract::BytesFromDom,
-            Effort::Model,
-            n,
-            move |s| {
-                use simd_json::prelude::Writable;
-                emit_bytes(s, dom.encode().as_bytes())
-            },
-        ),
-        Err(e) => refused(dom_row("simd-json"), e),
-    });
-    v.extend(Registered::serialize_dom(input));
-    Ok(v)
+    serde_json::check_dom(input)?;
+    Ok(All::serialize_dom(input))
 }
 
 /// Validates a JSON pointer's syntax (`""` or `/a/b/0`).

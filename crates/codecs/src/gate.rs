@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::Canonical;
+use crate::canonical::Canonical;
 use crate::canonical::compare;
 use crate::exact::{self, Outside, ParseStop};
 use crate::member_order::MemberOrder;

@@ -10,8 +10,9 @@ use jsoncost_shapes::{Address, Attributes, Customer, Data, Item, ListItem, Order
 use serde::Serialize;
 use time::OffsetDateTime;
 
+use crate::strategy::BoxedStrategy;
 use crate::toolkit::{OpStrategy, emit, error_text};
-use crate::{BoxedStrategy, Contract, Effort, StrategyId};
+use jsoncost_engine::{Contract, Effort, StrategyId};
 
 /// A type decoded from jiter's pull parser (the built-in shapes' decoders).
 pub trait FromJiter: Sized {

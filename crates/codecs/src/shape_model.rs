@@ -6,7 +6,7 @@
 use jsoncost_shapes::{Data, Item, Items48, Order};
 use serde::{Deserialize, Serialize};
 
-use crate::BoxedStrategy;
+use crate::strategy::BoxedStrategy;
 
 /// The zero-copy (borrowed) form of `T`: the same document with strings borrowed from the
 /// input. Implemented by any type, usually a marker local to a bench, so a type defined in

@@ -591,7 +591,7 @@ impl Strategy for LoadRun<'_> {
 /// What a GET mode hands the client: bytes written from the parsed item, or the stored bytes.
 fn mode_contract(mode: ServeMode) -> Contract {
     match mode {
-        ServeMode::TypedSerdeJson | ServeMode::TypedSonicRs => Contract::BytesFromTyped,
+        ServeMode::Typed(_) => Contract::BytesFromTyped,
         ServeMode::Passthrough => Contract::Passthrough,
     }
 }
@@ -600,7 +600,7 @@ fn mode_contract(mode: ServeMode) -> Contract {
 /// unparsed changes what the server keeps and where JSON is handled.
 fn mode_effort(mode: ServeMode) -> Effort {
     match mode {
-        ServeMode::TypedSerdeJson | ServeMode::TypedSonicRs => Effort::Swap,
+        ServeMode::Typed(_) => Effort::Swap,
         ServeMode::Passthrough => Effort::Architecture,
     }
 }
@@ -663,15 +663,12 @@ fn get_load<'s>(
     members: Vec<bool>,
     lockstep: &Lockstep,
 ) -> SlicedLoad<'s> {
-    let targets = ServeMode::ALL
-        .iter()
-        .map(|m| SliceTarget::get(m.as_str(), srv.url(&route.path(*m))))
+    let targets: Vec<SliceTarget> = ServeMode::all()
+        .into_iter()
+        .map(|m| SliceTarget::get(m.name(), srv.url(&route.path(m))))
         .collect();
-    SlicedLoad::new(
-        options.slice_spec(targets, load, true, lockstep),
-        vec![srv; ServeMode::ALL.len()],
-        members,
-    )
+    let servers = vec![srv; targets.len()];
+    SlicedLoad::new(options.slice_spec(targets, load, true, lockstep), servers, members)
 }
 
 /// Runs the http experiment through `runner`.
@@ -679,12 +676,10 @@ pub fn run(options: &HttpOptions, runner: &mut Runner<'_>) -> Result<(), Error> 
     if let Some(target) = &options.target {
         return run_target(options, target, runner);
     }
-    runner.filter().check_matches_any(ServeMode::ALL.iter().map(|m| m.as_str()))?;
-    let modes: Vec<ServeMode> = ServeMode::ALL
-        .iter()
-        .copied()
-        .filter(|m| runner.filter().matches(m.as_str()))
-        .collect();
+    let all_modes = ServeMode::all();
+    let names: Vec<String> = all_modes.iter().map(|m| m.name()).collect();
+    runner.filter().check_matches_any(names.iter().map(String::as_str))?;
+    let modes: Vec<ServeMode> = all_modes.iter().copied().filter(|m| runner.filter().matches(&m.name())).collect();
     // Every mode's connections are open at once (slices alternate on warm connections), both
     // ends in this process: said now, naming the limit, rather than as a server lost mid-run.
     let most = options.loads().iter().map(|l| l.connections as u64).max().unwrap_or(1);
@@ -727,7 +722,7 @@ pub fn run(options: &HttpOptions, runner: &mut Runner<'_>) -> Result<(), Error> 
         .sink()
         .planned((loads.len() * 2 * modes.len()) as u64 + if options.post_requests > 0 { 4 } else { 0 });
     // The whole experiment's bound: every table's, as each will state it.
-    let filtered: Vec<bool> = ServeMode::ALL.iter().map(|m| modes.contains(m)).collect();
+    let filtered: Vec<bool> = all_modes.iter().map(|m| modes.contains(m)).collect();
     let routes = routes(options);
     let gets = loads.iter().fold(routes.len() as u32 * agreement_bound(), |sum, load| {
         let sliced = get_load(options, &srv, (routes[0].1, load), filtered.clone(), &runner.config().lockstep);
@@ -784,9 +779,9 @@ pub fn run(options: &HttpOptions, runner: &mut Runner<'_>) -> Result<(), Error> 
                     };
                 }
                 // The modes the filter and the gate let through are loaded together.
-                let members = ServeMode::ALL.iter().map(|m| modes.contains(m) && agreement.is_ok()).collect();
+                let members = all_modes.iter().map(|m| modes.contains(m) && agreement.is_ok()).collect();
                 let sliced = get_load(options, &srv, (route, load), members, &runner.config().lockstep);
-                let runs = ServeMode::ALL
+                let runs = all_modes
                     .iter()
                     .enumerate()
                     .map(|(index, mode)| LoadRun {
@@ -801,7 +796,7 @@ pub fn run(options: &HttpOptions, runner: &mut Runner<'_>) -> Result<(), Error> 
                     })
                     .collect();
                 let bound = sliced.bound();
-                let mut params = params(&route.path(ServeMode::TypedSerdeJson), load);
+                let mut params = params(&route.path(ServeMode::baseline()), load);
                 if let (Route::List(items), false) = (route, options.list_sizes.is_empty()) {
                     params.insert(crate::sizes::SWEEP_PARAM.into(), json!(format!("list {}", load.label)));
                     params.insert(crate::sizes::OPERATION_PARAM.into(), json!("GET"));
@@ -1129,7 +1124,7 @@ pub struct HttpArgs {
     /// No extra round of a table starts after this many seconds of it (default 10; --quick: 4).
     #[arg(long, value_name = "SECONDS")]
     pub http_budget: Option<crate::flags::Seconds>,
-    /// Only run modes whose name matches this glob (typed/serde_json, typed/sonic-rs, passthrough).
+    /// Only run modes whose name matches this glob (typed/serde_json, typed/sonic-rs, typed/simd-json, passthrough).
     #[arg(long = "http-filter", value_name = "GLOB")]
     pub http_filter: Option<String>,
     /// Items per response on the list route as a size sweep, e.g. 1,10,48,200,1000: a list

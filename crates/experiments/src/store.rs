@@ -4,7 +4,8 @@
 use jsoncost_codecs::decoders::decoders;
 use jsoncost_codecs::gate::Reference;
 use jsoncost_codecs::libraries::Decoder;
-use jsoncost_codecs::toolkit::{Through, pointer_tree, sonic_projection};
+use jsoncost_codecs::libraries::sonic_rs::{pointer_tree, project};
+use jsoncost_codecs::toolkit::Through;
 use jsoncost_codecs::{BoxedStrategy, Canonical, Contract, Effort, RunFailure, Strategy, StrategyId};
 use jsoncost_engine::{ExperimentKind, FLOOR};
 use jsoncost_shapes::{ORDER_LARGE_LINES, ORDER_LINES, Order};
@@ -405,7 +406,7 @@ fn strategies(
             Box::new(move |s, col, id, check| {
                 with_raw(s, col, id, |b| {
                     let mut out = None;
-                    sonic_projection(b, tree.as_ref()?, &lazy_fields, check.then_some(&mut out))?;
+                    project(b, tree.as_ref()?, &lazy_fields, check.then_some(&mut out))?;
                     Ok(out)
                 })
             }),
@@ -642,7 +643,7 @@ fn existing_reads(
             Box::new(move |s, src, id, check| {
                 with_raw(s, src, id, |b| {
                     let mut out = None;
-                    sonic_projection(b, tree.as_ref()?, &fields, check.then_some(&mut out))?;
+                    project(b, tree.as_ref()?, &fields, check.then_some(&mut out))?;
                     Ok(out)
                 })
             }),

@@ -33,7 +33,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut specs = Vec::new();
     for route in [Route::Item(1), Route::List(48)] {
         modes_agree_blocking(&srv.url(""), route)?;
-        for mode in ServeMode::ALL {
+        for mode in ServeMode::all() {
             specs.push((format!("{route:?} {mode}"), LoadSpec::closed(srv.url(&route.path(mode)), n, c)));
         }
     }

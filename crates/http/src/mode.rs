@@ -3,49 +3,109 @@
 use std::fmt;
 use std::str::FromStr;
 
+use jsoncost_codecs::decoders::{decoders, encoders};
+use jsoncost_codecs::libraries::{Decoder, Encoder};
+use jsoncost_shapes::{Item, ListItem};
+
 /// How a GET route turns stored bytes into a response body.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy)]
 pub enum ServeMode {
-    /// Deserialize into the shapes type and serialize again with serde_json.
-    TypedSerdeJson,
-    /// Deserialize into the shapes type and serialize again with sonic-rs.
-    TypedSonicRs,
+    /// Deserialize into the shapes type and serialize again with one library.
+    Typed(Codec),
     /// Send the stored bytes as they are (a list is joined into a JSON array without parsing).
     Passthrough,
 }
 
-impl ServeMode {
-    /// Every mode, baseline (`typed/serde_json`) first.
-    pub const ALL: [ServeMode; 3] = [ServeMode::TypedSerdeJson, ServeMode::TypedSonicRs, ServeMode::Passthrough];
+/// One library's read and write of the reference API's types, from the codecs' registry.
+#[derive(Clone, Copy)]
+pub struct Codec {
+    /// An item's read and write.
+    pub item: (Decoder<Item>, Encoder<Item>),
+    /// A list entry's read, and the list's write.
+    pub list: (Decoder<ListItem>, Encoder<Vec<ListItem>>),
+}
 
-    /// The strategy name used in tables and results (`typed/serde_json`, ...), also the path prefix.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ServeMode::TypedSerdeJson => "typed/serde_json",
-            ServeMode::TypedSonicRs => "typed/sonic-rs",
-            ServeMode::Passthrough => "passthrough",
-        }
+impl Codec {
+    /// The library's name (`serde_json`, `sonic-rs` ...).
+    pub fn library(&self) -> &'static str {
+        self.item.1.library
+    }
+}
+
+impl ServeMode {
+    /// Every mode, baseline (`typed/serde_json`) first: `typed/<library>` for each library of
+    /// the codecs' registry that both reads and writes a serde type, then `passthrough`.
+    pub fn all() -> Vec<ServeMode> {
+        let item_reads = decoders::<Item>();
+        let list_reads = decoders::<ListItem>();
+        let list_writes = encoders::<Vec<ListItem>>();
+        let typed = encoders::<Item>().into_iter().filter_map(|write_item| {
+            let library = write_item.library;
+            let read_item = item_reads.iter().find(|d| d.library == library)?;
+            let read_list = list_reads.iter().find(|d| d.library == library)?;
+            let write_list = list_writes.iter().find(|e| e.library == library)?;
+            Some(ServeMode::Typed(Codec {
+                item: (*read_item, write_item),
+                list: (*read_list, *write_list),
+            }))
+        });
+        typed.chain([ServeMode::Passthrough]).collect()
     }
 
-    /// The mode as a strategy: its style and library (`passthrough` calls none); its name is
-    /// [`ServeMode::as_str`].
+    /// The baseline mode, `typed/serde_json`.
+    pub fn baseline() -> ServeMode {
+        ServeMode::all()[0]
+    }
+
+    /// The mode as a strategy: its style and library (`passthrough` calls none). Its name, as
+    /// tables and results give it, is also its path prefix.
     pub fn id(self) -> jsoncost_engine::StrategyId {
         use jsoncost_engine::StrategyId;
         match self {
-            ServeMode::TypedSerdeJson => StrategyId::new("typed", "serde_json"),
-            ServeMode::TypedSonicRs => StrategyId::new("typed", "sonic-rs"),
+            ServeMode::Typed(codec) => StrategyId::new("typed", codec.library()),
             ServeMode::Passthrough => StrategyId::named("passthrough"),
         }
     }
 
+    /// `typed/serde_json`, `passthrough` ...: [`ServeMode::id`]'s name.
+    pub fn name(self) -> String {
+        self.id().name().to_string()
+    }
+
     /// `/{mode}/items/{id}`: one cached item.
     pub fn item_path(self, id: u64) -> String {
-        format!("/{}/items/{id}", self.as_str())
+        format!("/{}/items/{id}", self.name())
     }
 
     /// `/{mode}/items?count={count}`: a list of `count` entries read from the source.
     pub fn list_path(self, count: usize) -> String {
-        format!("/{}/items?count={count}", self.as_str())
+        format!("/{}/items?count={count}", self.name())
+    }
+
+    /// The library a typed mode reads and writes with; none for `passthrough`.
+    fn library(self) -> Option<&'static str> {
+        match self {
+            ServeMode::Typed(codec) => Some(codec.library()),
+            ServeMode::Passthrough => None,
+        }
+    }
+}
+
+/// Two modes are one when they call the same library (or none).
+impl PartialEq for ServeMode {
+    fn eq(&self, other: &Self) -> bool {
+        self.library() == other.library()
+    }
+}
+impl Eq for ServeMode {}
+impl std::hash::Hash for ServeMode {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.library().hash(state);
+    }
+}
+impl fmt::Debug for ServeMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ServeMode({})", self.name())
     }
 }
 
@@ -59,22 +119,28 @@ pub const HEALTH_PATH: &str = "/health";
 
 impl fmt::Display for ServeMode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        f.write_str(self.id().name())
     }
 }
 
-/// A mode name that is none of [`ServeMode`]'s (holds the name given).
+/// A mode name that is none of [`ServeMode::all`]'s.
 #[derive(Debug, thiserror::Error)]
-#[error("unknown mode {0:?}; valid modes: typed/serde_json, typed/sonic-rs, passthrough")]
-pub struct UnknownMode(pub String);
+#[error("unknown mode {given:?}; valid modes: {valid}")]
+pub struct UnknownMode {
+    /// The name given.
+    pub given: String,
+    /// The modes' names, comma-separated.
+    pub valid: String,
+}
 
 impl FromStr for ServeMode {
     type Err = UnknownMode;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        ServeMode::ALL
-            .into_iter()
-            .find(|m| m.as_str() == s)
-            .ok_or_else(|| UnknownMode(s.to_string()))
+        let all = ServeMode::all();
+        all.iter().find(|m| m.id().name() == s).copied().ok_or_else(|| UnknownMode {
+            given: s.to_string(),
+            valid: all.iter().map(|m| m.name()).collect::<Vec<_>>().join(", "),
+        })
     }
 }
 
@@ -84,17 +150,22 @@ mod tests {
 
     #[test]
     fn a_modes_identity_is_named_as_its_path_prefix() {
-        let named: Vec<(String, Option<String>)> = ServeMode::ALL
+        let named: Vec<(String, Option<String>)> = ServeMode::all()
             .iter()
             .map(|m| (m.id().name().to_string(), m.id().library().map(str::to_string)))
             .collect();
         let expected = [
             ("typed/serde_json", Some("serde_json")),
             ("typed/sonic-rs", Some("sonic-rs")),
+            ("typed/simd-json", Some("simd-json")),
             ("passthrough", None),
         ]
         .map(|(n, l)| (n.to_string(), l.map(str::to_string)));
         assert_eq!(named, expected);
-        assert!(ServeMode::ALL.iter().all(|m| m.id().name() == m.as_str()));
+        assert!(ServeMode::all().iter().all(|m| m.name().parse::<ServeMode>().unwrap() == *m));
+        assert_eq!(
+            "typed/jiter".parse::<ServeMode>().unwrap_err().to_string(),
+            "unknown mode \"typed/jiter\"; valid modes: typed/serde_json, typed/sonic-rs, typed/simd-json, passthrough"
+        );
     }
 }

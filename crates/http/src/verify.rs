@@ -66,15 +66,15 @@ pub const FETCH_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The most wall time [`modes_agree`] takes: one answer per mode.
 pub fn agreement_bound() -> Duration {
-    FETCH_TIMEOUT * ServeMode::ALL.len() as u32
+    FETCH_TIMEOUT * ServeMode::all().len() as u32
 }
 
 /// The body each mode answers for `route` on the server at `base` (`http://host:port`), after
-/// checking that all decode equal. Returns (mode, body bytes) in [`ServeMode::ALL`] order.
+/// checking that all decode equal. Returns (mode, body bytes) in [`ServeMode::all`]'s order.
 pub async fn modes_agree(base: &str, route: Route) -> Result<Vec<(ServeMode, Bytes)>, VerifyError> {
     let mut bodies = Vec::new();
     let mut baseline: Option<(String, serde_json::Value)> = None;
-    for mode in ServeMode::ALL {
+    for mode in ServeMode::all() {
         let url = format!("{base}{}", route.path(mode));
         let (status, body) = fetch(&url, http::Method::GET, Bytes::new(), None, FETCH_TIMEOUT).await?;
         if status != 200 {

@@ -26,8 +26,8 @@ pub const MAX_DEPTH: usize = 128;
      (nesting reaches {limit} levels at byte {offset})"
 )]
 pub struct TooDeep {
-    /// The library the bytes were meant for.
-    pub library: Library,
+    /// The library the bytes were meant for (`sonic-rs`).
+    pub library: &'static str,
     /// Offset, in the bytes checked, of the bracket that opens level `limit`.
     pub offset: u64,
     /// The nesting refused (`MAX_DEPTH`).
@@ -51,11 +51,23 @@ impl Library {
     }
 }
 
+/// Checks `json` (a whole document or value, starting outside any string) before `library`, a
+/// parser without a depth limit of its own (a registry decoder that says so), parses it: `Err`
+/// when it nests [`MAX_DEPTH`] levels deep. Bytes that are not JSON pass; the library reports them.
+pub fn guard_unbounded(library: &'static str, json: &[u8]) -> Result<(), TooDeep> {
+    let mut guard = DepthGuard::unbounded(library);
+    guard.feed(json)?;
+    guard.finish()
+}
+
 /// [`Library::guard_depth`] over input that arrives in pieces (a file read a chunk at a time),
 /// so a large document need not be held in memory to be checked.
 #[derive(Debug, Clone)]
 pub struct DepthGuard {
-    library: Library,
+    /// The library's name, as errors give it.
+    library: &'static str,
+    /// False for a library with a limit of its own: every byte passes.
+    guarded: bool,
     depth: i64,
     carry: Carry,
     /// Bytes scanned in whole blocks.
@@ -68,7 +80,16 @@ impl DepthGuard {
     /// A guard for bytes meant for `library`.
     pub fn new(library: Library) -> Self {
         DepthGuard {
+            guarded: library.depth_guarded(),
+            ..DepthGuard::unbounded(library.as_str())
+        }
+    }
+
+    /// A guard for bytes meant for `library`, a parser without a depth limit of its own.
+    pub fn unbounded(library: &'static str) -> Self {
+        DepthGuard {
             library,
+            guarded: true,
             depth: 0,
             carry: Carry::default(),
             scanned: 0,
@@ -78,7 +99,7 @@ impl DepthGuard {
 
     /// Scans the next bytes of the input.
     pub fn feed(&mut self, mut bytes: &[u8]) -> Result<(), TooDeep> {
-        if !self.library.depth_guarded() {
+        if !self.guarded {
             return Ok(());
         }
         if !self.pending.is_empty() {
@@ -179,7 +200,7 @@ mod tests {
         assert_eq!(
             e,
             TooDeep {
-                library: Library::SonicRs,
+                library: "sonic-rs",
                 offset: prefix + 126,
                 limit: 128
             }

@@ -124,7 +124,7 @@ pub use aggregate::{RunningStats, TelemetryAggregate};
 #[cfg(feature = "async")]
 pub use byte_stream::{ElementStream, bytes_stream};
 pub use config::{Config, DEFAULT_CHUNK_SIZE, DEFAULT_MAX_ELEMENT_BYTES, DEFAULT_MAX_KEPT_BYTES, FIELD_OVERHEAD, Keep};
-pub use depth::{DepthGuard, MAX_DEPTH, TooDeep};
+pub use depth::{DepthGuard, MAX_DEPTH, TooDeep, guard_unbounded};
 pub use error::{Error, ErrorKind, shorten_message};
 pub use field::Field;
 pub use library::{Library, UnknownLibrary};

@@ -43,7 +43,7 @@ pub struct ServeArgs {
     #[arg(long, value_name = "N", default_value_t = server::DEFAULT_MAX_CONNECTIONS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
     pub max_connections: usize,
     /// Also serve GET /items/{id} and /items?count=N without a mode prefix, in this mode
-    /// (typed/serde_json, typed/sonic-rs, passthrough): the API as one build would serve it,
+    /// (typed/serde_json, typed/sonic-rs, typed/simd-json, passthrough): the API as one build would serve it,
     /// so two servers of different modes are two builds for `ab --http`.
     #[arg(long, value_name = "MODE")]
     pub mode: Option<ServeMode>,
@@ -74,7 +74,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
         srv.url(""),
         args.cache.describe()
     );
-    for mode in ServeMode::ALL {
+    for mode in ServeMode::all() {
         eprintln!("  GET {}   GET {}", srv.url(&mode.item_path(1)), srv.url(&mode.list_path(48)));
     }
     if let Some(mode) = args.mode {

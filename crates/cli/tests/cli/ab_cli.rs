@@ -361,10 +361,10 @@ fn http_tables_pair_slice_by_slice_in_lockstep_so_one_run_answers() {
     // Each round is one slice of load per mode; item and list tables alike.
     let http = ["http", "--quick", "-n", "120", "-c", "2", "--study-load", "false"];
     let only = ["--one-at-a-time", "false", "--post-requests", "0"];
-    for r in one_run_answers(&[&http[..], &only[..]].concat(), 6) {
+    for r in one_run_answers(&[&http[..], &only[..]].concat(), 8) {
         assert_eq!(r.experiments.len(), 2);
         for table in &r.experiments {
-            assert_eq!((table.kind, table.rows.len()), (ExperimentKind::Http, 3));
+            assert_eq!((table.kind, table.rows.len()), (ExperimentKind::Http, 4));
         }
     }
 }

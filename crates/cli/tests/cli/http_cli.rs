@@ -73,7 +73,7 @@ fn a_small_matrix_has_every_mode_with_server_cost() {
         let rows = t["rows"].as_array().unwrap();
         let mut modes: Vec<&str> = rows.iter().map(|r| r["method"].as_str().unwrap()).collect();
         modes.sort();
-        assert_eq!(modes, ["passthrough", "typed/serde_json", "typed/sonic-rs"]);
+        assert_eq!(modes, ["passthrough", "typed/serde_json", "typed/simd-json", "typed/sonic-rs"]);
         for r in rows {
             assert_eq!(r["status"], "ok", "{r}");
             assert_eq!(r["http"]["requests"], requests, "{r}");
@@ -620,7 +620,7 @@ fn http_under_a_low_open_file_limit_says_so_naming_the_limit() {
     assert_eq!(run.status.code(), Some(3), "{stderr}");
     let last = stderr.lines().last().unwrap_or_default();
     assert!(
-        last.starts_with("error: http: 3 modes × 100 connections, both ends in this process: about "),
+        last.starts_with("error: http: 4 modes × 100 connections, both ends in this process: about "),
         "{stderr}"
     );
     assert!(

@@ -8,8 +8,11 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Number, Value};
 
 use super::strategies::{DomDecoder, Held, LibraryStrategies};
+use crate::canonical::Canonical;
+use crate::shape_model::BorrowedForm;
+use crate::strategy::BoxedStrategy;
 use crate::toolkit::{OpStrategy, Slot, emit, error_text};
-use crate::{BorrowedForm, BoxedStrategy, Canonical, Contract, Effort, StrategyId};
+use jsoncost_engine::{Contract, Effort, StrategyId};
 
 /// jiter's strategies.
 pub struct Jiter;

@@ -2,8 +2,9 @@
 //! written back through serde_json's writer.
 
 use super::strategies::{DomDecoder, Held, LibraryStrategies, Serialized};
+use crate::strategy::BoxedStrategy;
 use crate::toolkit::{OpStrategy, emit, emit_bytes, error_text, refused};
-use crate::{BoxedStrategy, Contract, Effort, StrategyId};
+use jsoncost_engine::{Contract, Effort, StrategyId};
 
 /// serde_json_borrow's strategies.
 pub struct SerdeJsonBorrow;

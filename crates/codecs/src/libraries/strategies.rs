@@ -1,17 +1,32 @@
 //! [`LibraryStrategies`]: one library's strategies per style, and a list of libraries as one;
-//! [`Decoder`]: one library's read of a whole document into a type; [`DomDecoder`]: one
-//! library's parse of any document into its DOM, held.
+//! [`Decoder`]: one library's read of a whole document into a type; [`Encoder`]: its write of
+//! a type; [`DomDecoder`]: one library's parse of any document into its DOM, held.
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::{BorrowedForm, BoxedStrategy, Canonical, StrategyId};
+use crate::canonical::Canonical;
+use crate::shape_model::BorrowedForm;
+use crate::strategy::BoxedStrategy;
+use jsoncost_engine::StrategyId;
 
 /// One library's strategies per style, for any serde type or any document. Each defaults to
 /// none: a library implements the styles its API has.
 pub trait LibraryStrategies {
     /// Deserializing into any owned type (`typed/<library>`).
     fn typed<'a, T: Serialize + DeserializeOwned + 'a>(_input: &'a [u8]) -> Vec<BoxedStrategy<'a>> {
+        Vec::new()
+    }
+
+    /// Deserializing into any owned type through the library's DOM (`dom-then-typed/<library>`):
+    /// what a handler that inspects the tree before it commits to a type pays.
+    fn typed_through_dom<'a, T: Serialize + DeserializeOwned + 'a>(_input: &'a [u8]) -> Vec<BoxedStrategy<'a>> {
+        Vec::new()
+    }
+
+    /// Serializing any serde value (`typed/<library>`, `typed-writer/<library>` into a buffer
+    /// kept between calls).
+    fn serialize<'a, T: Serialize>(_value: &'a T) -> Vec<BoxedStrategy<'a>> {
         Vec::new()
     }
 
@@ -37,6 +52,12 @@ pub trait LibraryStrategies {
         Vec::new()
     }
 
+    /// Writing one `T` as a whole document (the reference API's `typed/<library>` routes:
+    /// [`crate::decoders::encoders`]).
+    fn encoders<T: Serialize>() -> Vec<Encoder<T>> {
+        Vec::new()
+    }
+
     /// Parsing any document into the library's DOM, the value held (the safety experiment's
     /// `dom` path, [`crate::decoders::dom_decoders`]).
     fn dom_decoders() -> Vec<DomDecoder> {
@@ -51,6 +72,18 @@ impl<A: LibraryStrategies, B: LibraryStrategies> LibraryStrategies for (A, B) {
     fn typed<'a, T: Serialize + DeserializeOwned + 'a>(input: &'a [u8]) -> Vec<BoxedStrategy<'a>> {
         let mut v = A::typed::<T>(input);
         v.extend(B::typed::<T>(input));
+        v
+    }
+
+    fn typed_through_dom<'a, T: Serialize + DeserializeOwned + 'a>(input: &'a [u8]) -> Vec<BoxedStrategy<'a>> {
+        let mut v = A::typed_through_dom::<T>(input);
+        v.extend(B::typed_through_dom::<T>(input));
+        v
+    }
+
+    fn serialize<'a, T: Serialize>(value: &'a T) -> Vec<BoxedStrategy<'a>> {
+        let mut v = A::serialize(value);
+        v.extend(B::serialize(value));
         v
     }
 
@@ -75,6 +108,12 @@ impl<A: LibraryStrategies, B: LibraryStrategies> LibraryStrategies for (A, B) {
     fn decoders<T: DeserializeOwned>() -> Vec<Decoder<T>> {
         let mut v = A::decoders::<T>();
         v.extend(B::decoders::<T>());
+        v
+    }
+
+    fn encoders<T: Serialize>() -> Vec<Encoder<T>> {
+        let mut v = A::encoders::<T>();
+        v.extend(B::encoders::<T>());
         v
     }
 
@@ -141,6 +180,21 @@ impl<T> Decoder<T> {
         }
     }
 }
+
+/// One library's write of a `T` as a whole document.
+pub struct Encoder<T> {
+    /// The library's name (`serde_json`, `sonic-rs` ...).
+    pub library: &'static str,
+    /// Its write into a new buffer.
+    pub write: fn(&T) -> Result<Vec<u8>, String>,
+}
+
+impl<T> Clone for Encoder<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Encoder<T> {}
 
 /// A value a library parsed, held until its canonical form is taken; the caller then drops it
 /// (a crash in the library's destructor is the caller's to see).

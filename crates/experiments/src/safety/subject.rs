@@ -156,7 +156,7 @@ pub fn parser(library: Parser, path: SafetyPath, target: Target, projection: Str
             let fields = [projection.clone()];
             // No sample: the hostile input is not parsed before the library under test, and
             // each case's projection is an index exactly when the case is an array.
-            let tree = jsoncost_codecs::toolkit::pointer_tree(&serde_json::Value::Null, &fields)?;
+            let tree = jsoncost_codecs::libraries::sonic_rs::pointer_tree(&serde_json::Value::Null, &fields)?;
             let found = sonic_rs::get_many(input, &tree).map_err(msg)?;
             Ok(Box::new(Projection(
                 fields

@@ -1,42 +1,33 @@
 //! What each mode does to stored bytes before they are sent.
 
 use bytes::Bytes;
+use jsoncost_codecs::libraries::{Decoder, Encoder};
 use jsoncost_shapes::{Item, ListItem};
-use jsoncost_stream::Library;
-use serde::Serialize;
-use serde::de::DeserializeOwned;
+use jsoncost_stream::guard_unbounded;
 
 use super::errors::ApiError;
-use crate::mode::ServeMode;
+use crate::mode::{Codec, ServeMode};
 
-fn decode<T: DeserializeOwned>(mode: ServeMode, bytes: &[u8], what: &str) -> Result<T, ApiError> {
+/// `bytes` read with `read`, a library without a depth limit of its own held to serde_json's.
+fn decode<T>(read: &Decoder<T>, bytes: &[u8], what: &str) -> Result<T, ApiError> {
     let stored = |message: String| ApiError::StoredDocument {
         what: what.to_string(),
         message,
     };
-    match mode {
-        // sonic-rs stops at 255 levels and skips a deep unknown field without recursing, so no
-        // stored document can overflow this worker's stack; the depth guard holds it to
-        // serde_json's 128, as on jsoncost's other sonic-rs paths.
-        ServeMode::TypedSonicRs => {
-            Library::SonicRs.guard_depth(bytes).map_err(|e| stored(e.to_string()))?;
-            sonic_rs::from_slice(bytes).map_err(|e| stored(e.to_string()))
-        }
-        _ => serde_json::from_slice(bytes).map_err(|e| stored(e.to_string())),
+    // sonic-rs stops at 255 levels and skips a deep unknown field without recursing, so no
+    // stored document can overflow this worker's stack; the depth guard holds it to
+    // serde_json's 128, as on jsoncost's other sonic-rs paths.
+    if read.depth_unbounded {
+        guard_unbounded(read.library, bytes).map_err(|e| stored(e.to_string()))?;
     }
+    read.from_slice(bytes).map_err(stored)
 }
 
-fn encode<T: Serialize>(mode: ServeMode, value: &T) -> Result<Bytes, ApiError> {
-    let out = match mode {
-        ServeMode::TypedSonicRs => sonic_rs::to_vec(value).map_err(|e| ApiError::Encode {
-            library: "sonic-rs",
-            message: e.to_string(),
-        })?,
-        _ => serde_json::to_vec(value).map_err(|e| ApiError::Encode {
-            library: "serde_json",
-            message: e.to_string(),
-        })?,
-    };
+fn encode<T>(write: &Encoder<T>, value: &T) -> Result<Bytes, ApiError> {
+    let out = (write.write)(value).map_err(|message| ApiError::Encode {
+        library: write.library,
+        message,
+    })?;
     Ok(out.into())
 }
 
@@ -44,9 +35,9 @@ fn encode<T: Serialize>(mode: ServeMode, value: &T) -> Result<Bytes, ApiError> {
 pub fn item_body(mode: ServeMode, id: u64, stored: Bytes) -> Result<Bytes, ApiError> {
     match mode {
         ServeMode::Passthrough => Ok(stored),
-        typed => {
-            let item: Item = decode(typed, &stored, &format!("item {id}"))?;
-            encode(typed, &item)
+        ServeMode::Typed(Codec { item: (read, write), .. }) => {
+            let item: Item = decode(&read, &stored, &format!("item {id}"))?;
+            encode(&write, &item)
         }
     }
 }
@@ -67,13 +58,13 @@ pub fn list_body(mode: ServeMode, entries: &[Bytes]) -> Result<Bytes, ApiError> 
             out.push(b']');
             Ok(out.into())
         }
-        typed => {
+        ServeMode::Typed(Codec { list: (read, write), .. }) => {
             let list = entries
                 .iter()
                 .enumerate()
-                .map(|(i, e)| decode::<ListItem>(typed, e, &format!("list entry {}", i + 1)))
+                .map(|(i, e)| decode::<ListItem>(&read, e, &format!("list entry {}", i + 1)))
                 .collect::<Result<Vec<_>, _>>()?;
-            encode(typed, &list)
+            encode(&write, &list)
         }
     }
 }

@@ -43,7 +43,7 @@ type Shared = State<Arc<AppState>>;
 /// The routes; `unprefixed`: also `/items/{id}` and `/items` in that mode.
 pub fn router(state: Arc<AppState>, unprefixed: Option<ServeMode>) -> Router {
     let mut app = Router::new();
-    let prefixed = ServeMode::ALL.map(|mode| (format!("/{}", mode.as_str()), mode));
+    let prefixed = ServeMode::all().into_iter().map(|mode| (format!("/{mode}"), mode));
     for (prefix, mode) in prefixed.into_iter().chain(unprefixed.map(|mode| (String::new(), mode))) {
         app = app
             .route(&format!("{prefix}/items/{{id}}"), get(move |st: Shared, id| get_item(st, id, mode)))

@@ -131,7 +131,7 @@ fn a_failing_redis_answers_503_and_the_server_keeps_serving() {
     let want = source.inner.item(3).unwrap().unwrap();
 
     // Miss, then hit: the stored bytes under the namespaced key, the source read once.
-    for mode in [ServeMode::Passthrough, ServeMode::TypedSerdeJson] {
+    for mode in [ServeMode::Passthrough, ServeMode::baseline()] {
         let r = get(srv.addr(), &mode.item_path(3));
         assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
     }
@@ -232,7 +232,7 @@ fn a_redis_cache_serves_what_the_memory_cache_does() {
     // Errors too: unknown ids are 404 and not cached, bad ids 400.
     for (path, status) in [
         (ServeMode::Passthrough.item_path(ITEMS + 1), 404),
-        (ServeMode::TypedSonicRs.item_path(ITEMS + 1), 404),
+        ("typed/sonic-rs".parse::<ServeMode>().unwrap().item_path(ITEMS + 1), 404),
         ("/passthrough/items/0".to_string(), 400),
         ("/typed/serde_json/items/x".to_string(), 400),
     ] {

@@ -1,0 +1,160 @@
+//! simd-json: SIMD parsing in place. It rewrites its input, so each strategy copies the input
+//! into a buffer of its own and the copy is part of the operation; `typed-reuse/simd-json` is its
+//! documented fast path, the copy and the parser's buffers kept between calls.
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::strategies::{Decoder, DomDecoder, Encoder, Held, LibraryStrategies, Parse, Serialized};
+use crate::shape_model::BorrowedForm;
+use crate::strategy::BoxedStrategy;
+use crate::toolkit::{OpStrategy, emit, emit_bytes, error_text, refused};
+use jsoncost_engine::{Contract, Effort, StrategyId};
+
+/// simd-json's strategies.
+pub struct SimdJson;
+
+fn parse<T: DeserializeOwned>(bytes: &mut [u8]) -> Result<T, String> {
+    simd_json::serde::from_slice(bytes).map_err(error_text)
+}
+
+fn write<T: Serialize>(value: &T) -> Result<Vec<u8>, String> {
+    simd_json::serde::to_vec(value).map_err(error_text)
+}
+
+/// The owned DOM over a copy (it parses in place).
+fn dom_held(bytes: &[u8]) -> Result<Box<dyn Held + '_>, String> {
+    let value = simd_json::owned::to_value(&mut bytes.to_vec()).map_err(error_text)?;
+    Ok(Box::new(Serialized(value)))
+}
+
+impl LibraryStrategies for SimdJson {
+    fn typed<'a, T: Serialize + DeserializeOwned + 'a>(input: &'a [u8]) -> Vec<BoxedStrategy<'a>> {
+        let n = Some(input.len() as u64);
+        let mut reused: Vec<u8> = Vec::with_capacity(input.len());
+        let mut buffers = simd_json::Buffers::new(input.len());
+        vec![
+            OpStrategy::boxed(
+                StrategyId::new("typed", "simd-json"),
+                Contract::TypedValue,
+                Effort::Swap,
+                n,
+                move |s| {
+                    let mut buf = input.to_vec();
+                    emit(s, &simd_json::serde::from_slice::<T>(&mut buf).map_err(error_text)?)
+                },
+            ),
+            OpStrategy::boxed(
+                StrategyId::new("typed-reuse", "simd-json"),
+                Contract::TypedValue,
+                Effort::Swap,
+                n,
+                move |s| {
+                    reused.clear();
+                    reused.extend_from_slice(input);
+                    emit(
+                        s,
+                        &simd_json::serde::from_slice_with_buffers::<T>(&mut reused, &mut buffers).map_err(error_text)?,
+                    )
+                },
+            ),
+        ]
+    }
+
+    fn serialize<'a, T: Serialize>(value: &'a T) -> Vec<BoxedStrategy<'a>> {
+        let n = simd_json::serde::to_vec(value).ok().map(|b| b.len() as u64);
+        let mut buf = Vec::new();
+        vec![
+            OpStrategy::boxed(
+                StrategyId::new("typed", "simd-json"),
+                Contract::BytesFromTyped,
+                Effort::Swap,
+                n,
+                move |s| emit_bytes(s, &simd_json::serde::to_vec(value).map_err(error_text)?),
+            ),
+            OpStrategy::boxed(
+                StrategyId::new("typed-writer", "simd-json"),
+                Contract::BytesFromTyped,
+                Effort::Swap,
+                n,
+                move |s| {
+                    buf.clear();
+                    simd_json::serde::to_writer(&mut buf, value).map_err(error_text)?;
+                    emit_bytes(s, &buf)
+                },
+            ),
+        ]
+    }
+
+    fn borrowed<'a, T, F: BorrowedForm<T>>(input: &'a [u8]) -> Vec<BoxedStrategy<'a>> {
+        vec![OpStrategy::boxed(
+            StrategyId::new("borrowed", "simd-json"),
+            Contract::BorrowedValue,
+            Effort::Model,
+            Some(input.len() as u64),
+            move |s| {
+                let mut buf = input.to_vec();
+                emit(s, &simd_json::serde::from_slice::<F::Of<'_>>(&mut buf).map_err(error_text)?)
+            },
+        )]
+    }
+
+    /// The owned tree and the tree borrowing from the input copy.
+    fn dom(input: &[u8]) -> Vec<BoxedStrategy<'_>> {
+        let n = Some(input.len() as u64);
+        vec![
+            OpStrategy::boxed(StrategyId::new("dom", "simd-json"), Contract::Dom, Effort::Model, n, move |s| {
+                let mut buf = input.to_vec();
+                emit(s, &simd_json::owned::to_value(&mut buf).map_err(error_text)?)
+            }),
+            OpStrategy::boxed(
+                StrategyId::new("dom-borrowed", "simd-json"),
+                Contract::BorrowedDom,
+                Effort::Model,
+                n,
+                move |s| {
+                    let mut buf = input.to_vec();
+                    emit(s, &simd_json::borrowed::to_value(&mut buf).map_err(error_text)?)
+                },
+            ),
+        ]
+    }
+
+    /// A failing row when simd-json cannot hold the document (a 30-digit integer): its limit,
+    /// not the payload's.
+    fn serialize_dom<'a>(input: &[u8]) -> Vec<BoxedStrategy<'a>> {
+        use simd_json::prelude::Writable;
+        let row = (StrategyId::new("dom", "simd-json"), Contract::BytesFromDom, Effort::Model);
+        let dom = match simd_json::owned::to_value(&mut input.to_vec()) {
+            Ok(dom) => dom,
+            Err(e) => return vec![refused(row, e)],
+        };
+        let n = Some(dom.encode().len() as u64);
+        let (id, contract, effort) = row;
+        vec![OpStrategy::boxed(id, contract, effort, n, move |s| {
+            emit_bytes(s, dom.encode().as_bytes())
+        })]
+    }
+
+    fn decoders<T: DeserializeOwned>() -> Vec<Decoder<T>> {
+        vec![Decoder {
+            library: "simd-json",
+            depth_unbounded: false,
+            parse: Parse::InPlace(parse::<T>),
+        }]
+    }
+
+    fn encoders<T: Serialize>() -> Vec<Encoder<T>> {
+        vec![Encoder {
+            library: "simd-json",
+            write: write::<T>,
+        }]
+    }
+
+    fn dom_decoders() -> Vec<DomDecoder> {
+        vec![DomDecoder {
+            library: "simd-json",
+            parse: dom_held,
+        }]
+    }
+}
