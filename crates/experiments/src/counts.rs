@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use jsoncost_engine::MeasuredTable;
 use jsoncost_engine::counts::{self, COUNT_OPS_ENV, Counts};
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// Each counted row's counts, by (table, method).
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -3,8 +3,7 @@
 
 use globset::GlobMatcher;
 
-use crate::Error;
-use crate::NoMatch;
+use crate::error::{Error, NoMatch};
 
 /// A `--filter GLOB`, or a harness's filters and `--skip`s; the empty filter matches
 /// everything.

@@ -9,7 +9,11 @@ use std::time::Duration;
 
 use jsoncost_engine::{ExperimentKind, MeasureConfig};
 
-use crate::{Cancel, Filter, Result, Runner, Sink};
+use crate::cancel::Cancel;
+use crate::error::Result;
+use crate::filter::Filter;
+use crate::runner::Runner;
+use crate::sink::Sink;
 
 /// One experiment's flags: what `jsoncost <experiment>` and `jsoncost run` parse for it, and
 /// how they run it. Each experiment defines its own beside its code; [`crate::ExperimentCommand`]

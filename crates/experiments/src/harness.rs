@@ -15,7 +15,12 @@ use jsoncost_report::Format;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use crate::cancel::Cancel;
+use crate::error::{Error, NoMatch};
+use crate::filter::Filter;
 use crate::output::{Output, baselines, check_writable, print_stdout, timestamp_dir, write_html_of, write_reports_of, write_results_of};
+use crate::runner::{RunMode, Runner};
+use crate::sink::Sink;
 use crate::sizes::{PayloadSize, SizedSubject};
 #[cfg(feature = "store")]
 use crate::store::{StoreOptions, TypedReads};
@@ -25,7 +30,6 @@ use crate::stream::Runs;
 use crate::stream::array::{self, ArrayOptions, TypedElements};
 use crate::types::{Sample, Subject, TypedSubject};
 use crate::variants::{Variant, VariantsSubject};
-use crate::{Cancel, Error, Filter, NoMatch, RunMode, Runner, Sink};
 use jsoncost_conductor::ab::{AllocatorPlan, CpuChoice, Settings};
 #[cfg(feature = "store")]
 use jsoncost_stores::Existing;
@@ -360,7 +364,7 @@ pub struct Study {
     #[cfg(feature = "store")]
     stores: Vec<(String, StoreOptions, TypedReads)>,
     /// Rows of any of its tables expected to fail ([`Study::expect_failure`]).
-    expected: Vec<crate::ExpectedFailure>,
+    expected: Vec<crate::types::ExpectedFailure>,
     /// The first registration error, reported by `run` (exit 2).
     error: Option<Error>,
     cancel: Cancel,
@@ -586,7 +590,7 @@ impl Study {
     /// ```
     pub fn expect_failure(mut self, pattern: &str, reason: &str) -> Study {
         let what = format!("Study::expect_failure({pattern:?}, ..)");
-        match crate::ExpectedFailure::new(&what, pattern, reason) {
+        match crate::types::ExpectedFailure::new(&what, pattern, reason) {
             Ok(expected) => self.expected.push(expected),
             Err(e) => {
                 self.error.get_or_insert(e);
@@ -1115,7 +1119,7 @@ impl Study {
         // This bench again under Callgrind for its parent: the Runner counts; nothing is
         // printed or written (the parent does).
         if jsoncost_engine::counts::requested_ops().is_some() {
-            let mut sink = crate::Recorder::default();
+            let mut sink = crate::sink::Recorder::default();
             let config = if args.quick {
                 MeasureConfig::quick()
             } else {
@@ -1364,7 +1368,7 @@ struct Expectation {
     registration: String,
     /// The tables of its registration; `None`: the study's, every table.
     tables: Option<Vec<String>>,
-    failure: crate::ExpectedFailure,
+    failure: crate::types::ExpectedFailure,
     /// `table strategy` of rows it matched that passed.
     passed: Vec<String>,
 }
@@ -1572,7 +1576,7 @@ impl<T: Serialize + DeserializeOwned + 'static> TypeStudy<T> {
     ///     .libraries(&[Library::SerdeJson, Library::SonicRs])
     ///     .run();
     /// ```
-    pub fn libraries<L: crate::LibraryName>(self, libraries: &[L]) -> Self {
+    pub fn libraries<L: crate::types::LibraryName>(self, libraries: &[L]) -> Self {
         self.try_each(|s| s.libraries(libraries))
     }
 
@@ -1938,7 +1942,7 @@ impl<P: Serialize + DeserializeOwned + 'static> VariantStudy<P> {
     }
 
     /// See [`Study::cancel`].
-    pub fn cancel(self, cancel: crate::Cancel) -> Study {
+    pub fn cancel(self, cancel: crate::cancel::Cancel) -> Study {
         self.into_study().cancel(cancel)
     }
 

@@ -34,7 +34,9 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
-use crate::{Cancel, Error, Runner, Table, TableStop};
+use crate::cancel::Cancel;
+use crate::error::Error;
+use crate::runner::{Runner, Table, TableStop};
 
 /// What to load and how.
 #[derive(Debug, Clone)]
@@ -1186,7 +1188,12 @@ impl crate::flags::ExperimentArgs for HttpArgs {
         jsoncost_engine::ExperimentKind::Http
     }
 
-    fn run(&self, config: &jsoncost_engine::MeasureConfig, cancel: crate::Cancel, sink: &mut dyn crate::Sink) -> Result<(), Error> {
+    fn run(
+        &self,
+        config: &jsoncost_engine::MeasureConfig,
+        cancel: crate::cancel::Cancel,
+        sink: &mut dyn crate::sink::Sink,
+    ) -> Result<(), Error> {
         // Load runs measure themselves: the engine's settings are not used, but its lockstep
         // is (the slices take their turns in it).
         let runner = crate::flags::runner(

@@ -28,7 +28,7 @@ use std::process::{Command, Stdio};
 
 use jsoncost_report::ab::{AbComparison, RowSpread, ab_with};
 
-use crate::Error;
+use crate::error::Error;
 use jsoncost_conductor::ab::Settings;
 
 /// One build change.

@@ -309,8 +309,8 @@ pub use levers::Lever;
 pub use types::{LibraryName, Sample};
 pub use variants::Variant;
 
-// The workshop's names at the root: public for the CLI; otherwise the same list, private, for
-// the modules that import them from here (which of them are used depends on the features).
+// The workshop's names at the root, public for the CLI (the crate's own modules import them from
+// the modules that define them).
 #[cfg(feature = "cli")]
 pub use filter::Filter;
 #[cfg(feature = "cli")]
@@ -325,17 +325,6 @@ pub use sink::{Event, Recorder, Sink};
 pub use types::{ExpectedFailure, Subject, TypedSubject};
 #[cfg(feature = "cli")]
 pub use variants::VariantsSubject;
-#[cfg(not(feature = "cli"))]
-#[allow(unused_imports)]
-use {
-    filter::Filter,
-    jsoncost_codecs::{BoxedStrategy, Canonical, Contract, Direction, RunFailure, Strategy, TypeOptions},
-    jsoncost_engine::{MeasureConfig, MeasuredTable},
-    runner::{AllFailed, Ran, RunMode, Runner, Table, TableStop},
-    sink::{Event, Recorder, Sink},
-    types::{ExpectedFailure, Subject, TypedSubject},
-    variants::VariantsSubject,
-};
 
 // The unit tests count allocations exactly (as a bench does, with its own allocator installed).
 #[cfg(test)]

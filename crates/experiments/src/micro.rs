@@ -11,14 +11,15 @@ use std::path::{Path, PathBuf};
 
 use jsoncost_report::files::{self, ReadError};
 
+use crate::error::Error;
 use crate::input;
+use crate::runner::Runner;
 use crate::sizes::PayloadSize;
 #[cfg(feature = "shapes")]
 use crate::sizes::SizedSubject;
 #[cfg(feature = "shapes")]
 use crate::types::TypedSubject;
 use crate::types::{Subject, measure};
-use crate::{Error, Runner};
 
 /// What to measure.
 #[derive(Debug, Clone, PartialEq)]
@@ -395,7 +396,12 @@ impl crate::flags::ExperimentArgs for MicroArgs {
         jsoncost_engine::ExperimentKind::Micro
     }
 
-    fn run(&self, config: &jsoncost_engine::MeasureConfig, cancel: crate::Cancel, sink: &mut dyn crate::Sink) -> Result<(), Error> {
+    fn run(
+        &self,
+        config: &jsoncost_engine::MeasureConfig,
+        cancel: crate::cancel::Cancel,
+        sink: &mut dyn crate::sink::Sink,
+    ) -> Result<(), Error> {
         run(
             &self.options(),
             &mut crate::flags::runner(config, "--filter", self.filter.as_deref(), cancel, sink)?,

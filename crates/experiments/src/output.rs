@@ -17,7 +17,8 @@ use jsoncost_engine::lockstep::Lockstep;
 use jsoncost_engine::{ExperimentKind, MeasuredTable, Results, Row, machine};
 use jsoncost_report::{Format, advisor, files};
 
-use crate::{Error, Sink};
+use crate::error::Error;
+use crate::sink::Sink;
 
 /// Colour on stdout only for a terminal and when NO_COLOR is unset (no-color.org).
 pub fn use_color() -> bool {
@@ -351,7 +352,7 @@ pub mod baselines {
     use std::path::{Path, PathBuf};
 
     use super::RESULTS_FILE;
-    use crate::Error;
+    use crate::error::Error;
 
     /// Where results and baselines go unless `--out` says otherwise.
     pub const RESULTS_DIR: &str = "jsoncost-results";

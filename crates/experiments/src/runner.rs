@@ -8,8 +8,11 @@ use jsoncost_engine::{
 };
 use serde_json::{Map, Value};
 
+use crate::cancel::Cancel;
+use crate::error::Error;
+use crate::filter::Filter;
+use crate::sink::Sink;
 use crate::summary::{self, Summarize};
-use crate::{Cancel, Error, Filter, Sink};
 
 /// One table to measure: every strategy is checked against the exact `reference` (the source
 /// text's exact parse, or the value a serialize table writes). The first strategy is the
@@ -657,7 +660,7 @@ mod tests {
     //! no timing in the assertions.
 
     use super::*;
-    use crate::{Event, Recorder};
+    use crate::sink::{Event, Recorder};
     use jsoncost_codecs::Canonical;
     use jsoncost_engine::Status;
     use serde_json::json;

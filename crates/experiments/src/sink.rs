@@ -4,7 +4,7 @@
 
 use jsoncost_engine::{MeasuredTable, Row};
 
-use crate::Error;
+use crate::error::Error;
 
 /// Receives progress and finished tables.
 pub trait Sink {

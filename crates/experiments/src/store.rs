@@ -22,8 +22,10 @@ use std::cell::RefCell;
 use std::hint::black_box;
 use std::rc::Rc;
 
+use crate::error::Error;
+use crate::runner::{Runner, Table, TableStop};
 use crate::sizes::{self, PayloadSize};
-use crate::{Error, Runner, Table, TableStop, summary};
+use crate::summary;
 
 /// The document shape the store holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -691,7 +693,7 @@ pub(crate) fn run_existing(
     let location = Location::parse(&url).map_err(store_error)?;
     let kind = location.kind(options.pg_column);
     let name = format!("{}/{}", kind.as_str(), table.unwrap_or(at.name()));
-    if runner.mode() == crate::RunMode::List {
+    if runner.mode() == crate::runner::RunMode::List {
         let names: Vec<String> = existing_names(&options.fields, typed)
             .iter()
             .map(|id| id.name().to_string())
@@ -1142,7 +1144,12 @@ impl crate::flags::ExperimentArgs for StoreArgs {
         jsoncost_engine::ExperimentKind::Store
     }
 
-    fn run(&self, config: &jsoncost_engine::MeasureConfig, cancel: crate::Cancel, sink: &mut dyn crate::Sink) -> Result<(), Error> {
+    fn run(
+        &self,
+        config: &jsoncost_engine::MeasureConfig,
+        cancel: crate::cancel::Cancel,
+        sink: &mut dyn crate::sink::Sink,
+    ) -> Result<(), Error> {
         run(
             &self.options(),
             &mut crate::flags::runner(config, "--store-filter", self.store_filter.as_deref(), cancel, sink)?,
@@ -1425,8 +1432,8 @@ mod typed_tests {
         let mut sink = crate::sink::Recorder::default();
         let mut runner = Runner::new(
             jsoncost_engine::MeasureConfig::quick(),
-            crate::Filter::new("--filter", None).unwrap(),
-            crate::Cancel::never(),
+            crate::filter::Filter::new("--filter", None).unwrap(),
+            crate::cancel::Cancel::never(),
             &mut sink,
         );
         run(&options, &mut runner).unwrap();

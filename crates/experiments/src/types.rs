@@ -14,7 +14,8 @@ use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-use crate::{Error, Runner, Table};
+use crate::error::Error;
+use crate::runner::{Runner, Table};
 
 /// A sample document: JSON text, or a file read when the study starts.
 ///

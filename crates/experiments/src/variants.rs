@@ -22,7 +22,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use crate::Error;
+use crate::error::Error;
 use crate::types::{Sample, Subject};
 
 /// A model variant of the plain type `P`: what it decodes (`Decoded`, which may borrow from the
@@ -421,7 +421,10 @@ fn order_model_on(seed: u64, libraries: &[Library]) -> Result<VariantsSubject<Or
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Cancel, Filter, Recorder, Runner};
+    use crate::cancel::Cancel;
+    use crate::filter::Filter;
+    use crate::runner::Runner;
+    use crate::sink::Recorder;
     use jsoncost_engine::{MeasureConfig, Status};
     use jsoncost_shapes::DEFAULT_SEED;
     use std::time::Duration;

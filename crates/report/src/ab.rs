@@ -730,7 +730,7 @@ fn cells(r: &AbRow) -> Vec<String> {
 fn counted_cells(r: &AbRow) -> Vec<String> {
     let mut cells = cells(r);
     let gate = cells.pop().unwrap_or_default();
-    cells.extend(crate::compare::count_cells(r.instructions));
+    cells.extend(crate::compare::render::count_cells(r.instructions));
     cells.push(gate);
     cells
 }

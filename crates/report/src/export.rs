@@ -5,7 +5,7 @@
 use jsoncost_engine::{AllocatorComparison, MeasuredTable, Results};
 
 use crate::ab::AbComparison;
-use crate::advisor::Advice;
+use crate::advice::Advice;
 use crate::compare::Comparison;
 
 /// Everything jsoncost prints, in one format.

@@ -16,7 +16,7 @@ use jsoncost_engine::{Results, SCHEMA_VERSION};
 use serde_json::Value;
 use serde_json::error::Category;
 
-use crate::ReportError;
+use crate::error::ReportError;
 use crate::format::json::pretty;
 
 /// Largest results file [`load`] reads: far above any run's (a whole `jsoncost run` writes a

@@ -1,7 +1,8 @@
 //! Documents at a chosen size: the `order` document grown or shrunk by its line items, the part
 //! of a real order that grows, so a size sweep measures one schema at every size.
 
-use crate::{Generator, Order};
+use crate::generate::Generator;
+use crate::models::Order;
 
 /// How far a generated document may be from its target: within ±10%.
 pub const SIZE_TOLERANCE: f64 = 0.10;

@@ -24,8 +24,9 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
 use time::{Duration, OffsetDateTime};
 
+use crate::generate::Generator;
 use crate::models::{Address, Customer, OrderLine};
-use crate::{Generator, ORDER_LINES, timestamp};
+use crate::{ORDER_LINES, timestamp};
 
 /// Events in an `order-model` document.
 pub const ORDER_MODEL_EVENTS: usize = 8;

@@ -16,9 +16,10 @@ use std::sync::Once;
 
 use jsoncost_shapes::Order;
 
-use crate::LoadMarker;
 use crate::error::StoreError;
-use crate::{Existing, Store, StoreKind};
+use crate::existing::Existing;
+use crate::location::StoreKind;
+use crate::store::{LoadMarker, Store};
 
 thread_local! {
     /// True while this thread runs a call inside a boundary.

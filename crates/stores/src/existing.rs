@@ -2,7 +2,7 @@
 //! pattern, a SQL table with its key and JSON columns, a redb table. Read as raw bytes only;
 //! what is parsed from them, and how, is the experiment's business.
 
-use crate::StoreError;
+use crate::error::StoreError;
 
 /// Where a user's own documents are.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -16,13 +16,12 @@ use tokio_postgres::binary_copy::BinaryCopyInWriter;
 use tokio_postgres::error::Severity;
 use tokio_postgres::{Client, Config, NoTls, Statement};
 
-use crate::LoadMarker;
 use crate::error::StoreError;
-use crate::existing::{Quote, sql_identifier};
+use crate::existing::{Existing, Quote, sql_identifier};
 use crate::load::{check_collection, written_marker};
-use crate::location::redact;
+use crate::location::{PgColumn, StoreKind, redact};
 use crate::postgres_raw::{DocumentBytes, JsonBytes, JsonParam};
-use crate::{Access, Existing, OpenOptions, PgColumn, Store, StoreKind};
+use crate::store::{Access, LoadMarker, OpenOptions, Store};
 
 /// Serialises concurrent schema creation (`CREATE TABLE IF NOT EXISTS` races otherwise).
 const SCHEMA: &str = "

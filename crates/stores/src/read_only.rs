@@ -7,9 +7,10 @@
 
 use jsoncost_shapes::Order;
 
-use crate::LoadMarker;
 use crate::error::StoreError;
-use crate::{Existing, Store, StoreKind};
+use crate::existing::Existing;
+use crate::location::StoreKind;
+use crate::store::{LoadMarker, Store};
 
 pub(crate) struct ReadOnly(pub(crate) Box<dyn Store>);
 

@@ -7,11 +7,11 @@ use std::path::{Path, PathBuf};
 use jsoncost_shapes::Order;
 use redb::{Database, ReadOnlyDatabase, ReadTransaction, ReadableDatabase, ReadableTable, TableDefinition, TableError};
 
-use crate::LoadMarker;
 use crate::error::StoreError;
+use crate::existing::Existing;
 use crate::load::{check_collection, written_marker};
-use crate::store::create_parent;
-use crate::{Access, Existing, Store, StoreKind};
+use crate::location::StoreKind;
+use crate::store::{Access, LoadMarker, Store, create_parent};
 
 /// Holds one `(docs, description)` per collection. Its name has a ':' so no collection can clash.
 const MARKERS: TableDefinition<&str, (u64, &str)> = TableDefinition::new("jsoncost:markers");

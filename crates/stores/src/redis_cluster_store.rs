@@ -4,13 +4,12 @@
 use jsoncost_shapes::Order;
 use redis::cluster::{ClusterClient, ClusterConnection, cluster_pipe};
 
-use crate::LoadMarker;
 use crate::error::StoreError;
 use crate::load::{check_collection, written_marker};
-use crate::location::redact;
+use crate::location::{StoreKind, redact};
 use crate::redis_common::{Reader, clear_node, delete_marker, load_in_batches, map_error, unreachable, write_marker};
 use crate::redis_store::connect;
-use crate::{OpenOptions, Store, StoreKind};
+use crate::store::{LoadMarker, OpenOptions, Store};
 
 /// Few, short retries: a dead node must surface as an error within seconds, not minutes.
 const RETRIES: u32 = 2;

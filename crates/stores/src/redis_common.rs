@@ -10,8 +10,8 @@ use std::fmt::Write as _;
 use jsoncost_shapes::Order;
 use redis::{Commands, Connection, ConnectionLike, ErrorKind, RedisError};
 
-use crate::LoadMarker;
 use crate::error::StoreError;
+use crate::store::LoadMarker;
 
 /// Documents per pipeline during a load: ~1 MB of `order` documents per round trip.
 pub(crate) const LOAD_BATCH: usize = 256;

@@ -3,12 +3,12 @@
 use jsoncost_shapes::Order;
 use redis::{Client, Connection};
 
-use crate::LoadMarker;
 use crate::error::StoreError;
+use crate::existing::Existing;
 use crate::load::{check_collection, written_marker};
-use crate::location::redact;
+use crate::location::{StoreKind, redact};
 use crate::redis_common::{Reader, clear_node, delete_marker, load_in_batches, map_error, unreachable, write_marker};
-use crate::{Existing, OpenOptions, Store, StoreKind};
+use crate::store::{LoadMarker, OpenOptions, Store};
 
 pub struct RedisStore {
     con: Connection,

@@ -8,12 +8,11 @@ use jsoncost_shapes::Order;
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, ToSql, params};
 
-use crate::LoadMarker;
 use crate::error::StoreError;
-use crate::existing::{Quote, sql_identifier};
+use crate::existing::{Existing, Quote, sql_identifier};
 use crate::load::{check_collection, written_marker};
-use crate::store::create_parent;
-use crate::{Access, Existing, OpenOptions, Store, StoreKind};
+use crate::location::StoreKind;
+use crate::store::{Access, LoadMarker, OpenOptions, Store, create_parent};
 
 const SCHEMA: &str = "
     CREATE TABLE IF NOT EXISTS docs (collection TEXT NOT NULL, id TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (collection, id));

@@ -4,7 +4,9 @@ use std::time::Duration;
 
 use jsoncost_shapes::Order;
 
-use crate::{Existing, PgColumn, StoreError, StoreKind};
+use crate::error::StoreError;
+use crate::existing::Existing;
+use crate::location::{PgColumn, StoreKind};
 
 /// A document store, holding one open client or connection.
 pub trait Store: Send {

@@ -12,8 +12,8 @@ use serde::de::DeserializeOwned;
 use tokio::io::AsyncRead;
 use tokio_util::io::ReaderStream;
 
-use crate::Field;
 use crate::error::Error;
+use crate::field::Field;
 use crate::framer::{Framer, Step};
 
 /// The elements of the array as a `futures::Stream`. Chunks are copied into the framer's own

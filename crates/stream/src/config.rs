@@ -1,7 +1,9 @@
 //! What to stream and how ([`Config`]): the array's pointer, the library, the chunk and
 //! element sizes, and which values around the array are kept ([`Keep`]).
 
-use crate::{Field, Library, Pointer, PointerError};
+use crate::field::Field;
+use crate::library::Library;
+use crate::pointer::{Pointer, PointerError};
 
 /// The default chunk size: 64 KiB.
 pub const DEFAULT_CHUNK_SIZE: usize = 64 * 1024;

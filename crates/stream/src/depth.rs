@@ -12,8 +12,8 @@
 //! The scan is the framer's structural scan (`blocks`): 64 bytes at a time, brackets
 //! outside strings counted from bitmasks, so it costs a fraction of a parse.
 
-use crate::Library;
 use crate::blocks::{self, BLOCK, Carry};
+use crate::library::Library;
 
 /// The deepest nesting accepted, as serde_json's recursion limit: a value whose arrays and
 /// objects nest `MAX_DEPTH` levels deep is refused (serde_json accepts 127 and refuses 128).

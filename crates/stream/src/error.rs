@@ -4,7 +4,7 @@
 use std::fmt;
 use std::io;
 
-use crate::Library;
+use crate::library::Library;
 
 /// An error while streaming a document. One pointer wide (the details are boxed), so that the
 /// `Result<T, Error>` handed out per element costs no more to move than `T`.

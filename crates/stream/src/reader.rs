@@ -6,8 +6,8 @@ use std::marker::PhantomData;
 
 use serde::de::DeserializeOwned;
 
-use crate::Field;
 use crate::error::Error;
+use crate::field::Field;
 use crate::framer::{Framer, Step};
 
 /// The elements of the array, read from `R` one chunk at a time. Each item is one element or

@@ -29,7 +29,8 @@ pub use corpus::Case;
 pub use parent::ChildCommand;
 pub use subject::Parser;
 
-use crate::{Error, Runner};
+use crate::error::Error;
+use crate::runner::Runner;
 
 /// The default time limit per case.
 pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(10);
@@ -420,7 +421,12 @@ impl crate::flags::ExperimentArgs for SafetyArgs {
         jsoncost_engine::ExperimentKind::Safety
     }
 
-    fn run(&self, config: &jsoncost_engine::MeasureConfig, cancel: crate::Cancel, sink: &mut dyn crate::Sink) -> Result<(), Error> {
+    fn run(
+        &self,
+        config: &jsoncost_engine::MeasureConfig,
+        cancel: crate::cancel::Cancel,
+        sink: &mut dyn crate::sink::Sink,
+    ) -> Result<(), Error> {
         let mut options = self.options()?;
         if config.quick && self.cases.is_empty() {
             // The 64 MiB string and the million numbers are the slow cases (seconds each in a

@@ -13,7 +13,7 @@ use jsoncost_conductor::watched::{Next, Watched, shorten};
 use jsoncost_engine::safety::SafetyOutcome;
 
 use super::child::{Report, Request};
-use crate::Error;
+use crate::error::Error;
 
 /// How to start a child: the program (normally this executable) and the arguments that select
 /// its hidden child subcommand; the child then calls [`super::child_main`] with the rest.

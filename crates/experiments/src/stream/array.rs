@@ -18,7 +18,9 @@ use serde_json::{Map, json};
 use std::path::{Path, PathBuf};
 
 use super::whole_run::{Runs, WholeRun, guard_file, open, over_buffered_cap, read_all, readable, run_config, skip_buffered};
-use crate::{Error, Runner, Table, TableStop, summary};
+use crate::error::Error;
+use crate::runner::{Runner, Table, TableStop};
+use crate::summary;
 
 /// An array inside a document the user already has.
 #[derive(Debug, Clone, PartialEq)]
@@ -574,7 +576,9 @@ pub(crate) fn run_with(options: &ArrayOptions, table: &str, typed: Option<&Typed
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Cancel, Filter, Recorder};
+    use crate::cancel::Cancel;
+    use crate::filter::Filter;
+    use crate::sink::Recorder;
     use jsoncost_engine::MeasureConfig;
     use std::time::Duration;
 

@@ -16,7 +16,9 @@ use std::io::{BufReader, BufWriter};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-use crate::{Error, Runner, Table, TableStop, summary};
+use crate::error::Error;
+use crate::runner::{Runner, Table, TableStop};
+use crate::summary;
 
 pub mod array;
 mod peers;
@@ -521,7 +523,12 @@ impl crate::flags::ExperimentArgs for StreamArgs {
         jsoncost_engine::ExperimentKind::Stream
     }
 
-    fn run(&self, config: &jsoncost_engine::MeasureConfig, cancel: crate::Cancel, sink: &mut dyn crate::Sink) -> Result<(), Error> {
+    fn run(
+        &self,
+        config: &jsoncost_engine::MeasureConfig,
+        cancel: crate::cancel::Cancel,
+        sink: &mut dyn crate::sink::Sink,
+    ) -> Result<(), Error> {
         // Its iteration settings are replaced by whole runs, scheduled as `config` says.
         run(
             &self.options(config.quick),

@@ -11,7 +11,8 @@ use std::io::Read;
 use std::path::Path;
 use std::time::Duration;
 
-use crate::{Error, Runner};
+use crate::error::Error;
+use crate::runner::Runner;
 
 /// How many whole runs each strategy gets, in rounds that run every strategy once: at least
 /// `min` rounds, then more (up to `max`, within the budget) until every strategy's paired ratio

@@ -36,9 +36,7 @@
 
 mod drift;
 mod pairs;
-mod render;
-
-pub(crate) use render::{count_cells, signed_change};
+pub(crate) mod render;
 pub mod spread;
 
 pub use drift::Drift;
@@ -257,11 +255,11 @@ impl Comparison {
 /// Checks that `results` (read from `path`) can be compared: no row holds a negative time,
 /// size or count, no ok row lacks a time (null or 0), and no (experiment, table, method) appears twice (rows match by it, so a
 /// second one would be silently ignored). Safety tables hold findings and are not compared.
-pub fn check_rows(path: &std::path::Path, results: &Results) -> Result<(), crate::ReportError> {
+pub fn check_rows(path: &std::path::Path, results: &Results) -> Result<(), crate::error::ReportError> {
     let mut seen = std::collections::HashSet::new();
     for e in results.experiments.iter().filter(|e| e.kind.traits().compared) {
         for r in &e.rows {
-            let bad = |why: String| crate::ReportError::BadRow {
+            let bad = |why: String| crate::error::ReportError::BadRow {
                 path: path.to_path_buf(),
                 experiment: e.kind.as_str().to_string(),
                 table: e.table.clone(),

@@ -1,6 +1,7 @@
 //! What every format shows of a comparison: its verdict cells and summary sentence.
 
-use super::{Comparison, NotCompared, RowChange};
+use super::pairs::NotCompared;
+use super::{Comparison, RowChange};
 use crate::units;
 use crate::verdicts::Verdicts;
 use crate::view::Align;
@@ -206,7 +207,7 @@ impl Comparison {
 /// `micro t m (failed in new)`, `micro t (whole table, 3 ok rows, missing from new)`.
 fn lost_entry(n: &NotCompared) -> String {
     let how = match n.reason {
-        super::Reason::Failed { .. } => "failed in new",
+        super::pairs::Reason::Failed { .. } => "failed in new",
         _ => "missing from new",
     };
     match &n.method {

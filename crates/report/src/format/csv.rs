@@ -4,7 +4,7 @@ use jsoncost_engine::{AllocatorComparison, MeasuredTable, Results, Row, Status};
 use serde_json::Value;
 
 use crate::ab::AbComparison;
-use crate::advisor::{ALTERNATIVE_KEY, Advice};
+use crate::advice::{ALTERNATIVE_KEY, Advice};
 use crate::compare::{Comparison, Reason};
 use crate::export::Exporter;
 use crate::row_figures::{error_total, http_figure};

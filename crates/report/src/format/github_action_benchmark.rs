@@ -9,7 +9,7 @@ use jsoncost_engine::{AllocatorComparison, MeasuredTable, Results};
 use serde::Serialize;
 
 use crate::ab::AbComparison;
-use crate::advisor::Advice;
+use crate::advice::Advice;
 use crate::compare::Comparison;
 use crate::export::Exporter;
 use crate::format::bmf::{benchmark_name, history_rows};

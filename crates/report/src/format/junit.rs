@@ -9,7 +9,8 @@ use jsoncost_engine::{AllocatorComparison, MeasuredTable, Results, Row};
 use quick_xml::escape::escape;
 
 use crate::ab::{self, AbComparison};
-use crate::advisor::{self, Advice};
+use crate::advice::Advice;
+use crate::advisor;
 use crate::allocators;
 use crate::compare::{Comparison, NotCompared};
 use crate::export::Exporter;
@@ -61,7 +62,7 @@ impl Exporter for Junit {
                         r.verdict_text(c.threshold),
                         units::fixed(n.base, 1),
                         units::fixed(n.new, 1),
-                        crate::compare::signed_change(n.change),
+                        crate::compare::render::signed_change(n.change),
                         units::percent(c.count_threshold)
                     ),
                     None => r.verdict_text(c.threshold),

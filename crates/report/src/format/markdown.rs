@@ -5,7 +5,8 @@ use std::fmt::Write;
 use jsoncost_engine::{AllocatorComparison, MeasuredTable, Results};
 
 use crate::ab::AbComparison;
-use crate::advisor::{self, Advice};
+use crate::advice::Advice;
+use crate::advisor;
 use crate::allocators;
 use crate::answer;
 use crate::compare::Comparison;

@@ -8,7 +8,8 @@ use comfy_table::{Cell, CellAlignment, Table, presets};
 use jsoncost_engine::{AllocatorComparison, MeasuredTable, Results};
 
 use crate::ab::AbComparison;
-use crate::advisor::{self, Advice};
+use crate::advice::Advice;
+use crate::advisor;
 use crate::allocators;
 use crate::answer;
 use crate::compare::Comparison;

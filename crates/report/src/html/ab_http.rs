@@ -7,7 +7,7 @@ use std::fmt::Write;
 use jsoncost_engine::{AbHttpSide, AbHttpTable, MeasuredTable, Placement};
 
 use super::curves::{LineChart, Point, Series};
-use super::esc;
+use super::escape::esc;
 use crate::units::TimeColumn;
 
 /// The x position of quantile `q` on a "nines" scale (p90 at 1, p99 at 2, p99.9 at 3 ...),

@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use jsoncost_engine::AllocatorComparison;
 
-use super::esc;
+use super::escape::esc;
 use crate::allocators::{Change, TITLE, cells, change, columns, heading, legend};
 use crate::view::Align;
 

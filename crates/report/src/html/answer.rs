@@ -7,7 +7,7 @@ use std::fmt::Write;
 use jsoncost_engine::{FLOOR, MeasuredTable, Results, Row};
 
 use super::charts::{Chart, ChartRow, Segment, Track};
-use super::esc;
+use super::escape::esc;
 use crate::advice::{Advice, AdviceKind};
 use crate::answer;
 
@@ -35,7 +35,7 @@ pub(super) fn section(results: &Results, advice: &[Advice], ids: &[String]) -> S
         let _ = writeln!(
             out,
             "<p class=\"params\">{rest} more verdicts (every table's, in full) are in <a href=\"#advice\">{}</a>, after the tables.</p>",
-            esc(crate::advisor::TITLE)
+            esc(crate::advice::TITLE)
         );
     }
     out.push_str("</section>\n");

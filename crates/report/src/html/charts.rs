@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use jsoncost_engine::{MeasuredTable, Row};
 
-use super::esc;
+use super::escape::esc;
 use crate::units::TimeColumn;
 
 /// viewBox width; the chart scales to its container.

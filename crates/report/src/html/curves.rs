@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use super::esc;
+use super::escape::esc;
 use crate::units;
 
 /// viewBox size; the chart scales to its container.

@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use jsoncost_engine::{MeasuredTable, Row};
 
-use super::esc;
+use super::escape::esc;
 use crate::kinds;
 use crate::view::{Align, Line, NO_MESSAGE, View};
 

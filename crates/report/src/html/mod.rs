@@ -19,7 +19,8 @@ use std::fmt::Write;
 use jsoncost_engine::{AllocatorComparison, MeasuredTable, Results};
 
 use crate::ab::AbComparison;
-use crate::advisor::{self, Advice};
+use crate::advice::Advice;
+use crate::advisor;
 use crate::compare::Comparison;
 use crate::export::Exporter;
 use crate::notes::{INTERRUPTED_NOTE, QUICK_NOTE, features, simd_note};

@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use jsoncost_engine::MeasuredTable;
 
-use super::esc;
+use super::escape::esc;
 use crate::safety::{Shade, breaking, detail, is_suite, matrix, outcome_text, shade, time_text, view};
 
 /// The HTML section: the matrix (or the suite's disagreements) with coloured cells.

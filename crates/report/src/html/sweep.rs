@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use super::{esc, slug};
+use super::escape::{esc, slug};
 use crate::advisor::JUDGE;
 use crate::sweep::{self, Sweep};
 use crate::units;

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use super::esc;
+use super::escape::esc;
 use crate::verdicts::Verdicts;
 use crate::view::Align;
 

@@ -3,7 +3,8 @@
 
 use jsoncost_engine::{MeasuredTable, Row};
 
-use super::{KindView, http};
+use super::http;
+use super::kind_view::KindView;
 use crate::columns;
 use crate::html::charts::Chart;
 use crate::view::View;

@@ -4,7 +4,7 @@
 
 use jsoncost_engine::{Contract, HttpFigures, MeasuredTable, Row};
 
-use super::KindView;
+use super::kind_view::KindView;
 use crate::columns::{self, Cell, Spec, get};
 use crate::html::charts::{Chart, ChartRow, Segment, Track, value_chart};
 use crate::row_figures::{error_total, http_figure};

@@ -3,7 +3,7 @@
 
 use jsoncost_engine::{MeasuredTable, Row};
 
-use super::KindView;
+use super::kind_view::KindView;
 use crate::columns::{self, Cell, Spec, get};
 use crate::html::charts::{Chart, mean_chart, value_chart};
 use crate::units;

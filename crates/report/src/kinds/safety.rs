@@ -3,7 +3,7 @@
 
 use jsoncost_engine::MeasuredTable;
 
-use super::KindView;
+use super::kind_view::KindView;
 use crate::view::View;
 
 /// `jsoncost safety`'s tables.

@@ -7,7 +7,8 @@
 
 use jsoncost_engine::{FLOOR, MeasuredTable, Row, Summary};
 
-use super::{KindView, micro};
+use super::kind_view::KindView;
+use super::micro;
 use crate::columns::{self, Cell, Spec};
 use crate::html::charts::{Chart, ChartRow, Segment, Track, mean_chart, value_chart};
 use crate::units::{self, ABSENT, TimeColumn};

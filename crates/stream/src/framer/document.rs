@@ -3,11 +3,11 @@
 
 use super::problems::{resolve, utf8_problem};
 use super::{Event, Expect, Frame, Framer, Mode, show, show_pointer};
+use crate::config::{FIELD_OVERHEAD, Keep};
 use crate::error::{Error, ErrorKind};
 use crate::field::Field;
 use crate::pointer::{array_index, push_token};
 use crate::skip::{Skipper, describe};
-use crate::{FIELD_OVERHEAD, Keep};
 
 impl Framer {
     pub(super) fn target(&self) -> String {
