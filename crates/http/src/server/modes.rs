@@ -6,7 +6,7 @@ use jsoncost_shapes::{Item, ListItem};
 use jsoncost_stream::guard_unbounded;
 
 use super::errors::ApiError;
-use crate::mode::{Codec, ServeMode};
+use crate::mode::ServeMode;
 
 /// `bytes` read with `read`, a library without a depth limit of its own held to serde_json's.
 fn decode<T>(read: &Decoder<T>, bytes: &[u8], what: &str) -> Result<T, ApiError> {
@@ -35,9 +35,10 @@ fn encode<T>(write: &Encoder<T>, value: &T) -> Result<Bytes, ApiError> {
 pub fn item_body(mode: ServeMode, id: u64, stored: Bytes) -> Result<Bytes, ApiError> {
     match mode {
         ServeMode::Passthrough => Ok(stored),
-        ServeMode::Typed(Codec { item: (read, write), .. }) => {
-            let item: Item = decode(&read, &stored, &format!("item {id}"))?;
-            encode(&write, &item)
+        ServeMode::Typed(typed) => {
+            let (read, write) = &typed.codec().item;
+            let item: Item = decode(read, &stored, &format!("item {id}"))?;
+            encode(write, &item)
         }
     }
 }
@@ -58,13 +59,14 @@ pub fn list_body(mode: ServeMode, entries: &[Bytes]) -> Result<Bytes, ApiError> 
             out.push(b']');
             Ok(out.into())
         }
-        ServeMode::Typed(Codec { list: (read, write), .. }) => {
+        ServeMode::Typed(typed) => {
+            let (read, write) = &typed.codec().list;
             let list = entries
                 .iter()
                 .enumerate()
-                .map(|(i, e)| decode::<ListItem>(&read, e, &format!("list entry {}", i + 1)))
+                .map(|(i, e)| decode::<ListItem>(read, e, &format!("list entry {}", i + 1)))
                 .collect::<Result<Vec<_>, _>>()?;
-            encode(&write, &list)
+            encode(write, &list)
         }
     }
 }
