@@ -1,7 +1,7 @@
 //! The store experiment: read one document by id from a real store in several ways, down to the
 //! floor (raw bytes read, discarded), and show how much of the read is JSON work.
 
-use jsoncost_codecs::decoders::decoders;
+use jsoncost_codecs::decoders::{decoders, dom_decoders};
 use jsoncost_codecs::gate::Reference;
 use jsoncost_codecs::libraries::Decoder;
 use jsoncost_codecs::libraries::sonic_rs::{pointer_tree, project};
@@ -548,7 +548,7 @@ fn gated(strategies: Vec<BoxedStrategy<'static>>, through: ThroughType) -> Vec<B
 }
 
 /// The strategies over a user's own documents, baseline first: with a type (the bench
-/// harness), `typed/<lib>` for it, `typed/serde_json` the baseline; then each library's DOM
+/// harness), `typed/<lib>` for it, `typed/serde_json` the baseline; then each library's DOM from the registry
 /// (`dom/serde_json` the baseline without a type), serde_json's validating `RawValue`,
 /// `lazy/sonic-rs` when fields are given, and the floor.
 fn existing_strategies(
@@ -603,25 +603,22 @@ fn existing_reads(
                 .collect()
         })
         .unwrap_or_default();
-    v.extend([
+    // Each library's DOM (`codecs::decoders::dom_decoders`): held for the gate, dropped when timed.
+    v.extend(dom_decoders().into_iter().map(|d| {
+        let refused = if d.depth_unbounded { too_deep.clone() } else { None };
         make(
-            (StrategyId::new("dom", "serde_json"), Contract::Dom, Effort::Model),
-            None,
-            typed_op(|b, check| out(check, &serde_json::from_slice::<serde_json::Value>(b).map_err(|e| e.to_string())?)),
-        ),
-        make(
-            (StrategyId::new("dom", "sonic-rs"), Contract::Dom, Effort::Model),
-            too_deep.clone(),
-            typed_op(|b, check| out(check, &sonic_rs::from_slice::<sonic_rs::Value>(b).map_err(|e| e.to_string())?)),
-        ),
-        make(
-            (StrategyId::new("dom", "simd-json"), Contract::Dom, Effort::Model),
-            None,
-            typed_op(|b, check| {
-                let mut buf = b.to_vec();
-                out(check, &simd_json::to_owned_value(&mut buf).map_err(|e| e.to_string())?)
+            (d.id(), d.contract(), Effort::Model),
+            refused,
+            typed_op(move |b, check| {
+                if check {
+                    (d.parse)(b)?.canonical().map(Some)
+                } else {
+                    (d.discard)(b).map(|()| None)
+                }
             }),
-        ),
+        )
+    }));
+    v.extend([
         // Validated and kept as bytes (a passthrough that checks what it passes on).
         make(
             (StrategyId::new("raw", "serde_json"), Contract::RawValidated, Effort::Code),
@@ -1319,7 +1316,7 @@ mod typed_tests {
     fn list_names_a_store_table_s_rows_without_opening_the_store() {
         let dir = tempfile::tempdir().unwrap();
         let url = format!("sqlite:{}", dir.path().join("absent.db").display());
-        let (lines, ended) = crate::Study::with_args(["--list", "--skip", "dom/*"])
+        let (lines, ended) = crate::Study::with_args(["--list", "--skip", "dom*"])
             .store::<Event>("events", &url, rows("events"))
             .listed();
         assert!(ended.is_ok(), "{ended:?}");
@@ -1334,6 +1331,20 @@ mod typed_tests {
             ]
         );
         assert!(!dir.path().join("absent.db").exists());
+        // The DOM rows are the registry's, each library's own name and style.
+        let (lines, _) = crate::Study::with_args(["--list", "dom*"])
+            .store::<Event>("events", &url, rows("events"))
+            .listed();
+        let registry: Vec<String> = dom_decoders().iter().map(|d| format!("sqlite/events {}", d.id())).collect();
+        assert_eq!(lines, registry);
+        assert_eq!(
+            &lines[..3],
+            [
+                "sqlite/events dom/serde_json",
+                "sqlite/events dom/sonic-rs",
+                "sqlite/events dom/simd-json"
+            ]
+        );
     }
 
     #[test]

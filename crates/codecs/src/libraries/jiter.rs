@@ -75,7 +75,14 @@ impl LibraryStrategies for Jiter {
     fn dom_decoders() -> Vec<DomDecoder> {
         vec![DomDecoder {
             library: "jiter",
+            borrowed: true,
+            depth_unbounded: false,
             parse: dom_held,
+            discard: |bytes| {
+                let value = JsonValue::parse(bytes, false).map_err(error_text)?;
+                drop(std::hint::black_box(value));
+                Ok(())
+            },
         }]
     }
 

@@ -20,7 +20,14 @@ impl LibraryStrategies for SerdeJsonBorrow {
     fn dom_decoders() -> Vec<DomDecoder> {
         vec![DomDecoder {
             library: "serde_json_borrow",
+            borrowed: true,
+            depth_unbounded: false,
             parse: dom_held,
+            discard: |bytes| {
+                let value = serde_json::from_slice::<serde_json_borrow::Value<'_>>(bytes).map_err(error_text)?;
+                drop(std::hint::black_box(value));
+                Ok(())
+            },
         }]
     }
 

@@ -2,6 +2,8 @@
 //! into a buffer of its own and the copy is part of the operation; `typed-reuse/simd-json` is its
 //! documented fast path, the copy and the parser's buffers kept between calls.
 
+use std::hint::black_box;
+
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -154,7 +156,14 @@ impl LibraryStrategies for SimdJson {
     fn dom_decoders() -> Vec<DomDecoder> {
         vec![DomDecoder {
             library: "simd-json",
+            borrowed: false,
+            depth_unbounded: false,
             parse: dom_held,
+            discard: |bytes| {
+                let value = simd_json::owned::to_value(&mut bytes.to_vec()).map_err(error_text)?;
+                drop(black_box(value));
+                Ok(())
+            },
         }]
     }
 }

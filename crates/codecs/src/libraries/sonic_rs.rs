@@ -130,7 +130,10 @@ impl LibraryStrategies for SonicRs {
     fn dom_decoders() -> Vec<DomDecoder> {
         vec![DomDecoder {
             library: "sonic-rs",
+            borrowed: false,
+            depth_unbounded: true,
             parse: dom_held,
+            discard: |bytes| parse::<sonic_rs::Value>(bytes).map(|v| drop(black_box(v))),
         }]
     }
 }
@@ -152,6 +155,13 @@ pub fn project(input: &[u8], tree: &sonic_rs::PointerTree, fields: &[String], sl
         }
     }
     Ok(())
+}
+
+/// Each field of `tree` as sonic-rs finds it in `input`, in the tree's order: its raw text, or
+/// none where the document has no such field. No value is parsed beyond what the fields need.
+pub fn raw_fields(input: &[u8], tree: &sonic_rs::PointerTree) -> Result<Vec<Option<String>>, String> {
+    let found = sonic_rs::get_many(input, tree).map_err(error_text)?;
+    Ok(found.into_iter().map(|v| v.map(|v| v.as_raw_str().to_string())).collect())
 }
 
 /// Builds the sonic-rs pointer tree for `fields` (JSON pointers like `/lines/0/sku`) as they

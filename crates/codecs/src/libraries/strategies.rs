@@ -8,7 +8,7 @@ use serde::de::DeserializeOwned;
 use crate::canonical::Canonical;
 use crate::shape_model::BorrowedForm;
 use crate::strategy::BoxedStrategy;
-use jsoncost_engine::StrategyId;
+use jsoncost_engine::{Contract, StrategyId};
 
 /// One library's strategies per style, for any serde type or any document. Each defaults to
 /// none: a library implements the styles its API has.
@@ -220,6 +220,27 @@ pub type DomParse = for<'a> fn(&'a [u8]) -> Result<Box<dyn Held + 'a>, String>;
 pub struct DomDecoder {
     /// The library's name (`serde_json`, `jiter` ...).
     pub library: &'static str,
-    /// Its parse.
+    /// The DOM borrows from the input (`dom-borrowed/<library>`) rather than owning its
+    /// strings (`dom/<library>`).
+    pub borrowed: bool,
+    /// The library's parser recurses without a depth limit of its own (sonic-rs), as
+    /// [`Decoder::depth_unbounded`].
+    pub depth_unbounded: bool,
+    /// Its parse, the DOM held for the gate.
     pub parse: DomParse,
+    /// Its parse, the DOM dropped at once (through `black_box`): what a timed read does, with no
+    /// box around the value.
+    pub discard: fn(&[u8]) -> Result<(), String>,
+}
+
+impl DomDecoder {
+    /// `dom/<library>` or `dom-borrowed/<library>`.
+    pub fn id(&self) -> StrategyId {
+        StrategyId::new(if self.borrowed { "dom-borrowed" } else { "dom" }, self.library)
+    }
+
+    /// What a read into this DOM delivers.
+    pub fn contract(&self) -> Contract {
+        if self.borrowed { Contract::BorrowedDom } else { Contract::Dom }
+    }
 }

@@ -9,7 +9,7 @@ use std::str::FromStr;
 
 use jsoncost_codecs::Canonical;
 use jsoncost_codecs::decoders::{decoders, dom_decoders};
-use jsoncost_codecs::libraries::{Held, Serialized};
+use jsoncost_codecs::libraries::{Held, Serialized, sonic_rs};
 use jsoncost_engine::safety::SafetyPath;
 use jsoncost_shapes::Data;
 use serde::Serialize;
@@ -156,15 +156,9 @@ pub fn parser(library: Parser, path: SafetyPath, target: Target, projection: Str
             let fields = [projection.clone()];
             // No sample: the hostile input is not parsed before the library under test, and
             // each case's projection is an index exactly when the case is an array.
-            let tree = jsoncost_codecs::libraries::sonic_rs::pointer_tree(&serde_json::Value::Null, &fields)?;
-            let found = sonic_rs::get_many(input, &tree).map_err(msg)?;
-            Ok(Box::new(Projection(
-                fields
-                    .into_iter()
-                    .zip(found)
-                    .map(|(p, v)| (p, v.map(|v| v.as_raw_str().to_string())))
-                    .collect(),
-            )))
+            let tree = sonic_rs::pointer_tree(&serde_json::Value::Null, &fields)?;
+            let found = sonic_rs::raw_fields(input, &tree)?;
+            Ok(Box::new(Projection(fields.into_iter().zip(found).collect())))
         }),
         (Parser::Library(name), SafetyPath::Incremental) => match library.stream_library() {
             Some(lib) => parse_fn(move |input| {
