@@ -161,9 +161,60 @@ pub(crate) fn error_text(e: impl std::fmt::Display) -> String {
     e.to_string()
 }
 
+/// `typed/<library>` (a new buffer per value) and `typed-writer/<library>` (into a buffer kept
+/// between calls): a library's two ways to write a serde value, each given as the library's
+/// call; the payload bytes are its own output's length.
+pub(crate) fn writer_strategies<'a, T: ?Sized>(
+    library: &'static str,
+    value: &'a T,
+    to_vec: impl Fn(&T) -> Result<Vec<u8>, String> + 'a,
+    to_writer: impl Fn(&mut Vec<u8>, &T) -> Result<(), String> + 'a,
+) -> Vec<BoxedStrategy<'a>> {
+    let n = to_vec(value).ok().map(|b| b.len() as u64);
+    let mut buf = Vec::new();
+    vec![
+        OpStrategy::boxed(
+            StrategyId::new("typed", library),
+            Contract::BytesFromTyped,
+            Effort::Swap,
+            n,
+            move |s| emit_bytes(s, &to_vec(value)?),
+        ),
+        OpStrategy::boxed(
+            StrategyId::new("typed-writer", library),
+            Contract::BytesFromTyped,
+            Effort::Swap,
+            n,
+            move |s| {
+                buf.clear();
+                to_writer(&mut buf, value)?;
+                emit_bytes(s, &buf)
+            },
+        ),
+    ]
+}
+
+/// A library's DOM written back out (`id`): the tree built once beforehand, as a handler that
+/// holds a DOM would, then written per call; a failing row with the library's message when it
+/// could not read the document (`dom` is `Err`).
+pub(crate) fn dom_writer_strategy<'a, D: 'a>(
+    id: StrategyId,
+    dom: Result<D, String>,
+    write: impl Fn(&D) -> Result<Vec<u8>, String> + 'a,
+) -> BoxedStrategy<'a> {
+    let row = (id, Contract::BytesFromDom, Effort::Model);
+    let dom = match dom {
+        Ok(dom) => dom,
+        Err(e) => return refused(row, e),
+    };
+    let n = write(&dom).ok().map(|b| b.len() as u64);
+    let (id, contract, effort) = row;
+    OpStrategy::boxed(id, contract, effort, n, move |s| emit_bytes(s, &write(&dom)?))
+}
+
 /// The serialize row `(id, contract, effort)` of a library that cannot read the document into
 /// its DOM (its `error`): the row fails the gate with that message and is never timed.
-pub(crate) fn refused<'a>((id, contract, effort): (StrategyId, Contract, Effort), error: impl std::fmt::Display) -> BoxedStrategy<'a> {
+fn refused<'a>((id, contract, effort): (StrategyId, Contract, Effort), error: impl std::fmt::Display) -> BoxedStrategy<'a> {
     let message = format!(
         "{} cannot read the document into its DOM: {error}",
         id.library().unwrap_or(id.name())

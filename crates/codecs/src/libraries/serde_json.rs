@@ -10,7 +10,7 @@ use serde::de::DeserializeOwned;
 use super::strategies::{Decoder, DomDecoder, Encoder, Held, LibraryStrategies, Parse, Serialized};
 use crate::shape_model::BorrowedForm;
 use crate::strategy::BoxedStrategy;
-use crate::toolkit::{OpStrategy, emit, emit_bytes, error_text};
+use crate::toolkit::{OpStrategy, dom_writer_strategy, emit, emit_bytes, error_text, writer_strategies};
 use jsoncost_engine::{Contract, Effort, StrategyId};
 
 /// serde_json's strategies.
@@ -64,28 +64,9 @@ impl LibraryStrategies for SerdeJson {
     }
 
     fn serialize<'a, T: Serialize>(value: &'a T) -> Vec<BoxedStrategy<'a>> {
-        let n = written(value).ok().map(|text| text.len() as u64);
-        let mut buf = Vec::new();
-        vec![
-            OpStrategy::boxed(
-                StrategyId::new("typed", "serde_json"),
-                Contract::BytesFromTyped,
-                Effort::Swap,
-                n,
-                move |s| emit_bytes(s, &serde_json::to_vec(value).map_err(error_text)?),
-            ),
-            OpStrategy::boxed(
-                StrategyId::new("typed-writer", "serde_json"),
-                Contract::BytesFromTyped,
-                Effort::Swap,
-                n,
-                move |s| {
-                    buf.clear();
-                    serde_json::to_writer(&mut buf, value).map_err(error_text)?;
-                    emit_bytes(s, &buf)
-                },
-            ),
-        ]
+        writer_strategies("serde_json", value, write::<T>, |buf, v| {
+            serde_json::to_writer(buf, v).map_err(error_text)
+        })
     }
 
     fn borrowed<'a, T, F: BorrowedForm<T>>(input: &'a [u8]) -> Vec<BoxedStrategy<'a>> {
@@ -111,16 +92,8 @@ impl LibraryStrategies for SerdeJson {
     /// The baseline's DOM write: the caller has refused a document serde_json cannot read
     /// (`check_dom`), so the row is always timed.
     fn serialize_dom<'a>(input: &[u8]) -> Vec<BoxedStrategy<'a>> {
-        let row = (StrategyId::new("dom", "serde_json"), Contract::BytesFromDom, Effort::Model);
-        let dom = match parse::<serde_json::Value>(input) {
-            Ok(dom) => dom,
-            Err(e) => return vec![crate::toolkit::refused(row, e)],
-        };
-        let n = serde_json::to_vec(&dom).ok().map(|b| b.len() as u64);
-        let (id, contract, effort) = row;
-        vec![OpStrategy::boxed(id, contract, effort, n, move |s| {
-            emit_bytes(s, &serde_json::to_vec(&dom).map_err(error_text)?)
-        })]
+        let dom = parse::<serde_json::Value>(input);
+        vec![dom_writer_strategy(StrategyId::new("dom", "serde_json"), dom, write)]
     }
 
     fn decoders<T: DeserializeOwned>() -> Vec<Decoder<T>> {

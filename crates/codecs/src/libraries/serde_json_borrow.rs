@@ -3,7 +3,7 @@
 
 use super::strategies::{DomDecoder, Held, LibraryStrategies, Serialized};
 use crate::strategy::BoxedStrategy;
-use crate::toolkit::{OpStrategy, emit, emit_bytes, error_text, refused};
+use crate::toolkit::{OpStrategy, dom_writer_strategy, emit, error_text};
 use jsoncost_engine::{Contract, Effort, StrategyId};
 
 /// serde_json_borrow's strategies.
@@ -51,19 +51,11 @@ impl LibraryStrategies for SerdeJsonBorrow {
     /// a failing row when serde_json_borrow cannot read the document (its numbers under
     /// serde_json's `arbitrary_precision`).
     fn serialize_dom<'a>(input: &[u8]) -> Vec<BoxedStrategy<'a>> {
-        let row = (
+        let dom = serde_json_borrow::OwnedValue::from_slice(input).map_err(error_text);
+        vec![dom_writer_strategy(
             StrategyId::new("dom-borrowed", "serde_json_borrow"),
-            Contract::BytesFromDom,
-            Effort::Model,
-        );
-        let dom = match serde_json_borrow::OwnedValue::from_slice(input) {
-            Ok(dom) => dom,
-            Err(e) => return vec![refused(row, e)],
-        };
-        let n = serde_json::to_vec(&dom).ok().map(|b| b.len() as u64);
-        let (id, contract, effort) = row;
-        vec![OpStrategy::boxed(id, contract, effort, n, move |s| {
-            emit_bytes(s, &serde_json::to_vec(dom.get_value()).map_err(error_text)?)
-        })]
+            dom,
+            |dom| serde_json::to_vec(dom.get_value()).map_err(error_text),
+        )]
     }
 }

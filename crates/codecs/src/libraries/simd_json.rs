@@ -10,7 +10,7 @@ use serde::de::DeserializeOwned;
 use super::strategies::{Decoder, DomDecoder, Encoder, Held, LibraryStrategies, Parse, Serialized};
 use crate::shape_model::BorrowedForm;
 use crate::strategy::BoxedStrategy;
-use crate::toolkit::{OpStrategy, emit, emit_bytes, error_text, refused};
+use crate::toolkit::{OpStrategy, dom_writer_strategy, emit, error_text, writer_strategies};
 use jsoncost_engine::{Contract, Effort, StrategyId};
 
 /// simd-json's strategies.
@@ -64,28 +64,9 @@ impl LibraryStrategies for SimdJson {
     }
 
     fn serialize<'a, T: Serialize>(value: &'a T) -> Vec<BoxedStrategy<'a>> {
-        let n = simd_json::serde::to_vec(value).ok().map(|b| b.len() as u64);
-        let mut buf = Vec::new();
-        vec![
-            OpStrategy::boxed(
-                StrategyId::new("typed", "simd-json"),
-                Contract::BytesFromTyped,
-                Effort::Swap,
-                n,
-                move |s| emit_bytes(s, &simd_json::serde::to_vec(value).map_err(error_text)?),
-            ),
-            OpStrategy::boxed(
-                StrategyId::new("typed-writer", "simd-json"),
-                Contract::BytesFromTyped,
-                Effort::Swap,
-                n,
-                move |s| {
-                    buf.clear();
-                    simd_json::serde::to_writer(&mut buf, value).map_err(error_text)?;
-                    emit_bytes(s, &buf)
-                },
-            ),
-        ]
+        writer_strategies("simd-json", value, write::<T>, |buf, v| {
+            simd_json::serde::to_writer(buf, v).map_err(error_text)
+        })
     }
 
     fn borrowed<'a, T, F: BorrowedForm<T>>(input: &'a [u8]) -> Vec<BoxedStrategy<'a>> {
@@ -126,15 +107,9 @@ impl LibraryStrategies for SimdJson {
     /// not the payload's.
     fn serialize_dom<'a>(input: &[u8]) -> Vec<BoxedStrategy<'a>> {
         use simd_json::prelude::Writable;
-        let row = (StrategyId::new("dom", "simd-json"), Contract::BytesFromDom, Effort::Model);
-        let dom = match simd_json::owned::to_value(&mut input.to_vec()) {
-            Ok(dom) => dom,
-            Err(e) => return vec![refused(row, e)],
-        };
-        let n = Some(dom.encode().len() as u64);
-        let (id, contract, effort) = row;
-        vec![OpStrategy::boxed(id, contract, effort, n, move |s| {
-            emit_bytes(s, dom.encode().as_bytes())
+        let dom = simd_json::owned::to_value(&mut input.to_vec()).map_err(error_text);
+        vec![dom_writer_strategy(StrategyId::new("dom", "simd-json"), dom, |dom| {
+            Ok(dom.encode().into_bytes())
         })]
     }
 

@@ -10,7 +10,7 @@ use super::strategies::{Decoder, DomDecoder, Encoder, Held, LibraryStrategies, P
 use crate::canonical::Canonical;
 use crate::shape_model::BorrowedForm;
 use crate::strategy::BoxedStrategy;
-use crate::toolkit::{OpStrategy, Slot, emit, emit_bytes, error_text, refused};
+use crate::toolkit::{OpStrategy, Slot, dom_writer_strategy, emit, error_text, writer_strategies};
 use jsoncost_engine::{Contract, Effort, StrategyId};
 
 /// sonic-rs's strategies.
@@ -53,28 +53,9 @@ impl LibraryStrategies for SonicRs {
     }
 
     fn serialize<'a, T: Serialize>(value: &'a T) -> Vec<BoxedStrategy<'a>> {
-        let n = sonic_rs::to_vec(value).ok().map(|b| b.len() as u64);
-        let mut buf = Vec::new();
-        vec![
-            OpStrategy::boxed(
-                StrategyId::new("typed", "sonic-rs"),
-                Contract::BytesFromTyped,
-                Effort::Swap,
-                n,
-                move |s| emit_bytes(s, &sonic_rs::to_vec(value).map_err(error_text)?),
-            ),
-            OpStrategy::boxed(
-                StrategyId::new("typed-writer", "sonic-rs"),
-                Contract::BytesFromTyped,
-                Effort::Swap,
-                n,
-                move |s| {
-                    buf.clear();
-                    sonic_rs::to_writer(&mut buf, value).map_err(error_text)?;
-                    emit_bytes(s, &buf)
-                },
-            ),
-        ]
+        writer_strategies("sonic-rs", value, write::<T>, |buf, v| {
+            sonic_rs::to_writer(buf, v).map_err(error_text)
+        })
     }
 
     fn borrowed<'a, T, F: BorrowedForm<T>>(input: &'a [u8]) -> Vec<BoxedStrategy<'a>> {
@@ -98,16 +79,8 @@ impl LibraryStrategies for SonicRs {
     }
 
     fn serialize_dom<'a>(input: &[u8]) -> Vec<BoxedStrategy<'a>> {
-        let row = (StrategyId::new("dom", "sonic-rs"), Contract::BytesFromDom, Effort::Model);
-        let dom = match parse::<sonic_rs::Value>(input) {
-            Ok(dom) => dom,
-            Err(e) => return vec![refused(row, e)],
-        };
-        let n = sonic_rs::to_vec(&dom).ok().map(|b| b.len() as u64);
-        let (id, contract, effort) = row;
-        vec![OpStrategy::boxed(id, contract, effort, n, move |s| {
-            emit_bytes(s, &sonic_rs::to_vec(&dom).map_err(error_text)?)
-        })]
+        let dom = parse::<sonic_rs::Value>(input);
+        vec![dom_writer_strategy(StrategyId::new("dom", "sonic-rs"), dom, write)]
     }
 
     /// sonic-rs recurses without a depth limit of its own: a reader refuses, untimed, a
