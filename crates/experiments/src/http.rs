@@ -681,7 +681,12 @@ pub fn run(options: &HttpOptions, runner: &mut Runner<'_>) -> Result<(), Error> 
     let all_modes = ServeMode::all();
     let names: Vec<String> = all_modes.iter().map(|m| m.name()).collect();
     runner.filter().check_matches_any(names.iter().map(String::as_str))?;
-    let modes: Vec<ServeMode> = all_modes.iter().copied().filter(|m| runner.filter().matches(&m.name())).collect();
+    let modes: Vec<ServeMode> = all_modes
+        .iter()
+        .zip(&names)
+        .filter(|(_, name)| runner.filter().matches(name))
+        .map(|(mode, _)| *mode)
+        .collect();
     // Every mode's connections are open at once (slices alternate on warm connections), both
     // ends in this process: said now, naming the limit, rather than as a server lost mid-run.
     let most = options.loads().iter().map(|l| l.connections as u64).max().unwrap_or(1);
