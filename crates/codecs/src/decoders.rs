@@ -10,12 +10,18 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::libraries::{All, Decoder, DomDecoder, Encoder, LibraryStrategies};
+use crate::libraries::{All, BorrowedDecoder, Decoder, DomDecoder, Encoder, LibraryStrategies};
+use crate::shape_model::BorrowedForm;
 
 /// Every library's read of `T`: serde_json (the baseline) first, then sonic-rs, simd-json
 /// and the registered libraries that read serde types.
 pub fn decoders<T: DeserializeOwned>() -> Vec<Decoder<T>> {
     All::decoders::<T>()
+}
+
+/// Every library's read of `T`'s zero-copy form `F`, serde_json first.
+pub fn borrowed_decoders<T, F: BorrowedForm<T>>() -> Vec<BorrowedDecoder> {
+    All::borrowed_decoders::<T, F>()
 }
 
 /// Every library's write of `T`, serde_json (the baseline) first.
@@ -77,6 +83,21 @@ mod tests {
         let keyed: std::collections::BTreeMap<Vec<u8>, u8> = [(vec![1], 1)].into();
         for e in encoders::<std::collections::BTreeMap<Vec<u8>, u8>>() {
             assert!((e.write)(&keyed).is_err(), "{} wrote a map with array keys", e.library);
+        }
+    }
+
+    #[test]
+    fn each_library_reads_a_borrowed_form_checked_or_dropped_and_says_why_it_cannot() {
+        use jsoncost_shapes::Data;
+        let all = borrowed_decoders::<Data, Data>();
+        let names: Vec<String> = all.iter().map(|d| d.id().to_string()).collect();
+        assert_eq!(names, ["borrowed/serde_json", "borrowed/sonic-rs", "borrowed/simd-json"]);
+        let doc = serde_json::to_vec(&jsoncost_shapes::Generator::new(1).data(7)).unwrap();
+        let expected = crate::Canonical::of(&serde_json::from_slice::<Data>(&doc).unwrap()).unwrap();
+        for d in &all {
+            assert_eq!((d.read)(&doc, true).unwrap(), Some(expected.clone()), "{}", d.library);
+            assert_eq!((d.read)(&doc, false).unwrap(), None, "{}", d.library);
+            assert!((d.read)(b"{\"id\":", true).is_err(), "{}", d.library);
         }
     }
 }

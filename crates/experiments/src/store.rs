@@ -1,7 +1,7 @@
 //! The store experiment: read one document by id from a real store in several ways, down to the
 //! floor (raw bytes read, discarded), and show how much of the read is JSON work.
 
-use jsoncost_codecs::decoders::{decoders, dom_decoders};
+use jsoncost_codecs::decoders::{borrowed_decoders, decoders, dom_decoders};
 use jsoncost_codecs::gate::Reference;
 use jsoncost_codecs::libraries::Decoder;
 use jsoncost_codecs::libraries::sonic_rs::{pointer_tree, project};
@@ -325,8 +325,8 @@ fn method_names() -> Vec<StrategyId> {
     let mut names = vec![StrategyId::named("default"), StrategyId::named("default-dom")];
     names.extend(decoders::<Order>().iter().map(|d| d.id("typed")));
     names.push(StrategyId::new("typed", "facet-json"));
+    names.extend(borrowed_decoders::<Order, Order>().iter().map(|d| d.id()));
     names.extend([
-        StrategyId::new("borrowed", "serde_json"),
         StrategyId::new("lazy", "sonic-rs"),
         StrategyId::new("projection", "server"),
         StrategyId::named("new-client"),
@@ -363,7 +363,7 @@ fn read_strategy(
 }
 
 /// The strategies, baseline (`default`) first. `too_deep`: [`guard_visited`]'s verdict for
-/// sonic-rs, which fails `typed/sonic-rs` and `lazy/sonic-rs` (both held to serde_json's 128
+/// sonic-rs, which fails its typed, borrowed and lazy rows (held to serde_json's 128
 /// levels, though neither would overflow on its own).
 /// `sample`: a document of the collection, which decides `lazy/sonic-rs`'s pointer steps.
 fn strategies(
@@ -398,10 +398,6 @@ fn strategies(
             (StrategyId::named("default-dom"), Contract::Dom, Effort::Code),
             Box::new(|s, src, id, check| canonical(check, &s.read_default_dom(src.name(), id)?)),
         ),
-        make(
-            (StrategyId::new("borrowed", "serde_json"), Contract::BorrowedValue, Effort::Model),
-            typed_op(|b, check| out(check, &serde_json::from_slice::<Order<&str>>(b).map_err(|e| e.to_string())?)),
-        ),
         make_refused(
             (StrategyId::new("lazy", "sonic-rs"), Contract::Projection, Effort::Code),
             too_deep.clone(),
@@ -431,7 +427,12 @@ fn strategies(
             out(check, &order)
         }),
     )));
-    let reads: Vec<_> = reads.collect();
+    // Each library's read of the order's zero-copy form (`Order<&str>`), after the typed ones.
+    let borrowed = borrowed_decoders::<Order, Order>().into_iter().map(|d| {
+        let refused = if d.depth_unbounded { too_deep.clone() } else { None };
+        make_refused((d.id(), Contract::BorrowedValue, Effort::Model), refused, typed_op(d.read))
+    });
+    let reads: Vec<_> = reads.chain(borrowed).collect();
     v.splice(2..2, reads);
     if projects {
         // The server extracts the handler's fields (SQL JSON operators); only they come back.
@@ -1199,6 +1200,8 @@ mod tests {
             ("typed/sonic-rs", TypedValue),
             ("typed/simd-json", TypedValue),
             ("borrowed/serde_json", BorrowedValue),
+            ("borrowed/sonic-rs", BorrowedValue),
+            ("borrowed/simd-json", BorrowedValue),
             ("lazy/sonic-rs", Projection),
             (FLOOR, Discarded),
         ];

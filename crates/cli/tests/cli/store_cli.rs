@@ -17,7 +17,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// Every strategy of the store experiment, baseline first.
-const STRATEGIES: [&str; 9] = [
+const STRATEGIES: [&str; 11] = [
     "default",
     "default-dom",
     "typed/serde_json",
@@ -25,6 +25,8 @@ const STRATEGIES: [&str; 9] = [
     "typed/simd-json",
     "typed/facet-json",
     "borrowed/serde_json",
+    "borrowed/sonic-rs",
+    "borrowed/simd-json",
     "lazy/sonic-rs",
     "floor",
 ];
@@ -197,7 +199,7 @@ fn an_unknown_scheme_is_a_usage_error_listing_the_schemes() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "--store-filter \"mongo/*\" matches no strategy; the strategies are: borrowed/serde_json, default, default-dom, floor",
+            "--store-filter \"mongo/*\" matches no strategy; the strategies are: borrowed/serde_json, borrowed/simd-json, borrowed/sonic-rs, default, default-dom, floor",
         ));
 }
 

@@ -17,7 +17,7 @@ pub mod sonic_rs;
 
 mod strategies;
 
-pub use strategies::{Decoder, DomDecoder, DomParse, Encoder, Held, LibraryStrategies, Parse, Serialized};
+pub use strategies::{BorrowedDecoder, Decoder, DomDecoder, DomParse, Encoder, Held, LibraryStrategies, Parse, Serialized};
 
 /// The libraries every build has, the baseline first: serde_json, sonic-rs, simd-json.
 pub type Builtin = (serde_json::SerdeJson, (sonic_rs::SonicRs, simd_json::SimdJson));

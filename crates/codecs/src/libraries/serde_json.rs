@@ -7,7 +7,8 @@ use std::io::BufReader;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::strategies::{Decoder, DomDecoder, Encoder, Held, LibraryStrategies, Parse, Serialized};
+use super::strategies::{BorrowedDecoder, Decoder, DomDecoder, Encoder, Held, LibraryStrategies, Parse, Serialized, checked_or_dropped};
+use crate::canonical::Canonical;
 use crate::shape_model::BorrowedForm;
 use crate::strategy::BoxedStrategy;
 use crate::toolkit::{OpStrategy, dom_writer_strategy, emit, emit_bytes, error_text, writer_strategies};
@@ -101,6 +102,17 @@ impl LibraryStrategies for SerdeJson {
             library: "serde_json",
             depth_unbounded: false,
             parse: Parse::Slice(parse::<T>),
+        }]
+    }
+
+    fn borrowed_decoders<T, F: BorrowedForm<T>>() -> Vec<BorrowedDecoder> {
+        fn read<T, F: BorrowedForm<T>>(bytes: &[u8], check: bool) -> Result<Option<Canonical>, String> {
+            checked_or_dropped(serde_json::from_slice::<F::Of<'_>>(bytes).map_err(error_text)?, check)
+        }
+        vec![BorrowedDecoder {
+            library: "serde_json",
+            depth_unbounded: false,
+            read: read::<T, F>,
         }]
     }
 

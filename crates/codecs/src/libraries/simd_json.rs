@@ -7,7 +7,8 @@ use std::hint::black_box;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::strategies::{Decoder, DomDecoder, Encoder, Held, LibraryStrategies, Parse, Serialized};
+use super::strategies::{BorrowedDecoder, Decoder, DomDecoder, Encoder, Held, LibraryStrategies, Parse, Serialized, checked_or_dropped};
+use crate::canonical::Canonical;
 use crate::shape_model::BorrowedForm;
 use crate::strategy::BoxedStrategy;
 use crate::toolkit::{OpStrategy, dom_writer_strategy, emit, error_text, writer_strategies};
@@ -118,6 +119,19 @@ impl LibraryStrategies for SimdJson {
             library: "simd-json",
             depth_unbounded: false,
             parse: Parse::InPlace(parse::<T>),
+        }]
+    }
+
+    /// Over a copy of the bytes, which the value borrows from.
+    fn borrowed_decoders<T, F: BorrowedForm<T>>() -> Vec<BorrowedDecoder> {
+        fn read<T, F: BorrowedForm<T>>(bytes: &[u8], check: bool) -> Result<Option<Canonical>, String> {
+            let mut buf = bytes.to_vec();
+            checked_or_dropped(simd_json::serde::from_slice::<F::Of<'_>>(&mut buf).map_err(error_text)?, check)
+        }
+        vec![BorrowedDecoder {
+            library: "simd-json",
+            depth_unbounded: false,
+            read: read::<T, F>,
         }]
     }
 

@@ -6,7 +6,7 @@ use std::hint::black_box;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::strategies::{Decoder, DomDecoder, Encoder, Held, LibraryStrategies, Parse, Serialized};
+use super::strategies::{BorrowedDecoder, Decoder, DomDecoder, Encoder, Held, LibraryStrategies, Parse, Serialized, checked_or_dropped};
 use crate::canonical::Canonical;
 use crate::shape_model::BorrowedForm;
 use crate::strategy::BoxedStrategy;
@@ -90,6 +90,17 @@ impl LibraryStrategies for SonicRs {
             library: "sonic-rs",
             depth_unbounded: true,
             parse: Parse::Slice(parse::<T>),
+        }]
+    }
+
+    fn borrowed_decoders<T, F: BorrowedForm<T>>() -> Vec<BorrowedDecoder> {
+        fn read<T, F: BorrowedForm<T>>(bytes: &[u8], check: bool) -> Result<Option<Canonical>, String> {
+            checked_or_dropped(sonic_rs::from_slice::<F::Of<'_>>(bytes).map_err(error_text)?, check)
+        }
+        vec![BorrowedDecoder {
+            library: "sonic-rs",
+            depth_unbounded: true,
+            read: read::<T, F>,
         }]
     }
 

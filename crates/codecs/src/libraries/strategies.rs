@@ -52,6 +52,12 @@ pub trait LibraryStrategies {
         Vec::new()
     }
 
+    /// Reading `T`'s zero-copy form `F` from a whole document's bytes (the store's
+    /// `borrowed/<library>` rows: [`crate::decoders::borrowed_decoders`]).
+    fn borrowed_decoders<T, F: BorrowedForm<T>>() -> Vec<BorrowedDecoder> {
+        Vec::new()
+    }
+
     /// Writing one `T` as a whole document (the reference API's `typed/<library>` routes:
     /// [`crate::decoders::encoders`]).
     fn encoders<T: Serialize>() -> Vec<Encoder<T>> {
@@ -108,6 +114,12 @@ impl<A: LibraryStrategies, B: LibraryStrategies> LibraryStrategies for (A, B) {
     fn decoders<T: DeserializeOwned>() -> Vec<Decoder<T>> {
         let mut v = A::decoders::<T>();
         v.extend(B::decoders::<T>());
+        v
+    }
+
+    fn borrowed_decoders<T, F: BorrowedForm<T>>() -> Vec<BorrowedDecoder> {
+        let mut v = A::borrowed_decoders::<T, F>();
+        v.extend(B::borrowed_decoders::<T, F>());
         v
     }
 
@@ -178,6 +190,37 @@ impl<T> Decoder<T> {
             Parse::Slice(parse) => parse(bytes),
             Parse::InPlace(parse) => parse(bytes),
         }
+    }
+}
+
+/// One library's read of a type's zero-copy form from a whole document, the value borrowing
+/// from the bytes it was read from.
+#[derive(Clone, Copy)]
+pub struct BorrowedDecoder {
+    /// The library's name (`serde_json`, `sonic-rs` ...).
+    pub library: &'static str,
+    /// As [`Decoder::depth_unbounded`].
+    pub depth_unbounded: bool,
+    /// The read: the value's canonical form when asked to check, else the value dropped at once
+    /// (through `black_box`). A library that parses in place reads a copy.
+    pub read: fn(&[u8], bool) -> Result<Option<Canonical>, String>,
+}
+
+impl BorrowedDecoder {
+    /// `borrowed/<library>`.
+    pub fn id(&self) -> StrategyId {
+        StrategyId::new("borrowed", self.library)
+    }
+}
+
+/// The value a [`BorrowedDecoder`] read: its canonical form when `check`, else dropped through
+/// `black_box`.
+pub(crate) fn checked_or_dropped<V: Serialize>(value: V, check: bool) -> Result<Option<Canonical>, String> {
+    if check {
+        Canonical::of(&value).map(Some)
+    } else {
+        drop(std::hint::black_box(value));
+        Ok(None)
     }
 }
 
