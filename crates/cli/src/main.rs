@@ -97,6 +97,25 @@ fn one_experiment(command: &ExperimentCommand<SharedArgs>) -> anyhow::Result<()>
         command.args_mut().debug_mode();
     }
     let args = command.args();
+    // A command that writes files of its own (a profile's flamegraphs) keeps them, its
+    // results.json and its reports together in a directory of their own without --out.
+    let own_dir;
+    let reports_dir = match (&output.out, args.writes_files()) {
+        (None, true) => {
+            let dir = jsoncost::output::timestamp_dir();
+            std::fs::create_dir_all(&dir).map_err(|e| failure::environment(anyhow::anyhow!("creating {}: {e}", dir.display())))?;
+            own_dir = session::OutputArgs {
+                out: Some(dir.join(jsoncost::output::RESULTS_FILE)),
+                ..output.clone()
+            };
+            Some(dir)
+        }
+        _ => {
+            own_dir = output.clone();
+            None
+        }
+    };
+    let output = &own_dir;
     if let Some(out) = &output.out {
         jsoncost::output::refuse_input_as_output(("--out", out), &args.inputs()).map_err(failure::library)?;
     }
@@ -137,13 +156,23 @@ fn one_experiment(command: &ExperimentCommand<SharedArgs>) -> anyhow::Result<()>
     };
     let result = sink::run_experiment(args, &config, &mut session, &progress);
     progress.finish();
-    finish(session, result)
+    if let Some(dir) = &reports_dir {
+        session.also_writing(dir.clone(), None);
+    }
+    let written = finish(session, result, reports_dir.as_deref());
+    if let Some(dir) = &reports_dir {
+        eprintln!("report: {}", dir.join("report.html").display());
+    }
+    written
 }
 
 /// Writes what was measured whatever happened, then reports the first error: the experiment's,
 /// else writing's, else a table whose every row failed.
-fn finish(mut session: Session, result: anyhow::Result<()>) -> anyhow::Result<()> {
-    let written = session.finish();
+fn finish(mut session: Session, result: anyhow::Result<()>, reports: Option<&std::path::Path>) -> anyhow::Result<()> {
+    let mut written = session.finish();
+    if let (Some(dir), Ok(())) = (reports, &written) {
+        written = jsoncost::output::write_reports_of(&session.output.results, dir).map_err(failure::library);
+    }
     result.and(written).and_then(|()| session.outcome())
 }
 

@@ -12,7 +12,7 @@
 //! [`stats`] and [`paired`] (sample and paired statistics), [`alloc`] (the counting allocator and
 //! the allocator choice), [`rss`] (peak RSS windows), [`clock`] (where time is read: the wall clock, or for whole runs the wall clock less the measuring thread's run-queue wait), [`cpu_time`] (a live process's CPU time from its CPU clock; a zombie's, waited-for children's and the CPUs' busy time from `/proc`), [`counts`] (instructions and simulated cache misses under Callgrind), [`lockstep`] (turns with another program
 //! under `jsoncost ab`), [`machine`] (the machine and build facts), [`private_dir`] (the per-user private directory under the temporary directory, where jsoncost's own files and scratch live), [`kind`] (the experiment kinds
-//! and what each one's tables are), and the result model: [`model`], [`http_figures`], [`ab_http`] (an `ab --http` table's own record), [`summary`], [`safety`].
+//! and what each one's tables are), and the result model: [`model`], [`http_figures`], [`ab_http`] (an `ab --http` table's own record), [`profile`] (a server's profile under a load), [`summary`], [`safety`].
 
 #![deny(missing_docs)]
 
@@ -29,6 +29,7 @@ pub mod machine;
 pub mod model;
 pub mod paired;
 pub mod private_dir;
+pub mod profile;
 pub mod rss;
 pub mod safety;
 pub mod stages;

@@ -585,6 +585,10 @@ pub struct Row {
     /// (`--measure counts`); never a time. Absent where not counted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counts: Option<crate::counts::Counts>,
+    /// The profile of the server this row loaded (`http --target … --profile`, `ab --http
+    /// --profile`): its JSON share, where it went, its flamegraph's stacks. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<Box<crate::profile::ServerProfile>>,
 }
 
 /// The method name of the store experiment's reference row: the document's bytes read and
@@ -951,6 +955,7 @@ impl Row {
             rss: None,
             http: None,
             counts: None,
+            profile: None,
         }
     }
 

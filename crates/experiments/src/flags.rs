@@ -34,6 +34,11 @@ pub trait ExperimentArgs {
     fn inputs(&self) -> Vec<(&'static str, &std::path::Path)> {
         Vec::new()
     }
+    /// Writes files of its own besides results.json (a profile's flamegraphs): without
+    /// `--out`, the command writes its results and reports into a directory of their own.
+    fn writes_files(&self) -> bool {
+        false
+    }
     /// Fits these flags to `jsoncost run`, the whole study in minutes: with `quick` it shrinks
     /// what they load as well (an experiment's own command keeps its flags as given). Nothing to
     /// fit by default.
@@ -158,6 +163,22 @@ pub fn percent_or_fraction(s: &str) -> Option<f64> {
         None => (s.trim(), 1.0),
     };
     number.trim().parse::<f64>().ok().map(|v| v / scale)
+}
+
+/// A server's command line, split as a shell would (quotes, escapes) but never run by one:
+/// the words of `--server-cmd`, `--base-cmd`, `--new-cmd`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandLine(pub Vec<String>);
+
+impl std::str::FromStr for CommandLine {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let words = shlex::split(s).ok_or_else(|| format!("{s:?}: unbalanced quotes"))?;
+        if words.is_empty() {
+            return Err("the command line is empty".to_string());
+        }
+        Ok(CommandLine(words))
+    }
 }
 
 /// A share from 0 to 1, as `50%` or `0.5`.

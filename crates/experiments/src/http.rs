@@ -60,6 +60,12 @@ pub struct HttpOptions {
     pub post_requests: u64,
     /// Load-test this URL instead of the in-process API (no server columns).
     pub target: Option<String>,
+    /// Start the target's server from this command line (`{port}` in any word, and in the
+    /// target's URL, is a free port on 127.0.0.1), and stop it at the end.
+    pub server_cmd: Option<Vec<String>>,
+    /// Profile the target's server under each load: its process (or the one started from
+    /// `server_cmd`), and how to sample.
+    pub profile: Option<ProfileOptions>,
     /// Where the API reads items and lists (default: the embedded store).
     pub store: Option<String>,
     /// The cache in front of the store (in-process or Redis).
@@ -87,6 +93,15 @@ pub struct HttpOptions {
     pub list_sizes: Vec<usize>,
     /// Fewer requests and shorter runs.
     pub quick: bool,
+}
+
+/// Which process `--profile` samples, and how.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProfileOptions {
+    /// The server's process; `None`: the one started from `--server-cmd`.
+    pub pid: Option<u32>,
+    /// How perf samples.
+    pub settings: jsoncost_conductor::profile::ProfileSettings,
 }
 
 /// Default rounds of a table's sliced load: from 10 on, paired means are trimmed
@@ -383,6 +398,8 @@ struct LoadRun<'s> {
     agreement: Result<(), RunFailure>,
     cancel: Cancel,
     watch: &'s Watch,
+    /// The server to profile during its own load run (`--target … --profile`).
+    profile: Option<&'s crate::profiled::Profiled>,
 }
 
 /// A load row's outcome.
@@ -536,12 +553,19 @@ impl LoadRun<'_> {
             return Err(failure);
         }
         let method = self.id.name();
+        let recording = self.profile.and_then(|p| p.start(&self.table));
         let (token, watcher, done) = cancel_token(&self.cancel);
         let result = loadgen::run_cancellable(spec, &token);
         done.store(true, std::sync::atomic::Ordering::Relaxed);
         let _ = watcher.join();
         match result {
-            Ok(report) => judge_row(&self.table, method, http_row(method, &report, None), &report, false, self.watch),
+            Ok(report) => {
+                let mut row = http_row(method, &report, None);
+                if let (Some(profiled), Some(recording)) = (self.profile, recording) {
+                    row.profile = profiled.finish(recording, &self.table, method, &report).map(Box::new);
+                }
+                judge_row(&self.table, method, row, &report, false, self.watch)
+            }
             Err(e @ LoadError::Unreachable { .. }) => {
                 let why = format!("{e}; is the server running and listening there?");
                 self.watch.lose(&self.table, method, &why, false);
@@ -800,6 +824,7 @@ pub fn run(options: &HttpOptions, runner: &mut Runner<'_>) -> Result<(), Error> 
                         agreement: agreement.clone(),
                         cancel: runner.cancel().clone(),
                         watch: &watch,
+                        profile: None,
                     })
                     .collect();
                 let bound = sliced.bound();
@@ -989,6 +1014,7 @@ fn post_table(options: &HttpOptions, srv: &RunningServer, watch: &Watch, runner:
                     agreement,
                     cancel: runner.cancel().clone(),
                     watch,
+                    profile: None,
                 })
                 .collect();
             let check = if i == 0 { post_check_bound(options) } else { Duration::ZERO };
@@ -1023,7 +1049,9 @@ fn post_once(server: &RunningServer, body: &Bytes, timeout: Duration) -> Result<
     serde_json::from_slice(&answer).map_err(|e| format!("{url} did not answer JSON: {e}"))
 }
 
-/// `--target URL`: the same load against any endpoint; no server-side columns.
+/// `--target URL`: the same load against any endpoint; no server-side columns. With
+/// `--server-cmd`, its server is started first (and stopped at the end); with `--profile`, the
+/// server is sampled during each load.
 fn run_target(options: &HttpOptions, target: &str, runner: &mut Runner<'_>) -> Result<(), Error> {
     let loads = options.loads();
     let most = loads.iter().map(|l| l.connections as u64).max().unwrap_or(1);
@@ -1032,6 +1060,26 @@ fn run_target(options: &HttpOptions, target: &str, runner: &mut Runner<'_>) -> R
             "http: {most} connections to the target: {shortage}; raise the limit or lower -c"
         ))
     })?;
+    let (server, target) = start_target_server(options, target)?;
+    let pid = options.profile.as_ref().and_then(|p| p.pid).or(server.as_ref().and_then(|s| s.pid));
+    let profiled = match (&options.profile, pid) {
+        (Some(p), Some(pid)) => Some(crate::profiled::Profiled::new(pid, p.settings.clone())),
+        (Some(_), None) => return Err(Error::usage("--profile needs the server's PID, or --server-cmd to start it")),
+        (None, _) => None,
+    };
+    if let Some(server) = &server {
+        runner.sink().note(&format!(
+            "http: the target's server runs at {} (pid {})",
+            server.url,
+            server.pid.unwrap_or(0)
+        ));
+    }
+    if profiled.is_none() {
+        runner
+            .sink()
+            .note("http: for this server's JSON share and where it goes, add --profile PID (or --server-cmd 'CMD {port}' --profile)");
+    }
+    let target = target.as_str();
     runner.sink().planned(loads.len() as u64);
     let total = loads
         .iter()
@@ -1058,12 +1106,57 @@ fn run_target(options: &HttpOptions, target: &str, runner: &mut Runner<'_>) -> R
             agreement: Ok(()),
             cancel: runner.cancel().clone(),
             watch: &watch,
+            profile: profiled.as_ref(),
         };
         let bound = options.spec(target.to_string(), &load).bound();
-        run_table(runner, table, params, Duration::ZERO, bound, vec![run])?;
+        let ran = run_table(runner, table, params, Duration::ZERO, bound, vec![run]);
+        for note in profiled.iter().flat_map(|p| p.take_notes()) {
+            runner.sink().note(&note);
+        }
+        ran?;
     }
-    watch.outcome()
+    drop(server);
+    watch.outcome().and(profiled.map_or(Ok(()), |p| p.outcome()))
 }
+
+/// The server `--server-cmd` starts, ready when GET of the target's path answers a 2xx, and
+/// the target's URL with its port; without `--server-cmd`, the target as given.
+fn start_target_server(
+    options: &HttpOptions,
+    target: &str,
+) -> Result<(Option<jsoncost_conductor::ab_http::server::Server>, String), Error> {
+    let Some(words) = &options.server_cmd else {
+        if target.contains("{port}") {
+            return Err(Error::usage(
+                "--target names {port}, which only --server-cmd fills: give the server's command line",
+            ));
+        }
+        return Ok((None, target.to_string()));
+    };
+    if !target.contains("{port}") {
+        return Err(Error::usage(format!(
+            "--server-cmd needs {{port}} in --target (e.g. http://127.0.0.1:{{port}}/items/1), where the server it starts listens: {target}"
+        )));
+    }
+    if !words.iter().any(|w| w.contains("{port}")) {
+        return Err(Error::usage(
+            "--server-cmd needs {port} in one of its words: where the server should listen",
+        ));
+    }
+    let path = target
+        .replace("{port}", "0")
+        .parse::<::http::Uri>()
+        .map_err(|e| Error::usage(format!("--target {target}: {e}")))?
+        .path_and_query()
+        .map_or("/".to_string(), |p| p.to_string());
+    let server = jsoncost_conductor::ab_http::server::launch("target", words, &path, SERVER_READY)?;
+    let port = server.url.rsplit(':').next().unwrap_or_default().to_string();
+    let target = target.replace("{port}", &port);
+    Ok((Some(server), target))
+}
+
+/// How long a server started by `--server-cmd` has to answer its first request.
+const SERVER_READY: Duration = Duration::from_secs(60);
 
 #[cfg(feature = "cli")]
 /// `jsoncost http`'s flags.
@@ -1097,6 +1190,23 @@ pub struct HttpArgs {
     /// Load-test this external http:// URL instead of the in-process API (no server columns).
     #[arg(long, value_name = "URL")]
     pub target: Option<String>,
+    /// Start the target's server from this command line (split as a shell would, not run by
+    /// one): `{port}` in it and in --target is a free port on 127.0.0.1. It is stopped at the end.
+    #[arg(long, value_name = "CMD", requires = "target")]
+    pub server_cmd: Option<crate::flags::CommandLine>,
+    /// Sample the target's server with Linux perf during each load: its JSON share of CPU,
+    /// split by direction, its top JSON call sites, a flamegraph. PID: the server's process;
+    /// without it, the one --server-cmd started.
+    #[arg(long, value_name = "PID", num_args = 0..=1, requires = "target")]
+    pub profile: Option<Option<u32>>,
+    /// Samples per second per server thread while profiling.
+    #[arg(long, value_name = "HZ", default_value_t = jsoncost_conductor::profile::DEFAULT_FREQUENCY_HZ,
+          value_parser = clap::value_parser!(u32).range(1..=20_000))]
+    pub profile_hz: u32,
+    /// How perf walks the stacks: dwarf (works on any release build) or fp (cheaper; whole only
+    /// for code built with -C force-frame-pointers=yes).
+    #[arg(long, value_name = "dwarf|fp", default_value = "dwarf", value_parser = ["dwarf", "fp"])]
+    pub profile_stacks: String,
     /// Where the API reads items and lists (default: the embedded redb store).
     #[arg(long = "http-store", value_name = "URL")]
     pub http_store: Option<String>,
@@ -1156,6 +1266,19 @@ impl HttpArgs {
             post_readings: self.post_readings,
             post_requests: self.post_requests,
             target: self.target.clone(),
+            server_cmd: self.server_cmd.clone().map(|c| c.0),
+            profile: self.profile.map(|pid| ProfileOptions {
+                pid,
+                settings: jsoncost_conductor::profile::ProfileSettings {
+                    frequency_hz: self.profile_hz,
+                    unwinding: if self.profile_stacks == "fp" {
+                        jsoncost_engine::profile::Unwinding::Fp
+                    } else {
+                        jsoncost_engine::profile::Unwinding::Dwarf
+                    },
+                    ..Default::default()
+                },
+            }),
             store: self.http_store.clone(),
             cache: self.cache.clone(),
             timeout: self.timeout.duration(),
@@ -1214,6 +1337,10 @@ impl crate::flags::ExperimentArgs for HttpArgs {
         run(&self.options(config.quick), &mut runner?)
     }
 
+    fn writes_files(&self) -> bool {
+        self.profile.is_some()
+    }
+
     /// Exactly `-n` requests per mode unless `--http-precision` is given, so the whole run keeps
     /// within its minutes; with `--quick` at most 1,000 and no load study.
     fn fit_whole_study(&mut self, quick: bool) {
@@ -1265,6 +1392,8 @@ mod tests {
             post_readings: 1000,
             post_requests: 8,
             target: None,
+            server_cmd: None,
+            profile: None,
             store: None,
             cache: jsoncost_http::CacheConfig::Memory,
             timeout: Duration::from_secs(30),

@@ -134,11 +134,14 @@ mod harness;
 // Only the CLI runs the http experiment (the feature `http` builds its dependencies).
 #[cfg(feature = "cli")]
 pub mod http;
+// A user's server profiled under http's load (`http --target … --profile`).
 #[cfg(feature = "cli")]
 pub mod input;
 #[cfg(not(feature = "cli"))]
 #[allow(dead_code)]
 mod input;
+#[cfg(feature = "cli")]
+mod profiled;
 // Build levers: the CLI's `levers` and a bench's `--lever`.
 #[cfg(feature = "cli")]
 pub mod levers;

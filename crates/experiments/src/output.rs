@@ -243,9 +243,31 @@ impl Sink for Output {
     }
 }
 
-/// Writes `results` to `path` as results.json (`files::write_output`; exit 3 on failure).
+/// Writes `results` to `path` as results.json (`files::write_output`; exit 3 on failure), and
+/// beside it each profiled server's flamegraph (`Row::profile`, `flamegraph-*.svg`).
 pub fn write_results_of(results: &Results, path: &Path) -> Result<(), Error> {
-    files::write_results(path, results).map_err(|e| write_error(path, e))
+    files::write_results(path, results).map_err(|e| write_error(path, e))?;
+    write_flamegraphs(results, path.parent().unwrap_or(Path::new("")))
+}
+
+/// Each profiled row's flamegraph, into `dir` under the name its profile records.
+#[cfg(feature = "http")]
+fn write_flamegraphs(results: &Results, dir: &Path) -> Result<(), Error> {
+    for exp in &results.experiments {
+        for p in exp.rows.iter().filter_map(|r| r.profile.as_deref()) {
+            let (Some(file), Some(svg)) = (&p.flamegraph, jsoncost_report::flamegraph::svg(p, &exp.table)) else {
+                continue;
+            };
+            let path = dir.join(file);
+            files::write_output(&path, svg.as_bytes()).map_err(|e| write_error(&path, e))?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(not(feature = "http"))]
+fn write_flamegraphs(_results: &Results, _dir: &Path) -> Result<(), Error> {
+    Ok(())
 }
 
 /// Writes the self-contained HTML report of `results` to `path`.

@@ -28,11 +28,14 @@ mod error;
 mod export;
 pub mod fidelity;
 pub mod files;
+#[cfg(feature = "flamegraph")]
+pub mod flamegraph;
 mod format;
 pub mod html;
 mod kinds;
 pub mod levers;
 mod notes;
+pub mod profile;
 mod row_figures;
 mod safety;
 pub mod summary;

@@ -121,11 +121,8 @@ pub const HTTP_MAX_ROUNDS: usize = 600;
 fn side(name: &str, cmd: &Option<String>, url: &Option<String>, pid: Option<u32>) -> anyhow::Result<ServerSpec> {
     match (cmd, url) {
         (Some(cmd), None) => {
-            let words = shlex::split(cmd).ok_or_else(|| usage(anyhow!("--{name}-cmd {cmd:?}: unbalanced quotes")))?;
-            if words.is_empty() {
-                return Err(usage(anyhow!("--{name}-cmd is empty")));
-            }
-            Ok(ServerSpec::Command(words))
+            let words: jsoncost::flags::CommandLine = cmd.parse().map_err(|e| usage(anyhow!("--{name}-cmd {e}")))?;
+            Ok(ServerSpec::Command(words.0))
         }
         (None, Some(url)) => Ok(ServerSpec::Running { url: url.clone(), pid }),
         _ => Err(usage(anyhow!("--http needs --{name}-cmd CMD or --{name}-url URL"))),

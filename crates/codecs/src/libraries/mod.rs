@@ -16,6 +16,7 @@ pub mod simd_json;
 pub mod sonic_rs;
 
 mod strategies;
+pub mod symbols;
 
 pub use strategies::{BorrowedDecoder, Decoder, DomDecoder, DomParse, Encoder, Held, LibraryStrategies, Parse, Serialized};
 

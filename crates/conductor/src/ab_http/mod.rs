@@ -22,18 +22,14 @@
 //! measured is kept and the outcome names the server. Servers started here are stopped and
 //! reaped by their process group whatever happens.
 
-use std::io::{Read, Seek, SeekFrom};
-use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::time::Duration;
 
 use bytes::Bytes;
 use jsoncost_codecs::{Canonical, exact};
 use jsoncost_engine::paired::{self, PAIRED_CONFIDENCE};
-use jsoncost_engine::private_dir;
 use jsoncost_engine::{
-    AbHttpSide, AbHttpSlice, AbHttpTable, ExperimentKind, LATENCY_QUANTILES, LatencyPoint, MeasuredTable, Placement, Results, Schedule,
+    AbHttpSide, AbHttpSlice, AbHttpTable, ExperimentKind, LATENCY_QUANTILES, LatencyPoint, MeasuredTable, Results, Schedule,
 };
 use jsoncost_http::ServerCost;
 use jsoncost_http::loadgen::{self, LossRule, Rounds, Slice, SliceLength, SliceProbe, SliceRun, SliceSpec, SliceTarget, StopReason};
@@ -46,8 +42,12 @@ use tokio_util::sync::CancellationToken;
 use crate::Error;
 
 pub mod pin;
+pub mod server;
 
 use pin::Plan;
+use server::{Server, ready, start};
+
+pub use server::kill_started_servers;
 
 /// How one side's server is reached.
 #[derive(Debug, Clone, PartialEq)]
@@ -212,206 +212,6 @@ pub struct AbHttp {
     /// The load stopped early (a server lost, Ctrl-C): exit 3 (or 130) once everything is
     /// written.
     pub failure: Option<Error>,
-}
-
-/// One side's server while the A/B runs.
-struct Server {
-    name: &'static str,
-    url: String,
-    pid: Option<u32>,
-    /// Started here: stopped and reaped at the end.
-    child: Option<Child>,
-    stderr: Option<PathBuf>,
-    /// Its command line or URL, as the tables name it.
-    described: String,
-    placement: Placement,
-}
-
-impl Server {
-    /// The last lines of its stderr (what it said before failing), or "" when it is not ours.
-    fn stderr_tail(&self) -> String {
-        let Some(path) = &self.stderr else { return String::new() };
-        let Ok(mut f) = std::fs::File::open(path) else {
-            return String::new();
-        };
-        let len = f.metadata().map(|m| m.len()).unwrap_or(0);
-        let _ = f.seek(SeekFrom::Start(len.saturating_sub(2048)));
-        let mut tail = String::new();
-        let _ = f.read_to_string(&mut tail);
-        let tail = tail.trim();
-        if tail.is_empty() {
-            "; its stderr is empty".to_string()
-        } else {
-            format!("; its stderr ends:\n{tail}")
-        }
-    }
-
-    /// Exited already: how.
-    fn exited(&mut self) -> Option<std::process::ExitStatus> {
-        self.child.as_mut()?.try_wait().ok().flatten()
-    }
-
-    /// SIGTERM to its process group, SIGKILL after 2 s, then reaped; its stderr file removed.
-    fn stop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let group = child.id() as libc::pid_t;
-            // SAFETY: signalling the process group this code created (`process_group(0)`).
-            unsafe { libc::kill(-group, libc::SIGTERM) };
-            let deadline = Instant::now() + Duration::from_secs(2);
-            while Instant::now() < deadline && matches!(child.try_wait(), Ok(None)) {
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            // SAFETY: as above; a group already gone makes it a no-op.
-            unsafe { libc::kill(-group, libc::SIGKILL) };
-            let _ = child.kill();
-            let _ = child.wait();
-            // Reaped: no longer for a second Ctrl-C to kill (until then it still is).
-            STARTED.lock().unwrap_or_else(|p| p.into_inner()).retain(|g| *g != group);
-        }
-        if let Some(path) = self.stderr.take() {
-            let _ = std::fs::remove_file(path);
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
-
-/// The process groups of the servers started here and not yet stopped, for
-/// [`kill_started_servers`].
-static STARTED: std::sync::Mutex<Vec<libc::pid_t>> = std::sync::Mutex::new(Vec::new());
-
-/// SIGKILLs the process group of every server started here and not yet stopped, and reaps
-/// each (within a second): for a process about to exit without unwinding (a second Ctrl-C),
-/// which would otherwise leave them running.
-pub fn kill_started_servers() {
-    let groups = std::mem::take(&mut *STARTED.lock().unwrap_or_else(|p| p.into_inner()));
-    for group in groups {
-        // SAFETY: a process group this code created; reaping only its leader, our child.
-        unsafe { libc::kill(-group, libc::SIGKILL) };
-        let deadline = Instant::now() + Duration::from_secs(1);
-        while unsafe { libc::waitpid(group, std::ptr::null_mut(), libc::WNOHANG) } == 0 && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(5));
-        }
-    }
-}
-
-/// A free port on 127.0.0.1 (bound, then released for the server).
-fn free_port() -> Result<u16, Error> {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| Error::environment(format!("finding a free port: {e}")))?;
-    l.local_addr()
-        .map(|a| a.port())
-        .map_err(|e| Error::environment(format!("finding a free port: {e}")))
-}
-
-/// The names of the servers' stderr files in the private directory: `ab-http-<pid>-<name>.stderr`.
-const STDERR_PREFIX: &str = "ab-http";
-
-/// Where a server's stderr goes: the per-user private directory, where no other user can plant
-/// a link; files a killed conductor left there are removed first ([`private_dir::reclaim`]).
-fn stderr_file(name: &str) -> Result<PathBuf, Error> {
-    let dir = private_dir::dir().map_err(|e| Error::environment(e.to_string()))?;
-    private_dir::reclaim(&dir, STDERR_PREFIX);
-    Ok(dir.join(format!("{STDERR_PREFIX}-{}-{name}.stderr", std::process::id())))
-}
-
-/// Creates `path` anew (`O_EXCL|O_NOFOLLOW`). One already there is an earlier process's of the
-/// same pid (the directory is this user's alone): it is removed and the creation tried once more.
-fn create_stderr(path: &Path) -> std::io::Result<std::fs::File> {
-    match private_dir::create_new(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            std::fs::remove_file(path)?;
-            private_dir::create_new(path)
-        }
-        other => other,
-    }
-}
-
-fn start(name: &'static str, spec: &ServerSpec, plan: &Plan) -> Result<Server, Error> {
-    let words = match spec {
-        ServerSpec::Running { url, pid } => {
-            return Ok(Server {
-                name,
-                url: url.trim_end_matches('/').to_string(),
-                pid: *pid,
-                child: None,
-                stderr: None,
-                described: url.clone(),
-                placement: plan.placement(false),
-            });
-        }
-        ServerSpec::Command(words) => words,
-    };
-    let Some((program, args)) = words.split_first() else {
-        return Err(Error::usage(format!("--{name}-cmd is empty")));
-    };
-    let port = free_port()?.to_string();
-    let fill = |w: &String| w.replace("{port}", &port);
-    let stderr_path = stderr_file(name)?;
-    let stderr = create_stderr(&stderr_path).map_err(|e| Error::environment(format!("{}: {e}", stderr_path.display())))?;
-    let mut command = Command::new(fill(program));
-    // A server must not outlive a killed conductor (it would listen for ever).
-    crate::children::die_with_parent(&mut command);
-    command
-        .args(args.iter().map(fill))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(stderr)
-        .process_group(0);
-    if let Some(cpus) = plan.servers() {
-        pin::pin_child(&mut command, cpus);
-    }
-    let child = command.spawn().map_err(|e| {
-        let _ = std::fs::remove_file(&stderr_path);
-        Error::environment(format!("starting the {name} server ({program}): {e}"))
-    })?;
-    STARTED.lock().unwrap_or_else(|p| p.into_inner()).push(child.id() as libc::pid_t);
-    Ok(Server {
-        name,
-        url: format!("http://127.0.0.1:{port}"),
-        pid: Some(child.id()),
-        child: Some(child),
-        stderr: Some(stderr_path),
-        described: words.join(" "),
-        placement: plan.placement(true),
-    })
-}
-
-/// Waits until `server` answers GET `path` with a 2xx, within `timeout`.
-fn ready(server: &mut Server, path: &str, timeout: Duration, rt: &tokio::runtime::Runtime) -> Result<(), Error> {
-    let deadline = Instant::now() + timeout;
-    let url = format!("{}{path}", server.url);
-    let mut last = String::from("no answer");
-    loop {
-        if let Some(status) = server.exited() {
-            return Err(Error::environment(format!(
-                "the {} server exited ({status}) before it answered GET {path}{}",
-                server.name,
-                server.stderr_tail()
-            )));
-        }
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Err(Error::environment(format!(
-                "the {} server at {} did not answer GET {path} with a 2xx within {} s (last: {last}){}",
-                server.name,
-                server.url,
-                timeout.as_secs_f64(),
-                server.stderr_tail()
-            )));
-        }
-        // The status only: a server's body is not held (one announcing an endless body
-        // must not grow this process).
-        match rt.block_on(loadgen::status_of(&url, left.min(Duration::from_secs(1)))) {
-            Ok(status) if (200..300).contains(&status) => return Ok(()),
-            Ok(status) => last = format!("status {status}"),
-            Err(e) => last = e.message,
-        }
-        std::thread::sleep(Duration::from_millis(50).min(deadline.saturating_duration_since(Instant::now())));
-    }
 }
 
 /// Sends `request` to `server` once: (status, body).

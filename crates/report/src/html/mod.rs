@@ -8,6 +8,7 @@ pub(crate) mod charts;
 mod curves;
 mod escape;
 mod experiment;
+pub(crate) mod profile;
 pub(crate) mod safety;
 mod sweep;
 mod verdicts;

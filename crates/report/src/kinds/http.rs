@@ -16,7 +16,27 @@ pub(super) struct Http;
 
 impl KindView for Http {
     fn table(&self, exp: &MeasuredTable) -> View {
-        columns::table_view(exp, columns(exp))
+        let mut view = columns::table_view(exp, columns(exp));
+        if let Some((row, p)) = crate::profile::profiled(exp) {
+            let sites = crate::profile::call_site_lines(p);
+            if !sites.is_empty() {
+                view.notes.push(format!(
+                    "Where {}'s server spends its JSON time (share of its samples, direction, call site):",
+                    row.method
+                ));
+                view.notes.extend(sites);
+            }
+            view.notes.push(crate::profile::counts_what(p));
+            if let Some(file) = &p.flamegraph {
+                view.notes
+                    .push(format!("Flamegraph (JSON frames in blue): {file}, beside results.json."));
+            }
+        }
+        view
+    }
+
+    fn html_after_charts(&self, exp: &MeasuredTable) -> String {
+        crate::profile::profiled(exp).map_or(String::new(), |(_, p)| crate::html::profile::section(p, &exp.table))
     }
 
     fn operation(&self) -> (&'static str, &'static str) {
@@ -31,6 +51,15 @@ impl KindView for Http {
     /// stored bytes unparsed (the table's `Passthrough` row) costs, from their paired per-slice
     /// CPU ratio; nothing without that interval.
     fn json_share(&self, exp: &MeasuredTable) -> Option<String> {
+        if let Some((_, p)) = crate::profile::profiled(exp) {
+            return Some(crate::profile::share_sentence(p));
+        }
+        if !exp.rows.is_empty() && exp.rows.iter().all(|r| r.contract == Some(Contract::Opaque)) {
+            return Some(
+                "not sampled: add --profile PID (the server's process), or --server-cmd 'CMD {port}' --profile, for the share of its CPU that is JSON and where it goes."
+                    .to_string(),
+            );
+        }
         let base = exp.baseline()?;
         let floor = exp
             .rows

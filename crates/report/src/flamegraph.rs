@@ -1,0 +1,105 @@
+//! A profiled server's flamegraph (inferno), drawn from the folded stacks its profile keeps,
+//! with JSON frames in one colour and everything else in a neutral palette: the picture
+//! answers "where does the JSON time go" at a glance. The same SVG is written beside
+//! results.json and shown in report.html.
+
+use jsoncost_engine::profile::ServerProfile;
+
+/// The colour of JSON frames.
+pub const JSON_FILL: &str = "#2b7bba";
+
+/// The class JSON frames' groups carry; a style rule in the SVG fills their rectangles (inferno
+/// takes a frame's classes, not its colour, from outside).
+const JSON_CLASS: &str = "json";
+
+/// The SVG of `profile`'s stacks titled `title`; `None` without stacks (or if inferno refuses
+/// them, which a profile's own folded lines never make it do).
+pub fn svg(profile: &ServerProfile, title: &str) -> Option<String> {
+    if profile.folded.is_empty() {
+        return None;
+    }
+    let attrs: String = profile
+        .json_frames
+        .iter()
+        .filter(|f| !f.contains('\t') && !f.contains('\n'))
+        .map(|f| format!("{f}\tclass={JSON_CLASS}\n"))
+        .collect();
+    let mut options = inferno::flamegraph::Options::default();
+    options.title = title.to_string();
+    options.subtitle = Some(format!(
+        "JSON frames in blue; {} samples of the server's {}",
+        profile.samples, profile.event
+    ));
+    options.count_name = "samples".to_string();
+    options.colors = inferno::flamegraph::Palette::Basic(inferno::flamegraph::color::BasicPalette::Aqua);
+    options.deterministic = true;
+    options.func_frameattrs = inferno::flamegraph::FuncFrameAttrsMap::from_reader(attrs.as_bytes()).ok()?;
+    let lines: Vec<String> = profile.folded.iter().map(|f| format!("{} {}", f.stack, f.count)).collect();
+    let mut out = Vec::new();
+    inferno::flamegraph::from_lines(&mut options, lines.iter().map(String::as_str), &mut out).ok()?;
+    let svg = String::from_utf8(out).ok()?;
+    // A style rule outranks the rectangles' fill attributes.
+    let rule = format!("g.{JSON_CLASS} > rect {{ fill: {JSON_FILL}; }}\n");
+    Some(match svg.find("<style type=\"text/css\">") {
+        Some(at) => {
+            let end = at + "<style type=\"text/css\">".len();
+            format!("{}{rule}{}", &svg[..end], &svg[end..])
+        }
+        None => svg,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use jsoncost_engine::profile::{FoldedStack, Share, Unwinding};
+
+    pub(crate) fn profile() -> ServerProfile {
+        ServerProfile {
+            pid: 1,
+            command: None,
+            event: "cpu-clock".into(),
+            frequency_hz: 499,
+            unwinding: Unwinding::Dwarf,
+            kernel: true,
+            slice_ms: 100.0,
+            slices: 2,
+            samples: 3,
+            kernel_samples: 0,
+            unresolved_samples: 0,
+            json: Share { count: 2, interval: None },
+            directions: vec![],
+            call_sites: vec![],
+            cpu_ns_per_request: None,
+            requests: 10,
+            advice: vec![],
+            flamegraph: None,
+            folded: vec![
+                FoldedStack {
+                    stack: "main;my::list;serde_json::ser::to_writer".into(),
+                    count: 2,
+                },
+                FoldedStack {
+                    stack: "main;my::list;memcpy".into(),
+                    count: 1,
+                },
+            ],
+            json_frames: vec!["serde_json::ser::to_writer".into()],
+            allocations: None,
+        }
+    }
+
+    #[test]
+    fn json_frames_are_drawn_in_their_colour_and_others_not() {
+        let svg = svg(&profile(), "list").unwrap();
+        assert!(svg.starts_with("<?xml"));
+        // The JSON frame's rectangle carries the fill; memcpy's does not.
+        let json_at = svg.find("serde_json::ser::to_writer").unwrap();
+        let json_group = &svg[svg[..json_at].rfind("<g").unwrap()..svg[json_at..].find("</g>").unwrap() + json_at];
+        assert!(json_group.contains("class=\"json\""), "{json_group}");
+        assert!(svg.contains(&format!("g.json > rect {{ fill: {JSON_FILL}; }}")));
+        let memcpy_at = svg.find("memcpy").unwrap();
+        let memcpy_group = &svg[svg[..memcpy_at].rfind("<g").unwrap()..svg[memcpy_at..].find("</g>").unwrap() + memcpy_at];
+        assert!(!memcpy_group.contains("json"));
+    }
+}
