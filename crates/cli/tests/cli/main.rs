@@ -14,6 +14,7 @@ mod levers_cli;
 mod micro_cli;
 mod orphans_cli;
 mod private_dir_cli;
+mod profile_cli;
 mod report_cli;
 mod run_cli;
 mod safety_cli;
