@@ -31,7 +31,8 @@ pub fn svg(profile: &ServerProfile, title: &str) -> Option<String> {
         profile.samples, profile.event
     ));
     options.count_name = "samples".to_string();
-    options.colors = inferno::flamegraph::Palette::Basic(inferno::flamegraph::color::BasicPalette::Aqua);
+    // Warm colours for everything else, so the blue JSON frames stand apart.
+    options.colors = inferno::flamegraph::Palette::Basic(inferno::flamegraph::color::BasicPalette::Hot);
     options.deterministic = true;
     options.func_frameattrs = inferno::flamegraph::FuncFrameAttrsMap::from_reader(attrs.as_bytes()).ok()?;
     let lines: Vec<String> = profile.folded.iter().map(|f| format!("{} {}", f.stack, f.count)).collect();
