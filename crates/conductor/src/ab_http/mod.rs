@@ -47,23 +47,7 @@ pub mod server;
 use pin::Plan;
 use server::{Server, ready, start};
 
-pub use server::kill_started_servers;
-
-/// How one side's server is reached.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ServerSpec {
-    /// A command line started here (program, arguments; no shell): `{port}` in any word is
-    /// replaced by a free port on 127.0.0.1, where the server is then reached.
-    Command(Vec<String>),
-    /// A server already running at `url` (`http://host:port`); with its `pid`, its CPU and RSS
-    /// are read from /proc.
-    Running {
-        /// `http://host:port`.
-        url: String,
-        /// The server's process, for its CPU and RSS.
-        pid: Option<u32>,
-    },
-}
+pub use server::{ServerSpec, kill_started_servers};
 
 /// One request of the set.
 #[derive(Debug, Clone, PartialEq)]

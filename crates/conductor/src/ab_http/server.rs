@@ -13,9 +13,24 @@ use std::time::{Duration, Instant};
 use jsoncost_engine::{Placement, private_dir};
 use jsoncost_http::loadgen;
 
-use super::ServerSpec;
 use super::pin::{self, Plan};
 use crate::Error;
+
+/// How one side's server is reached.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ServerSpec {
+    /// A command line started here (program, arguments; no shell): `{port}` in any word is
+    /// replaced by a free port on 127.0.0.1, where the server is then reached.
+    Command(Vec<String>),
+    /// A server already running at `url` (`http://host:port`); with its `pid`, its CPU and RSS
+    /// are read from /proc.
+    Running {
+        /// `http://host:port`.
+        url: String,
+        /// The server's process, for its CPU and RSS.
+        pid: Option<u32>,
+    },
+}
 
 /// One side's server while the A/B runs.
 pub struct Server {
