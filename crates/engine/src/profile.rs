@@ -241,10 +241,11 @@ mod tests {
         // Residuals -15, -5, 5, 15: Σe² = 500; se = sqrt(4/3 · 500) / 400.
         let se = (4.0 / 3.0 * 500.0f64).sqrt() / 400.0;
         let half = t_quantile_two_sided(0.99, 3.0) * se;
-        assert!((i.low - (0.25 - half).max(0.0)).abs() < 1e-12);
+        // t(0.995, 3) = 5.8409 and se = 0.06455: the half-width is 0.3770, so the low end is
+        // clamped at 0.
+        assert!((half - 0.377_0).abs() < 1e-3, "{half}");
+        assert_eq!(i.low, 0.0);
         assert!((i.high - (0.25 + half)).abs() < 1e-12);
-        // t(0.995, 3) = 5.8409: the half-width is 0.1179.
-        assert!((half - 0.117_9).abs() < 1e-3, "{half}");
     }
 
     #[test]
