@@ -205,7 +205,14 @@ fn a_stripped_binary_is_refused_naming_the_build_setting() {
 #[test]
 fn profile_without_a_pid_or_a_server_command_is_a_usage_error() {
     let (srv, url) = health_target();
-    let assert = jsoncost().args(["http", "--target", &url, "--profile"]).args(LOAD).assert().code(2);
+    // Without --out a profiled run writes into ./jsoncost-results: a directory of the test's.
+    let dir = tempfile::tempdir().unwrap();
+    let assert = jsoncost()
+        .current_dir(dir.path())
+        .args(["http", "--target", &url, "--profile"])
+        .args(LOAD)
+        .assert()
+        .code(2);
     let stderr = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
     assert!(
         stderr.contains("--profile needs the server's PID, or --server-cmd to start it"),
