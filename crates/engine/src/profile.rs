@@ -1,6 +1,6 @@
-//! A server's profile under a load (`http --target … --profile`, `ab --http --profile`): what
-//! share of its CPU and of its allocations was JSON work, split by direction, where it was
-//! called from, and the folded stacks its flamegraph is drawn from. The record is filled by
+//! A server's profile under a load (`http --target … --profile`): what share of its CPU was
+//! JSON work, split by direction, where it was called from, and the folded stacks its
+//! flamegraph is drawn from. The record is filled by
 //! `jsoncost_conductor::profile`; this module only holds it and the one statistic it needs.
 //!
 //! **The share's interval.** Samples taken close together are not independent (a burst of
@@ -66,22 +66,15 @@ impl Direction {
     }
 }
 
-/// A share of the server's samples (or allocations) with its interval.
+/// A share of the server's samples with its interval.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Share {
-    /// Samples (or allocations) counted in it.
+    /// Samples counted in it.
     pub count: u64,
     /// `count` over all, with its 99% interval from the time slices; `None` with fewer than two
     /// slices holding samples.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interval: Option<Interval>,
-}
-
-impl Share {
-    /// The point estimate, `count / total`, or 0 with none.
-    pub fn fraction(&self, total: u64) -> f64 {
-        if total == 0 { 0.0 } else { self.count as f64 / total as f64 }
-    }
 }
 
 /// JSON work reached from one place: the outermost JSON frame (`entry`, e.g.
@@ -97,11 +90,8 @@ pub struct CallSite {
     pub caller: Option<String>,
     /// The direction of the work.
     pub direction: Direction,
-    /// Samples (or allocations) in it.
+    /// Samples in it.
     pub count: u64,
-    /// Bytes allocated there (allocation profiles only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bytes: Option<u64>,
 }
 
 /// One distinct stack and its samples, root first, frames joined by `;` (the folded format
@@ -114,24 +104,47 @@ pub struct FoldedStack {
     pub count: u64,
 }
 
-/// The server's allocations under the load, from a tool that sees every one.
+/// What the samples of a load say: how many, the JSON share and its split, where it was called
+/// from, and the stacks the flamegraph is drawn from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AllocationProfile {
-    /// The tool and how it was run (`heaptrack 1.4.0, the server started under it`).
-    pub tool: String,
-    /// Requests completed while it counted.
-    pub requests: u64,
-    /// Allocations while it counted.
-    pub allocs: u64,
-    /// Bytes requested by them.
-    pub bytes: u64,
-    /// Allocations with a JSON frame on their stack.
-    pub json_allocs: u64,
-    /// Bytes requested by those.
-    pub json_bytes: u64,
-    /// Where the JSON allocations were made, most first.
-    #[serde(default)]
+pub struct Sampled {
+    /// Slices holding at least one sample.
+    pub slices: usize,
+    /// The server's samples during the load.
+    pub samples: u64,
+    /// Of them, those whose leaf frame is in the kernel.
+    pub kernel_samples: u64,
+    /// Of them, those whose every frame is unresolved (no symbol): attributed to no one.
+    pub unresolved_samples: u64,
+    /// Samples with a JSON frame on the stack.
+    pub json: Share,
+    /// Of those, per direction (every direction present, in [`Direction::ALL`]'s order).
+    pub directions: Vec<(Direction, Share)>,
+    /// Where JSON work was called from, most samples first (at most [`CALL_SITES`]).
     pub call_sites: Vec<CallSite>,
+    /// The stacks the flamegraph is drawn from, the most frequent first; those under
+    /// [`FOLDED_MIN_SHARE`] of the samples are left out (too narrow to draw).
+    #[serde(default)]
+    pub folded: Vec<FoldedStack>,
+    /// The frame names of `folded` that are JSON code, which the flamegraph colours.
+    #[serde(default)]
+    pub json_frames: Vec<String>,
+}
+
+impl Sampled {
+    /// The share of `direction`, if any sample went that way.
+    pub fn direction(&self, direction: Direction) -> Option<&Share> {
+        self.directions.iter().find(|(d, _)| *d == direction).map(|(_, s)| s)
+    }
+
+    /// `count` as a share of the samples (0 without any).
+    pub fn fraction(&self, count: u64) -> f64 {
+        if self.samples == 0 {
+            0.0
+        } else {
+            count as f64 / self.samples as f64
+        }
+    }
 }
 
 /// A server's CPU profile under one load: the record on its row (`Row::profile`).
@@ -139,7 +152,7 @@ pub struct AllocationProfile {
 pub struct ServerProfile {
     /// The process sampled.
     pub pid: u32,
-    /// Its command line, from `/proc` (or as jsoncost started it).
+    /// Its command line, from `/proc`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
     /// The sampling event (`cpu-clock`: a software clock, on any machine).
@@ -153,41 +166,20 @@ pub struct ServerProfile {
     pub kernel: bool,
     /// Length of the time slices the share's interval is computed over, ms.
     pub slice_ms: f64,
-    /// Slices holding at least one sample.
-    pub slices: usize,
-    /// The server's samples during the load.
-    pub samples: u64,
-    /// Of them, those whose leaf frame is in the kernel.
-    pub kernel_samples: u64,
-    /// Of them, those whose every user frame is unresolved (no symbol): attributed to no one.
-    pub unresolved_samples: u64,
-    /// Samples with a JSON frame on the stack.
-    pub json: Share,
-    /// Of those, per direction (every direction present, in [`Direction::ALL`]'s order).
-    pub directions: Vec<(Direction, Share)>,
-    /// Where JSON work was called from, most samples first (at most [`CALL_SITES`]).
-    pub call_sites: Vec<CallSite>,
     /// The server's CPU time per request over the load, ns, from `/proc` (user and system).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_ns_per_request: Option<f64>,
     /// Requests completed during the load.
     pub requests: u64,
-    /// What the release profile should add for better stacks, when the binary lacks it.
+    /// What the build or the machine limits in the stacks (frame pointers, kernel time).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub advice: Vec<String>,
     /// The file the flamegraph was written to, beside results.json.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flamegraph: Option<String>,
-    /// The stacks the flamegraph is drawn from, the most frequent first; those under
-    /// [`FOLDED_MIN_SHARE`] of the samples are left out (too narrow to draw).
-    #[serde(default)]
-    pub folded: Vec<FoldedStack>,
-    /// The frame names of `folded` that are JSON code, which the flamegraph colours.
-    #[serde(default)]
-    pub json_frames: Vec<String>,
-    /// The allocation profile, when one was taken.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub allocations: Option<AllocationProfile>,
+    /// What the samples say (its fields sit beside these in results files).
+    #[serde(flatten)]
+    pub sampled: Sampled,
 }
 
 /// Call sites kept per profile.
@@ -196,13 +188,6 @@ pub const CALL_SITES: usize = 10;
 /// A folded stack under this share of the samples is left out of the record (a flamegraph
 /// leaves out frames narrower than about 0.1% anyway).
 pub const FOLDED_MIN_SHARE: f64 = 0.0005;
-
-impl ServerProfile {
-    /// The share of `direction`, if any sample went that way.
-    pub fn direction(&self, direction: Direction) -> Option<&Share> {
-        self.directions.iter().find(|(d, _)| *d == direction).map(|(_, s)| s)
-    }
-}
 
 /// The share `Σ parts / Σ wholes` over time slices (slice `i` holds `wholes[i]` samples, of which
 /// `parts[i]` count), with the ratio estimator's interval at `confidence`, clamped to [0, 1].

@@ -1150,7 +1150,7 @@ fn start_target_server(
         .path_and_query()
         .map_or("/".to_string(), |p| p.to_string());
     let server = jsoncost_conductor::ab_http::server::launch("target", words, &path, SERVER_READY)?;
-    let port = server.url.rsplit(':').next().unwrap_or_default().to_string();
+    let port = server.port.map(|p| p.to_string()).unwrap_or_default();
     let target = target.replace("{port}", &port);
     Ok((Some(server), target))
 }

@@ -6,7 +6,7 @@
 
 use std::cell::RefCell;
 
-use jsoncost_conductor::profile::{ProfileError, ProfileSettings, Recording, Slicing, Window, now_ns};
+use jsoncost_conductor::profile::{ProfileError, ProfileSettings, Recording, Window, now_ns};
 use jsoncost_engine::error::Error;
 use jsoncost_engine::profile::ServerProfile;
 use jsoncost_http::loadgen::LoadReport;
@@ -87,8 +87,8 @@ impl Profiled {
         let cpu = jsoncost_engine::cpu_time::process_cpu_ns(self.pid)
             .zip(running.cpu_ns)
             .map(|(end, start)| end.saturating_sub(start));
-        let slice = Slicing::Every(self.settings.slice.as_nanos().max(1) as u64);
-        match running.recording.finish(&[window], slice, report.ok, cpu) {
+        let slice_ns = self.settings.slice.as_nanos().max(1) as u64;
+        match running.recording.finish(&[window], slice_ns, report.ok, cpu) {
             Ok(mut profile) => {
                 profile.flamegraph = Some(flamegraph_file(table, method));
                 Some(profile)

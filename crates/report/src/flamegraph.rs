@@ -15,10 +15,11 @@ const JSON_CLASS: &str = "json";
 /// The SVG of `profile`'s stacks titled `title`; `None` without stacks (or if inferno refuses
 /// them, which a profile's own folded lines never make it do).
 pub fn svg(profile: &ServerProfile, title: &str) -> Option<String> {
-    if profile.folded.is_empty() {
+    let sampled = &profile.sampled;
+    if sampled.folded.is_empty() {
         return None;
     }
-    let attrs: String = profile
+    let attrs: String = sampled
         .json_frames
         .iter()
         .filter(|f| !f.contains('\t') && !f.contains('\n'))
@@ -28,14 +29,14 @@ pub fn svg(profile: &ServerProfile, title: &str) -> Option<String> {
     options.title = title.to_string();
     options.subtitle = Some(format!(
         "JSON frames in blue; {} samples of the server's {}",
-        profile.samples, profile.event
+        sampled.samples, profile.event
     ));
     options.count_name = "samples".to_string();
     // Warm colours for everything else, so the blue JSON frames stand apart.
     options.colors = inferno::flamegraph::Palette::Basic(inferno::flamegraph::color::BasicPalette::Hot);
     options.deterministic = true;
     options.func_frameattrs = inferno::flamegraph::FuncFrameAttrsMap::from_reader(attrs.as_bytes()).ok()?;
-    let lines: Vec<String> = profile.folded.iter().map(|f| format!("{} {}", f.stack, f.count)).collect();
+    let lines: Vec<String> = sampled.folded.iter().map(|f| format!("{} {}", f.stack, f.count)).collect();
     let mut out = Vec::new();
     inferno::flamegraph::from_lines(&mut options, lines.iter().map(String::as_str), &mut out).ok()?;
     let svg = String::from_utf8(out).ok()?;
@@ -53,42 +54,7 @@ pub fn svg(profile: &ServerProfile, title: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use jsoncost_engine::profile::{FoldedStack, Share, Unwinding};
-
-    pub(crate) fn profile() -> ServerProfile {
-        ServerProfile {
-            pid: 1,
-            command: None,
-            event: "cpu-clock".into(),
-            frequency_hz: 499,
-            unwinding: Unwinding::Dwarf,
-            kernel: true,
-            slice_ms: 100.0,
-            slices: 2,
-            samples: 3,
-            kernel_samples: 0,
-            unresolved_samples: 0,
-            json: Share { count: 2, interval: None },
-            directions: vec![],
-            call_sites: vec![],
-            cpu_ns_per_request: None,
-            requests: 10,
-            advice: vec![],
-            flamegraph: None,
-            folded: vec![
-                FoldedStack {
-                    stack: "main;my::list;serde_json::ser::to_writer".into(),
-                    count: 2,
-                },
-                FoldedStack {
-                    stack: "main;my::list;memcpy".into(),
-                    count: 1,
-                },
-            ],
-            json_frames: vec!["serde_json::ser::to_writer".into()],
-            allocations: None,
-        }
-    }
+    use crate::profile::fixture::profile;
 
     #[test]
     fn json_frames_are_drawn_in_their_colour_and_others_not() {

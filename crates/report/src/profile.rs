@@ -1,7 +1,7 @@
 //! The words of a profiled server (`Row::profile`): the verdict's opening share, where the JSON
 //! work went, and what each figure counts. Every format reads these.
 
-use jsoncost_engine::profile::{CallSite, Direction, ServerProfile};
+use jsoncost_engine::profile::{CallSite, Direction, Sampled, ServerProfile};
 use jsoncost_engine::{MeasuredTable, Row};
 
 use crate::units;
@@ -11,10 +11,10 @@ pub fn profiled(exp: &MeasuredTable) -> Option<(&Row, &ServerProfile)> {
     exp.rows.iter().find_map(|r| r.profile.as_deref().map(|p| (r, p)))
 }
 
-/// `41.0% (99% interval 38.2%–43.9%)`: a share of `total` with its interval, or the count
-/// alone without one.
-fn share_with_interval(count: u64, interval: Option<jsoncost_engine::Interval>, total: u64) -> String {
-    match interval {
+/// `41.0% (99% interval 38.2%–43.9%)`: JSON's share of the samples with its interval, or the
+/// counts alone without one.
+fn share_with_interval(s: &Sampled) -> String {
+    match s.json.interval {
         Some(i) => format!(
             "{} (99% interval {}–{})",
             units::percent(i.estimate),
@@ -23,15 +23,11 @@ fn share_with_interval(count: u64, interval: Option<jsoncost_engine::Interval>, 
         ),
         None => format!(
             "{} ({} of {} samples; too few slices for an interval)",
-            units::percent(ratio(count, total)),
-            count,
-            total
+            units::percent(s.fraction(s.json.count)),
+            s.json.count,
+            s.samples
         ),
     }
-}
-
-fn ratio(part: u64, whole: u64) -> f64 {
-    if whole == 0 { 0.0 } else { part as f64 / whole as f64 }
 }
 
 /// `my::list (via serde_json::ser::to_writer)`: the caller, the handler a reader acts on, and
@@ -46,37 +42,27 @@ pub fn site(s: &CallSite) -> String {
 /// The verdict's opening line: "JSON is 41.0% of your server's CPU (99% interval …; parse
 /// 12.0%, write 29.0%); 27.0% in handlers::list (via serde_json::to_writer)."
 pub fn share_sentence(p: &ServerProfile) -> String {
-    if p.samples == 0 {
+    let s = &p.sampled;
+    if s.samples == 0 {
         return "No sample of the server was taken during the load: it did not run on a CPU (is the PID the server's?)".to_string();
     }
     let of = if p.kernel { "CPU" } else { "user-space CPU" };
     let cpu = p
         .cpu_ns_per_request
         .map_or(String::new(), |ns| format!(" of {} per request", units::time(ns)));
-    let directions: Vec<String> = p
+    let directions: Vec<String> = s
         .directions
         .iter()
-        .map(|(d, s)| format!("{} {}", d.as_str(), units::percent(ratio(s.count, p.samples))))
+        .map(|(d, share)| format!("{} {}", d.as_str(), units::percent(s.fraction(share.count))))
         .collect();
     let split = if directions.is_empty() {
         String::new()
     } else {
         format!("; {}", directions.join(", "))
     };
-    let mut out = format!(
-        "JSON is {} of your server's {of}{cpu}{split}",
-        share_with_interval(p.json.count, p.json.interval, p.samples)
-    );
-    if let Some(a) = &p.allocations {
-        out.push_str(&format!(
-            ", and {} of its allocated bytes ({} of {} allocations)",
-            units::percent(ratio(a.json_bytes, a.bytes)),
-            units::percent(ratio(a.json_allocs, a.allocs)),
-            units::count(a.allocs as f64 / a.requests.max(1) as f64)
-        ));
-    }
-    if let Some(top) = p.call_sites.first() {
-        out.push_str(&format!("; {} in {}", units::percent(ratio(top.count, p.samples)), site(top)));
+    let mut out = format!("JSON is {} of your server's {of}{cpu}{split}", share_with_interval(s));
+    if let Some(top) = s.call_sites.first() {
+        out.push_str(&format!("; {} in {}", units::percent(s.fraction(top.count)), site(top)));
     }
     out.push('.');
     out
@@ -84,14 +70,15 @@ pub fn share_sentence(p: &ServerProfile) -> String {
 
 /// The call sites as lines: `27.0%  write  my::list (via serde_json::ser::to_writer)`.
 pub fn call_site_lines(p: &ServerProfile) -> Vec<String> {
-    p.call_sites
+    let s = &p.sampled;
+    s.call_sites
         .iter()
-        .map(|s| {
+        .map(|c| {
             format!(
                 "{:>6}  {:<5}  {}",
-                units::percent(ratio(s.count, p.samples)),
-                s.direction.as_str(),
-                site(s)
+                units::percent(s.fraction(c.count)),
+                c.direction.as_str(),
+                site(c)
             )
         })
         .collect()
@@ -104,15 +91,15 @@ pub fn counts_what(p: &ServerProfile) -> String {
         p.event,
         p.frequency_hz,
         p.unwinding.as_str(),
-        p.samples,
+        p.sampled.samples,
         p.pid,
-        p.slices,
+        p.sampled.slices,
         units::count(p.slice_ms),
     );
-    if let Some(free) = p.direction(Direction::Free) {
+    if let Some(free) = p.sampled.direction(Direction::Free) {
         out.push_str(&format!(
             " Dropping a JSON library's values outside a parse or a write is {} of them (free).",
-            units::percent(ratio(free.count, p.samples))
+            units::percent(p.sampled.fraction(free.count))
         ));
     }
     for a in &p.advice {
@@ -123,13 +110,13 @@ pub fn counts_what(p: &ServerProfile) -> String {
     out
 }
 
+/// One profile for the tests of every renderer: 1,000 samples, 41% JSON.
 #[cfg(test)]
-mod tests {
-    use super::*;
+pub(crate) mod fixture {
     use jsoncost_engine::Interval;
-    use jsoncost_engine::profile::{Share, Unwinding};
+    use jsoncost_engine::profile::{CallSite, Direction, FoldedStack, Sampled, ServerProfile, Share, Unwinding};
 
-    fn profile() -> ServerProfile {
+    pub(crate) fn profile() -> ServerProfile {
         ServerProfile {
             pid: 7,
             command: None,
@@ -138,51 +125,68 @@ mod tests {
             unwinding: Unwinding::Dwarf,
             kernel: true,
             slice_ms: 100.0,
-            slices: 40,
-            samples: 1000,
-            kernel_samples: 100,
-            unresolved_samples: 0,
-            json: Share {
-                count: 410,
-                interval: Some(Interval {
-                    estimate: 0.41,
-                    low: 0.382,
-                    high: 0.439,
-                    n: 40,
-                }),
-            },
-            directions: vec![
-                (
-                    Direction::Parse,
-                    Share {
-                        count: 120,
-                        interval: None,
-                    },
-                ),
-                (
-                    Direction::Write,
-                    Share {
-                        count: 290,
-                        interval: None,
-                    },
-                ),
-            ],
-            call_sites: vec![CallSite {
-                entry: "serde_json::ser::to_writer".into(),
-                caller: Some("my::list".into()),
-                direction: Direction::Write,
-                count: 270,
-                bytes: None,
-            }],
             cpu_ns_per_request: Some(269_900.0),
             requests: 5000,
             advice: vec![],
             flamegraph: None,
-            folded: vec![],
-            json_frames: vec![],
-            allocations: None,
+            sampled: Sampled {
+                slices: 40,
+                samples: 1000,
+                kernel_samples: 100,
+                unresolved_samples: 0,
+                json: Share {
+                    count: 410,
+                    interval: Some(Interval {
+                        estimate: 0.41,
+                        low: 0.382,
+                        high: 0.439,
+                        n: 40,
+                    }),
+                },
+                directions: vec![
+                    (
+                        Direction::Parse,
+                        Share {
+                            count: 120,
+                            interval: None,
+                        },
+                    ),
+                    (
+                        Direction::Write,
+                        Share {
+                            count: 290,
+                            interval: None,
+                        },
+                    ),
+                ],
+                call_sites: vec![CallSite {
+                    entry: "serde_json::ser::to_writer".into(),
+                    caller: Some("my::list".into()),
+                    direction: Direction::Write,
+                    count: 270,
+                }],
+                folded: vec![
+                    FoldedStack {
+                        stack: "main;my::list;serde_json::ser::to_writer".into(),
+                        count: 410,
+                    },
+                    FoldedStack {
+                        stack: "main;my::list;memcpy".into(),
+                        count: 590,
+                    },
+                ],
+                json_frames: vec!["serde_json::ser::to_writer".into()],
+            },
         }
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::fixture::profile;
+    use jsoncost_engine::Interval;
+    use jsoncost_engine::profile::Share;
 
     #[test]
     fn the_share_sentence_opens_with_the_share_its_interval_split_and_top_call_site() {
@@ -199,7 +203,7 @@ mod tests {
     #[test]
     fn a_server_without_json_is_zero_percent_not_an_error() {
         let mut p = profile();
-        p.json = Share {
+        p.sampled.json = Share {
             count: 0,
             interval: Some(Interval {
                 estimate: 0.0,
@@ -208,8 +212,8 @@ mod tests {
                 n: 40,
             }),
         };
-        p.directions.clear();
-        p.call_sites.clear();
+        p.sampled.directions.clear();
+        p.sampled.call_sites.clear();
         assert_eq!(
             share_sentence(&p),
             "JSON is 0.0% (99% interval 0.0%–0.0%) of your server's CPU of 269.9 µs per request."

@@ -37,6 +37,13 @@ fn read(path: &Path) -> serde_json::Value {
 /// The load's flags: one table, few requests.
 const LOAD: [&str; 8] = ["-n", "3000", "-c", "4", "--study-load", "false", "--one-at-a-time", "false"];
 
+/// `jsoncost http ARGS`, one small load, results to `out`.
+fn http(args: &[&str], out: &Path) -> Command {
+    let mut c = jsoncost();
+    c.arg("http").args(args).args(LOAD).arg("--out").arg(out);
+    c
+}
+
 #[test]
 fn a_started_server_is_profiled_its_share_and_call_sites_named_and_its_flamegraph_written() {
     if !perf_usable("a_started_server_is_profiled") {
@@ -133,13 +140,7 @@ fn a_process_that_does_not_exist_exits_2_and_the_load_is_still_written() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r.json");
     // Beyond any pid_max (at most 2^22).
-    let assert = jsoncost()
-        .args(["http", "--target", &url, "--profile", "999999999"])
-        .args(LOAD)
-        .arg("--out")
-        .arg(&out)
-        .assert()
-        .code(2);
+    let assert = http(&["--target", &url, "--profile", "999999999"], &out).assert().code(2);
     let stderr = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
     assert!(
         stderr.contains("http: target/n3000-c4: not profiled: no process 999999999: is the server running?"),
@@ -157,12 +158,8 @@ fn perf_missing_is_named_with_its_package_and_exits_3() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r.json");
     let pid = std::process::id().to_string();
-    let assert = jsoncost()
+    let assert = http(&["--target", &url, "--profile", &pid], &out)
         .env("PATH", dir.path())
-        .args(["http", "--target", &url, "--profile", &pid])
-        .args(LOAD)
-        .arg("--out")
-        .arg(&out)
         .assert()
         .code(3);
     let stderr = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
@@ -187,11 +184,7 @@ fn a_stripped_binary_is_refused_naming_the_build_setting() {
         .args(["-c", "i=0; while [ $i -lt 100000000 ]; do i=$((i+1)); done"])
         .spawn()
         .unwrap();
-    let assert = jsoncost()
-        .args(["http", "--target", &url, "--profile", &shell.id().to_string()])
-        .args(LOAD)
-        .arg("--out")
-        .arg(&out)
+    let assert = http(&["--target", &url, "--profile", &shell.id().to_string()], &out)
         .assert()
         .code(3);
     let _ = shell.kill();

@@ -39,6 +39,8 @@ pub struct Server {
     pub url: String,
     /// Its process, when known.
     pub pid: Option<u32>,
+    /// The port on 127.0.0.1 it was started on (`{port}`); `None` for one reached by URL.
+    pub port: Option<u16>,
     /// Started here: stopped and reaped at the end.
     child: Option<Child>,
     stderr: Option<PathBuf>,
@@ -156,6 +158,7 @@ pub(super) fn start(name: &'static str, spec: &ServerSpec, plan: &Plan) -> Resul
             return Ok(Server {
                 name,
                 url: url.trim_end_matches('/').to_string(),
+                port: None,
                 pid: *pid,
                 child: None,
                 stderr: None,
@@ -168,7 +171,8 @@ pub(super) fn start(name: &'static str, spec: &ServerSpec, plan: &Plan) -> Resul
     let Some((program, args)) = words.split_first() else {
         return Err(Error::usage(format!("--{name}-cmd is empty")));
     };
-    let port = free_port()?.to_string();
+    let port_number = free_port()?;
+    let port = port_number.to_string();
     let fill = |w: &String| w.replace("{port}", &port);
     let stderr_path = stderr_file(name)?;
     let stderr = create_stderr(&stderr_path).map_err(|e| Error::environment(format!("{}: {e}", stderr_path.display())))?;
@@ -192,6 +196,7 @@ pub(super) fn start(name: &'static str, spec: &ServerSpec, plan: &Plan) -> Resul
     Ok(Server {
         name,
         url: format!("http://127.0.0.1:{port}"),
+        port: Some(port_number),
         pid: Some(child.id()),
         child: Some(child),
         stderr: Some(stderr_path),

@@ -1,12 +1,12 @@
 //! Samples into a profile: which were taken during the load, what share of them is JSON work
 //! (with its interval over time slices), per direction, per call site, and the folded stacks.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use jsoncost_engine::paired::PAIRED_CONFIDENCE;
-use jsoncost_engine::profile::{CALL_SITES, CallSite, Direction, FOLDED_MIN_SHARE, FoldedStack, Share, batched_share};
+use jsoncost_engine::profile::{CALL_SITES, CallSite, Direction, FOLDED_MIN_SHARE, FoldedStack, Sampled, Share, batched_share};
 
-use super::attribute::{self, FrameKind, attribute, display_name};
+use super::attribute::{attribute, display_name};
 use super::script::{Sample, UNKNOWN};
 
 /// When the load ran, on perf's clock (CLOCK_MONOTONIC), ns: `[start, end)`.
@@ -16,38 +16,6 @@ pub struct Window {
     pub start_ns: u64,
     /// Its end.
     pub end_ns: u64,
-}
-
-/// How the samples are batched for the interval.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Slicing {
-    /// Each window cut into slices of this many ns (a load run of its own).
-    Every(u64),
-    /// Each window is one slice (the slices of a sliced load).
-    PerWindow,
-}
-
-/// What the samples of a load say.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Analysis {
-    /// Samples in the windows.
-    pub samples: u64,
-    /// Of them, with the leaf in the kernel.
-    pub kernel_samples: u64,
-    /// Of them, with no resolved frame.
-    pub unresolved_samples: u64,
-    /// Slices holding samples.
-    pub slices: usize,
-    /// JSON's share.
-    pub json: Share,
-    /// Per direction, those present, in `Direction::ALL`'s order.
-    pub directions: Vec<(Direction, Share)>,
-    /// The call sites, most samples first.
-    pub call_sites: Vec<CallSite>,
-    /// The folded stacks, most samples first, the narrowest left out.
-    pub folded: Vec<FoldedStack>,
-    /// The JSON frames among the folded stacks' names.
-    pub json_frames: Vec<String>,
 }
 
 /// Per slice: all samples, JSON samples, and JSON samples per direction.
@@ -62,13 +30,11 @@ fn direction_index(d: Direction) -> usize {
     Direction::ALL.iter().position(|x| *x == d).unwrap_or(3)
 }
 
-/// The slice a sample at `t` falls in, if in a window.
-fn slice_of(t: u64, windows: &[Window], slicing: Slicing, offsets: &[usize]) -> Option<usize> {
+/// The slice a sample at `t` falls in, if in a window: each window is cut into slices of
+/// `slice_ns`, and `offsets[w]` is window `w`'s first.
+fn slice_of(t: u64, windows: &[Window], slice_ns: u64, offsets: &[usize]) -> Option<usize> {
     let (w, window) = windows.iter().enumerate().find(|(_, w)| w.start_ns <= t && t < w.end_ns)?;
-    Some(match slicing {
-        Slicing::PerWindow => w,
-        Slicing::Every(ns) => offsets[w] + ((t - window.start_ns) / ns.max(1)) as usize,
-    })
+    Some(offsets[w] + ((t - window.start_ns) / slice_ns) as usize)
 }
 
 /// Call sites grouped by their caller and direction, each named by its most frequent entry:
@@ -91,32 +57,30 @@ fn group_by_caller(sites: HashMap<(String, Option<String>, Direction), u64>) -> 
             caller,
             direction,
             count,
-            bytes: None,
         })
         .collect();
     out.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.entry.cmp(&b.entry)));
     out
 }
 
-/// Analyses the `samples` that fall in `windows`.
-pub fn analyze(samples: &[Sample], windows: &[Window], slicing: Slicing) -> Analysis {
+/// Analyses the `samples` that fall in `windows`, batched for the interval in slices of
+/// `slice_ns` of each window.
+pub fn analyze(samples: &[Sample], windows: &[Window], slice_ns: u64) -> Sampled {
+    let slice_ns = slice_ns.max(1);
     // Each window's first slice index.
     let mut offsets = Vec::with_capacity(windows.len());
     let mut total_slices = 0usize;
     for w in windows {
         offsets.push(total_slices);
-        total_slices += match slicing {
-            Slicing::PerWindow => 1,
-            Slicing::Every(ns) => (w.end_ns.saturating_sub(w.start_ns)).div_ceil(ns.max(1)).max(1) as usize,
-        };
+        total_slices += w.end_ns.saturating_sub(w.start_ns).div_ceil(slice_ns).max(1) as usize;
     }
     let mut tallies = vec![SliceTally::default(); total_slices];
     let (mut n, mut kernel, mut unresolved) = (0u64, 0u64, 0u64);
     let mut sites: HashMap<(String, Option<String>, Direction), u64> = HashMap::new();
     let mut folded: HashMap<String, u64> = HashMap::new();
-    let mut json_names: HashMap<String, ()> = HashMap::new();
+    let mut json_names: BTreeSet<&str> = BTreeSet::new();
     for s in samples {
-        let Some(slice) = slice_of(s.time_ns, windows, slicing, &offsets) else {
+        let Some(slice) = slice_of(s.time_ns, windows, slice_ns, &offsets) else {
             continue;
         };
         n += 1;
@@ -136,11 +100,7 @@ pub fn analyze(samples: &[Sample], windows: &[Window], slicing: Slicing) -> Anal
                 a.direction,
             );
             *sites.entry(key).or_default() += 1;
-            for f in &frames[a.entry..] {
-                if attribute::frame_kind(f) == FrameKind::Json {
-                    json_names.insert(f.to_string(), ());
-                }
-            }
+            json_names.extend(a.json.iter().map(|&i| frames[i]));
         }
         *folded.entry(s.frames.join(";")).or_default() += 1;
     }
@@ -167,12 +127,9 @@ pub fn analyze(samples: &[Sample], windows: &[Window], slicing: Slicing) -> Anal
         .map(|(stack, count)| FoldedStack { stack, count })
         .collect();
     folded.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.stack.cmp(&b.stack)));
-    let mut json_frames: Vec<String> = json_names
-        .into_keys()
-        .filter(|name| folded.iter().any(|f| f.stack.split(';').any(|x| x == name)))
-        .collect();
-    json_frames.sort();
-    Analysis {
+    let drawn: BTreeSet<&str> = folded.iter().flat_map(|f| f.stack.split(';')).collect();
+    let json_frames = json_names.intersection(&drawn).map(|f| f.to_string()).collect();
+    Sampled {
         samples: n,
         kernel_samples: kernel,
         unresolved_samples: unresolved,
@@ -219,7 +176,7 @@ mod tests {
                 start_ns: 100,
                 end_ns: 200,
             }],
-            Slicing::Every(50),
+            50,
         );
         assert_eq!((a.samples, a.slices), (6, 2));
         // Slice 1: 1 of 2 JSON; slice 2: 3 of 4 JSON.
@@ -278,18 +235,9 @@ mod tests {
     #[test]
     fn a_server_without_json_has_a_zero_share() {
         let samples: Vec<Sample> = (0..10).map(|i| sample(i * 10, &["main", "my::hash"])).collect();
-        let a = analyze(&samples, &[Window { start_ns: 0, end_ns: 100 }], Slicing::Every(20));
+        let a = analyze(&samples, &[Window { start_ns: 0, end_ns: 100 }], 20);
         assert_eq!((a.samples, a.json.count), (10, 0));
         assert_eq!(a.json.interval.unwrap().estimate, 0.0);
         assert!(a.call_sites.is_empty() && a.directions.is_empty());
-    }
-
-    #[test]
-    fn per_window_slicing_makes_each_window_a_slice() {
-        let json = ["main", "serde_json::ser::to_vec"];
-        let samples = vec![sample(1, &json), sample(2, &["main"]), sample(11, &json), sample(12, &json)];
-        let w = [Window { start_ns: 0, end_ns: 10 }, Window { start_ns: 10, end_ns: 20 }];
-        let a = analyze(&samples, &w, Slicing::PerWindow);
-        assert_eq!((a.slices, a.json.count, a.samples), (2, 3, 4));
     }
 }

@@ -165,6 +165,8 @@ fn frame_direction(symbol: &str) -> Option<Direction> {
 pub struct Attribution {
     /// The outermost JSON frame's index (frames root first).
     pub entry: usize,
+    /// Every JSON frame's index, root first.
+    pub json: Vec<usize>,
     /// The nearest frame above it outside JSON code and plumbing.
     pub caller: Option<usize>,
     /// The work's direction.
@@ -176,15 +178,16 @@ pub struct Attribution {
 /// point decides (a `Vec` grown while writing is writing; a drop inside a parse is parsing).
 pub fn attribute(frames: &[&str]) -> Option<Attribution> {
     let kinds: Vec<FrameKind> = frames.iter().map(|f| frame_kind(f)).collect();
-    let entry = kinds.iter().position(|k| *k == FrameKind::Json)?;
-    let direction = frames[entry..]
-        .iter()
-        .zip(&kinds[entry..])
-        .filter(|(_, k)| **k == FrameKind::Json)
-        .find_map(|(f, _)| frame_direction(f))
-        .unwrap_or(Direction::Other);
+    let json: Vec<usize> = (0..frames.len()).filter(|&i| kinds[i] == FrameKind::Json).collect();
+    let entry = *json.first()?;
+    let direction = json.iter().find_map(|&i| frame_direction(frames[i])).unwrap_or(Direction::Other);
     let caller = (0..entry).rev().find(|&i| kinds[i] == FrameKind::Other);
-    Some(Attribution { entry, caller, direction })
+    Some(Attribution {
+        entry,
+        json,
+        caller,
+        direction,
+    })
 }
 
 /// A frame's name for a reader: generic arguments and closure markers kept, but at most

@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 use jsoncost_engine::private_dir;
 use jsoncost_engine::profile::{ServerProfile, Unwinding};
 
-pub use analyze::{Slicing, Window};
+pub use analyze::Window;
 
 /// What went wrong, worded for the reader; each names what to do.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -89,7 +89,8 @@ pub const DEFAULT_FREQUENCY_HZ: u32 = 499;
 const SCRIPT_LIMIT: Duration = Duration::from_secs(300);
 /// The longest perf may take to acknowledge a control command.
 const ACK_LIMIT: Duration = Duration::from_secs(15);
-/// The largest recording perf may write (`--max-size`).
+/// The largest recording perf may write (`--max-size`): with 16 KiB of stack a sample, about
+/// 65,000 samples, which `perf script` gives back as at most a few hundred MB of frames.
 const MAX_RECORDING: &str = "1G";
 
 /// CLOCK_MONOTONIC now, ns: the clock perf's samples are stamped with (`-k monotonic`).
@@ -286,7 +287,7 @@ impl Recording {
                 Ok(0) => {
                     if let Some(status) = self.perf.as_mut().and_then(|c| c.try_wait().ok().flatten()) {
                         let why = self.perf_stderr();
-                        return Err(self.perf_failed(status, &why));
+                        return Err(perf_failure(self.pid, status, &why));
                     }
                 }
                 Ok(_) => {}
@@ -311,24 +312,15 @@ impl Recording {
         text
     }
 
-    fn perf_failed(&self, status: std::process::ExitStatus, stderr: &str) -> ProfileError {
-        perf_failure(self.pid, status, stderr)
-    }
-
     /// The process sampled.
     pub fn pid(&self) -> u32 {
         self.pid
     }
 
-    /// Stops sampling and reads the samples of `windows` into a profile of `requests` requests.
-    /// `cpu_ns`: the server's CPU time over the windows, when known.
-    pub fn finish(
-        mut self,
-        windows: &[Window],
-        slicing: Slicing,
-        requests: u64,
-        cpu_ns: Option<u64>,
-    ) -> Result<ServerProfile, ProfileError> {
+    /// Stops sampling and reads the samples of `windows`, batched in slices of `slice_ns`, into
+    /// a profile of `requests` requests. `cpu_ns`: the server's CPU time over the windows, when
+    /// known.
+    pub fn finish(mut self, windows: &[Window], slice_ns: u64, requests: u64, cpu_ns: Option<u64>) -> Result<ServerProfile, ProfileError> {
         let exited = jsoncost_engine::cpu_time::has_exited(self.pid);
         // perf stops by itself when its process exits; otherwise it is told to stop.
         if !exited {
@@ -349,15 +341,14 @@ impl Recording {
             });
         }
         let samples = self.script()?;
-        let analysis = analyze::analyze(&samples, windows, slicing);
-        if exited {
-            // The load's own results say what failed; the samples before it are kept.
-            if analysis.samples == 0 {
-                return Err(ProfileError::Process(format!(
-                    "process {} exited during the load before any sample was taken",
-                    self.pid
-                )));
-            }
+        let analysis = analyze::analyze(&samples, windows, slice_ns);
+        // A process that exited during the load keeps the samples taken before (the load's
+        // own results say what failed); without one there is nothing to say.
+        if exited && analysis.samples == 0 {
+            return Err(ProfileError::Process(format!(
+                "process {} exited during the load before any sample was taken",
+                self.pid
+            )));
         }
         let user = analysis.samples - analysis.kernel_samples;
         if user > 0 && analysis.unresolved_samples * 2 > user {
@@ -380,27 +371,12 @@ impl Recording {
             frequency_hz: self.settings.frequency_hz,
             unwinding: self.settings.unwinding,
             kernel: self.kernel,
-            slice_ms: match slicing {
-                Slicing::Every(ns) => ns as f64 / 1e6,
-                Slicing::PerWindow => {
-                    let total: u64 = windows.iter().map(|w| w.end_ns - w.start_ns).sum();
-                    total as f64 / windows.len().max(1) as f64 / 1e6
-                }
-            },
-            slices: analysis.slices,
-            samples: analysis.samples,
-            kernel_samples: analysis.kernel_samples,
-            unresolved_samples: analysis.unresolved_samples,
-            json: analysis.json,
-            directions: analysis.directions,
-            call_sites: analysis.call_sites,
+            slice_ms: slice_ns as f64 / 1e6,
             cpu_ns_per_request: cpu_ns.filter(|_| requests > 0).map(|c| c as f64 / requests as f64),
             requests,
             advice,
             flamegraph: None,
-            folded: analysis.folded,
-            json_frames: analysis.json_frames,
-            allocations: None,
+            sampled: analysis,
         })
     }
 

@@ -9,10 +9,11 @@ use super::escape::esc;
 pub(crate) fn section(p: &ServerProfile, table: &str) -> String {
     let mut out = String::from("<div class=\"profile\"><h4>Where the server's JSON time goes</h4>");
     out.push_str(&format!("<p><strong>{}</strong></p>", esc(&crate::profile::share_sentence(p))));
-    if !p.call_sites.is_empty() {
+    let sampled = &p.sampled;
+    if !sampled.call_sites.is_empty() {
         out.push_str("<table style=\"table-layout:fixed;width:100%;word-break:break-all\"><colgroup><col style=\"width:6em\"><col style=\"width:6em\"><col><col></colgroup><thead><tr><th>Share</th><th>Direction</th><th>Called from</th><th>Through (the JSON entry seen most)</th></tr></thead><tbody>");
-        for s in &p.call_sites {
-            let share = if p.samples == 0 { 0.0 } else { s.count as f64 / p.samples as f64 };
+        for s in &sampled.call_sites {
+            let share = sampled.fraction(s.count);
             out.push_str(&format!(
                 "<tr><td>{}</td><td>{}</td><td><code>{}</code></td><td><code>{}</code></td></tr>",
                 crate::units::percent(share),
