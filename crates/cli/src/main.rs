@@ -139,6 +139,10 @@ fn one_experiment(command: &ExperimentCommand<SharedArgs>) -> anyhow::Result<()>
     if let Some(counted) = counted {
         session.output.count_with(counted);
     }
+    // A profiled run's answer is the server's JSON share: the verdict before the tables.
+    if args.writes_files() {
+        session.output.verdict_first();
+    }
     if let Some(rate) = output.advice_rate {
         session.set_rate(args.kind(), rate);
     }
